@@ -1,0 +1,296 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
+
+func ostcCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "ostc",
+		Usage: "validate, hash, draw and explore XRC-729 orchestration documents (OSTC)",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "validate",
+				Usage:     "check orchestration files against the XRC-729 format and limits",
+				ArgsUsage: "FILE...",
+				Description: `Reports every problem of every file with its line:column and JSON path,
+then a summary line per file. Warnings (unknown fields, placeholders, joins
+that can never close) do not fail validation unless --strict is given.
+
+Exit status: 0 when every file is valid, 1 when any is not, 2 on usage errors.
+
+Examples:
+   xgr ostc validate flow.json
+   xgr ostc validate --json examples/ostc/*.json | jq '.[] | select(.ok | not)'`,
+				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return cli.Exit("ostc validate: name at least one FILE", 2)
+					}
+					return validateFiles(c.App.Writer, c.Args().Slice(), c.Bool("json"), c.Bool("strict"))
+				},
+			},
+			{
+				Name:      "hash",
+				Usage:     "print keccak256 of the file's exact bytes (the on-chain ostcHash)",
+				ArgsUsage: "FILE",
+				Description: `The hash covers the bytes exactly as stored by setOSTC: no re-formatting,
+so a changed space or newline changes the hash. The file is not validated.
+
+Example:
+   xgr ostc hash flow.json`,
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					file, err := oneFile(c, "ostc hash")
+					if err != nil {
+						return err
+					}
+					raw, err := os.ReadFile(file)
+					if err != nil {
+						return cli.Exit(err.Error(), 1)
+					}
+					h := registry.Hash(raw)
+					if c.Bool("json") {
+						return json.NewEncoder(c.App.Writer).Encode(map[string]any{"file": file, "bytes": len(raw), "hash": h.Hex()})
+					}
+					_, err = fmt.Fprintln(c.App.Writer, h.Hex())
+					return err
+				},
+			},
+			{
+				Name:      "graph",
+				Usage:     "draw the orchestration as Graphviz DOT or Mermaid",
+				ArgsUsage: "FILE",
+				Description: `Valid edges are solid green, invalid edges dashed red; join targets have a
+double border and list mode, k and policy; dotted edges run from each expected
+producer to its join target, labelled with "when".
+
+Examples:
+   xgr ostc graph flow.json | dot -Tsvg > flow.svg
+   xgr ostc graph flow.json --format mermaid -o flow.mmd`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "dot", Usage: "dot or mermaid"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file instead of stdout"},
+				},
+				Action: graphAction,
+			},
+			{
+				Name:      "reach",
+				Usage:     "tell whether step TO can run after step FROM within one join group, and why",
+				ArgsUsage: "FILE FROM TO",
+				Description: `Reachability is scope-aware: it follows spawns of branches without a join
+and the join target of branches with one, never the spawns of a join-declaring
+branch (those start a fresh join group). It is what decides whether a join can
+still be satisfied at runtime.
+
+Exit status: 0 when TO is reachable, 1 when it is not, 2 on errors.
+
+Example:
+   xgr ostc reach flow.json A1 Z1`,
+				Flags:  []cli.Flag{jsonFlag},
+				Action: reachAction,
+			},
+		},
+	}
+}
+
+func oneFile(c *cli.Context, cmd string) (string, error) {
+	if c.NArg() != 1 {
+		return "", cli.Exit(cmd+": name exactly one FILE", 2)
+	}
+	return c.Args().First(), nil
+}
+
+// loadOSTC reads and parses a file; a rejected document is a usage-level error
+// that lists every problem.
+func loadOSTC(file string) (*registry.Orchestration, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 2)
+	}
+	o, err := registry.Parse(raw)
+	if err != nil {
+		var ve *registry.ValidationError
+		if errors.As(err, &ve) {
+			msg := fmt.Sprintf("%s is not a valid orchestration:", file)
+			for _, p := range ve.Problems {
+				msg += "\n  " + p.String()
+			}
+			return nil, cli.Exit(msg, 2)
+		}
+		return nil, cli.Exit(fmt.Sprintf("%s: %v", file, err), 2)
+	}
+	return o, nil
+}
+
+type fileReport struct {
+	File     string             `json:"file"`
+	OK       bool               `json:"ok"`
+	ID       string             `json:"id,omitempty"`
+	Steps    int                `json:"steps,omitempty"`
+	Hash     string             `json:"hash,omitempty"`
+	Errors   []registry.Problem `json:"errors"`
+	Warnings []registry.Problem `json:"warnings"`
+}
+
+func validateFile(file string, strict bool) fileReport {
+	r := fileReport{File: file, Errors: []registry.Problem{}, Warnings: []registry.Problem{}}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		r.Errors = append(r.Errors, registry.Problem{Code: "read", Message: err.Error()})
+		return r
+	}
+	o, err := registry.Parse(raw)
+	var ve *registry.ValidationError
+	switch {
+	case err == nil:
+		r.ID, r.Steps, r.Hash = o.ID, len(o.Steps), o.Hash.Hex()
+		r.Warnings = append(r.Warnings, o.Warnings...)
+	case errors.As(err, &ve):
+		r.Errors = append(r.Errors, ve.Problems...)
+		r.Warnings = append(r.Warnings, ve.Warnings...)
+	default:
+		r.Errors = append(r.Errors, registry.Problem{Code: "parse", Message: err.Error()})
+	}
+	r.OK = len(r.Errors) == 0 && !(strict && len(r.Warnings) > 0)
+	return r
+}
+
+func validateFiles(w io.Writer, files []string, asJSON, strict bool) error {
+	reports := make([]fileReport, 0, len(files))
+	failed := 0
+	for _, f := range files {
+		r := validateFile(f, strict)
+		if !r.OK {
+			failed++
+		}
+		reports = append(reports, r)
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(reports); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range reports {
+			for _, p := range r.Errors {
+				fmt.Fprintf(w, "%s\n", located(r.File, "error", p))
+			}
+			for _, p := range r.Warnings {
+				fmt.Fprintf(w, "%s\n", located(r.File, "warning", p))
+			}
+			switch {
+			case len(r.Errors) > 0:
+				fmt.Fprintf(w, "%s: INVALID (%d errors, %d warnings)\n", r.File, len(r.Errors), len(r.Warnings))
+			case !r.OK:
+				fmt.Fprintf(w, "%s: INVALID under --strict (%d warnings)\n", r.File, len(r.Warnings))
+			default:
+				fmt.Fprintf(w, "%s: ok: id %s, %d steps, hash %s, %d warnings\n", r.File, r.ID, r.Steps, r.Hash, len(r.Warnings))
+			}
+		}
+	}
+	if failed > 0 {
+		return cli.Exit("", 1)
+	}
+	return nil
+}
+
+// located formats a problem the way compilers do, so editors can jump to it.
+func located(file, severity string, p registry.Problem) string {
+	loc := file
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
+	}
+	if p.Path != "" {
+		return fmt.Sprintf("%s: %s: %s: %s", loc, severity, p.Path, p.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, severity, p.Message)
+}
+
+func graphAction(c *cli.Context) error {
+	file, err := oneFile(c, "ostc graph")
+	if err != nil {
+		return err
+	}
+	o, err := loadOSTC(file)
+	if err != nil {
+		return err
+	}
+	write := o.WriteDOT
+	switch c.String("format") {
+	case "dot":
+	case "mermaid":
+		write = o.WriteMermaid
+	default:
+		return cli.Exit(fmt.Sprintf("ostc graph: --format %q: use dot or mermaid", c.String("format")), 2)
+	}
+	if out := c.String("output"); out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return write(c.App.Writer)
+}
+
+func reachAction(c *cli.Context) error {
+	if c.NArg() != 3 {
+		return cli.Exit("ostc reach: usage: xgr ostc reach FILE FROM TO", 2)
+	}
+	o, err := loadOSTC(c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	e, err := o.Explain(c.Args().Get(1), c.Args().Get(2))
+	if err != nil {
+		return cli.Exit("ostc reach: "+err.Error(), 2)
+	}
+	if c.Bool("json") {
+		type hop struct {
+			From   string `json:"from"`
+			To     string `json:"to"`
+			Branch string `json:"branch"`
+			Kind   string `json:"kind"`
+		}
+		out := struct {
+			registry.Explanation
+			Path []hop `json:"path"`
+		}{Explanation: e, Path: []hop{}}
+		for _, h := range e.Path {
+			kind := "spawn"
+			if h.Join {
+				kind = "join"
+			}
+			out.Path = append(out.Path, hop{h.From, h.To, h.Outcome.Field(), kind})
+		}
+		if err := json.NewEncoder(c.App.Writer).Encode(out); err != nil {
+			return err
+		}
+	} else {
+		verdict := "no"
+		if e.Reachable {
+			verdict = "yes"
+		}
+		fmt.Fprintf(c.App.Writer, "%s: %s\n", verdict, e.Reason)
+	}
+	if !e.Reachable {
+		return cli.Exit("", 1)
+	}
+	return nil
+}

@@ -1,0 +1,610 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/xgr-sidecar/xgr/internal/jsondoc"
+)
+
+// Parse reads an OSTC document exactly as stored on chain and validates it.
+// On success the returned orchestration carries its hash, its reachability
+// closure and any warnings. A rejected document returns a *ValidationError
+// listing every problem with its JSON path and line:column (broken JSON is
+// one problem at the line:column where parsing stopped).
+func Parse(raw []byte) (*Orchestration, error) {
+	d := decoder{raw: raw}
+	o := d.document()
+	if len(d.problems) > 0 {
+		return nil, &ValidationError{Problems: d.problems, Warnings: d.warnings}
+	}
+	o.raw = raw
+	o.Hash = Hash(raw)
+	o.reach = newClosure(o)
+	d.checkJoinScopes(o)
+	o.Warnings = d.warnings
+	return o, nil
+}
+
+// decoder walks the jsondoc tree, building the model and collecting problems.
+type decoder struct {
+	raw      []byte
+	lines    []int // offsets of '\n', built on first use
+	problems []Problem
+	warnings []Problem
+}
+
+func (d *decoder) pos(off int) (line, col int) {
+	if d.lines == nil {
+		d.lines = make([]int, 0, 64)
+		for i, c := range d.raw {
+			if c == '\n' {
+				d.lines = append(d.lines, i)
+			}
+		}
+	}
+	n := sort.SearchInts(d.lines, off) // newlines before off
+	start := 0
+	if n > 0 {
+		start = d.lines[n-1] + 1
+	}
+	return n + 1, off - start + 1
+}
+
+func (d *decoder) report(list *[]Problem, off int, path jsondoc.Path, code, format string, args ...any) {
+	p := Problem{Path: string(path), Code: code, Message: fmt.Sprintf(format, args...)}
+	if off >= 0 {
+		p.Line, p.Col = d.pos(off)
+	}
+	*list = append(*list, p)
+}
+
+func (d *decoder) errorf(v *jsondoc.Value, path jsondoc.Path, code, format string, args ...any) {
+	d.report(&d.problems, offOf(v), path, code, format, args...)
+}
+
+func (d *decoder) warnf(v *jsondoc.Value, path jsondoc.Path, code, format string, args ...any) {
+	d.report(&d.warnings, offOf(v), path, code, format, args...)
+}
+
+func offOf(v *jsondoc.Value) int {
+	if v == nil {
+		return -1
+	}
+	return v.Off
+}
+
+// expect reports a type problem unless v has one of the kinds.
+func (d *decoder) expect(v *jsondoc.Value, path jsondoc.Path, what string, kinds ...jsondoc.Kind) bool {
+	for _, k := range kinds {
+		if v.Kind == k {
+			return true
+		}
+	}
+	d.errorf(v, path, CodeType, "expected %s, found %s", what, v.Kind)
+	return false
+}
+
+// unique reports repeated member names of a small object; it returns false when there were any.
+func (d *decoder) unique(v *jsondoc.Value, path jsondoc.Path) bool {
+	ok := true
+	for i := 1; i < len(v.Members); i++ {
+		for j := 0; j < i; j++ {
+			if v.Members[i].Name == v.Members[j].Name {
+				m := v.Members[i]
+				line, col := d.pos(v.Members[j].NameOff)
+				d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeDuplicate,
+					"member %q appears twice in this object (first at %d:%d); JSON readers disagree on which one wins", m.Name, line, col)
+				ok = false
+				break
+			}
+		}
+	}
+	return ok
+}
+
+func (d *decoder) unknown(m jsondoc.Member, path jsondoc.Path, allowed string) {
+	d.report(&d.warnings, m.NameOff, path.Key(m.Name), CodeUnknownField,
+		"unknown field %q is ignored (known here: %s)", m.Name, allowed)
+}
+
+func (d *decoder) document() *Orchestration {
+	o := &Orchestration{}
+	if len(d.raw) > MaxOSTCBytes {
+		d.report(&d.problems, -1, "", CodeTooLarge,
+			"document is %d bytes; XRC-729 allows at most %d bytes (MaxOSTCBytes)", len(d.raw), MaxOSTCBytes)
+		return o
+	}
+	root, err := jsondoc.Parse(d.raw, maxDepth)
+	if err != nil {
+		var se *jsondoc.SyntaxError
+		if errors.As(err, &se) {
+			d.problems = append(d.problems, Problem{Line: se.Line, Col: se.Col, Code: CodeSyntax, Message: "broken JSON: " + se.Msg})
+		} else {
+			d.problems = append(d.problems, Problem{Code: CodeSyntax, Message: err.Error()})
+		}
+		return o
+	}
+	if !d.expect(root, "", "an object with \"id\" and \"structure\"", jsondoc.Object) {
+		return o
+	}
+	d.unique(root, "")
+	var structure *jsondoc.Value
+	for _, m := range root.Members {
+		path := jsondoc.Path("").Key(m.Name)
+		switch m.Name {
+		case "id":
+			if d.expect(m.Value, path, "a string", jsondoc.String) {
+				o.ID = m.Value.Text
+				if o.ID == "" {
+					d.errorf(m.Value, path, CodeRequired, "orchestration id is empty")
+				} else if !isIdentifier(o.ID) {
+					d.warnf(m.Value, path, CodeIdentifier, "orchestration id %q has characters outside [A-Za-z0-9_-]; authoring tools may not accept it", o.ID)
+				}
+			}
+		case "structure":
+			structure = m.Value
+		default:
+			d.unknown(m, "", `"id", "structure"`)
+		}
+	}
+	if root.Get("id") == nil {
+		d.errorf(root, "id", CodeRequired, "missing \"id\": every orchestration needs an id string")
+	}
+	if structure == nil {
+		d.errorf(root, "structure", CodeRequired, "missing \"structure\": an object mapping step ids to steps")
+		return o
+	}
+	d.structure(o, structure, "structure")
+	return o
+}
+
+func (d *decoder) structure(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) {
+	if !d.expect(v, path, "an object mapping step ids to steps", jsondoc.Object) {
+		return
+	}
+	if len(v.Members) == 0 {
+		d.errorf(v, path, CodeRequired, "structure has no steps; at least one is required")
+		return
+	}
+	if len(v.Members) > MaxSteps {
+		d.errorf(v, path, CodeLimit, "structure has %d steps; XRC-729 allows at most %d (MaxSteps)", len(v.Members), MaxSteps)
+	}
+	o.index = make(map[string]int, len(v.Members))
+	values := make([]*jsondoc.Value, 0, len(v.Members))
+	for _, m := range v.Members {
+		if first, dup := o.index[m.Name]; dup {
+			line, col := d.pos(o.Steps[first].off)
+			d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeDuplicate,
+				"step %q is defined twice (first at %d:%d)", m.Name, line, col)
+			continue
+		}
+		if msg := checkIdentifier(m.Name); msg != "" {
+			d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeIdentifier, "step id %s", msg)
+		}
+		o.index[m.Name] = len(o.Steps)
+		o.Steps = append(o.Steps, &Step{ID: m.Name, Index: len(o.Steps), off: m.NameOff})
+		values = append(values, m.Value)
+	}
+	for i, s := range o.Steps {
+		d.step(o, s, values[i], path.Key(s.ID))
+	}
+}
+
+func (d *decoder) step(o *Orchestration, s *Step, v *jsondoc.Value, path jsondoc.Path) {
+	if !d.expect(v, path, "a step object with \"rule\"", jsondoc.Object) {
+		return
+	}
+	d.unique(v, path)
+	for _, m := range v.Members {
+		mp := path.Key(m.Name)
+		switch m.Name {
+		case "rule":
+			if d.expect(m.Value, mp, "a string (XRC-137 contract address)", jsondoc.String) {
+				s.Rule = m.Value.Text
+				d.rule(m.Value, mp)
+			}
+		case "onValid":
+			s.OnValid = d.branch(o, m.Value, mp, OutcomeValid)
+		case "onInvalid":
+			s.OnInvalid = d.branch(o, m.Value, mp, OutcomeInvalid)
+		default:
+			d.unknown(m, path, `"rule", "onValid", "onInvalid"`)
+		}
+	}
+	if v.Get("rule") == nil {
+		d.errorf(v, path.Key("rule"), CodeRequired, "step %q has no \"rule\": every step references an XRC-137 rule contract", s.ID)
+	}
+}
+
+// rule accepts any non-empty reference and warns about forms that cannot be
+// resolved to a contract as they stand.
+func (d *decoder) rule(v *jsondoc.Value, path jsondoc.Path) {
+	r := v.Text
+	switch {
+	case r == "":
+		d.errorf(v, path, CodeRequired, "rule is empty; give the XRC-137 contract address")
+	case isHexAddress(r):
+	case strings.HasPrefix(r, "${addr:") && strings.HasSuffix(r, "}") && len(r) > len("${addr:}"):
+	case strings.HasPrefix(r, "<") && strings.HasSuffix(r, ">"):
+		d.warnf(v, path, CodeRule, "rule %q is a deployer placeholder; replace it with the deployed XRC-137 address", r)
+	default:
+		d.warnf(v, path, CodeRule, "rule %q is neither a 0x address (40 hex digits) nor a ${addr:ALIAS} alias", r)
+	}
+}
+
+func isHexAddress(s string) bool {
+	if len(s) != 42 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
+		return false
+	}
+	for _, c := range s[2:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decoder) branch(o *Orchestration, v *jsondoc.Value, path jsondoc.Path, out Outcome) *Branch {
+	if v.Kind == jsondoc.Null {
+		return nil
+	}
+	if !d.expect(v, path, "a branch object (\"spawns\", \"join\")", jsondoc.Object) {
+		return nil
+	}
+	d.unique(v, path)
+	b := &Branch{Outcome: out}
+	for _, m := range v.Members {
+		mp := path.Key(m.Name)
+		switch m.Name {
+		case "spawns":
+			b.Spawns = d.spawns(o, m.Value, mp)
+		case "join":
+			if m.Value.Kind != jsondoc.Null {
+				b.Join = d.join(o, m.Value, mp)
+			}
+		default:
+			d.unknown(m, path, `"spawns", "join"`)
+		}
+	}
+	if b.Join != nil {
+		for i, s := range b.Spawns {
+			if s == b.Join.Target {
+				d.warnf(v.Get("spawns").Items[i], path.Key("spawns").Index(i), CodeRedundant,
+					"%q is both spawned and the join target of this branch; it will run once as a producer and once as the target", s)
+			}
+		}
+	}
+	return b
+}
+
+func (d *decoder) spawns(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) []string {
+	if v.Kind == jsondoc.Null {
+		return nil
+	}
+	if !d.expect(v, path, "an array of step ids", jsondoc.Array) {
+		return nil
+	}
+	if len(v.Items) > MaxSpawnsPerBranch {
+		d.errorf(v, path, CodeLimit, "branch spawns %d steps; XRC-729 allows at most %d per branch (MaxSpawnsPerBranch)", len(v.Items), MaxSpawnsPerBranch)
+	}
+	out := make([]string, 0, len(v.Items))
+	for i, it := range v.Items {
+		ip := path.Index(i)
+		id, ok := d.stepRef(o, it, ip, "spawn")
+		if !ok {
+			continue
+		}
+		for j, prev := range out {
+			if prev == id {
+				d.warnf(it, ip, CodeSpawnRepeated, "%q is spawned again (also at %s); each entry starts its own process", id, path.Index(j))
+				break
+			}
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// stepRef checks a reference to a step id: a string, an identifier, a defined step.
+func (d *decoder) stepRef(o *Orchestration, v *jsondoc.Value, path jsondoc.Path, what string) (string, bool) {
+	if !d.expect(v, path, "a step id string", jsondoc.String) {
+		return "", false
+	}
+	id := v.Text
+	if msg := checkIdentifier(id); msg != "" {
+		d.errorf(v, path, CodeIdentifier, "%s target %s", what, msg)
+		return "", false
+	}
+	if _, ok := o.index[id]; !ok {
+		d.errorf(v, path, CodeUnknownStep, "%s target %q is not a step of structure (steps: %s)", what, id, stepList(o))
+		return "", false
+	}
+	return id, true
+}
+
+func stepList(o *Orchestration) string {
+	const show = 12
+	ids := make([]string, 0, show+1)
+	for i, s := range o.Steps {
+		if i == show {
+			ids = append(ids, fmt.Sprintf("… %d more", len(o.Steps)-show))
+			break
+		}
+		ids = append(ids, s.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+func (d *decoder) join(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) *Join {
+	if !d.expect(v, path, "a join object (\"joinid\", \"mode\", \"waitonjoin\", \"from\")", jsondoc.Object) {
+		return nil
+	}
+	d.unique(v, path)
+	j := &Join{}
+	var mode, k, from *jsondoc.Value
+	var policyName string
+	for _, m := range v.Members {
+		mp := path.Key(m.Name)
+		switch m.Name {
+		case "joinid":
+			j.Target, _ = d.stepRef(o, m.Value, mp, "join")
+		case "mode":
+			mode = m.Value
+		case "k":
+			k = m.Value
+		case "from":
+			from = m.Value
+		case "waitonjoin", "waitOnJoin":
+			if policyName != "" {
+				d.report(&d.problems, m.NameOff, mp, CodeDuplicate, "policy given twice (%q and %q); keep \"waitonjoin\"", policyName, m.Name)
+				continue
+			}
+			policyName = m.Name
+			if m.Name == "waitOnJoin" {
+				d.report(&d.warnings, m.NameOff, mp, CodeUnknownField, "\"waitOnJoin\" is read as \"waitonjoin\"; the canonical spelling is lower case")
+			}
+			j.Policy = d.policy(m.Value, mp)
+		default:
+			d.unknown(m, path, `"joinid", "mode", "k", "waitonjoin", "from"`)
+		}
+	}
+	if v.Get("joinid") == nil {
+		d.errorf(v, path.Key("joinid"), CodeRequired, "join has no \"joinid\": name the step that runs when the join closes")
+	}
+	if from == nil {
+		d.errorf(v, path.Key("from"), CodeRequired, "join has no \"from\": list the expected producer steps as {\"node\": ..., \"when\": ...}")
+	} else {
+		j.From = d.from(o, from, path.Key("from"))
+	}
+	n := 0
+	if from != nil && from.Kind == jsondoc.Array {
+		n = len(from.Items)
+	}
+	d.threshold(j, mode, k, n, path)
+	return j
+}
+
+func (d *decoder) from(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) []From {
+	if !d.expect(v, path, "an array of {\"node\", \"when\"} objects", jsondoc.Array) {
+		return nil
+	}
+	if len(v.Items) == 0 {
+		d.errorf(v, path, CodeRequired, "join expects no producers; \"from\" needs at least one entry")
+	}
+	if len(v.Items) > MaxJoinInputs {
+		d.errorf(v, path, CodeLimit, "join has %d inputs; XRC-729 allows at most %d (MaxJoinInputs)", len(v.Items), MaxJoinInputs)
+	}
+	out := make([]From, 0, len(v.Items))
+	first := map[string]int{}
+	for i, it := range v.Items {
+		ip := path.Index(i)
+		if !d.expect(it, ip, "a {\"node\", \"when\"} object", jsondoc.Object) {
+			continue
+		}
+		d.unique(it, ip)
+		f := From{}
+		ok := true
+		for _, m := range it.Members {
+			mp := ip.Key(m.Name)
+			switch m.Name {
+			case "node":
+				f.Node, ok = d.stepRef(o, m.Value, mp, "from")
+			case "when":
+				f.When = d.when(m.Value, mp)
+			default:
+				d.unknown(m, ip, `"node", "when"`)
+			}
+		}
+		if it.Get("node") == nil {
+			d.errorf(it, ip.Key("node"), CodeRequired, "from entry has no \"node\": name the expected producer step")
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if j, dup := first[f.Node]; dup {
+			d.errorf(it.Get("node"), ip.Key("node"), CodeDuplicate,
+				"from node %q is listed twice (also at %s); each producer step may be expected once", f.Node, path.Index(j))
+			continue
+		}
+		first[f.Node] = i
+		out = append(out, f)
+	}
+	return out
+}
+
+func (d *decoder) when(v *jsondoc.Value, path jsondoc.Path) When {
+	if v.Kind == jsondoc.Null {
+		return WhenAny
+	}
+	if !d.expect(v, path, `"valid", "invalid", "any" or "both"`, jsondoc.String) {
+		return WhenAny
+	}
+	switch v.Text {
+	case "valid":
+		return WhenValid
+	case "invalid":
+		return WhenInvalid
+	case "any", "both", "":
+		return WhenAny
+	}
+	d.errorf(v, path, CodeWhen, "when %q is not allowed; use \"valid\", \"invalid\" or \"any\" (\"both\" and \"\" mean any)", v.Text)
+	return WhenAny
+}
+
+func (d *decoder) policy(v *jsondoc.Value, path jsondoc.Path) Policy {
+	if v.Kind == jsondoc.Null {
+		return PolicyDrain
+	}
+	if !d.expect(v, path, `"kill" or "drain"`, jsondoc.String) {
+		return PolicyDrain
+	}
+	switch v.Text {
+	case "kill":
+		return PolicyKill
+	case "drain", "":
+		return PolicyDrain
+	}
+	d.errorf(v, path, CodePolicy, "waitonjoin %q is not allowed; use \"kill\" or \"drain\" (absent means drain)", v.Text)
+	return PolicyDrain
+}
+
+// threshold resolves mode and k into Join.Mode and Join.K and checks 1 <= k <= n.
+func (d *decoder) threshold(j *Join, mode, k *jsondoc.Value, n int, path jsondoc.Path) {
+	mp, kp := path.Key("mode"), path.Key("k")
+	joinK, haveJoinK := 0, false
+	if k != nil && k.Kind != jsondoc.Null {
+		joinK, haveJoinK = d.count(k, kp)
+		if !haveJoinK {
+			return
+		}
+	}
+	modeK, haveModeK := 0, false // k carried by the object form of mode
+	switch {
+	case mode == nil || mode.Kind == jsondoc.Null:
+		if haveJoinK {
+			j.Mode = ModeKofN
+			d.warnf(k, kp, CodeMode, "\"k\" without \"mode\" is read as mode \"kofn\"; write \"mode\": \"kofn\" to say so")
+		} else {
+			j.Mode = ModeAny
+		}
+	case mode.Kind == jsondoc.String:
+		switch mode.Text {
+		case "any":
+			j.Mode = ModeAny
+		case "all":
+			j.Mode = ModeAll
+		case "kofn":
+			j.Mode = ModeKofN
+			if !haveJoinK {
+				d.errorf(mode, kp, CodeK, "mode \"kofn\" needs \"k\": the number of from entries that must deliver")
+				return
+			}
+		default:
+			d.errorf(mode, mp, CodeMode, "mode %q is not allowed; use \"any\", \"all\", \"kofn\" with \"k\", or {\"k\": n} / {\"kofn\": n}", mode.Text)
+			return
+		}
+	case mode.Kind == jsondoc.Object:
+		j.Mode = ModeKofN
+		d.unique(mode, mp)
+		for _, m := range mode.Members {
+			switch m.Name {
+			case "k", "kofn":
+				v, ok := d.count(m.Value, mp.Key(m.Name))
+				if !ok {
+					return
+				}
+				if haveModeK && v != modeK {
+					d.errorf(m.Value, mp.Key(m.Name), CodeK, "mode gives k twice with different values (%d and %d)", modeK, v)
+					return
+				}
+				modeK, haveModeK = v, true
+			default:
+				d.unknown(m, mp, `"k", "kofn"`)
+			}
+		}
+		if !haveModeK {
+			d.errorf(mode, mp, CodeMode, "mode object needs \"k\" or \"kofn\", e.g. {\"kofn\": 2}")
+			return
+		}
+	default:
+		d.errorf(mode, mp, CodeType, "mode must be \"any\", \"all\", \"kofn\" or an object {\"kofn\": n}, found %s", mode.Kind)
+		return
+	}
+
+	switch {
+	case haveModeK:
+		j.K = modeK
+	case j.Mode == ModeKofN:
+		j.K = joinK
+	case j.Mode == ModeAll:
+		j.K = n
+	default:
+		j.K = 1
+	}
+	if haveJoinK && j.Mode != ModeKofN || haveJoinK && haveModeK {
+		if joinK != j.K {
+			d.errorf(k, kp, CodeK, "k is %d but mode %s means k=%d; give the threshold once", joinK, describeMode(mode), j.K)
+			return
+		}
+		d.warnf(k, kp, CodeRedundant, "k=%d repeats what mode %s already says", joinK, describeMode(mode))
+	}
+	if n > 0 && (j.K < 1 || j.K > n) {
+		at, atPath := k, kp
+		if haveModeK {
+			at, atPath = mode, mp
+		}
+		d.errorf(at, atPath, CodeK, "k=%d is out of range; it must be between 1 and %d (the number of from entries)", j.K, n)
+	}
+}
+
+func describeMode(mode *jsondoc.Value) string {
+	if mode != nil && mode.Kind == jsondoc.String {
+		return strconv.Quote(mode.Text)
+	}
+	return "object"
+}
+
+// count reads a whole, non-negative JSON number.
+func (d *decoder) count(v *jsondoc.Value, path jsondoc.Path) (int, bool) {
+	if !d.expect(v, path, "a whole number", jsondoc.Number) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v.Text)
+	if err != nil || n < 0 {
+		d.errorf(v, path, CodeK, "k must be a whole number between 1 and the number of from entries, found %s", v.Text)
+		return 0, false
+	}
+	return n, true
+}
+
+// isIdentifier reports whether s is an ASCII identifier: [A-Za-z0-9_-]+.
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkIdentifier returns "" for a valid step id, else what is wrong with it.
+func checkIdentifier(s string) string {
+	switch {
+	case s == "":
+		return "is empty; step ids are 1 to 64 characters of [A-Za-z0-9_-]"
+	case len(s) > MaxStepIDLen:
+		return fmt.Sprintf("%q is %d characters; at most %d are allowed (MaxStepIdLen)", s, len(s), MaxStepIDLen)
+	case !isIdentifier(s):
+		return fmt.Sprintf("%q has characters outside [A-Za-z0-9_-] (ASCII identifier required)", s)
+	}
+	return ""
+}

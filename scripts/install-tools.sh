@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs, when missing, every binary the tests need on a fresh Debian machine
+# with Go, apt and npm:
+#   redis-server, redis-cli      from apt (package redis-server)
+#   anvil                        npm @foundry-rs/anvil-linux-amd64 (pinned) into .tools/
+#   solc (solc-js)               npm solc (pinned) into .tools/
+# Idempotent and quiet when everything is present.
+set -euo pipefail
+
+ANVIL_VERSION=1.7.1
+SOLC_VERSION=0.8.30
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tools="$root/.tools"
+mkdir -p "$tools/bin"
+
+say() { printf 'tools: %s\n' "$*" >&2; }
+
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+  say "installing redis-server from apt"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
+fi
+
+# The npm tools live in .tools/npm with a generated package.json that pins both versions.
+have_version() { # have_version NAME VERSION
+  local manifest="$tools/npm/node_modules/$1/package.json"
+  [ -f "$manifest" ] && grep -q "\"version\": *\"$2\"" "$manifest"
+}
+if ! have_version @foundry-rs/anvil-linux-amd64 "$ANVIL_VERSION" || ! have_version solc "$SOLC_VERSION"; then
+  say "installing @foundry-rs/anvil-linux-amd64@$ANVIL_VERSION and solc@$SOLC_VERSION from npm into .tools/npm"
+  mkdir -p "$tools/npm"
+  cat >"$tools/npm/package.json" <<JSON
+{
+  "name": "xgr-tools",
+  "private": true,
+  "dependencies": {
+    "@foundry-rs/anvil-linux-amd64": "$ANVIL_VERSION",
+    "solc": "$SOLC_VERSION"
+  }
+}
+JSON
+  npm install --silent --no-audit --no-fund --prefix "$tools/npm" >/dev/null
+fi
+
+anvil_bin="$tools/npm/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+chmod +x "$anvil_bin"
+ln -sf "$anvil_bin" "$tools/bin/anvil"
+ln -sf "$tools/npm/node_modules/solc/solc.js" "$tools/bin/solcjs"
+chmod +x "$tools/npm/node_modules/solc/solc.js"
