@@ -62,53 +62,50 @@ func (d *decoder) report(list *[]Problem, off int, path jsondoc.Path, code, form
 	*list = append(*list, p)
 }
 
-func (d *decoder) errorf(v *jsondoc.Value, path jsondoc.Path, code, format string, args ...any) {
-	d.report(&d.problems, offOf(v), path, code, format, args...)
+// errorf reports a problem with the value v, located at v.
+func (d *decoder) errorf(v *jsondoc.Value, code, format string, args ...any) {
+	d.report(&d.problems, v.Off, v.Path(), code, format, args...)
 }
 
-func (d *decoder) warnf(v *jsondoc.Value, path jsondoc.Path, code, format string, args ...any) {
-	d.report(&d.warnings, offOf(v), path, code, format, args...)
+func (d *decoder) warnf(v *jsondoc.Value, code, format string, args ...any) {
+	d.report(&d.warnings, v.Off, v.Path(), code, format, args...)
 }
 
-func offOf(v *jsondoc.Value) int {
-	if v == nil {
-		return -1
+// missing reports a required member name absent from the object v.
+func (d *decoder) missing(v *jsondoc.Value, name, format string, args ...any) {
+	d.report(&d.problems, v.Off, v.Path().Key(name), CodeRequired, format, args...)
+}
+
+// memberf reports a problem with a member's name (duplicates, unknown or odd spellings).
+func (d *decoder) memberf(list *[]Problem, m jsondoc.Member, code, format string, args ...any) {
+	d.report(list, m.NameOff, m.Value.Path(), code, format, args...)
+}
+
+// expect reports a type problem unless v has the kind.
+func (d *decoder) expect(v *jsondoc.Value, what string, kind jsondoc.Kind) bool {
+	if v.Kind == kind {
+		return true
 	}
-	return v.Off
-}
-
-// expect reports a type problem unless v has one of the kinds.
-func (d *decoder) expect(v *jsondoc.Value, path jsondoc.Path, what string, kinds ...jsondoc.Kind) bool {
-	for _, k := range kinds {
-		if v.Kind == k {
-			return true
-		}
-	}
-	d.errorf(v, path, CodeType, "expected %s, found %s", what, v.Kind)
+	d.errorf(v, CodeType, "expected %s, found %s", what, v.Kind)
 	return false
 }
 
-// unique reports repeated member names of a small object; it returns false when there were any.
-func (d *decoder) unique(v *jsondoc.Value, path jsondoc.Path) bool {
-	ok := true
+// unique reports repeated member names of a small object.
+func (d *decoder) unique(v *jsondoc.Value) {
 	for i := 1; i < len(v.Members); i++ {
 		for j := 0; j < i; j++ {
 			if v.Members[i].Name == v.Members[j].Name {
-				m := v.Members[i]
 				line, col := d.pos(v.Members[j].NameOff)
-				d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeDuplicate,
-					"member %q appears twice in this object (first at %d:%d); JSON readers disagree on which one wins", m.Name, line, col)
-				ok = false
+				d.memberf(&d.problems, v.Members[i], CodeDuplicate,
+					"member %q appears twice in this object (first at %d:%d); JSON readers disagree on which one wins", v.Members[i].Name, line, col)
 				break
 			}
 		}
 	}
-	return ok
 }
 
-func (d *decoder) unknown(m jsondoc.Member, path jsondoc.Path, allowed string) {
-	d.report(&d.warnings, m.NameOff, path.Key(m.Name), CodeUnknownField,
-		"unknown field %q is ignored (known here: %s)", m.Name, allowed)
+func (d *decoder) unknown(m jsondoc.Member, allowed string) {
+	d.memberf(&d.warnings, m, CodeUnknownField, "unknown field %q is ignored (known here: %s)", m.Name, allowed)
 }
 
 func (d *decoder) document() *Orchestration {
@@ -128,111 +125,112 @@ func (d *decoder) document() *Orchestration {
 		}
 		return o
 	}
-	if !d.expect(root, "", "an object with \"id\" and \"structure\"", jsondoc.Object) {
+	if !d.expect(root, "an object with \"id\" and \"structure\"", jsondoc.Object) {
 		return o
 	}
-	d.unique(root, "")
+	d.unique(root)
 	var structure *jsondoc.Value
 	for _, m := range root.Members {
-		path := jsondoc.Path("").Key(m.Name)
 		switch m.Name {
 		case "id":
-			if d.expect(m.Value, path, "a string", jsondoc.String) {
+			if d.expect(m.Value, "a string", jsondoc.String) {
 				o.ID = m.Value.Text
 				if o.ID == "" {
-					d.errorf(m.Value, path, CodeRequired, "orchestration id is empty")
+					d.errorf(m.Value, CodeRequired, "orchestration id is empty")
 				} else if !isIdentifier(o.ID) {
-					d.warnf(m.Value, path, CodeIdentifier, "orchestration id %q has characters outside [A-Za-z0-9_-]; authoring tools may not accept it", o.ID)
+					d.warnf(m.Value, CodeIdentifier, "orchestration id %q has characters outside [A-Za-z0-9_-]; authoring tools may not accept it", o.ID)
 				}
 			}
 		case "structure":
 			structure = m.Value
 		default:
-			d.unknown(m, "", `"id", "structure"`)
+			d.unknown(m, `"id", "structure"`)
 		}
 	}
 	if root.Get("id") == nil {
-		d.errorf(root, "id", CodeRequired, "missing \"id\": every orchestration needs an id string")
+		d.missing(root, "id", "missing \"id\": every orchestration needs an id string")
 	}
 	if structure == nil {
-		d.errorf(root, "structure", CodeRequired, "missing \"structure\": an object mapping step ids to steps")
+		d.missing(root, "structure", "missing \"structure\": an object mapping step ids to steps")
 		return o
 	}
-	d.structure(o, structure, "structure")
+	d.structure(o, structure)
 	return o
 }
 
-func (d *decoder) structure(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) {
-	if !d.expect(v, path, "an object mapping step ids to steps", jsondoc.Object) {
+func (d *decoder) structure(o *Orchestration, v *jsondoc.Value) {
+	if !d.expect(v, "an object mapping step ids to steps", jsondoc.Object) {
 		return
 	}
 	if len(v.Members) == 0 {
-		d.errorf(v, path, CodeRequired, "structure has no steps; at least one is required")
+		d.errorf(v, CodeRequired, "structure has no steps; at least one is required")
 		return
 	}
 	if len(v.Members) > MaxSteps {
-		d.errorf(v, path, CodeLimit, "structure has %d steps; XRC-729 allows at most %d (MaxSteps)", len(v.Members), MaxSteps)
+		d.errorf(v, CodeLimit, "structure has %d steps; XRC-729 allows at most %d (MaxSteps)", len(v.Members), MaxSteps)
 	}
 	o.index = make(map[string]int, len(v.Members))
+	o.Steps = make([]*Step, 0, len(v.Members))
+	steps := make([]Step, len(v.Members)) // one allocation for all steps
 	values := make([]*jsondoc.Value, 0, len(v.Members))
 	for _, m := range v.Members {
 		if first, dup := o.index[m.Name]; dup {
 			line, col := d.pos(o.Steps[first].off)
-			d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeDuplicate,
-				"step %q is defined twice (first at %d:%d)", m.Name, line, col)
+			d.memberf(&d.problems, m, CodeDuplicate, "step %q is defined twice (first at %d:%d)", m.Name, line, col)
 			continue
 		}
 		if msg := checkIdentifier(m.Name); msg != "" {
-			d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeIdentifier, "step id %s", msg)
+			d.memberf(&d.problems, m, CodeIdentifier, "step id %s", msg)
 		}
-		o.index[m.Name] = len(o.Steps)
-		o.Steps = append(o.Steps, &Step{ID: m.Name, Index: len(o.Steps), off: m.NameOff})
+		s := &steps[len(o.Steps)]
+		s.ID, s.Index, s.off = m.Name, len(o.Steps), m.NameOff
+		o.index[m.Name] = s.Index
+		o.Steps = append(o.Steps, s)
 		values = append(values, m.Value)
 	}
 	for i, s := range o.Steps {
-		d.step(o, s, values[i], path.Key(s.ID))
+		d.step(o, s, values[i])
 	}
 }
 
-func (d *decoder) step(o *Orchestration, s *Step, v *jsondoc.Value, path jsondoc.Path) {
-	if !d.expect(v, path, "a step object with \"rule\"", jsondoc.Object) {
+func (d *decoder) step(o *Orchestration, s *Step, v *jsondoc.Value) {
+	if !d.expect(v, "a step object with \"rule\"", jsondoc.Object) {
 		return
 	}
-	d.unique(v, path)
+	d.unique(v)
 	for _, m := range v.Members {
-		mp := path.Key(m.Name)
 		switch m.Name {
 		case "rule":
-			if d.expect(m.Value, mp, "a string (XRC-137 contract address)", jsondoc.String) {
+			if d.expect(m.Value, "a string (XRC-137 contract address)", jsondoc.String) {
 				s.Rule = m.Value.Text
-				d.rule(m.Value, mp)
+				d.rule(m.Value)
 			}
 		case "onValid":
-			s.OnValid = d.branch(o, m.Value, mp, OutcomeValid)
+			s.OnValid = d.branch(o, m.Value, OutcomeValid)
 		case "onInvalid":
-			s.OnInvalid = d.branch(o, m.Value, mp, OutcomeInvalid)
+			s.OnInvalid = d.branch(o, m.Value, OutcomeInvalid)
 		default:
-			d.unknown(m, path, `"rule", "onValid", "onInvalid"`)
+			d.unknown(m, `"rule", "onValid", "onInvalid"`)
 		}
 	}
 	if v.Get("rule") == nil {
-		d.errorf(v, path.Key("rule"), CodeRequired, "step %q has no \"rule\": every step references an XRC-137 rule contract", s.ID)
+		d.missing(v, "rule", "step %q has no \"rule\": every step references an XRC-137 rule contract", s.ID)
 	}
 }
 
 // rule accepts any non-empty reference and warns about forms that cannot be
 // resolved to a contract as they stand.
-func (d *decoder) rule(v *jsondoc.Value, path jsondoc.Path) {
+func (d *decoder) rule(v *jsondoc.Value) {
 	r := v.Text
 	switch {
 	case r == "":
-		d.errorf(v, path, CodeRequired, "rule is empty; give the XRC-137 contract address")
+		d.errorf(v, CodeRequired, "rule is empty; give the XRC-137 contract address")
 	case isHexAddress(r):
 	case strings.HasPrefix(r, "${addr:") && strings.HasSuffix(r, "}") && len(r) > len("${addr:}"):
 	case strings.HasPrefix(r, "<") && strings.HasSuffix(r, ">"):
-		d.warnf(v, path, CodeRule, "rule %q is a deployer placeholder; replace it with the deployed XRC-137 address", r)
+		d.warnf(v, CodeRule, "rule %q is a deployer placeholder; replace it with the deployed XRC-137 address", r)
 	default:
-		d.warnf(v, path, CodeRule, "rule %q is neither a 0x address (40 hex digits) nor a ${addr:ALIAS} alias", r)
+		d.warnf(v, CodeRule, "rule %q is neither a 0x address (40 hex digits) nor a ${addr:ALIAS} alias", r)
 	}
 }
 
@@ -248,59 +246,58 @@ func isHexAddress(s string) bool {
 	return true
 }
 
-func (d *decoder) branch(o *Orchestration, v *jsondoc.Value, path jsondoc.Path, out Outcome) *Branch {
+func (d *decoder) branch(o *Orchestration, v *jsondoc.Value, out Outcome) *Branch {
 	if v.Kind == jsondoc.Null {
 		return nil
 	}
-	if !d.expect(v, path, "a branch object (\"spawns\", \"join\")", jsondoc.Object) {
+	if !d.expect(v, "a branch object (\"spawns\", \"join\")", jsondoc.Object) {
 		return nil
 	}
-	d.unique(v, path)
+	d.unique(v)
 	b := &Branch{Outcome: out}
+	var spawns *jsondoc.Value
 	for _, m := range v.Members {
-		mp := path.Key(m.Name)
 		switch m.Name {
 		case "spawns":
-			b.Spawns = d.spawns(o, m.Value, mp)
+			spawns = m.Value
+			b.Spawns = d.spawns(o, m.Value)
 		case "join":
 			if m.Value.Kind != jsondoc.Null {
-				b.Join = d.join(o, m.Value, mp)
+				b.Join = d.join(o, m.Value)
 			}
 		default:
-			d.unknown(m, path, `"spawns", "join"`)
+			d.unknown(m, `"spawns", "join"`)
 		}
 	}
-	if b.Join != nil {
-		for i, s := range b.Spawns {
-			if s == b.Join.Target {
-				d.warnf(v.Get("spawns").Items[i], path.Key("spawns").Index(i), CodeRedundant,
-					"%q is both spawned and the join target of this branch; it will run once as a producer and once as the target", s)
+	if b.Join != nil && spawns != nil && spawns.Kind == jsondoc.Array {
+		for _, it := range spawns.Items {
+			if it.Kind == jsondoc.String && it.Text == b.Join.Target && b.Join.Target != "" {
+				d.warnf(it, CodeRedundant, "%q is both spawned and the join target of this branch; it will run once as a producer and once as the target", it.Text)
 			}
 		}
 	}
 	return b
 }
 
-func (d *decoder) spawns(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) []string {
+func (d *decoder) spawns(o *Orchestration, v *jsondoc.Value) []string {
 	if v.Kind == jsondoc.Null {
 		return nil
 	}
-	if !d.expect(v, path, "an array of step ids", jsondoc.Array) {
+	if !d.expect(v, "an array of step ids", jsondoc.Array) {
 		return nil
 	}
 	if len(v.Items) > MaxSpawnsPerBranch {
-		d.errorf(v, path, CodeLimit, "branch spawns %d steps; XRC-729 allows at most %d per branch (MaxSpawnsPerBranch)", len(v.Items), MaxSpawnsPerBranch)
+		d.errorf(v, CodeLimit, "branch spawns %d steps; XRC-729 allows at most %d per branch (MaxSpawnsPerBranch)", len(v.Items), MaxSpawnsPerBranch)
 	}
 	out := make([]string, 0, len(v.Items))
-	for i, it := range v.Items {
-		ip := path.Index(i)
-		id, ok := d.stepRef(o, it, ip, "spawn")
+	for _, it := range v.Items {
+		id, ok := d.stepRef(o, it, "spawn")
 		if !ok {
 			continue
 		}
 		for j, prev := range out {
 			if prev == id {
-				d.warnf(it, ip, CodeSpawnRepeated, "%q is spawned again (also at %s); each entry starts its own process", id, path.Index(j))
+				d.warnf(it, CodeSpawnRepeated, "%q is spawned again (also at %s); each entry starts its own process", id, v.Path().Index(j))
 				break
 			}
 		}
@@ -310,17 +307,17 @@ func (d *decoder) spawns(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) 
 }
 
 // stepRef checks a reference to a step id: a string, an identifier, a defined step.
-func (d *decoder) stepRef(o *Orchestration, v *jsondoc.Value, path jsondoc.Path, what string) (string, bool) {
-	if !d.expect(v, path, "a step id string", jsondoc.String) {
+func (d *decoder) stepRef(o *Orchestration, v *jsondoc.Value, what string) (string, bool) {
+	if !d.expect(v, "a step id string", jsondoc.String) {
 		return "", false
 	}
 	id := v.Text
 	if msg := checkIdentifier(id); msg != "" {
-		d.errorf(v, path, CodeIdentifier, "%s target %s", what, msg)
+		d.errorf(v, CodeIdentifier, "%s target %s", what, msg)
 		return "", false
 	}
 	if _, ok := o.index[id]; !ok {
-		d.errorf(v, path, CodeUnknownStep, "%s target %q is not a step of structure (steps: %s)", what, id, stepList(o))
+		d.errorf(v, CodeUnknownStep, "%s target %q is not a step of structure (steps: %s)", what, id, stepList(o))
 		return "", false
 	}
 	return id, true
@@ -339,19 +336,18 @@ func stepList(o *Orchestration) string {
 	return strings.Join(ids, ", ")
 }
 
-func (d *decoder) join(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) *Join {
-	if !d.expect(v, path, "a join object (\"joinid\", \"mode\", \"waitonjoin\", \"from\")", jsondoc.Object) {
+func (d *decoder) join(o *Orchestration, v *jsondoc.Value) *Join {
+	if !d.expect(v, "a join object (\"joinid\", \"mode\", \"waitonjoin\", \"from\")", jsondoc.Object) {
 		return nil
 	}
-	d.unique(v, path)
+	d.unique(v)
 	j := &Join{}
 	var mode, k, from *jsondoc.Value
 	var policyName string
 	for _, m := range v.Members {
-		mp := path.Key(m.Name)
 		switch m.Name {
 		case "joinid":
-			j.Target, _ = d.stepRef(o, m.Value, mp, "join")
+			j.Target, _ = d.stepRef(o, m.Value, "join")
 		case "mode":
 			mode = m.Value
 		case "k":
@@ -360,88 +356,94 @@ func (d *decoder) join(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) *J
 			from = m.Value
 		case "waitonjoin", "waitOnJoin":
 			if policyName != "" {
-				d.report(&d.problems, m.NameOff, mp, CodeDuplicate, "policy given twice (%q and %q); keep \"waitonjoin\"", policyName, m.Name)
+				d.memberf(&d.problems, m, CodeDuplicate, "policy given twice (%q and %q); keep \"waitonjoin\"", policyName, m.Name)
 				continue
 			}
 			policyName = m.Name
 			if m.Name == "waitOnJoin" {
-				d.report(&d.warnings, m.NameOff, mp, CodeUnknownField, "\"waitOnJoin\" is read as \"waitonjoin\"; the canonical spelling is lower case")
+				d.memberf(&d.warnings, m, CodeUnknownField, "\"waitOnJoin\" is read as \"waitonjoin\"; the canonical spelling is lower case")
 			}
-			j.Policy = d.policy(m.Value, mp)
+			j.Policy = d.policy(m.Value)
 		default:
-			d.unknown(m, path, `"joinid", "mode", "k", "waitonjoin", "from"`)
+			d.unknown(m, `"joinid", "mode", "k", "waitonjoin", "from"`)
 		}
 	}
 	if v.Get("joinid") == nil {
-		d.errorf(v, path.Key("joinid"), CodeRequired, "join has no \"joinid\": name the step that runs when the join closes")
-	}
-	if from == nil {
-		d.errorf(v, path.Key("from"), CodeRequired, "join has no \"from\": list the expected producer steps as {\"node\": ..., \"when\": ...}")
-	} else {
-		j.From = d.from(o, from, path.Key("from"))
+		d.missing(v, "joinid", "join has no \"joinid\": name the step that runs when the join closes")
 	}
 	n := 0
-	if from != nil && from.Kind == jsondoc.Array {
-		n = len(from.Items)
+	if from == nil {
+		d.missing(v, "from", "join has no \"from\": list the expected producer steps as {\"node\": ..., \"when\": ...}")
+	} else {
+		j.From = d.from(o, from)
+		if from.Kind == jsondoc.Array {
+			n = len(from.Items)
+		}
 	}
-	d.threshold(j, mode, k, n, path)
+	d.threshold(j, v, mode, k, n)
 	return j
 }
 
-func (d *decoder) from(o *Orchestration, v *jsondoc.Value, path jsondoc.Path) []From {
-	if !d.expect(v, path, "an array of {\"node\", \"when\"} objects", jsondoc.Array) {
+func (d *decoder) from(o *Orchestration, v *jsondoc.Value) []From {
+	if !d.expect(v, "an array of {\"node\", \"when\"} objects", jsondoc.Array) {
 		return nil
 	}
 	if len(v.Items) == 0 {
-		d.errorf(v, path, CodeRequired, "join expects no producers; \"from\" needs at least one entry")
+		d.errorf(v, CodeRequired, "join expects no producers; \"from\" needs at least one entry")
 	}
 	if len(v.Items) > MaxJoinInputs {
-		d.errorf(v, path, CodeLimit, "join has %d inputs; XRC-729 allows at most %d (MaxJoinInputs)", len(v.Items), MaxJoinInputs)
+		d.errorf(v, CodeLimit, "join has %d inputs; XRC-729 allows at most %d (MaxJoinInputs)", len(v.Items), MaxJoinInputs)
 	}
 	out := make([]From, 0, len(v.Items))
-	first := map[string]int{}
 	for i, it := range v.Items {
-		ip := path.Index(i)
-		if !d.expect(it, ip, "a {\"node\", \"when\"} object", jsondoc.Object) {
+		if !d.expect(it, "a {\"node\", \"when\"} object", jsondoc.Object) {
 			continue
 		}
-		d.unique(it, ip)
+		d.unique(it)
 		f := From{}
 		ok := true
 		for _, m := range it.Members {
-			mp := ip.Key(m.Name)
 			switch m.Name {
 			case "node":
-				f.Node, ok = d.stepRef(o, m.Value, mp, "from")
+				f.Node, ok = d.stepRef(o, m.Value, "from")
 			case "when":
-				f.When = d.when(m.Value, mp)
+				f.When = d.when(m.Value)
 			default:
-				d.unknown(m, ip, `"node", "when"`)
+				d.unknown(m, `"node", "when"`)
 			}
 		}
-		if it.Get("node") == nil {
-			d.errorf(it, ip.Key("node"), CodeRequired, "from entry has no \"node\": name the expected producer step")
+		node := it.Get("node")
+		if node == nil {
+			d.missing(it, "node", "from entry has no \"node\": name the expected producer step")
 			continue
 		}
 		if !ok {
 			continue
 		}
-		if j, dup := first[f.Node]; dup {
-			d.errorf(it.Get("node"), ip.Key("node"), CodeDuplicate,
-				"from node %q is listed twice (also at %s); each producer step may be expected once", f.Node, path.Index(j))
+		if dup := firstFrom(v.Items[:i], f.Node); dup >= 0 {
+			d.errorf(node, CodeDuplicate, "from node %q is listed twice (also at %s); each producer step may be expected once", f.Node, v.Path().Index(dup))
 			continue
 		}
-		first[f.Node] = i
 		out = append(out, f)
 	}
 	return out
 }
 
-func (d *decoder) when(v *jsondoc.Value, path jsondoc.Path) When {
+// firstFrom returns the index of the first of the earlier from entries that names node, or -1.
+func firstFrom(earlier []*jsondoc.Value, node string) int {
+	for i, prev := range earlier {
+		if n := prev.Get("node"); prev.Kind == jsondoc.Object && n != nil && n.Kind == jsondoc.String && n.Text == node {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *decoder) when(v *jsondoc.Value) When {
 	if v.Kind == jsondoc.Null {
 		return WhenAny
 	}
-	if !d.expect(v, path, `"valid", "invalid", "any" or "both"`, jsondoc.String) {
+	if !d.expect(v, `"valid", "invalid", "any" or "both"`, jsondoc.String) {
 		return WhenAny
 	}
 	switch v.Text {
@@ -452,15 +454,15 @@ func (d *decoder) when(v *jsondoc.Value, path jsondoc.Path) When {
 	case "any", "both", "":
 		return WhenAny
 	}
-	d.errorf(v, path, CodeWhen, "when %q is not allowed; use \"valid\", \"invalid\" or \"any\" (\"both\" and \"\" mean any)", v.Text)
+	d.errorf(v, CodeWhen, "when %q is not allowed; use \"valid\", \"invalid\" or \"any\" (\"both\" and \"\" mean any)", v.Text)
 	return WhenAny
 }
 
-func (d *decoder) policy(v *jsondoc.Value, path jsondoc.Path) Policy {
+func (d *decoder) policy(v *jsondoc.Value) Policy {
 	if v.Kind == jsondoc.Null {
 		return PolicyDrain
 	}
-	if !d.expect(v, path, `"kill" or "drain"`, jsondoc.String) {
+	if !d.expect(v, `"kill" or "drain"`, jsondoc.String) {
 		return PolicyDrain
 	}
 	switch v.Text {
@@ -469,28 +471,26 @@ func (d *decoder) policy(v *jsondoc.Value, path jsondoc.Path) Policy {
 	case "drain", "":
 		return PolicyDrain
 	}
-	d.errorf(v, path, CodePolicy, "waitonjoin %q is not allowed; use \"kill\" or \"drain\" (absent means drain)", v.Text)
+	d.errorf(v, CodePolicy, "waitonjoin %q is not allowed; use \"kill\" or \"drain\" (absent means drain)", v.Text)
 	return PolicyDrain
 }
 
-// threshold resolves mode and k into Join.Mode and Join.K and checks 1 <= k <= n.
-func (d *decoder) threshold(j *Join, mode, k *jsondoc.Value, n int, path jsondoc.Path) {
-	mp, kp := path.Key("mode"), path.Key("k")
+// threshold resolves mode and k of the join object v into Join.Mode and
+// Join.K and checks 1 <= k <= n.
+func (d *decoder) threshold(j *Join, v, mode, k *jsondoc.Value, n int) {
 	joinK, haveJoinK := 0, false
 	if k != nil && k.Kind != jsondoc.Null {
-		joinK, haveJoinK = d.count(k, kp)
-		if !haveJoinK {
+		if joinK, haveJoinK = d.count(k); !haveJoinK {
 			return
 		}
 	}
 	modeK, haveModeK := 0, false // k carried by the object form of mode
 	switch {
 	case mode == nil || mode.Kind == jsondoc.Null:
+		j.Mode = ModeAny
 		if haveJoinK {
 			j.Mode = ModeKofN
-			d.warnf(k, kp, CodeMode, "\"k\" without \"mode\" is read as mode \"kofn\"; write \"mode\": \"kofn\" to say so")
-		} else {
-			j.Mode = ModeAny
+			d.warnf(k, CodeMode, "\"k\" without \"mode\" is read as mode \"kofn\"; write \"mode\": \"kofn\" to say so")
 		}
 	case mode.Kind == jsondoc.String:
 		switch mode.Text {
@@ -501,38 +501,38 @@ func (d *decoder) threshold(j *Join, mode, k *jsondoc.Value, n int, path jsondoc
 		case "kofn":
 			j.Mode = ModeKofN
 			if !haveJoinK {
-				d.errorf(mode, kp, CodeK, "mode \"kofn\" needs \"k\": the number of from entries that must deliver")
+				d.report(&d.problems, mode.Off, v.Path().Key("k"), CodeK, "mode \"kofn\" needs \"k\": the number of from entries that must deliver")
 				return
 			}
 		default:
-			d.errorf(mode, mp, CodeMode, "mode %q is not allowed; use \"any\", \"all\", \"kofn\" with \"k\", or {\"k\": n} / {\"kofn\": n}", mode.Text)
+			d.errorf(mode, CodeMode, "mode %q is not allowed; use \"any\", \"all\", \"kofn\" with \"k\", or {\"k\": n} / {\"kofn\": n}", mode.Text)
 			return
 		}
 	case mode.Kind == jsondoc.Object:
 		j.Mode = ModeKofN
-		d.unique(mode, mp)
+		d.unique(mode)
 		for _, m := range mode.Members {
 			switch m.Name {
 			case "k", "kofn":
-				v, ok := d.count(m.Value, mp.Key(m.Name))
+				got, ok := d.count(m.Value)
 				if !ok {
 					return
 				}
-				if haveModeK && v != modeK {
-					d.errorf(m.Value, mp.Key(m.Name), CodeK, "mode gives k twice with different values (%d and %d)", modeK, v)
+				if haveModeK && got != modeK {
+					d.errorf(m.Value, CodeK, "mode gives k twice with different values (%d and %d)", modeK, got)
 					return
 				}
-				modeK, haveModeK = v, true
+				modeK, haveModeK = got, true
 			default:
-				d.unknown(m, mp, `"k", "kofn"`)
+				d.unknown(m, `"k", "kofn"`)
 			}
 		}
 		if !haveModeK {
-			d.errorf(mode, mp, CodeMode, "mode object needs \"k\" or \"kofn\", e.g. {\"kofn\": 2}")
+			d.errorf(mode, CodeMode, "mode object needs \"k\" or \"kofn\", e.g. {\"kofn\": 2}")
 			return
 		}
 	default:
-		d.errorf(mode, mp, CodeType, "mode must be \"any\", \"all\", \"kofn\" or an object {\"kofn\": n}, found %s", mode.Kind)
+		d.errorf(mode, CodeType, "mode must be \"any\", \"all\", \"kofn\" or an object {\"kofn\": n}, found %s", mode.Kind)
 		return
 	}
 
@@ -546,19 +546,19 @@ func (d *decoder) threshold(j *Join, mode, k *jsondoc.Value, n int, path jsondoc
 	default:
 		j.K = 1
 	}
-	if haveJoinK && j.Mode != ModeKofN || haveJoinK && haveModeK {
+	if haveJoinK && (j.Mode != ModeKofN || haveModeK) {
 		if joinK != j.K {
-			d.errorf(k, kp, CodeK, "k is %d but mode %s means k=%d; give the threshold once", joinK, describeMode(mode), j.K)
+			d.errorf(k, CodeK, "k is %d but mode %s means k=%d; give the threshold once", joinK, describeMode(mode), j.K)
 			return
 		}
-		d.warnf(k, kp, CodeRedundant, "k=%d repeats what mode %s already says", joinK, describeMode(mode))
+		d.warnf(k, CodeRedundant, "k=%d repeats what mode %s already says", joinK, describeMode(mode))
 	}
 	if n > 0 && (j.K < 1 || j.K > n) {
-		at, atPath := k, kp
+		at := k
 		if haveModeK {
-			at, atPath = mode, mp
+			at = mode
 		}
-		d.errorf(at, atPath, CodeK, "k=%d is out of range; it must be between 1 and %d (the number of from entries)", j.K, n)
+		d.errorf(at, CodeK, "k=%d is out of range; it must be between 1 and %d (the number of from entries)", j.K, n)
 	}
 }
 
@@ -570,13 +570,13 @@ func describeMode(mode *jsondoc.Value) string {
 }
 
 // count reads a whole, non-negative JSON number.
-func (d *decoder) count(v *jsondoc.Value, path jsondoc.Path) (int, bool) {
-	if !d.expect(v, path, "a whole number", jsondoc.Number) {
+func (d *decoder) count(v *jsondoc.Value) (int, bool) {
+	if !d.expect(v, "a whole number", jsondoc.Number) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(v.Text)
 	if err != nil || n < 0 {
-		d.errorf(v, path, CodeK, "k must be a whole number between 1 and the number of from entries, found %s", v.Text)
+		d.errorf(v, CodeK, "k must be a whole number between 1 and the number of from entries, found %s", v.Text)
 		return 0, false
 	}
 	return n, true

@@ -33,19 +33,20 @@ func Parse(raw []byte, maxDepth int) (*Value, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	p := parser{raw: raw, max: maxDepth, dec: jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true))}
-	v, err := p.value(0)
+	p := parser{raw: raw, max: maxDepth, dec: jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true))}
+	v, err := p.value(nil, 0)
 	if err != nil {
 		return nil, err
 	}
+	off := p.start()
 	if _, err := p.dec.ReadToken(); err != io.EOF {
-		off := p.start()
 		return nil, p.fail(off, "unexpected data after the top-level value")
 	}
 	return v, nil
 }
 
 type parser struct {
+	slab []Value // values are carved from chunks to keep allocations few
 	raw  []byte
 	dec  *jsontext.Decoder
 	max  int
@@ -67,13 +68,23 @@ func (p *parser) start() int {
 	return off
 }
 
-func (p *parser) value(depth int) (*Value, error) {
+func (p *parser) alloc() *Value {
+	if len(p.slab) == 0 {
+		p.slab = make([]Value, 64)
+	}
+	v := &p.slab[0]
+	p.slab = p.slab[1:]
+	return v
+}
+
+func (p *parser) value(parent *Value, depth int) (*Value, error) {
 	off := p.start()
 	tok, err := p.dec.ReadToken()
 	if err != nil {
 		return nil, p.wrap(off, err)
 	}
-	v := &Value{Off: off}
+	v := p.alloc()
+	v.Off, v.Parent = off, parent
 	switch tok.Kind() {
 	case 'n':
 		v.Kind = Null
@@ -96,7 +107,7 @@ func (p *parser) value(depth int) (*Value, error) {
 				return nil, p.wrap(nameOff, err)
 			}
 			m := Member{Name: name.String(), NameOff: nameOff}
-			if m.Value, err = p.value(depth + 1); err != nil {
+			if m.Value, err = p.value(v, depth+1); err != nil {
 				return nil, err
 			}
 			v.Members = append(v.Members, m)
@@ -112,7 +123,7 @@ func (p *parser) value(depth int) (*Value, error) {
 		v.Kind = Array
 		p.open = append(p.open, off)
 		for p.dec.PeekKind() != ']' {
-			item, err := p.value(depth + 1)
+			item, err := p.value(v, depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -42,6 +42,31 @@ type Value struct {
 	Items []*Value
 	// Members holds an object's members in document order, duplicates included.
 	Members []Member
+
+	// Parent is the enclosing array or object, nil for the root.
+	Parent *Value
+}
+
+// Path returns the value's path from the root. It is built on demand (only
+// problems need it), by finding v among its parent's items or members.
+func (v *Value) Path() Path {
+	if v == nil || v.Parent == nil {
+		return ""
+	}
+	up := v.Parent.Path()
+	if v.Parent.Kind == Array {
+		for i, it := range v.Parent.Items {
+			if it == v {
+				return up.Index(i)
+			}
+		}
+	}
+	for _, m := range v.Parent.Members {
+		if m.Value == v {
+			return up.Key(m.Name)
+		}
+	}
+	return up
 }
 
 // Member is one name/value pair of an object.
