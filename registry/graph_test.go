@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xgr-sidecar/xgr/internal/toolbin"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -80,5 +83,27 @@ func TestGraphContent(t *testing.T) {
 	if !strings.Contains(dot.String(), `label="invalid", color="#c62828", fontcolor="#c62828", style=dashed`) ||
 		!strings.Contains(mmd.String(), `s0 -.->|"invalid"| s1`) {
 		t.Errorf("invalid edge styling missing:\n%s\n%s", dot.String(), mmd.String())
+	}
+}
+
+// Every example's DOT output renders with Graphviz.
+func TestDOTRendersWithGraphviz(t *testing.T) {
+	dot, err := toolbin.Find("dot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../examples/ostc/*.json")
+	for _, f := range files {
+		o := mustParse(t, string(readFile(t, f)))
+		var b bytes.Buffer
+		if err := o.WriteDOT(&b); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(dot, "-Tsvg")
+		cmd.Stdin = &b
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("<svg")) {
+			t.Errorf("%s: dot failed: %v\n%s", f, err, out)
+		}
 	}
 }

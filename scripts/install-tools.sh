@@ -2,6 +2,7 @@
 # Installs, when missing, every binary the tests need on a fresh Debian machine
 # with Go, apt and npm:
 #   redis-server, redis-cli      from apt (package redis-server)
+#   dot                          from apt (package graphviz; checks `xgr ostc graph` output)
 #   anvil                        npm @foundry-rs/anvil-linux-amd64 (pinned) into .tools/
 #   solc (solc-js)               npm solc (pinned) into .tools/
 # Idempotent and quiet when everything is present.
@@ -16,12 +17,15 @@ mkdir -p "$tools/bin"
 
 say() { printf 'tools: %s\n' "$*" >&2; }
 
-if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
-  say "installing redis-server from apt"
+apt_pkgs=()
+command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || apt_pkgs+=(redis-server)
+command -v dot >/dev/null 2>&1 || apt_pkgs+=(graphviz)
+if [ ${#apt_pkgs[@]} -gt 0 ]; then
+  say "installing ${apt_pkgs[*]} from apt"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null
 fi
 
 # The npm tools live in .tools/npm with a generated package.json that pins both versions.

@@ -1,5 +1,5 @@
 // Package toolbin finds the external binaries that tests and dev modes start
-// (redis-server, redis-cli, anvil, solcjs): first an XGR_<NAME>_BIN
+// (redis-server, redis-cli, anvil, solcjs, dot): first an XGR_<NAME>_BIN
 // environment override, then the repository's tool folder (.tools/bin, filled
 // by `make tools`), then PATH. A missing binary is an error that says how to
 // install it, never a silent skip.
@@ -20,6 +20,7 @@ var install = map[string]string{
 	"redis-cli":    "run `make tools` (installs the apt package redis-server) or `apt-get install redis-server`",
 	"anvil":        "run `make tools` (installs the npm package @foundry-rs/anvil-linux-amd64 into .tools/)",
 	"solcjs":       "run `make tools` (installs the npm package solc into .tools/)",
+	"dot":          "run `make tools` (installs the apt package graphviz) or `apt-get install graphviz`",
 }
 
 // EnvName is the variable that overrides the location of a binary:

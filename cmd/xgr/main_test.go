@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// run executes the CLI in-process and returns stdout and the exit code.
+func run(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := newApp(&out, &errOut).Run(append([]string{"xgr"}, args...))
+	code := 0
+	if err != nil {
+		code = 2
+		if ec, ok := err.(cli.ExitCoder); ok {
+			code = ec.ExitCode()
+		}
+		out.WriteString(err.Error())
+	}
+	return out.String(), code
+}
+
+func TestValidateExamples(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/ostc/*.json")
+	out, code := run(t, append([]string{"ostc", "validate"}, files...)...)
+	if code != 0 || strings.Count(out, ": ok: id ") != len(files) {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestValidateReportsEveryProblemWithPosition(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"id":"x","structure":{
+  "A1":{"rule":"${addr:A}","onValid":{"spawns":["B9"],"join":{"joinid":"J1","mode":"most","from":[{"node":"B1"}]}}},
+  "B1":{"rule":"${addr:B}"}}}`), 0o644)
+	out, code := run(t, "ostc", "validate", bad)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, want := range []string{
+		bad + `:2:49: error: structure.A1.onValid.spawns[0]: spawn target "B9" is not a step`,
+		bad + `:2:72: error: structure.A1.onValid.join.joinid: join target "J1" is not a step`,
+		bad + `:2:84: error: structure.A1.onValid.join.mode: mode "most" is not allowed`,
+		bad + ": INVALID (3 errors",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, code = run(t, "ostc", "validate", "--json", bad, "../../examples/ostc/nested_join.json")
+	var reports []fileReport
+	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "]")+1]), &reports); err != nil || code != 1 {
+		t.Fatalf("--json: exit %d, %v:\n%s", code, err, out)
+	}
+	if len(reports) != 2 || reports[0].OK || len(reports[0].Errors) != 3 || !reports[1].OK || reports[1].Hash == "" {
+		t.Errorf("--json reports: %+v", reports)
+	}
+	if e := reports[0].Errors[0]; e.Line != 2 || e.Col != 49 || e.Code != "unknown-step" {
+		t.Errorf("first error: %+v", e)
+	}
+}
+
+func TestValidateStrictAndBrokenJSON(t *testing.T) {
+	quorum := "../../../shared/fixtures/xgr-public/ApiPriceFeedQuorum/XRC729Json/ApiPriceFeedQuorumLoop.json"
+	if _, code := run(t, "ostc", "validate", quorum); code != 0 {
+		t.Fatalf("placeholder rule must only warn")
+	}
+	if out, code := run(t, "ostc", "validate", "--strict", quorum); code != 1 || !strings.Contains(out, "INVALID under --strict") {
+		t.Fatalf("--strict: exit %d\n%s", code, out)
+	}
+	truncated := "../../../shared/fixtures/xgr-public/IterationOfPi/XRC137Json/Iterationstep.json"
+	out, code := run(t, "ostc", "validate", truncated)
+	if code != 1 || !strings.Contains(out, truncated+":21:4: error: broken JSON: unexpected end of input") {
+		t.Fatalf("truncated: exit %d\n%s", code, out)
+	}
+	if _, code := run(t, "ostc", "validate"); code != 2 {
+		t.Errorf("no files: exit %d, want 2", code)
+	}
+}
+
+func TestHash(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "empty.json")
+	os.WriteFile(f, nil, 0o644)
+	out, code := run(t, "ostc", "hash", f)
+	if code != 0 || strings.TrimSpace(out) != "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470" {
+		t.Fatalf("hash: %d %q", code, out)
+	}
+	out, _ = run(t, "ostc", "hash", "--json", f)
+	if !strings.Contains(out, `"bytes":0`) {
+		t.Errorf("hash --json: %s", out)
+	}
+}
+
+func TestGraph(t *testing.T) {
+	out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json")
+	if code != 0 || !strings.HasPrefix(out, `digraph "nested_join_example" {`) {
+		t.Fatalf("dot: %d\n%s", code, out)
+	}
+	dest := filepath.Join(t.TempDir(), "g.mmd")
+	if _, code := run(t, "ostc", "graph", "-f", "mermaid", "-o", dest, "../../examples/ostc/nested_join.json"); code != 0 {
+		t.Fatalf("mermaid: exit %d", code)
+	}
+	if b, _ := os.ReadFile(dest); !strings.HasPrefix(string(b), "flowchart LR") {
+		t.Errorf("mermaid file: %s", b)
+	}
+	if out, code := run(t, "ostc", "graph", "-f", "svg", "../../examples/ostc/nested_join.json"); code != 2 || !strings.Contains(out, "use dot or mermaid") {
+		t.Errorf("bad format: %d %s", code, out)
+	}
+}
+
+func TestReach(t *testing.T) {
+	f := "../../examples/ostc/nested_join.json"
+	out, code := run(t, "ostc", "reach", f, "A1", "Z1")
+	if code != 0 || !strings.HasPrefix(out, "yes: A1 reaches Z1") {
+		t.Fatalf("A1→Z1: %d %s", code, out)
+	}
+	out, code = run(t, "ostc", "reach", f, "A1", "P1")
+	if code != 1 || !strings.HasPrefix(out, "no: every path from A1 to P1 leaves the join group") {
+		t.Fatalf("A1→P1: %d %s", code, out)
+	}
+	out, code = run(t, "ostc", "reach", "--json", f, "A1", "J2")
+	if code != 0 || !strings.Contains(out, `"path":[{"from":"A1","to":"J1","branch":"onValid","kind":"join"},{"from":"J1","to":"J2","branch":"onValid","kind":"join"}]`) {
+		t.Fatalf("--json: %d %s", code, out)
+	}
+	if out, code := run(t, "ostc", "reach", f, "A1", "nope"); code != 2 || !strings.Contains(out, `unknown step "nope"`) {
+		t.Errorf("unknown step: %d %s", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, code := run(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "xgr dev (revision ") {
+		t.Fatalf("version: %d %s", code, out)
+	}
+	out, _ = run(t, "version", "--json")
+	if !strings.Contains(out, `"version":"dev"`) {
+		t.Errorf("version --json: %s", out)
+	}
+	if out, code := run(t, "--log-level", "loud", "version"); code != 2 || !strings.Contains(out, "--log-level") {
+		t.Errorf("bad log level: %d %s", code, out)
+	}
+}
