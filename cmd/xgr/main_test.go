@@ -113,6 +113,9 @@ func TestGraph(t *testing.T) {
 	if b, _ := os.ReadFile(dest); !strings.HasPrefix(string(b), "flowchart LR") {
 		t.Errorf("mermaid file: %s", b)
 	}
+	if out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json", "--format", "mermaid"); code != 2 || !strings.Contains(out, "must come before the file arguments") {
+		t.Errorf("flag after file: %d %s", code, out)
+	}
 	if out, code := run(t, "ostc", "graph", "-f", "svg", "../../examples/ostc/nested_join.json"); code != 2 || !strings.Contains(out, "use dot or mermaid") {
 		t.Errorf("bad format: %d %s", code, out)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,6 +35,9 @@ Examples:
    xgr ostc validate --json examples/ostc/*.json | jq '.[] | select(.ok | not)'`,
 				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"}},
 				Action: func(c *cli.Context) error {
+					if err := misplacedFlag(c); err != nil {
+						return err
+					}
 					if c.NArg() == 0 {
 						return cli.Exit("ostc validate: name at least one FILE", 2)
 					}
@@ -77,7 +81,7 @@ producer to its join target, labelled with "when".
 
 Examples:
    xgr ostc graph flow.json | dot -Tsvg > flow.svg
-   xgr ostc graph flow.json --format mermaid -o flow.mmd`,
+   xgr ostc graph --format mermaid -o flow.mmd flow.json`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "dot", Usage: "dot or mermaid"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file instead of stdout"},
@@ -104,7 +108,22 @@ Example:
 	}
 }
 
+// misplacedFlag returns a usage error when a flag follows the positional
+// arguments, where urfave/cli no longer parses flags.
+func misplacedFlag(c *cli.Context) error {
+	for _, a := range c.Args().Slice() {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			return cli.Exit(fmt.Sprintf("%s: flag %s must come before the file arguments (usage: %s %s [flags] %s)",
+				c.Command.FullName(), a, c.App.Name, c.Command.FullName(), c.Command.ArgsUsage), 2)
+		}
+	}
+	return nil
+}
+
 func oneFile(c *cli.Context, cmd string) (string, error) {
+	if err := misplacedFlag(c); err != nil {
+		return "", err
+	}
 	if c.NArg() != 1 {
 		return "", cli.Exit(cmd+": name exactly one FILE", 2)
 	}
@@ -250,8 +269,11 @@ func graphAction(c *cli.Context) error {
 }
 
 func reachAction(c *cli.Context) error {
+	if err := misplacedFlag(c); err != nil {
+		return err
+	}
 	if c.NArg() != 3 {
-		return cli.Exit("ostc reach: usage: xgr ostc reach FILE FROM TO", 2)
+		return cli.Exit("ostc reach: usage: xgr ostc reach [--json] FILE FROM TO", 2)
 	}
 	o, err := loadOSTC(c.Args().Get(0))
 	if err != nil {
