@@ -1,0 +1,37 @@
+// Package joinstore keeps all runtime state of XRC-729 sessions in Redis and
+// changes it only through atomic transitions, one Lua script each
+// (joinstore/lua/*.lua, embedded). It applies decisions; the semantic ones
+// (gates, delivery, promotion, unfulfillable joins) are pure Go in the
+// reactor. Where the two must meet atomically, a script guards and applies a
+// decision Go computed from a fresh read under a lock, and rejects it when
+// the lock's fencing token is stale.
+//
+// # Keys
+//
+// Every key of one session shares the hash tag {<owner>:<rootPid>} (T below),
+// so every script touches one Redis Cluster slot. Owner-wide keys share
+// {own:<owner>}; the global index of roots that need attention is sharded over
+// RootShards tags {q:<n>}.
+//
+//	xgr:T:meta          hash    session: owner, rootPid, xrc729, ostcId, ostcHash, startStep, createdAt, window
+//	xgr:T:p:<iter>      hash    proc_rt of process <rootPid>:<iter> (fields below)
+//	xgr:T:iter          string  last allocated iter (INCR)
+//	xgr:T:fence         string  last issued fencing token (INCR); every lease carries one
+//	xgr:T:due           zset    waiting, claimable processes by nextWakeAt (ms)
+//	xgr:T:run           zset    running processes by lease expiry (ms)
+//	xgr:T:steps         stream  proc_steps: one entry per committed step
+//	xgr:{own:O}:seq     string  last allocated rootPid of owner O
+//	xgr:{own:O}:roots   zset    sessions of owner O by creation time
+//	xgr:{own:O}:idem    hash    start idempotency key → rootPid
+//	xgr:{q:n}:roots     zset    "<owner>:<rootPid>" by the time the root next needs a worker
+//
+// # Process fields (proc_rt)
+//
+// pid, parentPid, threadHeadPid, status (waiting|running|done|aborted),
+// paused (0|1), resumeStep, lastStep, lastEvalValid (1|0|empty), nextWakeAt,
+// resumePlain (JSON object), joinGroupId, killedAt, createdAt, updatedAt,
+// lease (fencing token of the current inFlight lease, empty when none),
+// leaseUntil, worker. Times are unix milliseconds in decimal. The session's
+// xrc729, ostcId and ostcHash live once in xgr:T:meta rather than in every
+// process, which keeps process hashes small.
+package joinstore

@@ -1,0 +1,79 @@
+package joinstore
+
+import (
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+)
+
+// RootShards is the number of hash tags the global root index is spread
+// over, so that a Redis Cluster balances it.
+const RootShards = 16
+
+// Root names one session: an owner and a root pid.
+type Root struct {
+	Owner   string
+	RootPid int64
+}
+
+func (r Root) String() string { return r.Owner + ":" + strconv.FormatInt(r.RootPid, 10) }
+
+// Pid returns the process id "<rootPid>:<iter>".
+func (r Root) Pid(iter int64) string {
+	return strconv.FormatInt(r.RootPid, 10) + ":" + strconv.FormatInt(iter, 10)
+}
+
+// ParsePid splits "<rootPid>:<iter>".
+func ParsePid(pid string) (rootPid, iter int64, err error) {
+	a, b, ok := strings.Cut(pid, ":")
+	if ok {
+		if rootPid, err = strconv.ParseInt(a, 10, 64); err == nil {
+			if iter, err = strconv.ParseInt(b, 10, 64); err == nil && rootPid > 0 && iter > 0 {
+				return rootPid, iter, nil
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("pid %q: want <rootPid>:<iter> with positive decimal numbers", pid)
+}
+
+// CheckOwner rejects owners that cannot be part of a key: empty, or holding
+// braces, colons or white space.
+func CheckOwner(owner string) error {
+	if owner == "" || strings.ContainsAny(owner, "{}: \t\r\n") {
+		return fmt.Errorf("owner %q: want a non-empty id without braces, colons or spaces (an 0x address)", owner)
+	}
+	return nil
+}
+
+// keys are the Redis keys of one session, all under one hash tag.
+type keys struct{ prefix string }
+
+func keysOf(r Root) keys {
+	return keys{prefix: "xgr:{" + r.Owner + ":" + strconv.FormatInt(r.RootPid, 10) + "}:"}
+}
+
+func (k keys) meta() string  { return k.prefix + "meta" }
+func (k keys) iter() string  { return k.prefix + "iter" }
+func (k keys) fence() string { return k.prefix + "fence" }
+func (k keys) due() string   { return k.prefix + "due" }
+func (k keys) run() string   { return k.prefix + "run" }
+func (k keys) steps() string { return k.prefix + "steps" }
+func (k keys) proc(iter int64) string {
+	return k.prefix + "p:" + strconv.FormatInt(iter, 10)
+}
+
+// ownerKeys are the keys of one owner, under the tag {own:<owner>}.
+type ownerKeys struct{ prefix string }
+
+func ownerKeysOf(owner string) ownerKeys { return ownerKeys{prefix: "xgr:{own:" + owner + "}:"} }
+
+func (k ownerKeys) seq() string   { return k.prefix + "seq" }
+func (k ownerKeys) idem() string  { return k.prefix + "idem" }
+func (k ownerKeys) roots() string { return k.prefix + "roots" }
+
+// rootShardKey is the global index shard that holds root r.
+func rootShardKey(r Root) string {
+	n := crc32.ChecksumIEEE([]byte(r.String())) % RootShards
+	return "xgr:{q:" + strconv.FormatUint(uint64(n), 10) + "}:roots"
+}

@@ -1,0 +1,50 @@
+-- claim: move due waiting processes of one session to running, each with an
+-- inFlight lease carrying a fresh fencing token.
+--
+-- KEYS[1] xgr:T:meta  KEYS[2] xgr:T:due  KEYS[3] xgr:T:run
+-- KEYS[4] xgr:T:fence KEYS[5] xgr:T:iter
+-- KEYS[6..] xgr:T:p:<iter> of each candidate, in ARGV order
+-- ARGV[1] now (ms)  ARGV[2] lease duration (ms)  ARGV[3] worker id
+-- ARGV[4..] per candidate, three values: iter, bypass (1 = may exceed the
+--           window: a join-creating step), reserve (iters to reserve for the
+--           children its commit may create)
+--
+-- Returns a flat list, per claimed process: iter, token, firstReservedIter,
+-- resumeStep, resumePlain, parentPid, joinGroupId, threadHeadPid.
+-- Candidates that are no longer due, not waiting, paused or killed are
+-- skipped; claiming stops when the session's window is full.
+-- Invariant: a process is running under exactly one lease; a join target is
+-- never claimed by time (targets enter the due set only when promoted).
+local now, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2])
+local window = tonumber(redis.call("HGET", KEYS[1], "window") or "0") or 0
+local running = redis.call("ZCOUNT", KEYS[3], now, "+inf")
+local out = {}
+local n = (#ARGV - 3) / 3
+for i = 1, n do
+  local iter, bypass, reserve = ARGV[3 + 3 * i - 2], ARGV[3 + 3 * i - 1], tonumber(ARGV[3 + 3 * i])
+  local key = KEYS[5 + i]
+  local score = redis.call("ZSCORE", KEYS[2], iter)
+  if score and tonumber(score) <= now then
+    local p = redis.call("HMGET", key, "status", "paused", "killedAt", "resumeStep", "resumePlain", "parentPid", "joinGroupId", "threadHeadPid")
+    if p[1] == "waiting" and p[2] ~= "1" and (p[3] == false or p[3] == "") then
+      if window > 0 and running >= window and bypass ~= "1" then
+        break
+      end
+      local token = redis.call("INCR", KEYS[4])
+      local first = 0
+      if reserve > 0 then
+        first = redis.call("INCRBY", KEYS[5], reserve) - reserve + 1
+      end
+      local untilMs = now + leaseMs
+      redis.call("HSET", key, "status", "running", "lease", token, "leaseUntil", untilMs,
+        "worker", ARGV[3], "reserved", first .. ":" .. reserve, "updatedAt", now)
+      redis.call("ZREM", KEYS[2], iter)
+      redis.call("ZADD", KEYS[3], untilMs, iter)
+      running = running + 1
+      for _, v in ipairs({iter, tostring(token), tostring(first), p[4], p[5], p[6], p[7], p[8]}) do
+        out[#out + 1] = v
+      end
+    end
+  end
+end
+return out

@@ -1,0 +1,16 @@
+-- renew_lease: extend a running process's inFlight lease.
+--
+-- KEYS[1] xgr:T:p:<iter>  KEYS[2] xgr:T:run
+-- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] lease duration (ms)
+--
+-- Returns the new expiry (ms), or error "LEASE_LOST" when the token is not
+-- the process's current lease (it was recovered, committed or released).
+-- Invariant: only the current lease holder extends the lease.
+local p = redis.call("HMGET", KEYS[1], "status", "lease")
+if p[1] ~= "running" or p[2] ~= ARGV[2] then
+  return redis.error_reply("LEASE_LOST")
+end
+local untilMs = tonumber(ARGV[3]) + tonumber(ARGV[4])
+redis.call("HSET", KEYS[1], "leaseUntil", untilMs)
+redis.call("ZADD", KEYS[2], untilMs, ARGV[1])
+return untilMs

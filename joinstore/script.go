@@ -1,0 +1,46 @@
+package joinstore
+
+import (
+	"context"
+	"embed"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed lua/*.lua
+var luaFS embed.FS
+
+func load(name string) *redis.Script {
+	src, err := luaFS.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		panic("joinstore: missing script " + name)
+	}
+	return redis.NewScript(string(src))
+}
+
+// The transitions. go-redis runs them with EVALSHA and loads them on NOSCRIPT.
+var (
+	scriptAllocRoot    = load("alloc_root")
+	scriptStartSession = load("start_session")
+	scriptClaim        = load("claim")
+	scriptRenewLease   = load("renew_lease")
+	scriptReleaseLease = load("release_lease")
+	scriptCommitStep   = load("commit_step")
+)
+
+var allScripts = []*redis.Script{
+	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
+}
+
+// Preload loads every script into the server's script cache (on every master
+// of a cluster), so that the first use of each transition is one EVALSHA
+// round trip. Scripts are also reloaded on NOSCRIPT, so this is optional.
+func (s *Store) Preload(ctx context.Context) error {
+	for _, sc := range allScripts {
+		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
+			return fmt.Errorf("load script: %w", err)
+		}
+	}
+	return nil
+}
