@@ -20,6 +20,13 @@
 //	xgr:T:due           zset    waiting, claimable processes by nextWakeAt (ms)
 //	xgr:T:run           zset    running processes by lease expiry (ms)
 //	xgr:T:steps         stream  proc_steps: one entry per committed step
+//	xgr:T:g:<gid>       hash    live members of join group gid: iter → resumeStep
+//	                            (the root group is 0; a join's fresh group is named
+//	                            by its target's iter)
+//	xgr:T:targets       hash    join group id → iter of the target fed by it
+//	xgr:T:jq:<t>        list    pending deliveries to target t (JSON, oldest first)
+//	xgr:T:jl:<t>        string  join lock of target t: fencing token, expires
+//	xgr:T:jpend         zset    targets with pending deliveries, by first push
 //	xgr:{own:O}:seq     string  last allocated rootPid of owner O
 //	xgr:{own:O}:roots   zset    sessions of owner O by creation time
 //	xgr:{own:O}:idem    hash    start idempotency key → rootPid
@@ -31,7 +38,11 @@
 // paused (0|1), resumeStep, lastStep, lastEvalValid (1|0|empty), nextWakeAt,
 // resumePlain (JSON object), joinGroupId, killedAt, createdAt, updatedAt,
 // lease (fencing token of the current inFlight lease, empty when none),
-// leaseUntil, worker. Times are unix milliseconds in decimal. The session's
+// leaseUntil, worker, abortReason. Join targets add target (1),
+// joinFromGroupId, expect (JSON array of from nodes), requireWhen (JSON
+// object node → valid|invalid|any), k, policy (kill|drain), inbox (JSON object
+// node → piece), fromSeen, fail (JSON object node → reason), closed (0|1) and
+// closedAt. Times are unix milliseconds in decimal. The session's
 // xrc729, ostcId and ostcHash live once in xgr:T:meta rather than in every
 // process, which keeps process hashes small.
 package joinstore

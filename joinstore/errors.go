@@ -15,6 +15,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrBadChild: a commit named a child iter its lease did not reserve.
 	ErrBadChild = errors.New("child iter outside the lease's reservation")
+	// ErrLockLost: the join lock's token is not current; nothing was applied.
+	ErrLockLost = errors.New("join lock lost")
+	// errStaleView: the group changed between the read and a kill; retry.
+	errStaleView = errors.New("join group changed since the read")
 )
 
 // scriptError maps the error replies of the scripts to typed errors.
@@ -26,6 +30,10 @@ func scriptError(err error) error {
 	switch {
 	case strings.HasPrefix(msg, "LEASE_LOST"):
 		return ErrLeaseLost
+	case strings.HasPrefix(msg, "LOCK_LOST"):
+		return ErrLockLost
+	case strings.HasPrefix(msg, "STALE_VIEW"):
+		return errStaleView
 	case strings.HasPrefix(msg, "BAD_CHILD"):
 		return errors.Join(ErrBadChild, err)
 	}

@@ -27,10 +27,13 @@ var (
 	scriptRenewLease   = load("renew_lease")
 	scriptReleaseLease = load("release_lease")
 	scriptCommitStep   = load("commit_step")
+	scriptJoinLock     = load("join_lock")
+	scriptJoinApply    = load("join_apply")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
+	scriptJoinLock, scriptJoinApply,
 }
 
 // Preload loads every script into the server's script cache (on every master

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/registry"
 )
 
 // Config tunes the store.
@@ -136,14 +138,28 @@ func (s *Store) DueIters(ctx context.Context, root Root, now time.Time, limit in
 	return out, nil
 }
 
-// Candidate is a process the caller wants to claim.
-type Candidate struct {
-	Iter int64
-	// Bypass lets a join-creating step run even when the window is full.
-	Bypass bool
-	// Reserve is how many child iters the step's commit may need (the most
-	// spawns plus join targets any branch of its step creates).
+// StepLimits says, for one step of the orchestration, how many child iters a
+// claim reserves (the most processes one of its branches creates) and
+// whether it may run when the session's window is full (join-creating steps).
+type StepLimits struct {
 	Reserve int
+	Bypass  bool
+}
+
+// StepTable maps step ids to their limits.
+type StepTable map[string]StepLimits
+
+// MarshalJSON encodes the table as the claim script reads it.
+func (t StepTable) MarshalJSON() ([]byte, error) {
+	m := make(map[string][2]int, len(t))
+	for id, l := range t {
+		b := 0
+		if l.Bypass {
+			b = 1
+		}
+		m[id] = [2]int{l.Reserve, b}
+	}
+	return json.Marshal(m)
 }
 
 // Claim is a process handed to a worker under an inFlight lease.
@@ -160,47 +176,79 @@ type Claim struct {
 	ParentPid     string
 	JoinGroupID   string
 	ThreadHeadPid string
-	LeaseUntil    time.Time
+	// GroupTarget is the iter of the join target fed by the process's
+	// group (0 when the group has none).
+	GroupTarget int64
+	LeaseUntil  time.Time
 }
 
-// Claim moves the candidates that are still due, waiting, unpaused and not
-// killed to running, each under a new lease with a fresh fencing token,
-// until the session's window is full.
-func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.Duration, worker string, cands []Candidate) ([]Claim, error) {
-	if len(cands) == 0 {
+// targetKeys are the target-of-group keys a transition needs; a group without
+// a target passes the process's own key as a same-slot placeholder.
+func (k keys) targetKeys(target, self int64) (proc, queue string, arg string) {
+	if target == 0 {
+		return k.proc(self), k.joinQueue(0), ""
+	}
+	return k.proc(target), k.joinQueue(target), strconv.FormatInt(target, 10)
+}
+
+// Claim moves the given iters that are still due, waiting, unpaused and not
+// killed to running, each under a new lease with a fresh fencing token and
+// a reservation of child iters, until the session's window is full.
+func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.Duration, worker string, steps StepTable, iters []int64) ([]Claim, error) {
+	if len(iters) == 0 {
 		return nil, nil
 	}
+	table, err := json.Marshal(steps)
+	if err != nil {
+		return nil, err
+	}
 	k := keysOf(root)
-	keys := []string{k.meta(), k.due(), k.run(), k.fence(), k.iter()}
-	args := []any{ms(now), lease.Milliseconds(), worker}
-	for _, c := range cands {
-		keys = append(keys, k.proc(c.Iter))
-		bypass := 0
-		if c.Bypass {
-			bypass = 1
-		}
-		args = append(args, c.Iter, bypass, c.Reserve)
+	keys := []string{k.meta(), k.due(), k.run(), k.fence(), k.iter(), k.targets()}
+	args := []any{ms(now), lease.Milliseconds(), worker, string(table)}
+	for _, it := range iters {
+		keys = append(keys, k.proc(it))
+		args = append(args, it)
 	}
 	vals, err := scriptClaim.Run(ctx, s.rdb, keys, args...).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("claim in %s: %w", root, err)
 	}
-	reserve := map[int64]int{}
-	for _, c := range cands {
-		reserve[c.Iter] = c.Reserve
-	}
-	out := make([]Claim, 0, len(vals)/8)
-	for i := 0; i+8 <= len(vals); i += 8 {
+	const fields = 9
+	out := make([]Claim, 0, len(vals)/fields)
+	for i := 0; i+fields <= len(vals); i += fields {
 		iter, _ := strconv.ParseInt(vals[i], 10, 64)
 		token, _ := strconv.ParseInt(vals[i+1], 10, 64)
 		first, _ := strconv.ParseInt(vals[i+2], 10, 64)
+		target, _ := strconv.ParseInt(vals[i+8], 10, 64)
 		out = append(out, Claim{
-			Root: root, Iter: iter, Pid: root.Pid(iter), Token: token, FirstChild: first, Reserve: reserve[iter],
+			Root: root, Iter: iter, Pid: root.Pid(iter), Token: token, FirstChild: first, Reserve: steps[vals[i+3]].Reserve,
 			ResumeStep: vals[i+3], ResumePlain: json.RawMessage(vals[i+4]), ParentPid: vals[i+5],
-			JoinGroupID: vals[i+6], ThreadHeadPid: vals[i+7], LeaseUntil: now.Add(lease),
+			JoinGroupID: vals[i+6], ThreadHeadPid: vals[i+7], GroupTarget: target, LeaseUntil: now.Add(lease),
 		})
 	}
 	return out, nil
+}
+
+// NextDue returns the earliest nextWakeAt in the session's due set (zero and
+// false when nothing is due at any time).
+func (s *Store) NextDue(ctx context.Context, root Root) (time.Time, bool, error) {
+	z, err := s.rdb.ZRangeWithScores(ctx, keysOf(root).due(), 0, 0).Result()
+	if err != nil || len(z) == 0 {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(int64(z[0].Score)), true, nil
+}
+
+// Session returns the session's meta fields (ErrNotFound when it does not exist).
+func (s *Store) Session(ctx context.Context, root Root) (map[string]string, error) {
+	m, err := s.rdb.HGetAll(ctx, keysOf(root).meta()).Result()
+	if err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("session %s: %w", root, ErrNotFound)
+	}
+	return m, nil
 }
 
 // Renew extends a lease; ErrLeaseLost when it is no longer current.
@@ -213,16 +261,32 @@ func (s *Store) Renew(ctx context.Context, c Claim, now time.Time, lease time.Du
 	return time.UnixMilli(until), nil
 }
 
-// Release gives a lease back without a result; the process is due again at
-// retryAt. It reports false (and changes nothing) when the lease was no
-// longer current, so a second release is a visible no-op.
-func (s *Store) Release(ctx context.Context, c Claim, now, retryAt time.Time) (bool, error) {
+// ReleaseResult says what Release did.
+type ReleaseResult string
+
+// Release results.
+const (
+	// Released: the process is waiting again, due at retryAt.
+	Released ReleaseResult = "released"
+	// Gated: its group's join closed with kill meanwhile; it was aborted.
+	Gated ReleaseResult = "gated"
+	// Stale: the lease was no longer current; nothing changed (a second
+	// release is a visible no-op).
+	Stale ReleaseResult = "stale"
+)
+
+// Release gives a lease back without a result (the execution failed before
+// producing one).
+func (s *Store) Release(ctx context.Context, c Claim, now, retryAt time.Time) (ReleaseResult, error) {
 	k := keysOf(c.Root)
-	res, err := scriptReleaseLease.Run(ctx, s.rdb, []string{k.proc(c.Iter), k.run(), k.due()}, c.Iter, c.Token, ms(now), ms(retryAt)).Text()
+	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
+	res, err := scriptReleaseLease.Run(ctx, s.rdb,
+		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue},
+		c.Iter, c.Token, ms(now), ms(retryAt), targ, int64(s.cfg.SessionTTL/time.Second)).Text()
 	if err != nil {
-		return false, err
+		return Stale, err
 	}
-	return res == "released", nil
+	return ReleaseResult(res), nil
 }
 
 // Child is a process a commit creates.
@@ -232,17 +296,31 @@ type Child struct {
 	NextWakeAt  time.Time
 	ResumePlain json.RawMessage
 	JoinGroupID string
+	// Join makes the child a join target fed by the fresh group Join.FromGroup.
+	Join *JoinSpec
+}
+
+// JoinSpec configures a join target.
+type JoinSpec struct {
+	// FromGroup is the fresh group of the join's producers (by convention the
+	// target's own iter in decimal).
+	FromGroup string
+	From      []registry.From
+	K         int
+	Policy    registry.Policy
 }
 
 // Commit is the result of one execution.
 type Commit struct {
 	// Status is "done" or "aborted".
-	Status   string
-	LastStep string
+	Status string
 	// Valid is the rule's verdict; nil when the step did not evaluate.
-	Valid    *bool
-	Digest   string
-	Worker   string
+	Valid  *bool
+	Digest string
+	Worker string
+	// Payload is the process's next payload (input overlaid by output): it
+	// is recorded and delivered to the group's join target.
+	Payload  json.RawMessage
 	Children []Child
 }
 
@@ -256,6 +334,24 @@ type CommitResult struct {
 	Live int64
 	// NextDue is the earliest nextWakeAt of the session's due set (zero when empty).
 	NextDue time.Time
+	// DeliveredTo is the target that got a pending delivery (0 = none): run
+	// its join step.
+	DeliveredTo int64
+	// Gated counts children dropped by the spawn gate.
+	Gated int
+}
+
+type childJSON struct {
+	Iter        string `json:"iter"`
+	Step        string `json:"step"`
+	Wake        string `json:"wake"`
+	Plain       string `json:"plain"`
+	Group       string `json:"group"`
+	FromGroup   string `json:"fromGroup,omitempty"`
+	Expect      string `json:"expect,omitempty"`
+	RequireWhen string `json:"requireWhen,omitempty"`
+	K           int    `json:"k,omitempty"`
+	Policy      string `json:"policy,omitempty"`
 }
 
 // Commit records the result of the claimed execution with its token. A stale
@@ -265,7 +361,9 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		return CommitResult{}, fmt.Errorf("commit %s: status %q: want done or aborted", c.Pid, r.Status)
 	}
 	k := keysOf(c.Root)
-	keys := []string{k.meta(), k.run(), k.due(), k.steps(), k.iter(), k.fence(), k.proc(c.Iter)}
+	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
+	keys := []string{k.meta(), k.run(), k.due(), k.steps(), k.iter(), k.fence(), k.proc(c.Iter),
+		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()}
 	valid := ""
 	if r.Valid != nil {
 		valid = "0"
@@ -273,10 +371,12 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			valid = "1"
 		}
 	}
-	args := []any{c.Iter, c.Token, ms(now), r.Status, r.LastStep, valid, r.Digest, r.Worker,
-		int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, len(r.Children)}
+	payload := r.Payload
+	if len(payload) == 0 {
+		payload = json.RawMessage("{}")
+	}
+	children := make([]childJSON, 0, len(r.Children))
 	for _, ch := range r.Children {
-		keys = append(keys, k.proc(ch.Iter))
 		plain := ch.ResumePlain
 		if len(plain) == 0 {
 			plain = json.RawMessage("{}")
@@ -285,9 +385,26 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		if wake.IsZero() {
 			wake = now
 		}
-		args = append(args, ch.Iter, ch.ResumeStep, ms(wake), string(plain), ch.JoinGroupID)
+		cj := childJSON{Iter: strconv.FormatInt(ch.Iter, 10), Step: ch.ResumeStep, Wake: ms(wake), Plain: string(plain), Group: ch.JoinGroupID}
+		if j := ch.Join; j != nil {
+			expect := make([]string, len(j.From))
+			when := make(map[string]string, len(j.From))
+			for i, f := range j.From {
+				expect[i], when[f.Node] = f.Node, f.When.String()
+			}
+			e, _ := json.Marshal(expect)
+			w, _ := json.Marshal(when)
+			cj.FromGroup, cj.Expect, cj.RequireWhen, cj.K, cj.Policy = j.FromGroup, string(e), string(w), j.K, j.Policy.String()
+		}
+		children = append(children, cj)
+		keys = append(keys, k.proc(ch.Iter), k.group(ch.JoinGroupID))
 	}
-	vals, err := scriptCommitStep.Run(ctx, s.rdb, keys, args...).Slice()
+	childArg, err := json.Marshal(children)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	vals, err := scriptCommitStep.Run(ctx, s.rdb, keys, c.Iter, c.Token, ms(now), r.Status, valid, r.Digest, r.Worker,
+		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg)).Slice()
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}
@@ -298,6 +415,11 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			res.NextDue = time.UnixMilli(int64(f))
 		}
 	}
+	if to, _ := vals[3].(string); to != "" {
+		res.DeliveredTo, _ = strconv.ParseInt(to, 10, 64)
+	}
+	gated, _ := vals[4].(int64)
+	res.Gated = int(gated)
 	return res, nil
 }
 

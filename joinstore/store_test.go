@@ -60,15 +60,20 @@ func claimAll(t *testing.T, s *Store, root Root, now time.Time, reserve int) []C
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cands []Candidate
-	for _, it := range iters {
-		cands = append(cands, Candidate{Iter: it, Reserve: reserve})
-	}
-	claims, err := s.Claim(ctx, root, now, 30*time.Second, "w1", cands)
+	claims, err := s.Claim(ctx, root, now, 30*time.Second, "w1", table(reserve), iters)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return claims
+}
+
+// table gives every test step the same reservation.
+func table(reserve int) StepTable {
+	t := StepTable{}
+	for _, id := range []string{"A1", "B1", "C1", "D1"} {
+		t[id] = StepLimits{Reserve: reserve}
+	}
+	return t
 }
 
 func TestStart(t *testing.T) {
@@ -132,7 +137,7 @@ func TestClaimCommitChain(t *testing.T) {
 		}
 		valid := true
 		c := claims[0]
-		res, err := s.Commit(ctx, c, t0.Add(time.Second), Commit{Status: "done", LastStep: "A1", Valid: &valid, Worker: "w1", Children: []Child{
+		res, err := s.Commit(ctx, c, t0.Add(time.Second), Commit{Status: "done", Valid: &valid, Worker: "w1", Children: []Child{
 			{Iter: c.FirstChild, ResumeStep: "B1", ResumePlain: json.RawMessage(`{"x":1}`), JoinGroupID: "0"},
 			{Iter: c.FirstChild + 1, ResumeStep: "C1", NextWakeAt: t0.Add(time.Minute), JoinGroupID: "0"},
 		}})
@@ -159,11 +164,11 @@ func TestClaimCommitChain(t *testing.T) {
 		if len(claims) != 1 || claims[0].ResumeStep != "B1" {
 			t.Fatalf("second claim: %+v", claims)
 		}
-		if _, err := s.Commit(ctx, claims[0], t0.Add(2*time.Second), Commit{Status: "aborted", LastStep: "B1"}); err != nil {
+		if _, err := s.Commit(ctx, claims[0], t0.Add(2*time.Second), Commit{Status: "aborted"}); err != nil {
 			t.Fatal(err)
 		}
 		claims = claimAll(t, s, root, t0.Add(time.Minute), 0)
-		res, err = s.Commit(ctx, claims[0], t0.Add(time.Minute), Commit{Status: "done", LastStep: "C1", Valid: new(bool)})
+		res, err = s.Commit(ctx, claims[0], t0.Add(time.Minute), Commit{Status: "done", Valid: new(bool)})
 		if err != nil || res.Live != 0 || !res.NextDue.IsZero() {
 			t.Fatalf("last commit: %+v %v", res, err)
 		}
@@ -186,7 +191,7 @@ func TestFencing(t *testing.T) {
 
 		stale := c
 		stale.Token++
-		if _, err := s.Commit(ctx, stale, t0, Commit{Status: "done", LastStep: "A1"}); !errors.Is(err, ErrLeaseLost) {
+		if _, err := s.Commit(ctx, stale, t0, Commit{Status: "done"}); !errors.Is(err, ErrLeaseLost) {
 			t.Fatalf("commit with a wrong token: %v", err)
 		}
 		if _, err := s.Renew(ctx, stale, t0, time.Minute); !errors.Is(err, ErrLeaseLost) {
@@ -195,28 +200,28 @@ func TestFencing(t *testing.T) {
 		if until, err := s.Renew(ctx, c, t0.Add(time.Second), time.Minute); err != nil || !until.Equal(t0.Add(61*time.Second)) {
 			t.Fatalf("renew: %v %v", until, err)
 		}
-		bad := Commit{Status: "done", LastStep: "A1", Children: []Child{{Iter: c.FirstChild + 1, ResumeStep: "B1"}}}
+		bad := Commit{Status: "done", Children: []Child{{Iter: c.FirstChild + 1, ResumeStep: "B1"}}}
 		if _, err := s.Commit(ctx, c, t0, bad); !errors.Is(err, ErrBadChild) {
 			t.Fatalf("child outside the reservation: %v", err)
 		}
 		// Release returns it to due; the old token is dead from then on.
-		if ok, err := s.Release(ctx, c, t0, t0); !ok || err != nil {
-			t.Fatalf("release: %v %v", ok, err)
+		if r, err := s.Release(ctx, c, t0, t0); r != Released || err != nil {
+			t.Fatalf("release: %v %v", r, err)
 		}
-		if ok, _ := s.Release(ctx, c, t0, t0); ok {
+		if r, _ := s.Release(ctx, c, t0, t0); r != Stale {
 			t.Fatalf("second release reported success")
 		}
 		c2 := claimAll(t, s, root, t0, 1)[0]
 		if c2.Token <= c.Token || c2.FirstChild <= c.FirstChild {
 			t.Fatalf("new lease must carry a larger token and a fresh reservation: %+v after %+v", c2, c)
 		}
-		if _, err := s.Commit(ctx, c, t0, Commit{Status: "done", LastStep: "A1"}); !errors.Is(err, ErrLeaseLost) {
+		if _, err := s.Commit(ctx, c, t0, Commit{Status: "done"}); !errors.Is(err, ErrLeaseLost) {
 			t.Fatalf("stale holder committed: %v", err)
 		}
-		if _, err := s.Commit(ctx, c2, t0, Commit{Status: "done", LastStep: "A1"}); err != nil {
+		if _, err := s.Commit(ctx, c2, t0, Commit{Status: "done"}); err != nil {
 			t.Fatalf("current holder: %v", err)
 		}
-		if _, err := s.Commit(ctx, c2, t0, Commit{Status: "done", LastStep: "A1"}); !errors.Is(err, ErrLeaseLost) {
+		if _, err := s.Commit(ctx, c2, t0, Commit{Status: "done"}); !errors.Is(err, ErrLeaseLost) {
 			t.Fatalf("second commit: %v", err)
 		}
 		if n := rdb.XLen(ctx, keysOf(root).steps()).Val(); n != 1 {
@@ -231,7 +236,7 @@ func TestKilledWhileRunningCommitsAborted(t *testing.T) {
 	root := start(t, s, StartRequest{}).Root
 	c := claimAll(t, s, root, t0, 1)[0]
 	rdb.HSet(ctx, keysOf(root).proc(1), "killedAt", ms(t0))
-	res, err := s.Commit(ctx, c, t0, Commit{Status: "done", LastStep: "A1", Children: []Child{{Iter: c.FirstChild, ResumeStep: "B1"}}})
+	res, err := s.Commit(ctx, c, t0, Commit{Status: "done", Children: []Child{{Iter: c.FirstChild, ResumeStep: "B1"}}})
 	if err != nil || !res.Killed || res.Live != 0 {
 		t.Fatalf("commit of a killed process: %+v %v", res, err)
 	}
@@ -248,18 +253,19 @@ func TestWindow(t *testing.T) {
 	s, ctx := newStore(rdb), context.Background()
 	root := start(t, s, StartRequest{Window: 1}).Root
 	c := claimAll(t, s, root, t0, 3)[0]
-	s.Commit(ctx, c, t0, Commit{Status: "done", LastStep: "A1", Children: []Child{
+	s.Commit(ctx, c, t0, Commit{Status: "done", Children: []Child{
 		{Iter: 2, ResumeStep: "B1"}, {Iter: 3, ResumeStep: "C1"}, {Iter: 4, ResumeStep: "D1"}}})
-	claims, err := s.Claim(ctx, root, t0, time.Minute, "w", []Candidate{{Iter: 2}, {Iter: 3}, {Iter: 4, Bypass: true}})
+	steps := StepTable{"D1": {Bypass: true}}
+	claims, err := s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{2, 3, 4})
 	if err != nil || len(claims) != 1 || claims[0].Iter != 2 {
 		t.Fatalf("window 1: %+v %v", claims, err)
 	}
-	claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", []Candidate{{Iter: 3}, {Iter: 4, Bypass: true}})
+	claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{3, 4})
 	if len(claims) != 0 {
 		// 3 is blocked by the window and claiming stops there (order is kept).
 		t.Fatalf("window full: %+v", claims)
 	}
-	claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", []Candidate{{Iter: 4, Bypass: true}})
+	claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{4})
 	if len(claims) != 1 {
 		t.Fatalf("a join-creating step must bypass the window: %+v", claims)
 	}
@@ -275,12 +281,12 @@ func TestRacingClaims(t *testing.T) {
 		for i := int64(0); i < 32; i++ {
 			children = append(children, Child{Iter: c.FirstChild + i, ResumeStep: "B1"})
 		}
-		if _, err := s.Commit(ctx, c, t0, Commit{Status: "done", LastStep: "A1", Children: children}); err != nil {
+		if _, err := s.Commit(ctx, c, t0, Commit{Status: "done", Children: children}); err != nil {
 			t.Fatal(err)
 		}
-		var cands []Candidate
+		var iters []int64
 		for _, ch := range children {
-			cands = append(cands, Candidate{Iter: ch.Iter})
+			iters = append(iters, ch.Iter)
 		}
 		var mu sync.Mutex
 		owners := map[int64]int{}
@@ -289,7 +295,7 @@ func TestRacingClaims(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				claims, err := s.Claim(ctx, root, t0, time.Minute, "w", cands)
+				claims, err := s.Claim(ctx, root, t0, time.Minute, "w", nil, iters)
 				if err != nil {
 					t.Error(err)
 				}
@@ -322,7 +328,7 @@ func TestRedisRestartKeepsState(t *testing.T) {
 	root := start(t, s, StartRequest{}).Root
 	c := claimAll(t, s, root, t0, 1)[0]
 	srv.Restart()
-	if _, err := s.Commit(ctx, c, t0, Commit{Status: "done", LastStep: "A1", Children: []Child{{Iter: c.FirstChild, ResumeStep: "B1"}}}); err != nil {
+	if _, err := s.Commit(ctx, c, t0, Commit{Status: "done", Children: []Child{{Iter: c.FirstChild, ResumeStep: "B1"}}}); err != nil {
 		t.Fatalf("commit after restart: %v", err)
 	}
 	srv.Restart()
@@ -358,8 +364,8 @@ func TestRoundTripsPerStep(t *testing.T) {
 	rt := &roundTrips{}
 	rdb.AddHook(rt)
 	iters, _ := s.DueIters(ctx, root, t0, 10)
-	claims, _ := s.Claim(ctx, root, t0, time.Minute, "w", []Candidate{{Iter: iters[0], Reserve: 1}})
-	if _, err := s.Commit(ctx, claims[0], t0, Commit{Status: "done", LastStep: "A1", Children: []Child{{Iter: claims[0].FirstChild, ResumeStep: "B1"}}}); err != nil {
+	claims, _ := s.Claim(ctx, root, t0, time.Minute, "w", table(1), iters[:1])
+	if _, err := s.Commit(ctx, claims[0], t0, Commit{Status: "done", Children: []Child{{Iter: claims[0].FirstChild, ResumeStep: "B1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	// due read + claim + commit; the due read and claim are shared by every

@@ -2,15 +2,17 @@
 -- inFlight lease carrying a fresh fencing token.
 --
 -- KEYS[1] xgr:T:meta  KEYS[2] xgr:T:due  KEYS[3] xgr:T:run
--- KEYS[4] xgr:T:fence KEYS[5] xgr:T:iter
--- KEYS[6..] xgr:T:p:<iter> of each candidate, in ARGV order
+-- KEYS[4] xgr:T:fence KEYS[5] xgr:T:iter  KEYS[6] xgr:T:targets
+-- KEYS[7..] xgr:T:p:<iter> of each candidate, in ARGV order
 -- ARGV[1] now (ms)  ARGV[2] lease duration (ms)  ARGV[3] worker id
--- ARGV[4..] per candidate, three values: iter, bypass (1 = may exceed the
---           window: a join-creating step), reserve (iters to reserve for the
---           children its commit may create)
+-- ARGV[4] step table (JSON object step -> [reserve, bypass]): how many child
+--         iters a claim of the step reserves, and whether it may exceed the
+--         window (1 for join-creating steps); absent steps reserve 0
+-- ARGV[5..] candidate iters
 --
 -- Returns a flat list, per claimed process: iter, token, firstReservedIter,
--- resumeStep, resumePlain, parentPid, joinGroupId, threadHeadPid.
+-- resumeStep, resumePlain, parentPid, joinGroupId, threadHeadPid, and the
+-- iter of the join target of its group ("" when none).
 -- Candidates that are no longer due, not waiting, paused or killed are
 -- skipped; claiming stops when the session's window is full.
 -- Invariant: a process is running under exactly one lease; a join target is
@@ -18,16 +20,18 @@
 local now, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 local window = tonumber(redis.call("HGET", KEYS[1], "window") or "0") or 0
 local running = redis.call("ZCOUNT", KEYS[3], now, "+inf")
+local steps = cjson.decode(ARGV[4])
 local out = {}
-local n = (#ARGV - 3) / 3
-for i = 1, n do
-  local iter, bypass, reserve = ARGV[3 + 3 * i - 2], ARGV[3 + 3 * i - 1], tonumber(ARGV[3 + 3 * i])
-  local key = KEYS[5 + i]
+for i = 1, #ARGV - 4 do
+  local iter = ARGV[4 + i]
+  local key = KEYS[6 + i]
   local score = redis.call("ZSCORE", KEYS[2], iter)
   if score and tonumber(score) <= now then
     local p = redis.call("HMGET", key, "status", "paused", "killedAt", "resumeStep", "resumePlain", "parentPid", "joinGroupId", "threadHeadPid")
     if p[1] == "waiting" and p[2] ~= "1" and (p[3] == false or p[3] == "") then
-      if window > 0 and running >= window and bypass ~= "1" then
+      local limits = steps[p[4]] or {0, 0}
+      local reserve, bypass = tonumber(limits[1]), tonumber(limits[2])
+      if window > 0 and running >= window and bypass ~= 1 then
         break
       end
       local token = redis.call("INCR", KEYS[4])
@@ -41,7 +45,8 @@ for i = 1, n do
       redis.call("ZREM", KEYS[2], iter)
       redis.call("ZADD", KEYS[3], untilMs, iter)
       running = running + 1
-      for _, v in ipairs({iter, tostring(token), tostring(first), p[4], p[5], p[6], p[7], p[8]}) do
+      local target = redis.call("HGET", KEYS[6], p[7]) or ""
+      for _, v in ipairs({iter, tostring(token), tostring(first), p[4], p[5], p[6], p[7], p[8], target}) do
         out[#out + 1] = v
       end
     end

@@ -1,75 +1,127 @@
 -- commit_step: record the result of one execution under its lease, with the
--- children it creates, the proc_steps entry and every index update at once.
+-- children it creates, its delivery to its group's join target, the
+-- proc_steps entry and every index update, all at once.
 --
--- KEYS[1] xgr:T:meta  KEYS[2] xgr:T:run  KEYS[3] xgr:T:due  KEYS[4] xgr:T:steps
--- KEYS[5] xgr:T:iter  KEYS[6] xgr:T:fence (both expire with the session)
--- KEYS[7] xgr:T:p:<iter> (the committing process)
--- KEYS[8..] xgr:T:p:<child iter>, in ARGV order
+-- KEYS[1] xgr:T:meta   KEYS[2] xgr:T:run    KEYS[3] xgr:T:due   KEYS[4] xgr:T:steps
+-- KEYS[5] xgr:T:iter   KEYS[6] xgr:T:fence  (iter and fence expire with the session)
+-- KEYS[7] xgr:T:p:<iter>            the committing process
+-- KEYS[8] xgr:T:targets             hash: join group id -> target iter
+-- KEYS[9] xgr:T:g:<G>               live members of the process's group G
+-- KEYS[10] xgr:T:p:<target of G>    (KEYS[7] again when G has no target)
+-- KEYS[11] xgr:T:jq:<target of G>   pending deliveries of that target
+-- KEYS[12] xgr:T:jpend              targets with pending deliveries
+-- KEYS[13..] per child two keys: xgr:T:p:<child iter>, xgr:T:g:<child group>
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] status (done|aborted)
--- ARGV[5] lastStep  ARGV[6] lastEvalValid (1|0|"")  ARGV[7] payload digest
--- ARGV[8] worker  ARGV[9] record TTL (s)  ARGV[10] proc_steps cap (entries)
--- ARGV[11] number of children, then per child five values:
---          iter, resumeStep, nextWakeAt (ms), resumePlain (JSON), joinGroupId
+-- ARGV[5] valid (1|0|"")  ARGV[6] payload digest  ARGV[7] worker
+-- ARGV[8] record TTL (s)  ARGV[9] proc_steps cap  ARGV[10] target iter of G ("" = none)
+-- ARGV[11] next payload (JSON object; delivered to G's target)
+-- ARGV[12] children (JSON array of {iter, step, wake, plain, group} and, for a
+--          join target, {fromGroup, expect, requireWhen, k, policy})
 --
--- Returns {result, live, nextDue}: result "committed", or "killed" when the
--- process was killed while running (it is recorded aborted and creates no
--- children); live is the number of live processes left in the session;
--- nextDue the earliest nextWakeAt in the due set ("" when empty).
--- Errors: LEASE_LOST when the token is not the current lease (nothing is
--- changed); BAD_CHILD when a child iter was not reserved by this lease.
--- Invariant: a step is committed at most once, by its current lease holder;
--- child pids are unique because they come from the lease's reservation.
+-- Returns {result, live, nextDue, deliveredTo, gated}: result "committed" or
+-- "killed" (killed while running: recorded aborted, no children); live is
+-- the session's live process count; nextDue the earliest due time or "";
+-- deliveredTo the target iter that got a pending delivery or ""; gated the
+-- number of children dropped by the spawn gate.
+-- Errors: LEASE_LOST (token not current; nothing changed), BAD_CHILD (child
+-- iter not reserved by this lease).
+-- Invariants: a step is committed at most once, by its current lease holder;
+-- child pids are unique (they come from the lease's reservation); no process
+-- is created into a group whose join closed with kill; a finished process
+-- delivers to its group's open target exactly once (the pending list entry).
 local PROC = 7
-local now, ttl = ARGV[3], tonumber(ARGV[9])
-local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused")
+local now, ttl = ARGV[3], tonumber(ARGV[8])
+local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
-  return redis.error_reply("LEASE_LOST")
+  return redis.error_reply("LEASE_LOST token is not the current lease")
 end
 local killed = p[3] and p[3] ~= ""
 local status = ARGV[4]
-local nChildren = tonumber(ARGV[11])
+local children = cjson.decode(ARGV[12])
 if killed then
-  status, nChildren = "aborted", 0
+  status, children = "aborted", {}
 end
 local first, count = 0, 0
 if p[4] and p[4] ~= "" then
   local a, b = string.match(p[4], "^(%d+):(%d+)$")
   first, count = tonumber(a), tonumber(b)
 end
-for i = 1, nChildren do
-  local it = tonumber(ARGV[11 + 5 * (i - 1) + 1])
+for _, c in ipairs(children) do
+  local it = tonumber(c.iter)
   if it < first or it >= first + count then
     return redis.error_reply("BAD_CHILD child iter " .. it .. " is outside the lease's reservation")
   end
 end
-local pid = p[5]
+local pid, group, step = p[5], p[8], p[7]
 local root = string.match(pid, "^(.*):%d+$")
-redis.call("HSET", KEYS[PROC], "status", status, "lastStep", ARGV[5], "lastEvalValid", ARGV[6],
-  "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "", "reserved", "")
-redis.call("ZREM", KEYS[2], ARGV[1])
-local children = {}
-for i = 1, nChildren do
-  local base = 11 + 5 * (i - 1)
-  local it, step, wake, plain, group = ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4], ARGV[base + 5]
-  local cpid = root .. ":" .. it
-  redis.call("HSET", KEYS[PROC + i],
-    "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "waiting",
-    "paused", p[6] or "0", "resumeStep", step, "lastStep", "", "lastEvalValid", "",
-    "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", group,
-    "killedAt", "", "createdAt", now, "updatedAt", now,
-    "lease", "", "leaseUntil", "", "worker", "")
-  if p[6] ~= "1" then
-    redis.call("ZADD", KEYS[3], wake, it)
-  end
-  children[#children + 1] = cpid
+
+-- The group's join target: spawn gate and delivery.
+local targetIter = ARGV[10]
+local gateKill, targetOpen = false, false
+if targetIter ~= "" then
+  local t = redis.call("HMGET", KEYS[10], "closed", "policy")
+  targetOpen = t[1] ~= "1"
+  gateKill = t[1] == "1" and t[2] == "kill"
 end
-redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[10], "*",
-  "pid", pid, "step", ARGV[5], "valid", ARGV[6], "status", status, "at", now,
-  "worker", ARGV[8], "digest", ARGV[7], "children", table.concat(children, ","))
+
+redis.call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", ARGV[5],
+  "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "", "reserved", "", "resumePlain", ARGV[11])
+redis.call("ZREM", KEYS[2], ARGV[1])
+redis.call("HDEL", KEYS[9], ARGV[1])
+if targetIter ~= "" and not targetOpen and redis.call("EXISTS", KEYS[9]) == 0 then
+  -- The group is empty and its join decided: forget the group.
+  redis.call("HDEL", KEYS[8], group)
+end
+
+local created, gated = {}, 0
+for i, c in ipairs(children) do
+  local pkey, gkey = KEYS[12 + 2 * i - 1], KEYS[12 + 2 * i]
+  if gateKill and c.group == group then
+    gated = gated + 1
+  else
+    local cpid = root .. ":" .. c.iter
+    local head = cpid
+    if c.expect then
+      head = redis.call("HGET", KEYS[PROC], "threadHeadPid") or pid
+    end
+    redis.call("HSET", pkey,
+      "pid", cpid, "parentPid", pid, "threadHeadPid", head, "status", "waiting",
+      "paused", p[6] or "0", "resumeStep", c.step, "lastStep", "", "lastEvalValid", "",
+      "nextWakeAt", c.wake, "resumePlain", c.plain, "joinGroupId", c.group,
+      "killedAt", "", "createdAt", now, "updatedAt", now,
+      "lease", "", "leaseUntil", "", "worker", "")
+    redis.call("HSET", gkey, c.iter, c.step)
+    if c.expect then
+      -- A join target: never due by time; it waits for its join.
+      redis.call("HSET", pkey, "target", "1", "joinFromGroupId", c.fromGroup, "expect", c.expect,
+        "requireWhen", c.requireWhen, "k", c.k, "policy", c.policy,
+        "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
+      redis.call("HSET", KEYS[8], c.fromGroup, c.iter)
+    elseif p[6] ~= "1" then
+      redis.call("ZADD", KEYS[3], c.wake, c.iter)
+    end
+    created[#created + 1] = cpid
+  end
+end
+
+local deliveredTo = ""
+if targetOpen then
+  local valid = cjson.null
+  if ARGV[5] ~= "" then
+    valid = ARGV[5] == "1"
+  end
+  redis.call("RPUSH", KEYS[11], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[11]}))
+  redis.call("ZADD", KEYS[12], "NX", now, targetIter)
+  deliveredTo = targetIter
+end
+
+redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*",
+  "pid", pid, "step", step, "valid", ARGV[5], "status", status, "at", now,
+  "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","))
 if ttl > 0 then
   redis.call("EXPIRE", KEYS[PROC], ttl)
 end
-local live = redis.call("HINCRBY", KEYS[1], "live", nChildren - 1)
+local live = redis.call("HINCRBY", KEYS[1], "live", #created - 1)
 if live <= 0 then
   redis.call("HSET", KEYS[1], "status", "finished", "finishedAt", now)
   if ttl > 0 then
@@ -83,4 +135,4 @@ local result = "committed"
 if killed then
   result = "killed"
 end
-return {result, live, nextDue[2] or ""}
+return {result, live, nextDue[2] or "", deliveredTo, gated}

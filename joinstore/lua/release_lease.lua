@@ -1,19 +1,42 @@
 -- release_lease: give up a running process's lease without a result (the
--- execution failed transiently); the process returns to the due set at
--- ARGV[4] to be claimed again.
+-- execution failed transiently). The process returns to the due set at
+-- ARGV[4] to be claimed again, unless its group's join closed with kill
+-- meanwhile: then it is aborted (the dispatch gate) and leaves its group.
 --
 -- KEYS[1] xgr:T:p:<iter>  KEYS[2] xgr:T:run  KEYS[3] xgr:T:due
+-- KEYS[4] xgr:T:meta      KEYS[5] xgr:T:g:<group of the process>
+-- KEYS[6] xgr:T:p:<target of that group> (KEYS[1] again when none)
+-- KEYS[7] xgr:T:jq:<target of that group>
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] retry at (ms)
+-- ARGV[5] target iter ("" = none)  ARGV[6] record TTL (s)
 --
--- Returns "released", or "stale" when the token is no longer the current
--- lease (a second release is a reported no-op, never a second effect).
--- Invariant: a lease is released at most once; a stale holder changes nothing.
-local p = redis.call("HMGET", KEYS[1], "status", "lease")
+-- Returns "released", "gated" (aborted by the dispatch gate), or "stale"
+-- when the token is no longer the current lease (a second release is a
+-- reported no-op, never a second effect).
+-- Invariant: a lease is released at most once; a stale holder changes
+-- nothing; nothing runs in a group whose join closed with kill.
+local p = redis.call("HMGET", KEYS[1], "status", "lease", "resumeStep", "pid")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return "stale"
 end
+redis.call("ZREM", KEYS[2], ARGV[1])
+if ARGV[5] ~= "" then
+  local t = redis.call("HMGET", KEYS[6], "closed", "policy")
+  if t[1] == "1" and t[2] == "kill" then
+    redis.call("HSET", KEYS[1], "status", "aborted", "lease", "", "leaseUntil", "", "worker", "",
+      "reserved", "", "abortReason", "gated", "updatedAt", ARGV[3])
+    redis.call("HDEL", KEYS[5], ARGV[1])
+    local live = redis.call("HINCRBY", KEYS[4], "live", -1)
+    if tonumber(ARGV[6]) > 0 then
+      redis.call("EXPIRE", KEYS[1], ARGV[6])
+    end
+    if live <= 0 then
+      redis.call("HSET", KEYS[4], "status", "finished", "finishedAt", ARGV[3])
+    end
+    return "gated"
+  end
+end
 redis.call("HSET", KEYS[1], "status", "waiting", "lease", "", "leaseUntil", "",
   "worker", "", "reserved", "", "nextWakeAt", ARGV[4], "updatedAt", ARGV[3])
-redis.call("ZREM", KEYS[2], ARGV[1])
 redis.call("ZADD", KEYS[3], ARGV[4], ARGV[1])
 return "released"
