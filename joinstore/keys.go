@@ -53,12 +53,12 @@ func keysOf(r Root) keys {
 	return keys{prefix: "xgr:{" + r.Owner + ":" + strconv.FormatInt(r.RootPid, 10) + "}:"}
 }
 
-func (k keys) meta() string  { return k.prefix + "meta" }
-func (k keys) iter() string  { return k.prefix + "iter" }
-func (k keys) fence() string { return k.prefix + "fence" }
-func (k keys) due() string   { return k.prefix + "due" }
-func (k keys) run() string   { return k.prefix + "run" }
-func (k keys) steps() string { return k.prefix + "steps" }
+func (k keys) meta() string    { return k.prefix + "meta" }
+func (k keys) iter() string    { return k.prefix + "iter" }
+func (k keys) fence() string   { return k.prefix + "fence" }
+func (k keys) due() string     { return k.prefix + "due" }
+func (k keys) run() string     { return k.prefix + "run" }
+func (k keys) steps() string   { return k.prefix + "steps" }
 func (k keys) targets() string { return k.prefix + "targets" }
 func (k keys) jpend() string   { return k.prefix + "jpend" }
 func (k keys) proc(iter int64) string {
@@ -67,7 +67,7 @@ func (k keys) proc(iter int64) string {
 
 // group is the live-member hash of a join group; the root group is "0" and
 // the fresh group a join creates is named by its target's iter.
-func (k keys) group(id string) string       { return k.prefix + "g:" + id }
+func (k keys) group(id string) string        { return k.prefix + "g:" + id }
 func (k keys) joinQueue(target int64) string { return k.prefix + "jq:" + strconv.FormatInt(target, 10) }
 func (k keys) joinLock(target int64) string  { return k.prefix + "jl:" + strconv.FormatInt(target, 10) }
 

@@ -434,3 +434,31 @@ func (s *Store) Process(ctx context.Context, root Root, iter int64) (map[string]
 	}
 	return m, nil
 }
+
+// Processes returns the proc_rt fields of every process of the session that
+// still has a record, in iter order (for inspection; not a hot path).
+func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, error) {
+	k := keysOf(root)
+	last, err := s.rdb.Get(ctx, k.iter()).Int64()
+	if err == redis.Nil {
+		return nil, fmt.Errorf("session %s: %w", root, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.MapStringStringCmd, last)
+	for i := int64(1); i <= last; i++ {
+		cmds[i-1] = pipe.HGetAll(ctx, k.proc(i))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, c := range cmds {
+		if m := c.Val(); len(m) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

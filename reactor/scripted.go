@@ -1,0 +1,93 @@
+package reactor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Outcome is one scripted step result.
+type Outcome struct {
+	// Result is "valid", "invalid" or "error".
+	Result  string         `json:"result"`
+	Payload map[string]any `json:"payload,omitempty"`
+	WaitSec float64        `json:"waitSec,omitempty"`
+	DelayMs int            `json:"delayMs,omitempty"`
+}
+
+// Scripted is an Executor that plays outcomes from a script: per step one
+// outcome, or a list used by successive executions of that step (the last
+// one repeats), and an optional "default" for every other step.
+type Scripted struct {
+	mu    sync.Mutex
+	steps map[string][]Outcome
+	used  map[string]int
+	// Sleep is called with DelayMs; nil means no delay (virtual time).
+	Sleep func(time.Duration)
+}
+
+// ErrScripted is the hard error a scripted "error" outcome produces.
+var ErrScripted = errors.New("scripted hard error")
+
+// ParseOutcomes reads an outcomes document: {"STEP": outcome | [outcome...], "default": outcome}.
+func ParseOutcomes(raw []byte) (*Scripted, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("outcomes: %w", err)
+	}
+	s := &Scripted{steps: map[string][]Outcome{}, used: map[string]int{}}
+	for step, v := range doc {
+		var list []Outcome
+		if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) {
+			if err := json.Unmarshal(v, &list); err != nil {
+				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
+			}
+		} else {
+			var o Outcome
+			if err := json.Unmarshal(v, &o); err != nil {
+				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
+			}
+			list = []Outcome{o}
+		}
+		if len(list) == 0 {
+			return nil, fmt.Errorf("outcomes.%s: empty list", step)
+		}
+		for i, o := range list {
+			switch o.Result {
+			case "valid", "invalid", "error":
+			default:
+				return nil, fmt.Errorf("outcomes.%s[%d].result: %q is not valid, invalid or error", step, i, o.Result)
+			}
+		}
+		s.steps[step] = list
+	}
+	return s, nil
+}
+
+// Execute implements Executor.
+func (s *Scripted) Execute(ctx context.Context, e Execution) (Result, error) {
+	s.mu.Lock()
+	list, ok := s.steps[e.Step.ID]
+	if !ok {
+		list, ok = s.steps["default"]
+	}
+	if !ok {
+		s.mu.Unlock()
+		return Result{}, fmt.Errorf("no scripted outcome for step %s and no default", e.Step.ID)
+	}
+	n := s.used[e.Step.ID]
+	s.used[e.Step.ID] = n + 1
+	o := list[min(n, len(list)-1)]
+	s.mu.Unlock()
+	if o.DelayMs > 0 && s.Sleep != nil {
+		s.Sleep(time.Duration(o.DelayMs) * time.Millisecond)
+	}
+	if o.Result == "error" {
+		return Result{}, ErrScripted
+	}
+	return Result{Valid: o.Result == "valid", Output: o.Payload, Wait: time.Duration(o.WaitSec * float64(time.Second))}, nil
+}
