@@ -193,6 +193,9 @@ func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now tim
 	}
 	remaining, _ := vals[0].(int64)
 	res.Live, _ = vals[1].(int64)
+	if res.Live <= 0 {
+		s.finished(ctx, v.Root, now)
+	}
 	var follow []FollowUp
 	if to, _ := vals[2].(string); to != "" {
 		n, _ := strconv.ParseInt(to, 10, 64)

@@ -76,9 +76,14 @@ type ownerKeys struct{ prefix string }
 
 func ownerKeysOf(owner string) ownerKeys { return ownerKeys{prefix: "xgr:{own:" + owner + "}:"} }
 
-func (k ownerKeys) seq() string   { return k.prefix + "seq" }
-func (k ownerKeys) idem() string  { return k.prefix + "idem" }
-func (k ownerKeys) roots() string { return k.prefix + "roots" }
+func (k ownerKeys) seq() string    { return k.prefix + "seq" }
+func (k ownerKeys) idem() string   { return k.prefix + "idem" }
+func (k ownerKeys) roots() string  { return k.prefix + "roots" }
+func (k ownerKeys) expire() string { return k.prefix + "expire" }
+func (k ownerKeys) idemOf() string { return k.prefix + "idemof" }
+func (k ownerKeys) all() []string {
+	return []string{k.seq(), k.idem(), k.roots(), k.expire(), k.idemOf()}
+}
 
 // rootShardKey is the global index shard that holds root r.
 func rootShardKey(r Root) string {

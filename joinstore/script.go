@@ -29,11 +29,14 @@ var (
 	scriptCommitStep   = load("commit_step")
 	scriptJoinLock     = load("join_lock")
 	scriptJoinApply    = load("join_apply")
+	scriptKill         = load("kill")
+	scriptPause        = load("pause")
+	scriptWake         = load("wake")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
-	scriptJoinLock, scriptJoinApply,
+	scriptJoinLock, scriptJoinApply, scriptKill, scriptPause, scriptWake,
 }
 
 // Preload loads every script into the server's script cache (on every master

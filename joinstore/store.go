@@ -91,7 +91,10 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 		wake = req.Now
 	}
 	ok := ownerKeysOf(req.Owner)
-	res, err := scriptAllocRoot.Run(ctx, s.rdb, []string{ok.seq(), ok.idem(), ok.roots()}, req.IdempotencyKey, ms(req.Now)).StringSlice()
+	if req.IdempotencyKey == "-" {
+		return StartResult{}, fmt.Errorf("start: idempotency key \"-\" is reserved")
+	}
+	res, err := scriptAllocRoot.Run(ctx, s.rdb, ok.all(), req.IdempotencyKey, ms(req.Now)).StringSlice()
 	if err != nil {
 		return StartResult{}, fmt.Errorf("start: allocate root: %w", err)
 	}
@@ -278,11 +281,15 @@ const (
 // Release gives a lease back without a result (the execution failed before
 // producing one).
 func (s *Store) Release(ctx context.Context, c Claim, now, retryAt time.Time) (ReleaseResult, error) {
+	return s.release(ctx, c, now, retryAt, "")
+}
+
+func (s *Store) release(ctx context.Context, c Claim, now, retryAt time.Time, expiredBefore string) (ReleaseResult, error) {
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
 	res, err := scriptReleaseLease.Run(ctx, s.rdb,
 		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue},
-		c.Iter, c.Token, ms(now), ms(retryAt), targ, int64(s.cfg.SessionTTL/time.Second)).Text()
+		c.Iter, c.Token, ms(now), ms(retryAt), targ, int64(s.cfg.SessionTTL/time.Second), expiredBefore).Text()
 	if err != nil {
 		return Stale, err
 	}
@@ -410,6 +417,9 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	}
 	res := CommitResult{Killed: vals[0] == "killed"}
 	res.Live, _ = vals[1].(int64)
+	if res.Live <= 0 {
+		s.finished(ctx, c.Root, now)
+	}
 	if due, _ := vals[2].(string); due != "" {
 		if f, err := strconv.ParseFloat(due, 64); err == nil {
 			res.NextDue = time.UnixMilli(int64(f))
@@ -461,4 +471,24 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, 
 		}
 	}
 	return out, nil
+}
+
+// finished updates the cross-slot indexes of a session that has no live
+// process left: it leaves the root index, and the owner's index learns when
+// its records expire. Both writes are idempotent; a crash between them only
+// delays garbage collection of the owner's index.
+func (s *Store) finished(ctx context.Context, root Root, now time.Time) {
+	ok := ownerKeysOf(root.Owner)
+	s.rdb.ZRem(ctx, rootShardKey(root), root.String())
+	s.rdb.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
+}
+
+// CollectGarbage forgets an owner's sessions whose records have expired
+// (their index entries and idempotency keys). Starting a session does the
+// same on the way.
+func (s *Store) CollectGarbage(ctx context.Context, owner string, now time.Time) error {
+	if err := CheckOwner(owner); err != nil {
+		return err
+	}
+	return scriptAllocRoot.Run(ctx, s.rdb, ownerKeysOf(owner).all(), "-", ms(now)).Err()
 }

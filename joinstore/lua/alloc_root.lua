@@ -1,15 +1,31 @@
--- alloc_root: allocate a root pid for an owner, idempotently.
+-- alloc_root: allocate a root pid for an owner, idempotently, and forget
+-- sessions of the owner whose records have expired.
 --
--- KEYS[1] xgr:{own:O}:seq    last allocated rootPid (INCR)
--- KEYS[2] xgr:{own:O}:idem   hash: idempotency key -> rootPid
--- KEYS[3] xgr:{own:O}:roots  zset: rootPid by creation time
--- ARGV[1] idempotency key ("" = none)
--- ARGV[2] now (unix ms)
+-- KEYS[1] xgr:{own:O}:seq     last allocated rootPid (INCR; never reset)
+-- KEYS[2] xgr:{own:O}:idem    hash: idempotency key -> rootPid
+-- KEYS[3] xgr:{own:O}:roots   zset: rootPid by creation time
+-- KEYS[4] xgr:{own:O}:expire  zset: rootPid of finished sessions by expiry time
+-- KEYS[5] xgr:{own:O}:idemof  hash: rootPid -> idempotency key
+-- ARGV[1] idempotency key ("" = none, or "-" to only collect garbage)
+-- ARGV[2] now (ms)
 --
--- Returns {rootPid, "new"|"existing"}.
--- Invariant: one idempotency key maps to one rootPid forever (until the
--- owner's keys expire); rootPids of an owner are never reused.
+-- Returns {rootPid, "new"|"existing"}, or {"", "gc"} for a collection only.
+-- Invariant: one idempotency key maps to one rootPid while its session
+-- exists; rootPids of an owner are never reused; the owner's indexes hold
+-- only sessions whose records still exist.
+for _, r in ipairs(redis.call("ZRANGEBYSCORE", KEYS[4], "-inf", ARGV[2], "LIMIT", 0, 1000)) do
+  redis.call("ZREM", KEYS[3], r)
+  redis.call("ZREM", KEYS[4], r)
+  local key = redis.call("HGET", KEYS[5], r)
+  if key then
+    redis.call("HDEL", KEYS[2], key)
+    redis.call("HDEL", KEYS[5], r)
+  end
+end
 local key = ARGV[1]
+if key == "-" then
+  return {"", "gc"}
+end
 if key ~= "" then
   local have = redis.call("HGET", KEYS[2], key)
   if have then
@@ -19,6 +35,7 @@ end
 local root = redis.call("INCR", KEYS[1])
 if key ~= "" then
   redis.call("HSET", KEYS[2], key, root)
+  redis.call("HSET", KEYS[5], root, key)
 end
 redis.call("ZADD", KEYS[3], ARGV[2], root)
 return {tostring(root), "new"}

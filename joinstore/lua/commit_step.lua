@@ -35,7 +35,12 @@ local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserv
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return redis.error_reply("LEASE_LOST token is not the current lease")
 end
-local killed = p[3] and p[3] ~= ""
+local session = redis.call("HMGET", KEYS[1], "killedAt", "paused")
+local killed = (p[3] and p[3] ~= "") or (session[1] and session[1] ~= "")
+local childPaused = p[6] or "0"
+if session[2] == "1" then
+  childPaused = "1"
+end
 local status = ARGV[4]
 local children = cjson.decode(ARGV[12])
 if killed then
@@ -86,7 +91,7 @@ for i, c in ipairs(children) do
     end
     redis.call("HSET", pkey,
       "pid", cpid, "parentPid", pid, "threadHeadPid", head, "status", "waiting",
-      "paused", p[6] or "0", "resumeStep", c.step, "lastStep", "", "lastEvalValid", "",
+      "paused", childPaused, "resumeStep", c.step, "lastStep", "", "lastEvalValid", "",
       "nextWakeAt", c.wake, "resumePlain", c.plain, "joinGroupId", c.group,
       "killedAt", "", "createdAt", now, "updatedAt", now,
       "lease", "", "leaseUntil", "", "worker", "")
@@ -97,7 +102,7 @@ for i, c in ipairs(children) do
         "requireWhen", c.requireWhen, "k", c.k, "policy", c.policy,
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
       redis.call("HSET", KEYS[8], c.fromGroup, c.iter)
-    elseif p[6] ~= "1" then
+    elseif childPaused ~= "1" then
       redis.call("ZADD", KEYS[3], c.wake, c.iter)
     end
     created[#created + 1] = cpid

@@ -9,14 +9,19 @@
 -- KEYS[7] xgr:T:jq:<target of that group>
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] retry at (ms)
 -- ARGV[5] target iter ("" = none)  ARGV[6] record TTL (s)
+-- ARGV[7] "" for a holder's release; for recovery the time (ms) before
+--         which the lease must have expired (a renewed lease is left alone)
 --
 -- Returns "released", "gated" (aborted by the dispatch gate), or "stale"
 -- when the token is no longer the current lease (a second release is a
 -- reported no-op, never a second effect).
 -- Invariant: a lease is released at most once; a stale holder changes
 -- nothing; nothing runs in a group whose join closed with kill.
-local p = redis.call("HMGET", KEYS[1], "status", "lease", "resumeStep", "pid")
+local p = redis.call("HMGET", KEYS[1], "status", "lease", "resumeStep", "pid", "leaseUntil")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
+  return "stale"
+end
+if ARGV[7] ~= "" and tonumber(p[5]) >= tonumber(ARGV[7]) then
   return "stale"
 end
 redis.call("ZREM", KEYS[2], ARGV[1])

@@ -1,0 +1,304 @@
+package joinstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// procRef is what a control transition needs to know about a process: its
+// group and the target that group feeds.
+type procRef struct {
+	iter   int64
+	group  string
+	target int64
+}
+
+// refs reads the group and group target of processes (one pipelined round trip).
+func (s *Store) refs(ctx context.Context, root Root, iters []int64) ([]procRef, error) {
+	k := keysOf(root)
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.SliceCmd, len(iters))
+	for i, it := range iters {
+		cmds[i] = pipe.HMGet(ctx, k.proc(it), "joinGroupId")
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	groups := map[string]bool{}
+	out := make([]procRef, 0, len(iters))
+	for i, c := range cmds {
+		g, _ := c.Val()[0].(string)
+		if g == "" {
+			return nil, fmt.Errorf("process %s: %w", root.Pid(iters[i]), ErrNotFound)
+		}
+		groups[g] = true
+		out = append(out, procRef{iter: iters[i], group: g})
+	}
+	list := make([]string, 0, len(groups))
+	for g := range groups {
+		list = append(list, g)
+	}
+	targets, err := s.rdb.HMGet(ctx, k.targets(), list...).Result()
+	if err != nil {
+		return nil, err
+	}
+	byGroup := map[string]int64{}
+	for i, g := range list {
+		if str, _ := targets[i].(string); str != "" {
+			byGroup[g], _ = strconv.ParseInt(str, 10, 64)
+		}
+	}
+	for i := range out {
+		out[i].target = byGroup[out[i].group]
+	}
+	return out, nil
+}
+
+// LiveIters returns the iters of the session's waiting and running processes.
+func (s *Store) LiveIters(ctx context.Context, root Root) ([]int64, error) {
+	procs, err := s.Processes(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, p := range procs {
+		if p["status"] == "waiting" || p["status"] == "running" {
+			_, it, err := ParsePid(p["pid"])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// KillResult reports a kill.
+type KillResult struct {
+	// Results maps each iter to aborted, killing (running: aborted at its
+	// commit) or finished (nothing to do).
+	Results map[int64]string
+	Live    int64
+	// FollowUps are join steps the caller must run: targets that got a
+	// failure delivery, and kill-policy targets whose groups must be killed.
+	FollowUps []FollowUp
+}
+
+// Kill kills processes of a session; with no iters it kills the whole
+// session (every live process, and no process is created in it afterwards).
+func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int64) (KillResult, error) {
+	whole := len(iters) == 0
+	if whole {
+		var err error
+		if iters, err = s.LiveIters(ctx, root); err != nil {
+			return KillResult{}, err
+		}
+	}
+	refs, err := s.refs(ctx, root, iters)
+	if err != nil {
+		return KillResult{}, err
+	}
+	k := keysOf(root)
+	keys := []string{k.meta(), k.due(), k.jpend()}
+	flag := 0
+	if whole {
+		flag = 1
+	}
+	args := []any{ms(now), int64(s.cfg.SessionTTL / time.Second), flag}
+	for _, r := range refs {
+		tproc, tqueue, targ := k.targetKeys(r.target, r.iter)
+		keys = append(keys, k.proc(r.iter), k.group(r.group), tproc, tqueue)
+		args = append(args, r.iter, targ)
+	}
+	vals, err := scriptKill.Run(ctx, s.rdb, keys, args...).StringSlice()
+	if err != nil {
+		return KillResult{}, fmt.Errorf("kill in %s: %w", root, err)
+	}
+	res := KillResult{Results: map[int64]string{}}
+	res.Live, _ = strconv.ParseInt(vals[0], 10, 64)
+	for _, v := range vals[1:] {
+		switch {
+		case strings.HasPrefix(v, "target:"):
+			it, _ := strconv.ParseInt(strings.TrimPrefix(v, "target:"), 10, 64)
+			res.FollowUps = append(res.FollowUps, FollowUp{Target: it, Kill: true})
+		case strings.HasPrefix(v, "deliver:"):
+			it, _ := strconv.ParseInt(strings.TrimPrefix(v, "deliver:"), 10, 64)
+			res.FollowUps = append(res.FollowUps, FollowUp{Target: it})
+		default:
+			a, b, _ := strings.Cut(v, "=")
+			it, _ := strconv.ParseInt(a, 10, 64)
+			res.Results[it] = b
+		}
+	}
+	if res.Live <= 0 {
+		s.finished(ctx, root, now)
+	}
+	return res, nil
+}
+
+// Pause sets (pause=true) or clears the paused flag of processes; with no
+// iters it applies to every live process and to the session itself.
+func (s *Store) Pause(ctx context.Context, root Root, now time.Time, pause bool, iters ...int64) (map[int64]string, error) {
+	whole := len(iters) == 0
+	if whole {
+		var err error
+		if iters, err = s.LiveIters(ctx, root); err != nil {
+			return nil, err
+		}
+	}
+	k := keysOf(root)
+	keys := []string{k.meta(), k.due()}
+	flag, whole01 := 0, 0
+	if pause {
+		flag = 1
+	}
+	if whole {
+		whole01 = 1
+	}
+	args := []any{flag, ms(now), whole01}
+	for _, it := range iters {
+		keys = append(keys, k.proc(it))
+		args = append(args, it)
+	}
+	vals, err := scriptPause.Run(ctx, s.rdb, keys, args...).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("pause in %s: %w", root, err)
+	}
+	out := map[int64]string{}
+	for _, v := range vals {
+		a, b, _ := strings.Cut(v, "=")
+		it, _ := strconv.ParseInt(a, 10, 64)
+		out[it] = b
+	}
+	return out, nil
+}
+
+// ErrNotWaiting: wake was asked for a process that is running or finished.
+var ErrNotWaiting = errors.New("process is not waiting")
+
+// ErrJoinOpen: wake was asked for a join target whose join is still open.
+var ErrJoinOpen = errors.New("join target's join is still open")
+
+// ErrWakeDenied: the caller may not wake this process.
+var ErrWakeDenied = errors.New("caller may not wake this process")
+
+// Wake makes a waiting process due now. A non-empty payload is merged into
+// its resumePlain (keys starting with "_" are dropped). A caller other than
+// the owner must be listed in the process's "__wakeUp" allow list.
+func (s *Store) Wake(ctx context.Context, root Root, iter int64, now time.Time, caller string, payload map[string]any) error {
+	k := keysOf(root)
+	for attempt := 0; attempt < 10; attempt++ {
+		p, err := s.Process(ctx, root, iter)
+		if err != nil {
+			return err
+		}
+		var plain map[string]any
+		if err := json.Unmarshal([]byte(orEmpty(json.RawMessage(p["resumePlain"]))), &plain); err != nil {
+			return fmt.Errorf("wake %s: resumePlain: %w", root.Pid(iter), err)
+		}
+		if !MayWake(root.Owner, caller, plain) {
+			return fmt.Errorf("wake %s by %s: %w (not the owner and not in __wakeUp)", root.Pid(iter), caller, ErrWakeDenied)
+		}
+		next := ""
+		if len(payload) > 0 {
+			b, err := json.Marshal(MergeWake(plain, payload))
+			if err != nil {
+				return err
+			}
+			next = string(b)
+		}
+		res, err := scriptWake.Run(ctx, s.rdb, []string{k.proc(iter), k.due()}, iter, ms(now), p["updatedAt"], next).Text()
+		if err != nil {
+			return fmt.Errorf("wake %s: %w", root.Pid(iter), err)
+		}
+		switch res {
+		case "woken":
+			return nil
+		case "not_waiting":
+			return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrNotWaiting)
+		case "join_open":
+			return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrJoinOpen)
+		}
+	}
+	return fmt.Errorf("wake %s: the process kept changing", root.Pid(iter))
+}
+
+// MayWake reports whether caller may wake a process of owner whose payload
+// is plain: the owner always; others only when listed in plain["__wakeUp"]
+// (case-insensitive, as addresses are).
+func MayWake(owner, caller string, plain map[string]any) bool {
+	if caller == "" || strings.EqualFold(caller, owner) {
+		return true
+	}
+	list, _ := plain["__wakeUp"].([]any)
+	for _, x := range list {
+		if s, ok := x.(string); ok && strings.EqualFold(s, caller) {
+			return true
+		}
+	}
+	return false
+}
+
+// MergeWake overlays a wake payload on a process's payload, dropping keys
+// that start with "_" (engine-reserved; a caller cannot set them).
+func MergeWake(plain, payload map[string]any) map[string]any {
+	out := make(map[string]any, len(plain)+len(payload))
+	for k, v := range plain {
+		out[k] = v
+	}
+	for k, v := range payload {
+		if !strings.HasPrefix(k, "_") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Recover returns processes whose lease expired to the due set (at-least-once
+// execution; the fencing token makes the old holder's commit fail), or
+// aborts them when their group's join closed with kill meanwhile.
+func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int64]ReleaseResult, error) {
+	k := keysOf(root)
+	expired, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.run(), Start: "-inf", Stop: "(" + ms(now), ByScore: true}).Result()
+	if err != nil || len(expired) == 0 {
+		return nil, err
+	}
+	iters := make([]int64, 0, len(expired))
+	for _, e := range expired {
+		it, err := strconv.ParseInt(e, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("run set of %s holds %q", root, e)
+		}
+		iters = append(iters, it)
+	}
+	refs, err := s.refs(ctx, root, iters)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]ReleaseResult{}
+	for _, r := range refs {
+		p, err := s.rdb.HMGet(ctx, k.proc(r.iter), "lease", "leaseUntil").Result()
+		if err != nil {
+			return nil, err
+		}
+		token, _ := strconv.ParseInt(fmt.Sprint(p[0]), 10, 64)
+		until, _ := strconv.ParseInt(fmt.Sprint(p[1]), 10, 64)
+		if token == 0 || until >= now.UnixMilli() {
+			continue // committed, released or renewed since the read
+		}
+		c := Claim{Root: root, Iter: r.iter, Token: token, JoinGroupID: r.group, GroupTarget: r.target}
+		res, err := s.release(ctx, c, now, now, ms(now))
+		if err != nil {
+			return nil, err
+		}
+		out[r.iter] = res
+	}
+	return out, nil
+}
