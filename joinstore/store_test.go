@@ -18,18 +18,8 @@ const owner = "0x00000000000000000000000000000000000000aa"
 
 var t0 = time.UnixMilli(1_800_000_000_000)
 
-// backends runs a test against a single redis-server and against a
-// three-master Redis Cluster, both started for the test.
-func backends(t *testing.T, test func(t *testing.T, rdb redis.UniversalClient)) {
-	t.Run("single", func(t *testing.T) {
-		t.Parallel()
-		test(t, testenv.StartRedis(t).Client())
-	})
-	t.Run("cluster", func(t *testing.T) {
-		t.Parallel()
-		test(t, testenv.StartCluster(t, 3).Client(t))
-	})
-}
+// backends runs a test on a single server and on a 3-master cluster.
+var backends = testenv.Backends
 
 func newStore(rdb redis.UniversalClient) *Store {
 	return New(rdb, Config{SessionTTL: time.Hour})
@@ -106,21 +96,22 @@ func TestStart(t *testing.T) {
 }
 
 func TestStartRejectsBadInputWithoutState(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
-	s, ctx := newStore(rdb), context.Background()
-	for _, req := range []StartRequest{
-		{Owner: "a:b", StartStep: "A1", Now: t0},
-		{Owner: owner, StartStep: "", Now: t0},
-		{Owner: owner, StartStep: "A1", Payload: json.RawMessage(`[1]`), Now: t0},
-		{Owner: owner, StartStep: "A1", Payload: json.RawMessage(`{`), Now: t0},
-	} {
-		if _, err := s.Start(ctx, req); err == nil {
-			t.Errorf("Start(%+v) accepted", req)
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := newStore(rdb), context.Background()
+		for _, req := range []StartRequest{
+			{Owner: "a:b", StartStep: "A1", Now: t0},
+			{Owner: owner, StartStep: "", Now: t0},
+			{Owner: owner, StartStep: "A1", Payload: json.RawMessage(`[1]`), Now: t0},
+			{Owner: owner, StartStep: "A1", Payload: json.RawMessage(`{`), Now: t0},
+		} {
+			if _, err := s.Start(ctx, req); err == nil {
+				t.Errorf("Start(%+v) accepted", req)
+			}
 		}
-	}
-	if n, _ := rdb.DBSize(ctx).Result(); n != 0 {
-		t.Errorf("rejected starts left %d keys", n)
-	}
+		if n, _ := rdb.DBSize(ctx).Result(); n != 0 {
+			t.Errorf("rejected starts left %d keys", n)
+		}
+	})
 }
 
 func TestClaimCommitChain(t *testing.T) {
@@ -231,44 +222,46 @@ func TestFencing(t *testing.T) {
 }
 
 func TestKilledWhileRunningCommitsAborted(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
-	s, ctx := newStore(rdb), context.Background()
-	root := start(t, s, StartRequest{}).Root
-	c := claimAll(t, s, root, t0, 1)[0]
-	rdb.HSet(ctx, keysOf(root).proc(1), "killedAt", ms(t0))
-	res, err := s.Commit(ctx, c, t0, Commit{Status: "done", Children: []Child{{Iter: c.FirstChild, ResumeStep: "B1"}}})
-	if err != nil || !res.Killed || res.Live != 0 {
-		t.Fatalf("commit of a killed process: %+v %v", res, err)
-	}
-	if p, _ := s.Process(ctx, root, 1); p["status"] != "aborted" {
-		t.Errorf("status %q, want aborted", p["status"])
-	}
-	if _, err := s.Process(ctx, root, c.FirstChild); !errors.Is(err, ErrNotFound) {
-		t.Errorf("a killed process created a child: %v", err)
-	}
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := newStore(rdb), context.Background()
+		root := start(t, s, StartRequest{}).Root
+		c := claimAll(t, s, root, t0, 1)[0]
+		rdb.HSet(ctx, keysOf(root).proc(1), "killedAt", ms(t0))
+		res, err := s.Commit(ctx, c, t0, Commit{Status: "done", Children: []Child{{Iter: c.FirstChild, ResumeStep: "B1"}}})
+		if err != nil || !res.Killed || res.Live != 0 {
+			t.Fatalf("commit of a killed process: %+v %v", res, err)
+		}
+		if p, _ := s.Process(ctx, root, 1); p["status"] != "aborted" {
+			t.Errorf("status %q, want aborted", p["status"])
+		}
+		if _, err := s.Process(ctx, root, c.FirstChild); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a killed process created a child: %v", err)
+		}
+	})
 }
 
 func TestWindow(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
-	s, ctx := newStore(rdb), context.Background()
-	root := start(t, s, StartRequest{Window: 1}).Root
-	c := claimAll(t, s, root, t0, 3)[0]
-	s.Commit(ctx, c, t0, Commit{Status: "done", Children: []Child{
-		{Iter: 2, ResumeStep: "B1"}, {Iter: 3, ResumeStep: "C1"}, {Iter: 4, ResumeStep: "D1"}}})
-	steps := StepTable{"D1": {Bypass: true}}
-	claims, err := s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{2, 3, 4})
-	if err != nil || len(claims) != 1 || claims[0].Iter != 2 {
-		t.Fatalf("window 1: %+v %v", claims, err)
-	}
-	claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{3, 4})
-	if len(claims) != 0 {
-		// 3 is blocked by the window and claiming stops there (order is kept).
-		t.Fatalf("window full: %+v", claims)
-	}
-	claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{4})
-	if len(claims) != 1 {
-		t.Fatalf("a join-creating step must bypass the window: %+v", claims)
-	}
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := newStore(rdb), context.Background()
+		root := start(t, s, StartRequest{Window: 1}).Root
+		c := claimAll(t, s, root, t0, 3)[0]
+		s.Commit(ctx, c, t0, Commit{Status: "done", Children: []Child{
+			{Iter: 2, ResumeStep: "B1"}, {Iter: 3, ResumeStep: "C1"}, {Iter: 4, ResumeStep: "D1"}}})
+		steps := StepTable{"D1": {Bypass: true}}
+		claims, err := s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{2, 3, 4})
+		if err != nil || len(claims) != 1 || claims[0].Iter != 2 {
+			t.Fatalf("window 1: %+v %v", claims, err)
+		}
+		claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{3, 4})
+		if len(claims) != 0 {
+			// 3 is blocked by the window and claiming stops there (order is kept).
+			t.Fatalf("window full: %+v", claims)
+		}
+		claims, _ = s.Claim(ctx, root, t0, time.Minute, "w", steps, []int64{4})
+		if len(claims) != 1 {
+			t.Fatalf("a join-creating step must bypass the window: %+v", claims)
+		}
+	})
 }
 
 // Racing claims never hand one process to two workers.
@@ -355,22 +348,23 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 }
 
 func TestRoundTripsPerStep(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
-	s, ctx := newStore(rdb), context.Background()
-	if err := s.Preload(ctx); err != nil {
-		t.Fatal(err)
-	}
-	root := start(t, s, StartRequest{}).Root
-	rt := &roundTrips{}
-	rdb.AddHook(rt)
-	iters, _ := s.DueIters(ctx, root, t0, 10)
-	claims, _ := s.Claim(ctx, root, t0, time.Minute, "w", table(1), iters[:1])
-	if _, err := s.Commit(ctx, claims[0], t0, Commit{Status: "done", Children: []Child{{Iter: claims[0].FirstChild, ResumeStep: "B1"}}}); err != nil {
-		t.Fatal(err)
-	}
-	// due read + claim + commit; the due read and claim are shared by every
-	// process claimed in one batch.
-	if n := rt.n.Load(); n != 3 {
-		t.Fatalf("%d round trips for one step, want 3 (due, claim, commit)", n)
-	}
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := newStore(rdb), context.Background()
+		if err := s.Preload(ctx); err != nil {
+			t.Fatal(err)
+		}
+		root := start(t, s, StartRequest{}).Root
+		rt := &roundTrips{}
+		rdb.AddHook(rt)
+		iters, _ := s.DueIters(ctx, root, t0, 10)
+		claims, _ := s.Claim(ctx, root, t0, time.Minute, "w", table(1), iters[:1])
+		if _, err := s.Commit(ctx, claims[0], t0, Commit{Status: "done", Children: []Child{{Iter: claims[0].FirstChild, ResumeStep: "B1"}}}); err != nil {
+			t.Fatal(err)
+		}
+		// due read + claim + commit; the due read and claim are shared by every
+		// process claimed in one batch.
+		if n := rt.n.Load(); n != 3 {
+			t.Fatalf("%d round trips for one step, want 3 (due, claim, commit)", n)
+		}
+	})
 }

@@ -238,3 +238,16 @@ func FreePort(t testing.TB) int {
 
 // TempDir is where a server keeps its files (for tests that inspect them).
 func (r *Redis) TempDir() string { return filepath.Clean(r.dir) }
+
+// Backends runs test against a single redis-server and, in parallel, against
+// a three-master Redis Cluster, each started for the test.
+func Backends(t *testing.T, test func(t *testing.T, rdb redis.UniversalClient)) {
+	t.Run("single", func(t *testing.T) {
+		t.Parallel()
+		test(t, StartRedis(t).Client())
+	})
+	t.Run("cluster", func(t *testing.T) {
+		t.Parallel()
+		test(t, StartCluster(t, 3).Client(t))
+	})
+}
