@@ -1,0 +1,147 @@
+package joinstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// counter counts round trips to Redis (a pipeline counts once).
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
+}
+func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
+}
+
+// BenchmarkClaimCommit measures one step without a join: a loop step that
+// respawns itself, claimed and committed in turn. It reports steps/s, Redis
+// round trips per step and latency percentiles of a claim+commit cycle.
+func BenchmarkClaimCommit(b *testing.B) {
+	rdb := testenv.StartRedis(b).Client()
+	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+	if err := s.Preload(ctx); err != nil {
+		b.Fatal(err)
+	}
+	o, _ := registry.Parse([]byte(`{"id":"loop","structure":{"S":{"rule":"x","onValid":{"spawns":["S"]}}}}`))
+	table := reactor.Table(o)
+	res, _ := s.Start(ctx, joinstore.StartRequest{Owner: "0xbench", StartStep: "S", Now: t0})
+	rt := &counter{}
+	rdb.AddHook(rt)
+	valid := true
+	next := int64(1)
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		c, err := s.Claim(ctx, res.Root, t0, time.Minute, "w", table, []int64{next})
+		if err != nil || len(c) != 1 {
+			b.Fatalf("claim: %v %v", c, err)
+		}
+		ch := reactor.Children(o.Step("S"), false, true, reactor.Parent{Group: c[0].JoinGroupID, FirstChild: c[0].FirstChild}, json.RawMessage(`{"i":1}`), t0, 0)
+		if _, err := s.Commit(ctx, c[0], t0, joinstore.Commit{Status: "done", Valid: &valid, Children: ch}); err != nil {
+			b.Fatal(err)
+		}
+		next = ch[0].Iter
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	report(b, lat, float64(rt.n.Load())/float64(b.N), "roundtrips/step")
+}
+
+// BenchmarkJoinClose measures a delivery that closes a join: the last of
+// eight producers commits and its join step closes the join (commit, join
+// lock + read, join apply).
+func BenchmarkJoinClose(b *testing.B) {
+	rdb := testenv.StartRedis(b).Client()
+	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+	s.Preload(ctx)
+	o := fanOut(b, 8, `"all"`, "drain")
+	rt := &counter{}
+	rdb.AddHook(rt)
+	valid := true
+	lat := make([]time.Duration, 0, b.N)
+	var trips int64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		root, producers, target := startFan(b, s, o)
+		for _, c := range producers[:7] {
+			s.Commit(ctx, c, t0, joinstore.Commit{Status: "done", Valid: &valid})
+			s.JoinStep(ctx, root, target, t0, time.Minute, decider(o))
+		}
+		before := rt.n.Load()
+		b.StartTimer()
+		start := time.Now()
+		cr, err := s.Commit(ctx, producers[7], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"x":1}`)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := s.JoinStep(ctx, root, cr.DeliveredTo, t0, time.Minute, decider(o))
+		if err != nil || res.Verdicts[0] != joinstore.VerdictSatisfied {
+			b.Fatalf("join: %+v %v", res, err)
+		}
+		lat = append(lat, time.Since(start))
+		trips += rt.n.Load() - before
+	}
+	b.StopTimer()
+	report(b, lat, float64(trips)/float64(b.N), "roundtrips/close")
+}
+
+func report(b *testing.B, lat []time.Duration, trips float64, unit string) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) }
+	b.ReportMetric(trips, unit)
+	b.ReportMetric(pct(0.5), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+	var total time.Duration
+	for _, l := range lat {
+		total += l
+	}
+	b.ReportMetric(float64(len(lat))/total.Seconds(), "ops/s")
+}
+
+// BenchmarkMemoryPerLiveProcess reports Redis memory per live waiting
+// process (fan-outs of 32 producers with realistic payloads).
+func BenchmarkMemoryPerLiveProcess(b *testing.B) {
+	rdb := testenv.StartRedis(b).Client()
+	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+	o := fanOut(b, 32, `"all"`, "kill")
+	used := func() int64 {
+		info := rdb.Info(ctx, "memory").Val()
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				return n
+			}
+		}
+		b.Fatal("no used_memory")
+		return 0
+	}
+	before := used()
+	valid := true
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, _ := s.Start(ctx, joinstore.StartRequest{Owner: "0xmem", StartStep: "A1", Now: t0, Payload: json.RawMessage(`{"order":"A-1029","amount":"125000000000000000000","user":"0x00000000000000000000000000000000000000aa"}`)})
+		c, _ := s.Claim(ctx, res.Root, t0, time.Minute, "w", reactor.Table(o), []int64{1})
+		ch := reactor.Children(o.Step("A1"), false, true, reactor.Parent{Group: "0", FirstChild: c[0].FirstChild}, json.RawMessage(c[0].ResumePlain), t0, time.Hour)
+		s.Commit(ctx, c[0], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: c[0].ResumePlain, Children: ch})
+	}
+	b.StopTimer()
+	live := b.N * 33 // 32 producers and one target per session
+	b.ReportMetric(float64(used()-before)/float64(live), "bytes/live-process")
+}
