@@ -23,7 +23,31 @@ func (k Kind) String() string {
 
 // strongTokens make a string an expression wherever they stand outside
 // placeholders (expression guide §4 rule 3).
-const strongTokens = "*/%()<>!=|&"
+const strongTokens = "*/%()<>"
+
+// strongAt reports whether t[i] starts an operator token of rule 3. The
+// guide lists "! = | &"; they count as the CEL operators they start
+// ("==", "!=", "&&", "||", "!x"), so a lone "=" stays text, as in the
+// guide's template "Hello [Name], amount=[Amount]".
+func strongAt(t string, i int) bool {
+	c := t[i]
+	if strings.IndexByte(strongTokens, c) >= 0 {
+		return true
+	}
+	var next byte
+	if i+1 < len(t) {
+		next = t[i+1]
+	}
+	switch c {
+	case '=':
+		return next == '='
+	case '&', '|':
+		return next == c
+	case '!':
+		return next == '=' || next == '(' || next == '[' || next == '!' || isIdentStart(next)
+	}
+	return false
+}
 
 // Classify applies the classification rules of the expression guide §4, in
 // order:
@@ -31,7 +55,8 @@ const strongTokens = "*/%()<>!=|&"
 //  1. the whole trimmed string is one placeholder "[Key]" → expression
 //     (typed passthrough);
 //  2. it is a literal: true, false, a number, a quoted string → expression;
-//  3. one of * / % ( ) < > ! = | & stands outside placeholders → expression;
+//  3. an operator token * / % ( ) < > == != && || !x stands outside
+//     placeholders → expression;
 //  4. + or - in an obvious arithmetic context → expression (see below);
 //  5. anything else → template.
 //
@@ -61,7 +86,7 @@ func Classify(s string) Kind {
 				continue
 			}
 		}
-		if strings.IndexByte(strongTokens, t[i]) >= 0 {
+		if strongAt(t, i) {
 			return KindExpression
 		}
 	}

@@ -59,9 +59,11 @@ var typeIdents = map[string]bool{
 // compiler compiles expressions against the helper environment and caches
 // the programs by source text.
 type compiler struct {
-	base  *cel.Env
-	mu    sync.RWMutex
-	cache map[string]*compiled
+	base     *cel.Env
+	maxLen   int // MaxExprLen
+	maxNodes int // MaxASTNodes
+	mu       sync.RWMutex
+	cache    map[string]*compiled
 }
 
 type compiled struct {
@@ -78,18 +80,22 @@ var (
 )
 
 func defaultCompiler() *compiler {
-	defaultCompilerOnce.Do(func() {
-		opts := append([]cel.EnvOption{
-			cel.CrossTypeNumericComparisons(true),
-			cel.EagerlyValidateDeclarations(true),
-		}, helperLibrary()...)
-		env, err := cel.NewEnv(opts...)
-		if err != nil {
-			panic("rule: building the CEL environment: " + err.Error())
-		}
-		defaultCompilerVal = &compiler{base: env, cache: map[string]*compiled{}}
-	})
+	defaultCompilerOnce.Do(func() { defaultCompilerVal = newCompiler(MaxExprLen, MaxASTNodes) })
 	return defaultCompilerVal
+}
+
+// newCompiler builds the helper environment; the caps are parameters only
+// so that tests can reach the node cap, which 1024 bytes of CEL cannot.
+func newCompiler(maxLen, maxNodes int) *compiler {
+	opts := append([]cel.EnvOption{
+		cel.CrossTypeNumericComparisons(true),
+		cel.EagerlyValidateDeclarations(true),
+	}, helperLibrary()...)
+	env, err := cel.NewEnv(opts...)
+	if err != nil {
+		panic("rule: building the CEL environment: " + err.Error())
+	}
+	return &compiler{base: env, maxLen: maxLen, maxNodes: maxNodes, cache: map[string]*compiled{}}
 }
 
 // CompileExpr compiles one expression (placeholders rewritten, caps
@@ -122,8 +128,8 @@ func (c *compiler) compile(src string) (*Expr, error) {
 
 func (c *compiler) build(src string) (*Expr, error) {
 	fail := func(err error) (*Expr, error) { return nil, &ExprError{Source: src, Err: err} }
-	if len(src) > MaxExprLen {
-		return fail(fmt.Errorf("%w: %d bytes; at most %d are allowed (MaxExprLen)", ErrExprTooLong, len(src), MaxExprLen))
+	if len(src) > c.maxLen {
+		return fail(fmt.Errorf("%w: %d bytes; at most %d are allowed (MaxExprLen)", ErrExprTooLong, len(src), c.maxLen))
 	}
 	trimmed := strings.TrimSpace(src)
 	if len(trimmed) >= 16 && isDigits(trimmed) {
@@ -157,8 +163,8 @@ func (c *compiler) build(src string) (*Expr, error) {
 		return fail(errors.New(oneLine(iss.Err().Error())))
 	}
 	nodes := countNodes(checked.NativeRep().Expr())
-	if nodes > MaxASTNodes {
-		return fail(fmt.Errorf("%w: %d AST nodes; at most %d are allowed (MaxAstNodes)", ErrExprTooComplex, nodes, MaxASTNodes))
+	if nodes > c.maxNodes {
+		return fail(fmt.Errorf("%w: %d AST nodes; at most %d are allowed (MaxAstNodes)", ErrExprTooComplex, nodes, c.maxNodes))
 	}
 	prg, err := env.Program(checked,
 		cel.CostLimit(MaxEvalCost),

@@ -61,6 +61,14 @@ func helperLibrary() []cel.EnvOption {
 		cel.Function("unique", cel.Overload("xgr_unique", d1, cel.ListType(dyn), cel.UnaryBinding(fnUnique))),
 		cel.Function("u256", cel.Overload("xgr_u256", d1, dyn, cel.UnaryBinding(toU256))),
 		cel.Function("uint256", cel.Overload("xgr_uint256", d1, dyn, cel.UnaryBinding(toU256))),
+		cel.Function("string", cel.Overload("xgr_u256_to_string", []*cel.Type{u256CEL}, cel.StringType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.StringType) }))),
+		cel.Function("int", cel.Overload("xgr_u256_to_int", []*cel.Type{u256CEL}, cel.IntType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.IntType) }))),
+		cel.Function("uint", cel.Overload("xgr_u256_to_uint", []*cel.Type{u256CEL}, cel.UintType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.UintType) }))),
+		cel.Function("double", cel.Overload("xgr_u256_to_double", []*cel.Type{u256CEL}, cel.DoubleType,
+			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.DoubleType) }))),
 		cel.Function("int64", cel.Overload("xgr_int64", d1, cel.IntType, cel.UnaryBinding(fnInt64))),
 		cel.Function("uint64", cel.Overload("xgr_uint64", d1, cel.UintType, cel.UnaryBinding(fnUint64))),
 		cel.Function("lowerAscii", cel.MemberOverload("xgr_string_lower_ascii", []*cel.Type{cel.StringType}, cel.StringType,
@@ -118,13 +126,18 @@ func fnPow(a, b ref.Val) ref.Val {
 	return types.Double(math.Pow(x, y))
 }
 
-// relDiff is |a-b| / |(a+b)/2|, 0 for a == b at zero, Far otherwise at zero.
+// relDiff is |a-b| / |(a+b)/2| (expression guide §7.3.1). Where that
+// midpoint is 0 it is 0 for a == b and Far otherwise, as the guide defines.
+// The guide's example relDiff(0.0, 1.0) = 1e18 also puts a zero operand
+// against a non-zero one at Far (the formula would give the constant 2
+// there, whatever the other value); this implementation follows the
+// example, so a source that fell back to 0 is never "near" anything.
 func relDiff(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
 	m := math.Abs((a + b) / 2)
-	if m == 0 {
-		if a == b {
-			return 0
-		}
+	if m == 0 || a == 0 || b == 0 {
 		return Far
 	}
 	return math.Abs(a-b) / m

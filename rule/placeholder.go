@@ -23,10 +23,19 @@ func placeholderAt(s string, i int) (key string, end int, ok bool) {
 	for j < len(s) && isIdentChar(s[j]) {
 		j++
 	}
-	if j >= len(s) || s[j] != ']' {
+	if j >= len(s) || s[j] != ']' || celReserved[s[i+1:j]] {
 		return "", 0, false
 	}
 	return s[i+1 : j], j + 1, true
+}
+
+// celReserved are CEL literals and reserved words. "[true]" is a list
+// literal, never a placeholder (no key could be named so in an expression).
+var celReserved = map[string]bool{
+	"true": true, "false": true, "null": true, "in": true,
+	"as": true, "break": true, "const": true, "continue": true, "else": true, "for": true,
+	"function": true, "if": true, "import": true, "let": true, "loop": true, "package": true,
+	"namespace": true, "return": true, "var": true, "void": true, "while": true,
 }
 
 // malformedPlaceholderAt reports a bracket group at s[i] that looks like a

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"reflect"
 
+	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -19,6 +20,10 @@ type u256 struct{ v *big.Int }
 var u256Type = types.NewTypeValue("xgr.u256",
 	traits.AdderType, traits.ComparerType, traits.DividerType,
 	traits.ModderType, traits.MultiplierType, traits.SubtractorType)
+
+// u256CEL is the declared CEL type of u256 values, for the conversion
+// overloads string(), int(), uint() and double().
+var u256CEL = cel.OpaqueType("xgr.u256")
 
 func newU256(v *big.Int) ref.Val {
 	if v.Sign() < 0 || v.Cmp(maxUint256) > 0 {
