@@ -108,7 +108,10 @@ func isLiteral(t string) bool {
 	}
 	n := strings.TrimPrefix(t, "-")
 	if len(n) > 2 && n[0] == '0' && (n[1] == 'x' || n[1] == 'X') {
-		return isHex(strings.TrimSuffix(strings.TrimSuffix(n[2:], "u"), "U"))
+		// CEL hex literals hold 64 bits; "0x" + 40 hex digits is an
+		// address, which renders as the text it is.
+		h := strings.TrimSuffix(strings.TrimSuffix(n[2:], "u"), "U")
+		return len(h) <= 16 && isHex(h)
 	}
 	if strings.HasSuffix(n, "u") || strings.HasSuffix(n, "U") {
 		return isDigits(n[:len(n)-1])

@@ -21,6 +21,7 @@ func TestClassify(t *testing.T) {
 		{"-1.5e3", KindExpression, "double literal"},
 		{"7u", KindExpression, "uint literal"},
 		{"0x1F", KindExpression, "hex literal"},
+		{"0x1111111111111111111111111111111111111111", KindTemplate, "an address is text, not a hex number"},
 		{`"some literal string"`, KindExpression, "guide §2: quoted literal"},
 		{`'hello'`, KindExpression, "single-quoted literal"},
 		// Rule 3: strong operator tokens outside placeholders.

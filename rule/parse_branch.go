@@ -141,7 +141,11 @@ func (d *decoder) stringValue(v *jsondoc.Value, path jsondoc.Path, what string) 
 		return nil
 	}
 	val := d.value(v, path)
-	if val != nil && val.Kind == KindTemplate && len(val.Template.Keys()) == 0 && what == "an address string" && !IsAddress(strings.TrimSpace(val.Source)) {
+	if val == nil || what != "an address string" {
+		return val
+	}
+	constant := val.Kind == KindTemplate && len(val.Template.Keys()) == 0 || val.Kind == KindExpression && len(val.Expr.Keys) == 0
+	if text := strings.Trim(strings.TrimSpace(val.Source), `"'`); constant && !IsAddress(text) {
 		d.errorf(v, path, CodeAddress, "%q is not an address (0x followed by 40 hex digits)", val.Source)
 	}
 	return val
