@@ -24,6 +24,10 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 	}()
 	base := jsondoc.Path("apiCalls").Index(i)
 	resp, failure := e.request(c, &rep)
+	if failure != nil && isCapError(failure) {
+		rep.Error = failure.Error()
+		return &HardError{Stage: "apiCalls", Path: string(base), Err: failure}
+	}
 	if failure != nil {
 		rep.Error = failure.Error()
 		for _, x := range c.Extract {
@@ -79,7 +83,8 @@ func (e *evaluation) fallback(defaulted, soft *[]string, key string, _ Type, def
 }
 
 // request renders and performs the call and decodes the JSON response.
-// A returned error is a failed call, never a hard error.
+// A returned error is a failed call, except for a response that breaks
+// MaxListCap, which is a hard error (guide §5.5.4).
 func (e *evaluation) request(c *APICall, rep *CallReport) (any, error) {
 	var missing []string
 	url, miss := c.URL.Render(e.env)
