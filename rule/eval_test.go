@@ -126,11 +126,13 @@ func TestEvalSpecAPIExample(t *testing.T) {
 
 	// A failed call defaults every alias independently.
 	for name, src := range map[string]Sources{
-		"status 503":     {API: api(`{"ok": true}`, 503)},
-		"not JSON":       {API: api(`<html>`, 200)},
-		"trailing data":  {API: api(`{"ok": true} {}`, 200)},
-		"no API caller":  {},
-		"transport fail": {API: APICallerFunc(func(context.Context, APIRequest) (APIResponse, error) { return APIResponse{}, errors.New("connection refused") })},
+		"status 503":    {API: api(`{"ok": true}`, 503)},
+		"not JSON":      {API: api(`<html>`, 200)},
+		"trailing data": {API: api(`{"ok": true} {}`, 200)},
+		"no API caller": {},
+		"transport fail": {API: APICallerFunc(func(context.Context, APIRequest) (APIResponse, error) {
+			return APIResponse{}, errors.New("connection refused")
+		})},
 	} {
 		r = eval(t, d, in, src)
 		if r.Valid || r.Extracted["Ok"] != false || r.Extracted["notOk"] != "not existing" || r.Calls[0].Error == "" || len(r.Calls[0].Defaulted) != 2 {

@@ -284,7 +284,9 @@ func TestParseCaps(t *testing.T) {
 // characters and the evaluator's MaxExprLen of 1024 bytes, which every
 // expression is compiled against at parse time.
 func TestParseExprLenCaps(t *testing.T) {
-	rule := func(n int) []byte { return []byte(`{"payload": {}, "rules": ["true` + strings.Repeat(" ", n-4) + `"]}`) }
+	rule := func(n int) []byte {
+		return []byte(`{"payload": {}, "rules": ["true` + strings.Repeat(" ", n-4) + `"]}`)
+	}
 	mustParse(t, rule(MaxExprLen))
 	ve := problemsOf(t, rule(MaxExprLen+1))
 	if p := findProblem(ve.Problems, "rules[0]", CodeExpression); p == nil || !strings.Contains(p.Message, "too long") {
