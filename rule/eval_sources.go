@@ -31,7 +31,7 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 	if failure != nil {
 		rep.Error = failure.Error()
 		for _, x := range c.Extract {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Type, x.Default, x.HasDefault, x.Save,
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Default, x.HasDefault, x.Save,
 				string(base.Key("extractMap").Key(x.Alias)), "API call "+strconv.Quote(c.Name)+" failed: "+failure.Error())
 		}
 		return nil
@@ -55,7 +55,7 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 			if isCapError(err) {
 				return &HardError{Stage: "apiCalls", Path: path, Err: err}
 			}
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Type, x.Default, x.HasDefault, x.Save, path, err.Error())
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Default, x.HasDefault, x.Save, path, err.Error())
 			continue
 		}
 		e.env[x.Alias] = v
@@ -67,7 +67,7 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 }
 
 // fallback applies a key's default or marks it soft-invalid (and missing).
-func (e *evaluation) fallback(defaulted, soft *[]string, key string, _ Type, def any, hasDef, save bool, path, why string) {
+func (e *evaluation) fallback(defaulted, soft *[]string, key string, def any, hasDef, save bool, path, why string) {
 	if hasDef {
 		e.env[key] = def
 		if save {
@@ -154,7 +154,7 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 	fail := func(why string) {
 		rep.Error = why
 		for _, s := range r.SaveAs {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Type, s.Default, s.HasDefault, true,
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true,
 				string(base.Key("saveAs").Key(strconv.Itoa(s.Index))), "contract read failed: "+why)
 		}
 	}
@@ -204,13 +204,13 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 	for _, s := range r.SaveAs {
 		path := string(base.Key("saveAs").Key(strconv.Itoa(s.Index)))
 		if s.Index >= len(outs) {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Type, s.Default, s.HasDefault, true, path,
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true, path,
 				fmt.Sprintf("the read returned %d values", len(outs)))
 			continue
 		}
 		c, err := Cast(s.Type, outs[s.Index])
 		if err != nil {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Type, s.Default, s.HasDefault, true, path, err.Error())
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true, path, err.Error())
 			continue
 		}
 		e.env[s.Key] = c

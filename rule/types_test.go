@@ -123,7 +123,7 @@ func TestCastUint64AndTimes(t *testing.T) {
 			{json.Number("-1"), nil, "out of range"},
 			{"1700000000000", uint64(1700000000000), ""},
 			{1.7e12, uint64(1.7e12), ""},
-			{-0.0, uint64(0), ""},
+			{math.Copysign(0, -1), uint64(0), ""},
 			{"1.5", nil, "not a whole number"},
 			{int64(-5), nil, "out of range"},
 			{false, nil, "booleans"},

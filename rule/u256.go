@@ -17,13 +17,12 @@ import (
 // canonical form of the XRC uint256 type.
 type u256 struct{ v *big.Int }
 
-var u256Type = types.NewTypeValue("xgr.u256",
+// u256Type is the CEL type of u256 values, with the traits that route the
+// arithmetic and comparison operators to them. It also declares the
+// conversion overloads string(), int(), uint() and double().
+var u256Type = cel.ObjectType("xgr.u256",
 	traits.AdderType, traits.ComparerType, traits.DividerType,
 	traits.ModderType, traits.MultiplierType, traits.SubtractorType)
-
-// u256CEL is the declared CEL type of u256 values, for the conversion
-// overloads string(), int(), uint() and double().
-var u256CEL = cel.OpaqueType("xgr.u256")
 
 func newU256(v *big.Int) ref.Val {
 	if v.Sign() < 0 || v.Cmp(maxUint256) > 0 {
