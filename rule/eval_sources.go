@@ -172,7 +172,7 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 		return &HardError{Stage: "contractReads", Path: string(base.Key("to")), Err: fmt.Errorf("resolved to %s, not an address", describeValue(to))}
 	}
 	rep.To = addr
-	req := ReadRequest{RPC: r.RPC, To: addr, Function: r.Function}
+	req := ReadRequest{Index: i, RPC: r.RPC, To: addr, Function: r.Function}
 	for j, a := range r.Args {
 		ap := string(base.Key("args").Index(j))
 		v, err := e.resolve(a.Value)

@@ -343,6 +343,15 @@ func TestEvalContractReads(t *testing.T) {
 	if r.Extracted["UserBalance"] != "0" || r.Extracted["Tick"] != int64(0) {
 		t.Errorf("cast fallback: %+v", r.Extracted)
 	}
+	// Results fetched earlier, by read index.
+	r = eval(t, d, in, Sources{Reads: StaticReads{0: {"7"}, 1: {"9", int64(3)}}})
+	if !r.Valid || r.Output["bal"] != "7" || r.Output["tick"] != int64(3) {
+		t.Errorf("static reads: %+v", r)
+	}
+	r = eval(t, d, in, Sources{Reads: StaticReads{0: {"7"}}})
+	if r.Valid || !strings.Contains(r.Reads[1].Error, "no stored result for contractReads[1]") {
+		t.Errorf("static reads, one missing: %+v", r.Reads)
+	}
 	// No reader (no chain wiring yet): every slot defaults or is soft-invalid.
 	r = eval(t, d, in, Sources{})
 	if r.Valid || !strings.Contains(r.Reads[0].Error, "chain wiring") {

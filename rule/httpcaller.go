@@ -83,6 +83,13 @@ func (h *HTTPCaller) init() {
 	}
 }
 
+// Check reports a malformed AllowHosts entry (which would otherwise fail
+// every call).
+func (h *HTTPCaller) Check() error {
+	h.once.Do(h.init)
+	return h.err
+}
+
 // CallAPI performs the request. Non-2xx statuses come back as responses;
 // errors are transport failures, refused hosts, timeouts and oversize bodies.
 func (h *HTTPCaller) CallAPI(ctx context.Context, req APIRequest) (APIResponse, error) {

@@ -69,8 +69,12 @@ func TestHTTPCallerHostPolicy(t *testing.T) {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
-	if _, err := call(&HTTPCaller{AllowHosts: []string{"a=not-an-ip"}}, srv.URL, time.Second); err == nil {
+	bad := &HTTPCaller{AllowHosts: []string{"a=not-an-ip"}}
+	if _, err := call(bad, srv.URL, time.Second); err == nil || bad.Check() == nil {
 		t.Error("a bad allow-host entry was accepted")
+	}
+	if err := (&HTTPCaller{AllowHosts: []string{"h=10.0.0.1:8080", "[::1]", "x=[::1]:80"}}).Check(); err != nil {
+		t.Errorf("good allow-host entries: %v", err)
 	}
 	for _, u := range []string{"ftp://example.org/", "/relative", "file:///etc/passwd"} {
 		if _, err := call(&HTTPCaller{}, u, time.Second); err == nil {

@@ -64,6 +64,8 @@ func (s StaticAPI) CallAPI(_ context.Context, req APIRequest) (APIResponse, erro
 // ReadRequest is a contract read with its address and arguments resolved
 // and cast to their XRC types.
 type ReadRequest struct {
+	// Index is the read's position in "contractReads".
+	Index int
 	// RPC selects the backend ("rpc"); empty for the default.
 	RPC string
 	// To is the contract address.
@@ -85,6 +87,20 @@ type ReadArg struct {
 // failed read: every saveAs target takes its default (or is soft-invalid).
 type ContractReader interface {
 	ReadContract(ctx context.Context, req ReadRequest) ([]any, error)
+}
+
+// StaticReads answers contract reads by their index in "contractReads"
+// with return values fetched earlier. An index it does not hold is a
+// failed read.
+type StaticReads map[int][]any
+
+// ReadContract returns the stored values for req.Index.
+func (s StaticReads) ReadContract(_ context.Context, req ReadRequest) ([]any, error) {
+	v, ok := s[req.Index]
+	if !ok {
+		return nil, fmt.Errorf("no stored result for contractReads[%d]", req.Index)
+	}
+	return v, nil
 }
 
 // ContractReaderFunc adapts a function to ContractReader.

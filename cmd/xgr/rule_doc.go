@@ -254,7 +254,11 @@ func evalRuleAction(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
-	src := rule.Sources{API: &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}, Clock: time.Now}
+	caller := &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}
+	if err := caller.Check(); err != nil {
+		return cli.Exit("rule eval: --allow-host: "+err.Error(), 2)
+	}
+	src := rule.Sources{API: caller, Clock: time.Now}
 	res, evalErr := rule.Evaluate(ctx, doc, payload, src)
 	if c.Bool("json") {
 		out := struct {

@@ -146,6 +146,9 @@ func TestRuleEvalAPIAndHardError(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "ABORTED (hard error)") || !strings.Contains(out, "division by zero") {
 		t.Errorf("hard error: exit %d\n%s", code, out)
 	}
+	if _, code := run(t, "rule", "eval", hard, "--allow-host", "x=nowhere"); code != 2 {
+		t.Errorf("bad --allow-host: exit %d", code)
+	}
 	if _, code := run(t, "rule", "eval", hard, "--bogus"); code != 2 {
 		t.Errorf("unknown flag: exit %d", code)
 	}
