@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	celast "github.com/google/cel-go/common/ast"
@@ -279,24 +280,59 @@ func countNodes(e celast.Expr) int {
 	return n
 }
 
-// helperCost charges the list helpers for their quadratic work so that
-// MaxEvalCost also bounds expressions that call them in comprehensions.
+// helperCost charges the helpers for their real work so that MaxEvalCost
+// also bounds expressions that call them repeatedly: the list helpers pay
+// n² for their pairwise loops, Levenshtein one unit per 4096 table cells.
+// The charge is made after each call; a single call is bounded by
+// MaxListCap and MaxLevenshteinLen.
 type helperCost struct{}
 
 func (helperCost) CallCost(function, _ string, args []ref.Val, _ ref.Val) *uint64 {
+	var c uint64
 	switch function {
 	case "quorum", "consensus", "unique", "median", "mad":
 		if len(args) == 0 {
 			return nil
 		}
-		if l, ok := args[0].(interface{ Size() ref.Val }); ok {
-			if n, ok := l.Size().(types.Int); ok {
-				c := uint64(n)*uint64(n) + 1
-				return &c
-			}
+		items, errv := listOf(args[0])
+		if errv != nil {
+			return nil
 		}
+		n := uint64(len(items))
+		c = n*n + 1
+		if (function == "quorum" || function == "consensus") && len(args) > 1 && isLev(args[1]) {
+			l := uint64(0)
+			for _, it := range items {
+				l = max(l, levLen(it))
+			}
+			c += n * n / 2 * l * l / 4096
+		}
+	case "dist", "within":
+		if len(args) >= 3 && isLev(args[0]) {
+			c = 1 + levLen(args[1])*levLen(args[2])/4096
+		}
+	default:
+		return nil
 	}
-	return nil
+	return &c
+}
+
+func isLev(v ref.Val) bool {
+	m, errv := parseMetric(v)
+	return errv == nil && m == metricLev
+}
+
+// levLen is the length the lev metric works on (0 beyond its cap).
+func levLen(v ref.Val) uint64 {
+	s, ok := v.(types.String)
+	if !ok {
+		return 0
+	}
+	n := uint64(utf8.RuneCountInString(string(s)))
+	if n > MaxLevenshteinLen {
+		return 0
+	}
+	return n
 }
 
 // missing returns the keys of e absent from env.

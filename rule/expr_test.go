@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 )
 
 func TestExprKeys(t *testing.T) {
@@ -104,6 +107,41 @@ func TestExprCostLimit(t *testing.T) {
 	small, _ := CompileExpr("[L].map(a, [L].map(b, a + b)).size()")
 	if v, err := small.Eval(context.Background(), env); err != nil || v != int64(64) {
 		t.Errorf("64^2 comprehension: %v, %v", v, err)
+	}
+}
+
+// Levenshtein over capped lists is the costliest helper work: it is
+// charged by table cells, so repeating it stops at the cost limit early.
+func TestExprCostLimitCountsLevenshtein(t *testing.T) {
+	strs := func(n, length int) []any {
+		l := make([]any, n)
+		for i := range l {
+			l[i] = strings.Repeat(fmt.Sprint(i%10), length)
+		}
+		return l
+	}
+	list := func(items []any) ref.Val { return types.DefaultTypeAdapter.NativeToValue(items) }
+	capped := list(strs(MaxListCap, MaxLevenshteinLen))
+	cost := func(fn string, args ...ref.Val) uint64 {
+		c := helperCost{}.CallCost(fn, "", args, nil)
+		if c == nil {
+			t.Fatalf("%s is not charged", fn)
+		}
+		return *c
+	}
+	// 64 values: 64² for the pairwise loop plus 64²/2 tables of 256² cells / 4096.
+	if got, want := cost("quorum", capped, types.String("lev"), types.Double(0.1), types.Int(2)), uint64(64*64+1+64*64/2*256*256/4096); got != want {
+		t.Errorf("lev quorum cost %d, want %d", got, want)
+	}
+	if got, want := cost("quorum", capped, types.String("rel"), types.Double(0.1), types.Int(2)), uint64(64*64+1); got != want {
+		t.Errorf("rel quorum cost %d, want %d", got, want)
+	}
+	if got, want := cost("dist", types.String("LEV"), types.String(strings.Repeat("a", 256)), types.String(strings.Repeat("b", 128))), uint64(1+256*128/4096); got != want {
+		t.Errorf("lev dist cost %d, want %d", got, want)
+	}
+	many, _ := CompileExpr(`[L].map(x, quorum([L], "lev", 0.1, 2)).size()`)
+	if _, err := many.Eval(context.Background(), map[string]any{"L": strs(MaxListCap, 40)}); err == nil || !isCapError(err) {
+		t.Errorf("64 lev quorums: %v, want the cost limit", err)
 	}
 }
 
