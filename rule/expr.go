@@ -314,7 +314,8 @@ func (helperCost) CallCost(function, _ string, args []ref.Val, _ ref.Val) *uint6
 	default:
 		return nil
 	}
-	return &c
+	charged := c
+	return &charged
 }
 
 func isLev(v ref.Val) bool {
