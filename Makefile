@@ -44,6 +44,8 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./registry
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/jsondoc
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./rule
+	$(GO) test -run '^$$' -fuzz '^FuzzExpr$$' -fuzztime $(FUZZTIME) ./rule
 
 ## tools: install redis-server (apt), anvil and solc (npm, pinned) when missing
 tools:

@@ -2,7 +2,6 @@ package reactor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -26,10 +25,6 @@ type sim struct {
 	clock  time.Time
 	events []Event
 	root   joinstore.Root
-}
-
-var redisForTests struct {
-	addr string
 }
 
 func newSim(t *testing.T, ostc string, outcomes string) *sim {
@@ -285,5 +280,4 @@ func TestParseOutcomesRejectsBadResult(t *testing.T) {
 	if _, err := ParseOutcomes([]byte(`{"A1":[]}`)); err == nil {
 		t.Fatal("empty list accepted")
 	}
-	var _ = json.Valid
 }

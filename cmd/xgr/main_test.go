@@ -1,31 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/urfave/cli/v2"
 )
-
-// run executes the CLI in-process and returns stdout and the exit code.
-func run(t *testing.T, args ...string) (string, int) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	err := newApp(&out, &errOut).Run(append([]string{"xgr"}, args...))
-	code := 0
-	if err != nil {
-		code = 2
-		if ec, ok := err.(cli.ExitCoder); ok {
-			code = ec.ExitCode()
-		}
-		out.WriteString(err.Error())
-	}
-	return out.String(), code
-}
 
 func TestValidateExamples(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/ostc/*.json")

@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/rule"
+)
+
+// ruleDocCommands are the XRC-137 rule document commands: validate and eval.
+// They are meant as subcommands of "xgr rule".
+func ruleDocCommands() []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "validate",
+			Usage:     "check XRC-137 rule documents against the rule spec and the XRC-137 limits",
+			ArgsUsage: "FILE...",
+			Description: `Reports every problem of every file with its line:column and JSON path,
+then a summary line per file. Every expression is compiled, so CEL errors and
+the evaluator caps are reported here too. Warnings (unknown fields, untyped
+extracts, missing "rules") do not fail validation unless --strict is given.
+
+Exit status: 0 when every file is valid, 1 when any is not, 2 on usage errors.
+
+Examples:
+   xgr rule validate step.json
+   xgr rule validate --json rules/*.json | jq '.[] | select(.ok | not)'`,
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"},
+				&cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"},
+			},
+			Action: func(c *cli.Context) error {
+				files, err := interspersed(c)
+				if err != nil {
+					return cli.Exit("rule validate: "+err.Error(), 2)
+				}
+				if len(files) == 0 {
+					return cli.Exit("rule validate: name at least one FILE", 2)
+				}
+				return validateRuleFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"))
+			},
+		},
+		{
+			Name:      "eval",
+			Usage:     "evaluate one step of a rule document over an input payload",
+			ArgsUsage: "FILE",
+			Description: `Runs the step as the executor will: inputs (casts, defaults), API calls,
+contract reads, rules, branch selection, outcome payload, waitSec. Prints the
+selected branch, the output payload, extracted values, why the step is
+invalid (soft-invalid reasons, false rules), timings, and what the branch asks
+for that is not performed yet (execution, grants, wakeUps, encryptLogs).
+
+API calls go out over HTTP. Hosts that resolve to loopback, private,
+link-local or other non-public addresses are refused unless allowed with
+--allow-host HOST; --allow-host HOST=IP[:PORT] also sends HOST's connections
+to that address (TLS still verifies HOST). Contract reads need the chain
+wiring that comes later: they fail, and their saveAs defaults apply.
+
+Exit status: 0 when the step was evaluated (valid or invalid), 1 on a hard
+error (the step would abort), 2 on usage errors or an invalid document.
+
+Examples:
+   xgr rule eval step.json --payload in.json
+   xgr rule eval feed.json --allow-host prices.internal --json | jq .output`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "payload", Aliases: []string{"p"}, Usage: "input payload: a JSON object file, - for stdin (default {})"},
+				&cli.StringSliceFlag{Name: "allow-host", Usage: "allow a non-public host for API calls: HOST or HOST=IP[:PORT] (repeatable)"},
+				&cli.DurationFlag{Name: "timeout", Value: time.Minute, Usage: "bound on the whole evaluation"},
+				&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"},
+			},
+			Action: evalRuleAction,
+		},
+	}
+}
+
+type ruleFileReport struct {
+	File          string         `json:"file"`
+	OK            bool           `json:"ok"`
+	Hash          string         `json:"hash,omitempty"`
+	Inputs        int            `json:"inputs"`
+	APICalls      int            `json:"apiCalls"`
+	ContractReads int            `json:"contractReads"`
+	Rules         int            `json:"rules"`
+	Errors        []rule.Problem `json:"errors"`
+	Warnings      []rule.Problem `json:"warnings"`
+}
+
+func validateRuleFile(file string, strict bool) ruleFileReport {
+	r := ruleFileReport{File: file, Errors: []rule.Problem{}, Warnings: []rule.Problem{}}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		r.Errors = append(r.Errors, rule.Problem{Code: "read", Message: err.Error()})
+		return r
+	}
+	d, err := rule.Parse(raw)
+	var ve *rule.ValidationError
+	switch {
+	case err == nil:
+		r.Hash = d.Hash.Hex()
+		r.Inputs, r.APICalls, r.ContractReads, r.Rules = len(d.Payload), len(d.APICalls), len(d.ContractReads), len(d.Rules)
+		r.Warnings = append(r.Warnings, d.Warnings...)
+	case errors.As(err, &ve):
+		r.Errors = append(r.Errors, ve.Problems...)
+		r.Warnings = append(r.Warnings, ve.Warnings...)
+	default:
+		r.Errors = append(r.Errors, rule.Problem{Code: "parse", Message: err.Error()})
+	}
+	r.OK = len(r.Errors) == 0 && !(strict && len(r.Warnings) > 0)
+	return r
+}
+
+func validateRuleFiles(w io.Writer, files []string, asJSON, strict bool) error {
+	reports := make([]ruleFileReport, 0, len(files))
+	failed := 0
+	for _, f := range files {
+		r := validateRuleFile(f, strict)
+		if !r.OK {
+			failed++
+		}
+		reports = append(reports, r)
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(reports); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range reports {
+			for _, p := range r.Errors {
+				fmt.Fprintln(w, ruleProblemLine(r.File, "error", p))
+			}
+			for _, p := range r.Warnings {
+				fmt.Fprintln(w, ruleProblemLine(r.File, "warning", p))
+			}
+			switch {
+			case len(r.Errors) > 0:
+				fmt.Fprintf(w, "%s: INVALID (%d errors, %d warnings)\n", r.File, len(r.Errors), len(r.Warnings))
+			case !r.OK:
+				fmt.Fprintf(w, "%s: INVALID under --strict (%d warnings)\n", r.File, len(r.Warnings))
+			default:
+				fmt.Fprintf(w, "%s: ok: %d inputs, %d apiCalls, %d contractReads, %d rules, hash %s, %d warnings\n",
+					r.File, r.Inputs, r.APICalls, r.ContractReads, r.Rules, r.Hash, len(r.Warnings))
+			}
+		}
+	}
+	if failed > 0 {
+		return cli.Exit("", 1)
+	}
+	return nil
+}
+
+// ruleProblemLine formats a problem the way compilers do, so editors can jump to it.
+func ruleProblemLine(file, severity string, p rule.Problem) string {
+	loc := file
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
+	}
+	if p.Path != "" {
+		return fmt.Sprintf("%s: %s: %s: %s", loc, severity, p.Path, p.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, severity, p.Message)
+}
+
+// interspersed reads flags written after the positional arguments, as in
+// "xgr rule eval FILE --payload P.json" (urfave/cli v2 stops parsing flags
+// at the first positional argument). It returns the positional arguments.
+func interspersed(c *cli.Context) ([]string, error) {
+	var pos []string
+	args := c.Args().Slice()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := findFlag(c.Command, name)
+		if f == nil {
+			return nil, fmt.Errorf("flag provided but not defined: %s", a)
+		}
+		name = f.Names()[0] // aliases share the value only through the primary name
+		if !hasVal {
+			if _, isBool := f.(*cli.BoolFlag); isBool {
+				val = "true"
+			} else {
+				if i+1 >= len(args) {
+					return nil, fmt.Errorf("flag %s needs a value", a)
+				}
+				i++
+				val = args[i]
+			}
+		}
+		if err := c.Set(name, val); err != nil {
+			return nil, fmt.Errorf("flag %s: %v", a, err)
+		}
+	}
+	return pos, nil
+}
+
+func findFlag(cmd *cli.Command, name string) cli.Flag {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+func evalRuleAction(c *cli.Context) error {
+	args, err := interspersed(c)
+	if err != nil {
+		return cli.Exit("rule eval: "+err.Error(), 2)
+	}
+	if len(args) != 1 {
+		return cli.Exit("rule eval: name exactly one FILE", 2)
+	}
+	file := args[0]
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	doc, err := rule.Parse(raw)
+	if err != nil {
+		var ve *rule.ValidationError
+		if errors.As(err, &ve) {
+			lines := []string{file + " is not a valid rule document:"}
+			for _, p := range ve.Problems {
+				lines = append(lines, "  "+ruleProblemLine(file, "error", p))
+			}
+			return cli.Exit(strings.Join(lines, "\n"), 2)
+		}
+		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 2)
+	}
+	payload, err := readPayload(c.String("payload"), c.App.Reader)
+	if err != nil {
+		return cli.Exit("rule eval: --payload: "+err.Error(), 2)
+	}
+	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
+	defer cancel()
+	caller := &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}
+	if err := caller.Check(); err != nil {
+		return cli.Exit("rule eval: --allow-host: "+err.Error(), 2)
+	}
+	src := rule.Sources{API: caller, Clock: time.Now}
+	res, evalErr := rule.Evaluate(ctx, doc, payload, src)
+	if c.Bool("json") {
+		out := struct {
+			File   string       `json:"file"`
+			Result *rule.Result `json:"result"`
+			Error  string       `json:"error,omitempty"`
+		}{File: file, Result: res}
+		if evalErr != nil {
+			out.Error = evalErr.Error()
+		}
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		writeEvalText(c.App.Writer, file, res, evalErr)
+	}
+	if evalErr != nil {
+		return cli.Exit("", 1)
+	}
+	return nil
+}
+
+// readPayload reads a JSON object; numbers keep their text (json.Number).
+func readPayload(name string, stdin io.Reader) (map[string]any, error) {
+	if name == "" {
+		return map[string]any{}, nil
+	}
+	var raw []byte
+	var err error
+	if name == "-" {
+		raw, err = io.ReadAll(stdin)
+	} else {
+		raw, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var p map[string]any
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: expected a JSON object: %v", name, err)
+	}
+	if p == nil {
+		p = map[string]any{}
+	}
+	return p, nil
+}
+
+func writeEvalText(w io.Writer, file string, r *rule.Result, evalErr error) {
+	switch {
+	case evalErr != nil:
+		fmt.Fprintf(w, "%s: ABORTED (hard error): %v\n", file, evalErr)
+	case r.Action != nil:
+		fmt.Fprintf(w, "%s: %s (rules[%d] holds): no branch, no output\n", file, r.Action.Type, r.Action.Rule)
+	default:
+		state := "valid"
+		if !r.Valid {
+			state = "invalid"
+		}
+		if r.MetaOnly {
+			state += ", meta-only"
+		}
+		fmt.Fprintf(w, "%s: %s (%s)\n", file, r.Branch, state)
+		out, _ := json.MarshalIndent(r.Output, "  ", "  ")
+		fmt.Fprintf(w, "output:\n  %s\n", out)
+		fmt.Fprintf(w, "waitSec: %d\n", r.WaitSec)
+	}
+	if r == nil {
+		return
+	}
+	if len(r.Extracted) > 0 {
+		fmt.Fprintln(w, "extracted:")
+		keys := make([]string, 0, len(r.Extracted))
+		for k := range r.Extracted {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v, _ := json.Marshal(r.Extracted[k])
+			fmt.Fprintf(w, "  %s = %s\n", k, v)
+		}
+	}
+	if len(r.Calls) > 0 {
+		fmt.Fprintln(w, "api calls:")
+		for _, c := range r.Calls {
+			line := fmt.Sprintf("  %s %s %s", c.Name, c.Method, c.URL)
+			if c.Status != 0 {
+				line += fmt.Sprintf(" -> %d", c.Status)
+			}
+			if c.Error != "" {
+				line += " FAILED: " + c.Error
+			}
+			line += fmt.Sprintf(" (%s)", c.Duration)
+			if len(c.Defaulted) > 0 {
+				line += " defaulted: " + strings.Join(c.Defaulted, ", ")
+			}
+			if len(c.SoftInvalid) > 0 {
+				line += " soft-invalid: " + strings.Join(c.SoftInvalid, ", ")
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	if len(r.Reads) > 0 {
+		fmt.Fprintln(w, "contract reads:")
+		for _, rd := range r.Reads {
+			line := fmt.Sprintf("  [%d] %s %s", rd.Index, rd.To, rd.Function)
+			if rd.Error != "" {
+				line += " FAILED: " + rd.Error
+			}
+			if len(rd.Defaulted) > 0 {
+				line += " defaulted: " + strings.Join(rd.Defaulted, ", ")
+			}
+			if len(rd.SoftInvalid) > 0 {
+				line += " soft-invalid: " + strings.Join(rd.SoftInvalid, ", ")
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	if len(r.Rules) > 0 {
+		fmt.Fprintln(w, "rules:")
+		for _, rr := range r.Rules {
+			switch {
+			case rr.Skipped:
+				fmt.Fprintf(w, "  [%d] %s skipped\n", rr.Index, rr.Type)
+			case len(rr.Missing) > 0:
+				fmt.Fprintf(w, "  [%d] %s %v (missing %s)\n", rr.Index, rr.Type, rr.Result, strings.Join(rr.Missing, ", "))
+			default:
+				fmt.Fprintf(w, "  [%d] %s %v\n", rr.Index, rr.Type, rr.Result)
+			}
+		}
+	}
+	if len(r.Reasons) > 0 {
+		fmt.Fprintln(w, "reasons:")
+		for _, x := range r.Reasons {
+			fmt.Fprintf(w, "  %s: %s\n", x.Code, x)
+		}
+	}
+	if np := r.NotPerformed; !np.Empty() {
+		var parts []string
+		if np.Execution != nil {
+			to, _ := json.Marshal(np.Execution.To)
+			parts = append(parts, "execution to "+string(to))
+		}
+		if n := len(np.Grants); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d grants", n))
+		}
+		if n := len(np.WakeUps); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d wakeUps", n))
+		}
+		if np.EncryptLogs != nil {
+			parts = append(parts, fmt.Sprintf("encryptLogs=%v", *np.EncryptLogs))
+		}
+		if np.LogExpireDays != nil {
+			parts = append(parts, fmt.Sprintf("logExpireDays=%d", *np.LogExpireDays))
+		}
+		fmt.Fprintf(w, "not performed: %s\n", strings.Join(parts, ", "))
+	}
+	t := r.Timings
+	fmt.Fprintf(w, "timings: total %s (inputs %s, apiCalls %s, contractReads %s, rules %s, outcome %s)\n",
+		t.Total, t.Inputs, t.APICalls, t.ContractReads, t.Rules, t.Outcome)
+}

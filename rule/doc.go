@@ -1,0 +1,20 @@
+// Package rule is the pure core of the XRC-137 step executor.
+//
+// It parses and validates XRC-137 rule documents (every problem reported by
+// JSON path and line:column, every cap of XDaLa_Limits.md §3 enforced),
+// casts input payloads to the 14 XRC types, compiles the document's CEL
+// expressions once (with the evaluator caps of XDaLa_Limits.md §5 and the
+// helper functions of the expression guide), and evaluates a step in the
+// order of the rule document spec §2: inputs, API calls, contract reads,
+// rules, branch selection, outcome payload, wait.
+//
+// Evaluation does no IO of its own. HTTP calls and contract reads go through
+// the APICaller and ContractReader interfaces the caller supplies; HTTPCaller
+// is the net/http implementation with a host policy. Given the same document,
+// payload and source answers, Evaluate returns the same result. Timings are
+// measured only with a clock the caller passes in.
+//
+// Parsed but not performed (kept on the Document and reported in a Result):
+// branch execution (inner transactions), grants, encryptLogs, logExpireDays
+// and wakeUps.
+package rule

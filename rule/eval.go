@@ -1,0 +1,294 @@
+package rule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/jsondoc"
+)
+
+// Evaluate runs one step of doc over an input payload in the order of the
+// rule document spec §2:
+//
+//  1. inputs: declared fields are cast to their types and defaults applied;
+//     a missing required input forces the step invalid (rules are skipped);
+//     undeclared keys pass through as they are (numbers as doubles);
+//  2. apiCalls in array order, each alias cast or defaulted;
+//  3. contractReads in array order, each saveAs slot cast or defaulted;
+//  4. rules: all validate rules must hold; a missing key makes a rule false;
+//     abortStep / cancelSession rules that hold end the step;
+//  5. branch selection: onValid when valid, else onInvalid;
+//  6. the branch payload by Eval-or-Render; a missing key in the valid
+//     branch downgrades the step to the invalid branch, in the invalid
+//     branch it leaves the step meta-only (no output);
+//  7. waitSec of the selected branch.
+//
+// Soft-invalid conditions (missing keys, failed calls or reads without
+// defaults) make the step invalid and are listed in Result.Reasons. Hard
+// errors (input type violations, CEL run-time errors outside API
+// extraction, evaluator caps, non-boolean rules) return a *HardError along
+// with the partial Result.
+//
+// Evaluate does no IO except through src, reads no clock except
+// src.Clock, and is safe for concurrent use on one Document.
+func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src Sources) (*Result, error) {
+	e := &evaluation{ctx: ctx, doc: doc, src: src, env: make(map[string]any, len(payload)+len(doc.Payload)+8)}
+	res := &Result{Output: map[string]any{}, Extracted: map[string]any{}, Reasons: []Reason{}}
+	e.res = res
+	start := e.now()
+	defer func() { res.Timings.Total = e.since(start) }()
+
+	t := e.now()
+	forced, err := e.inputs(payload)
+	res.Timings.Inputs = e.since(t)
+	if err != nil {
+		return res, err
+	}
+
+	t = e.now()
+	for i, c := range doc.APICalls {
+		if err := e.apiCall(i, c); err != nil {
+			res.Timings.APICalls = e.since(t)
+			return res, err
+		}
+	}
+	res.Timings.APICalls = e.since(t)
+
+	t = e.now()
+	for i, r := range doc.ContractReads {
+		if err := e.contractRead(i, r); err != nil {
+			res.Timings.ContractReads = e.since(t)
+			return res, err
+		}
+	}
+	res.Timings.ContractReads = e.since(t)
+
+	t = e.now()
+	rulesHold, err := e.rules(forced)
+	res.Timings.Rules = e.since(t)
+	if err != nil || res.Action != nil {
+		return res, err
+	}
+
+	t = e.now()
+	defer func() { res.Timings.Outcome = e.since(t) }()
+	valid := !forced && rulesHold && !e.soft
+	if valid {
+		out, miss, err := e.outcome(doc.OnValid, "onValid")
+		if err != nil {
+			return res, err
+		}
+		if miss == nil {
+			e.finish(true, doc.OnValid, out)
+			return res, nil
+		}
+		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the valid branch payload; the step is downgraded to onInvalid")
+	}
+	out, miss, err := e.outcome(doc.OnInvalid, "onInvalid")
+	if err != nil {
+		return res, err
+	}
+	if miss != nil {
+		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the invalid branch payload; the step is meta-only (no output)")
+		res.MetaOnly = true
+		out = map[string]any{}
+	}
+	e.finish(false, doc.OnInvalid, out)
+	return res, nil
+}
+
+type evaluation struct {
+	ctx  context.Context
+	doc  *Document
+	src  Sources
+	env  map[string]any
+	res  *Result
+	soft bool
+}
+
+func (e *evaluation) now() time.Time {
+	if e.src.Clock == nil {
+		return time.Time{}
+	}
+	return e.src.Clock()
+}
+
+func (e *evaluation) since(t time.Time) Duration {
+	if e.src.Clock == nil {
+		return 0
+	}
+	return Duration(e.src.Clock().Sub(t))
+}
+
+func (e *evaluation) reason(code, path string, keys []string, msg string) {
+	e.res.Reasons = append(e.res.Reasons, Reason{Code: code, Path: path, Keys: keys, Message: msg})
+}
+
+func (e *evaluation) finish(valid bool, b *Branch, out map[string]any) {
+	r := e.res
+	r.Valid = valid
+	r.Branch = "onInvalid"
+	if valid {
+		r.Branch = "onValid"
+	}
+	r.Output = out
+	r.WaitSec = b.WaitSec
+	r.NotPerformed = NotPerformed{Execution: b.Execution, Grants: b.Grants, WakeUps: b.WakeUps, LogExpireDays: b.LogExpireDays, EncryptLogs: b.EncryptLogs}
+}
+
+func keyList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = "[" + k + "]"
+	}
+	if len(q) == 1 {
+		return "key " + q[0]
+	}
+	return "keys " + strings.Join(q, ", ")
+}
+
+// inputs builds the environment from the payload; it reports whether a
+// required input is missing.
+func (e *evaluation) inputs(payload map[string]any) (bool, error) {
+	extra := make([]string, 0, len(payload))
+	for k := range payload {
+		if e.doc.fields[k] == nil {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		v, err := normalize(payload[k])
+		if err != nil {
+			return false, &HardError{Stage: "inputs", Path: "payload." + k, Err: err}
+		}
+		e.env[k] = v
+	}
+	var missing []string
+	for _, f := range e.doc.Payload {
+		v, ok := payload[f.Name]
+		if !ok || v == nil {
+			if f.HasDefault {
+				e.env[f.Name] = f.Default
+				continue
+			}
+			delete(e.env, f.Name)
+			missing = append(missing, f.Name)
+			continue
+		}
+		c, err := Cast(f.Type, v)
+		if err != nil {
+			return false, &HardError{Stage: "inputs", Path: string(jsondoc.Path("payload").Key(f.Name)), Err: err}
+		}
+		e.env[f.Name] = c
+	}
+	e.res.Inputs = make(map[string]any, len(e.env))
+	for k, v := range e.env {
+		e.res.Inputs[k] = v
+	}
+	if len(missing) > 0 {
+		e.reason(ReasonMissingInput, "payload", missing, "required input "+keyList(missing)+" missing and without default; rules are skipped and the step is invalid")
+		return true, nil
+	}
+	return false, nil
+}
+
+// rules evaluates every rule; it reports whether all validate rules hold.
+func (e *evaluation) rules(forced bool) (bool, error) {
+	all := true
+	for _, r := range e.doc.Rules {
+		rep := RuleReport{Index: r.Index, Type: r.Type}
+		if forced {
+			rep.Skipped = true
+			e.res.Rules = append(e.res.Rules, rep)
+			continue
+		}
+		path := string(jsondoc.Path("rules").Index(r.Index))
+		ok, err := r.Expr.EvalBool(e.ctx, e.env)
+		var mk *MissingKeysError
+		switch {
+		case errors.As(err, &mk):
+			rep.Missing = mk.Keys
+		case err != nil:
+			e.res.Rules = append(e.res.Rules, rep)
+			return false, &HardError{Stage: "rules", Path: path, Err: err}
+		}
+		rep.Result = ok
+		e.res.Rules = append(e.res.Rules, rep)
+		switch r.Type {
+		case RuleValidate:
+			if !ok {
+				all = false
+				msg := fmt.Sprintf("rule %q is false", r.Expr.Source)
+				if rep.Missing != nil {
+					msg = fmt.Sprintf("rule %q is false: %s missing", r.Expr.Source, keyList(rep.Missing))
+				}
+				e.reason(ReasonRuleFalse, path, rep.Missing, msg)
+			}
+		default:
+			if ok && e.res.Action == nil {
+				e.res.Action = &Action{Type: r.Type, Rule: r.Index}
+				e.res.Valid = false
+				e.res.Branch = ""
+			}
+		}
+	}
+	return all, nil
+}
+
+// missingAt is a soft-invalid value of a branch payload.
+type missingAt struct {
+	path string
+	keys []string
+}
+
+// outcome computes a branch payload; a missing key stops it with missingAt.
+func (e *evaluation) outcome(b *Branch, name string) (map[string]any, *missingAt, error) {
+	out := make(map[string]any, len(b.Payload))
+	for _, f := range b.Payload {
+		path := string(jsondoc.Path(name).Key("payload").Key(f.Key))
+		v, err := e.resolve(f.Value)
+		var mk *MissingKeysError
+		if errors.As(err, &mk) {
+			return nil, &missingAt{path: path, keys: mk.Keys}, nil
+		}
+		if err == nil {
+			err = checkOutput(v)
+		}
+		if err != nil {
+			return nil, nil, &HardError{Stage: "outcome", Path: path, Err: err}
+		}
+		out[f.Key] = v
+	}
+	return out, nil, nil
+}
+
+// resolve is Eval-or-Render: literals as written, templates rendered,
+// expressions evaluated.
+func (e *evaluation) resolve(v *Value) (any, error) {
+	switch {
+	case v.IsLiteral:
+		return v.Literal, nil
+	case v.Kind == KindTemplate:
+		s, miss := v.Template.Render(e.env)
+		if miss != nil {
+			return nil, &MissingKeysError{Keys: miss}
+		}
+		return s, nil
+	}
+	return v.Expr.Eval(e.ctx, e.env)
+}
+
+// isCapError reports evaluator cap violations, which stay hard errors even
+// where other evaluation failures fall back to defaults.
+func isCapError(err error) bool {
+	if errors.Is(err, ErrListCapExceeded) || errors.Is(err, ErrExprTooComplex) || errors.Is(err, ErrExprTooLong) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, ErrListCapExceeded.Error()) || strings.Contains(msg, "cost limit exceeded")
+}

@@ -1,0 +1,143 @@
+package rule
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/xgr-sidecar/xgr/internal/jsondoc"
+)
+
+// MaxResponseBytes bounds the API response body the core decodes; HTTPCaller
+// applies the same default when reading.
+const MaxResponseBytes = 1 << 20
+
+// apiCall performs one API call and materialises its aliases.
+func (e *evaluation) apiCall(i int, c *APICall) error {
+	t := e.now()
+	rep := CallReport{Name: c.Name, Method: c.Method}
+	defer func() {
+		rep.Duration = e.since(t)
+		e.res.Calls = append(e.res.Calls, rep)
+	}()
+	base := jsondoc.Path("apiCalls").Index(i)
+	resp, failure := e.request(c, &rep)
+	if failure != nil && isCapError(failure) {
+		rep.Error = failure.Error()
+		return &HardError{Stage: "apiCalls", Path: string(base), Err: failure}
+	}
+	if failure != nil {
+		rep.Error = failure.Error()
+		for _, x := range c.Extract {
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Default, x.HasDefault, x.Save,
+				string(base.Key("extractMap").Key(x.Alias)), "API call "+strconv.Quote(c.Name)+" failed: "+failure.Error())
+		}
+		return nil
+	}
+	saved, had := e.env["resp"]
+	e.env["resp"] = resp
+	defer func() {
+		if had {
+			e.env["resp"] = saved
+		} else {
+			delete(e.env, "resp")
+		}
+	}()
+	for _, x := range c.Extract {
+		path := string(base.Key("extractMap").Key(x.Alias))
+		v, err := x.Expr.Eval(e.ctx, e.env)
+		if err == nil && x.Type != TypeInvalid {
+			v, err = Cast(x.Type, v)
+		}
+		if err != nil {
+			if isCapError(err) {
+				return &HardError{Stage: "apiCalls", Path: path, Err: err}
+			}
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Default, x.HasDefault, x.Save, path, err.Error())
+			continue
+		}
+		e.env[x.Alias] = v
+		if x.Save {
+			e.res.Extracted[x.Alias] = v
+		}
+	}
+	return nil
+}
+
+// fallback applies a key's default or marks it soft-invalid (and missing).
+func (e *evaluation) fallback(defaulted, soft *[]string, key string, def any, hasDef, save bool, path, why string) {
+	if hasDef {
+		e.env[key] = def
+		if save {
+			e.res.Extracted[key] = def
+		}
+		*defaulted = append(*defaulted, key)
+		return
+	}
+	delete(e.env, key)
+	*soft = append(*soft, key)
+	e.soft = true
+	e.reason(ReasonSoftInvalid, path, []string{key}, fmt.Sprintf("[%s] has no value and no default: %s", key, why))
+}
+
+// request renders and performs the call and decodes the JSON response.
+// A returned error is a failed call, except for a response that breaks
+// MaxListCap, which is a hard error (guide §5.5.4).
+func (e *evaluation) request(c *APICall, rep *CallReport) (any, error) {
+	var missing []string
+	url, miss := c.URL.Render(e.env)
+	missing = append(missing, miss...)
+	req := APIRequest{Name: c.Name, Method: c.Method, URL: url, Timeout: c.Timeout}
+	if c.Body != nil {
+		body, miss := c.Body.Render(e.env)
+		missing = append(missing, miss...)
+		req.Body = []byte(body)
+	}
+	for _, h := range c.Headers {
+		v, miss := h.Value.Render(e.env)
+		missing = append(missing, miss...)
+		req.Headers = append(req.Headers, RenderedHeader{Name: h.Name, Value: v})
+	}
+	if len(missing) > 0 {
+		return nil, &MissingKeysError{Keys: dedupe(missing)}
+	}
+	rep.URL = url
+	if e.src.API == nil {
+		return nil, ErrNoAPICaller
+	}
+	resp, err := e.src.API.CallAPI(e.ctx, req)
+	rep.Status = resp.Status
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, fmt.Errorf("HTTP status %d", resp.Status)
+	}
+	if len(resp.Body) > MaxResponseBytes {
+		return nil, fmt.Errorf("response of %d bytes exceeds %d", len(resp.Body), MaxResponseBytes)
+	}
+	var decoded any
+	dec := json.NewDecoder(bytes.NewReader(resp.Body))
+	dec.UseNumber()
+	if err := dec.Decode(&decoded); err != nil {
+		return nil, fmt.Errorf("response is not JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("response has data after the JSON value")
+	}
+	n, err := normalize(decoded)
+	if err != nil {
+		return nil, fmt.Errorf("response: %w", err)
+	}
+	return n, nil
+}
+
+func dedupe(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		out = appendOnce(out, k)
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package rule
+
+// XRC-137 document caps from XDaLa_Limits.md §3. A document over any of them
+// is rejected by Parse (a hard abort in the engine's terms).
+const (
+	// MaxDocumentBytes is the largest rule document accepted (128 KiB).
+	MaxDocumentBytes = 131072
+	// MaxPayloadFields is the largest number of declared input fields.
+	MaxPayloadFields = 64
+	// MaxFieldNameLen is the longest payload, output, alias or saveAs key.
+	MaxFieldNameLen = 64
+	// MaxRules is the largest number of entries in "rules".
+	MaxRules = 64
+	// MaxRuleExprLen is the longest expression string in the document, in
+	// characters (rules, extract expressions). The CEL layer additionally
+	// caps compiled sources at MaxExprLen bytes.
+	MaxRuleExprLen = 2048
+	// MaxAPICalls is the largest number of "apiCalls".
+	MaxAPICalls = 16
+	// MaxURLTemplateLen is the longest "urlTemplate", in characters.
+	MaxURLTemplateLen = 2048
+	// MaxBodyTemplateLen is the longest "bodyTemplate", in characters.
+	MaxBodyTemplateLen = 8192
+	// MaxExtractMapEntries is the largest number of aliases in one "extractMap".
+	MaxExtractMapEntries = 64
+	// MaxStringValueLen is the longest string literal or default, in characters.
+	MaxStringValueLen = 8192
+	// MaxContractReads is the largest number of "contractReads".
+	MaxContractReads = 16
+	// MaxSaveAs is the largest number of "saveAs" targets of one contract read.
+	MaxSaveAs = 64
+	// MaxOutcomeKeys is the largest number of keys in a branch "payload".
+	MaxOutcomeKeys = 64
+	// MaxGrants is the largest number of "grants" of one branch.
+	MaxGrants = 16
+	// MaxExecArgs is the largest number of "execution.args" of one branch.
+	MaxExecArgs = 16
+)
+
+// CEL evaluator caps from XDaLa_Limits.md §5 and the expression guide §8.
+// Violations are hard errors, never soft-invalid.
+const (
+	// MaxExprLen is the longest raw expression compiled, in bytes.
+	MaxExprLen = 1024
+	// MaxASTNodes is the largest checked AST accepted.
+	MaxASTNodes = 4096
+	// MaxListCap is the longest list allowed anywhere in the values an
+	// expression sees (inputs, extracted values, API responses), nested lists
+	// included.
+	MaxListCap = 64
+	// MaxLevenshteinLen is the longest string the "lev" metric compares;
+	// longer strings are at the sentinel distance Far.
+	MaxLevenshteinLen = 256
+)
+
+// Caps of this implementation that the specifications leave open.
+const (
+	// MaxEvalCost bounds the work of one expression evaluation (cel-go
+	// runtime cost units). It stops comprehensions nested over capped lists
+	// from multiplying without bound; no expression of the public examples
+	// comes near it.
+	MaxEvalCost = 100_000
+	// MaxValueDepth bounds the nesting of values an expression sees.
+	MaxValueDepth = 32
+	// maxDocDepth bounds JSON nesting of the rule document itself.
+	maxDocDepth = 32
+)
+
+// Far is the deterministic "very far" distance the helpers return where a
+// distance is undefined (relDiff around zero, hamming of unequal lengths,
+// Levenshtein over MaxLevenshteinLen).
+const Far = 1e18
+
+// maxWaitSec keeps waitSec within what a time.Duration can hold.
+const maxWaitSec = 9_000_000_000

@@ -1,0 +1,160 @@
+package rule
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Result is the outcome of evaluating one step.
+type Result struct {
+	// Valid tells which branch was selected. A step is valid when all
+	// required inputs are present, every validate rule holds and nothing was
+	// soft-invalid.
+	Valid bool `json:"valid"`
+	// Branch is "onValid" or "onInvalid", or "" when a typed rule ended the step.
+	Branch string `json:"branch"`
+	// Action is set when an abortStep or cancelSession rule held; the step
+	// then has no branch, output or wait.
+	Action *Action `json:"action,omitempty"`
+	// Output is the selected branch's outcome payload.
+	Output map[string]any `json:"output"`
+	// MetaOnly is set when the invalid branch's payload was soft-invalid
+	// itself: the step is invalid and Output is empty.
+	MetaOnly bool `json:"metaOnly,omitempty"`
+	// WaitSec is the selected branch's waitSec.
+	WaitSec uint64 `json:"waitSec"`
+	// Reasons say why the step is invalid (missing inputs, false rules,
+	// soft-invalid values), in pipeline order.
+	Reasons []Reason `json:"reasons"`
+	// Inputs is the input environment after casts and defaults.
+	Inputs map[string]any `json:"inputs"`
+	// Extracted holds the API extract aliases and contract read keys that
+	// were produced (or defaulted), as cast.
+	Extracted map[string]any `json:"extracted"`
+	// Calls, Reads and Rules report each stage.
+	Calls []CallReport `json:"apiCalls,omitempty"`
+	Reads []ReadReport `json:"contractReads,omitempty"`
+	Rules []RuleReport `json:"rules,omitempty"`
+	// Timings are measured with Sources.Clock.
+	Timings Timings `json:"timings"`
+	// NotPerformed is what the selected branch asks for that this package
+	// parses but does not perform.
+	NotPerformed NotPerformed `json:"notPerformed"`
+}
+
+// Action is a typed rule that held.
+type Action struct {
+	Type RuleType `json:"type"`
+	// Rule is the index in "rules".
+	Rule int `json:"rule"`
+}
+
+// Reason codes.
+const (
+	ReasonMissingInput = "missing-input"
+	ReasonRuleFalse    = "rule-false"
+	ReasonSoftInvalid  = "soft-invalid"
+)
+
+// Reason is one cause of invalidity.
+type Reason struct {
+	Code    string   `json:"code"`
+	Path    string   `json:"path,omitempty"`
+	Keys    []string `json:"keys,omitempty"`
+	Message string   `json:"message"`
+}
+
+func (r Reason) String() string {
+	if r.Path != "" {
+		return r.Path + ": " + r.Message
+	}
+	return r.Message
+}
+
+// CallReport tells what one API call did.
+type CallReport struct {
+	Name   string `json:"name"`
+	Method string `json:"method"`
+	URL    string `json:"url,omitempty"`
+	Status int    `json:"status,omitempty"`
+	// Error is why the call failed, if it did.
+	Error string `json:"error,omitempty"`
+	// Defaulted lists aliases that took their default; SoftInvalid those
+	// that had none.
+	Defaulted   []string `json:"defaulted,omitempty"`
+	SoftInvalid []string `json:"softInvalid,omitempty"`
+	Duration    Duration `json:"duration"`
+}
+
+// ReadReport tells what one contract read did.
+type ReadReport struct {
+	Index       int      `json:"index"`
+	To          string   `json:"to,omitempty"`
+	Function    string   `json:"function"`
+	Error       string   `json:"error,omitempty"`
+	Defaulted   []string `json:"defaulted,omitempty"`
+	SoftInvalid []string `json:"softInvalid,omitempty"`
+	Duration    Duration `json:"duration"`
+}
+
+// RuleReport tells how one rule evaluated.
+type RuleReport struct {
+	Index int      `json:"index"`
+	Type  RuleType `json:"type"`
+	// Result is the rule's value; false when keys were missing.
+	Result  bool     `json:"result"`
+	Missing []string `json:"missing,omitempty"`
+	// Skipped is set when required inputs were missing (rules are not run).
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// Timings of the pipeline stages.
+type Timings struct {
+	Total         Duration `json:"total"`
+	Inputs        Duration `json:"inputs"`
+	APICalls      Duration `json:"apiCalls"`
+	ContractReads Duration `json:"contractReads"`
+	Rules         Duration `json:"rules"`
+	Outcome       Duration `json:"outcome"`
+}
+
+// Duration marshals as text such as "1.25ms".
+type Duration time.Duration
+
+// MarshalJSON writes the duration as Go duration text.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// NotPerformed lists the selected branch's sections that are parsed and
+// validated but not carried out here.
+type NotPerformed struct {
+	Execution     *Execution `json:"execution,omitempty"`
+	Grants        []*Grant   `json:"grants,omitempty"`
+	WakeUps       []*WakeUp  `json:"wakeUps,omitempty"`
+	LogExpireDays *uint64    `json:"logExpireDays,omitempty"`
+	EncryptLogs   *bool      `json:"encryptLogs,omitempty"`
+}
+
+// Empty reports whether nothing was left undone.
+func (n NotPerformed) Empty() bool {
+	return n.Execution == nil && len(n.Grants) == 0 && len(n.WakeUps) == 0 && n.LogExpireDays == nil && n.EncryptLogs == nil
+}
+
+// HardError aborts a step: a schema or type violation of the input, an
+// expression that fails for reasons other than missing keys, a broken
+// evaluator cap. Result (partial) is returned alongside it.
+type HardError struct {
+	// Stage is "inputs", "apiCalls", "contractReads", "rules" or "outcome".
+	Stage string
+	// Path locates the failing element, e.g. rules[2] or onValid.payload.Seq.
+	Path string
+	Err  error
+}
+
+func (e *HardError) Error() string {
+	return fmt.Sprintf("%s: %s: %v", e.Stage, e.Path, e.Err)
+}
+
+func (e *HardError) Unwrap() error { return e.Err }

@@ -1,0 +1,130 @@
+package rule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// APIRequest is an API call of a rule document with its templates rendered.
+type APIRequest struct {
+	// Name is the call's "name", for reports.
+	Name    string
+	Method  string
+	URL     string
+	Headers []RenderedHeader
+	// Body is the rendered bodyTemplate; nil when there is none.
+	Body []byte
+	// Timeout is the call's timeoutMs; zero means the caller's default.
+	Timeout time.Duration
+}
+
+// RenderedHeader is a request header with its value rendered.
+type RenderedHeader struct {
+	Name  string
+	Value string
+}
+
+// APIResponse is what came back: the status code and the raw body.
+type APIResponse struct {
+	Status int
+	Body   []byte
+}
+
+// APICaller performs the HTTP requests of apiCalls. Implementations decide
+// transport, timeouts, response size and which hosts may be reached;
+// HTTPCaller is the net/http one. An error or a non-2xx status is a failed
+// call: the aliases of the call take their defaults (or are soft-invalid).
+type APICaller interface {
+	CallAPI(ctx context.Context, req APIRequest) (APIResponse, error)
+}
+
+// APICallerFunc adapts a function to APICaller.
+type APICallerFunc func(ctx context.Context, req APIRequest) (APIResponse, error)
+
+// CallAPI calls f.
+func (f APICallerFunc) CallAPI(ctx context.Context, req APIRequest) (APIResponse, error) {
+	return f(ctx, req)
+}
+
+// StaticAPI answers API calls by call name with responses fetched earlier
+// (recorded, replayed or stubbed). A name it does not hold is a failed call.
+type StaticAPI map[string]APIResponse
+
+// CallAPI returns the stored response for req.Name.
+func (s StaticAPI) CallAPI(_ context.Context, req APIRequest) (APIResponse, error) {
+	r, ok := s[req.Name]
+	if !ok {
+		return APIResponse{}, fmt.Errorf("no stored response for API call %q", req.Name)
+	}
+	return r, nil
+}
+
+// ReadRequest is a contract read with its address and arguments resolved
+// and cast to their XRC types.
+type ReadRequest struct {
+	// Index is the read's position in "contractReads".
+	Index int
+	// RPC selects the backend ("rpc"); empty for the default.
+	RPC string
+	// To is the contract address.
+	To string
+	// Function is the signature as written, e.g. "balanceOf(address)".
+	Function string
+	Args     []ReadArg
+}
+
+// ReadArg is one resolved argument.
+type ReadArg struct {
+	Type  Type
+	Value any
+}
+
+// ContractReader performs eth_call-style reads: ABI-encode, call, decode.
+// It returns the decoded return values in order (integers as *big.Int or Go
+// integers, addresses and byte strings as 0x hex strings). An error is a
+// failed read: every saveAs target takes its default (or is soft-invalid).
+type ContractReader interface {
+	ReadContract(ctx context.Context, req ReadRequest) ([]any, error)
+}
+
+// StaticReads answers contract reads by their index in "contractReads"
+// with return values fetched earlier. An index it does not hold is a
+// failed read.
+type StaticReads map[int][]any
+
+// ReadContract returns the stored values for req.Index.
+func (s StaticReads) ReadContract(_ context.Context, req ReadRequest) ([]any, error) {
+	v, ok := s[req.Index]
+	if !ok {
+		return nil, fmt.Errorf("no stored result for contractReads[%d]", req.Index)
+	}
+	return v, nil
+}
+
+// ContractReaderFunc adapts a function to ContractReader.
+type ContractReaderFunc func(ctx context.Context, req ReadRequest) ([]any, error)
+
+// ReadContract calls f.
+func (f ContractReaderFunc) ReadContract(ctx context.Context, req ReadRequest) ([]any, error) {
+	return f(ctx, req)
+}
+
+// Errors of missing sources; a read or call that meets them has failed.
+var (
+	ErrNoAPICaller      = errors.New("no API caller configured")
+	ErrNoContractReader = errors.New("no contract reader configured (contract reads need the chain wiring)")
+)
+
+// Sources are what Evaluate may consult besides the document and payload.
+// All fields are optional.
+type Sources struct {
+	// API performs apiCalls; nil fails every call.
+	API APICaller
+	// Reads performs contractReads; nil fails every read.
+	Reads ContractReader
+	// Clock measures Result.Timings; nil leaves them zero. Evaluation
+	// never reads the time otherwise.
+	Clock func() time.Time
+}

@@ -1,0 +1,250 @@
+package rule
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+)
+
+// Errors callers test with errors.Is.
+var (
+	// ErrSoftInvalid marks data incompleteness: a key an expression or
+	// template needs is missing. It downgrades a step to invalid; it never
+	// aborts it.
+	ErrSoftInvalid = errors.New("soft-invalid")
+	// ErrExprTooLong is the MaxExprLen cap (hard error).
+	ErrExprTooLong = errors.New("expression too long")
+	// ErrExprTooComplex is the MaxASTNodes cap (hard error).
+	ErrExprTooComplex = errors.New("expression too complex")
+	// ErrListCapExceeded is the MaxListCap cap (hard error).
+	ErrListCapExceeded = errors.New("list cap exceeded")
+)
+
+// MissingKeysError is the soft-invalid error of an expression or template
+// that references keys absent from the environment.
+type MissingKeysError struct {
+	Keys []string
+}
+
+func (e *MissingKeysError) Error() string {
+	if len(e.Keys) == 1 {
+		return fmt.Sprintf("missing key %q", e.Keys[0])
+	}
+	return fmt.Sprintf("missing keys %q", e.Keys)
+}
+
+// Unwrap makes errors.Is(err, ErrSoftInvalid) true.
+func (e *MissingKeysError) Unwrap() error { return ErrSoftInvalid }
+
+// Text is the text form of a value in templates: strings as they are,
+// numbers in decimal (doubles as the shortest exact decimal), booleans as
+// true/false, null as "null", lists and objects as compact JSON.
+func Text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return FormatFloat(x)
+	case json.Number:
+		return string(x)
+	case nil:
+		return "null"
+	case *big.Int:
+		return x.String()
+	case []byte:
+		return "0x" + hex.EncodeToString(x)
+	}
+	if i, ok := goInteger(v); ok {
+		return i.String()
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// normalize converts a value into what expressions see (guide §6):
+// json.Number and float32 become float64, Go integers int64 or uint64,
+// []byte a 0x hex string, *big.Int a decimal string; maps and lists are
+// copied recursively. It enforces MaxListCap and MaxValueDepth on the way.
+func normalize(v any) (any, error) { return normalizeAt(v, 0) }
+
+func normalizeAt(v any, depth int) (any, error) {
+	if depth > MaxValueDepth {
+		return nil, fmt.Errorf("value nested deeper than %d levels", MaxValueDepth)
+	}
+	switch x := v.(type) {
+	case nil, bool, string, int64, uint64:
+		return x, nil
+	case float64:
+		return x, nil
+	case float32:
+		return float64(x), nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil && !isRangeErr(err) {
+			return nil, fmt.Errorf("number %s: %v", x, err)
+		}
+		return f, nil
+	case []byte:
+		return "0x" + hex.EncodeToString(x), nil
+	case *big.Int:
+		return x.String(), nil
+	case []any:
+		if len(x) > MaxListCap {
+			return nil, fmt.Errorf("%w: a list has %d elements; at most %d are allowed (MaxListCap)", ErrListCapExceeded, len(x), MaxListCap)
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			n, err := normalizeAt(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			n, err := normalizeAt(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = n
+		}
+		return out, nil
+	}
+	switch x := v.(type) {
+	case int:
+		return int64(x), nil
+	case int8:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case uint:
+		return uint64(x), nil
+	case uint8:
+		return uint64(x), nil
+	case uint16:
+		return uint64(x), nil
+	case uint32:
+		return uint64(x), nil
+	}
+	return nil, fmt.Errorf("unsupported value of Go type %T", v)
+}
+
+// fromCEL converts an evaluation result into a plain Go value: bool, int64,
+// uint64, float64, string, nil, []any, map[string]any. Bytes become 0x hex,
+// u256 values decimal strings, timestamps RFC 3339 text and durations Go
+// duration text.
+func fromCEL(v ref.Val) (any, error) { return fromCELAt(v, 0) }
+
+func fromCELAt(v ref.Val, depth int) (any, error) {
+	if depth > MaxValueDepth {
+		return nil, fmt.Errorf("result nested deeper than %d levels", MaxValueDepth)
+	}
+	switch x := v.(type) {
+	case types.Bool:
+		return bool(x), nil
+	case types.Int:
+		return int64(x), nil
+	case types.Uint:
+		return uint64(x), nil
+	case types.Double:
+		return float64(x), nil
+	case types.String:
+		return string(x), nil
+	case types.Bytes:
+		return "0x" + hex.EncodeToString(x), nil
+	case types.Null:
+		return nil, nil
+	case u256:
+		return x.v.String(), nil
+	case types.Timestamp:
+		return x.Time.UTC().Format(time.RFC3339Nano), nil
+	case types.Duration:
+		return x.Duration.String(), nil
+	case *types.Err:
+		return nil, x
+	}
+	if types.IsUnknown(v) {
+		return nil, errors.New("result depends on unknown values")
+	}
+	if l, ok := v.(traits.Lister); ok {
+		n, ok := l.Size().(types.Int)
+		if !ok {
+			return nil, errors.New("list of unknown size")
+		}
+		out := make([]any, 0, int(n))
+		it := l.Iterator()
+		for it.HasNext() == types.True {
+			e, err := fromCELAt(it.Next(), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	if m, ok := v.(traits.Mapper); ok {
+		out := map[string]any{}
+		it := m.Iterator()
+		for it.HasNext() == types.True {
+			k := it.Next()
+			ks, ok := k.(types.String)
+			if !ok {
+				return nil, fmt.Errorf("map key %v is not a string", k.Value())
+			}
+			e, err := fromCELAt(m.Get(k), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[string(ks)] = e
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("a value of CEL type %s cannot leave an expression", v.Type().TypeName())
+}
+
+// checkOutput refuses values JSON cannot carry (NaN, ±Inf).
+func checkOutput(v any) error {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("result %v is not a finite number", x)
+		}
+	case []any:
+		for _, e := range x {
+			if err := checkOutput(e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if err := checkOutput(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
