@@ -1,9 +1,7 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -16,69 +14,37 @@ import (
 // listing every problem with its JSON path and line:column (broken JSON is
 // one problem at the line:column where parsing stopped).
 func Parse(raw []byte) (*Orchestration, error) {
-	d := decoder{raw: raw}
+	d := decoder{raw: raw, Report: jsondoc.NewReport(raw)}
 	o := d.document()
-	if len(d.problems) > 0 {
-		return nil, &ValidationError{Problems: d.problems, Warnings: d.warnings}
+	if err := d.Err("orchestration"); err != nil {
+		return nil, err
 	}
 	o.raw = raw
 	o.Hash = Hash(raw)
 	o.reach = newClosure(o)
 	d.checkJoinScopes(o)
-	o.Warnings = d.warnings
+	o.Warnings = d.Warnings
 	return o, nil
 }
 
 // decoder walks the jsondoc tree, building the model and collecting problems.
 type decoder struct {
-	raw      []byte
-	lines    []int // offsets of '\n', built on first use
-	problems []Problem
-	warnings []Problem
-}
-
-func (d *decoder) pos(off int) (line, col int) {
-	if d.lines == nil {
-		d.lines = make([]int, 0, 64)
-		for i, c := range d.raw {
-			if c == '\n' {
-				d.lines = append(d.lines, i)
-			}
-		}
-	}
-	n := sort.SearchInts(d.lines, off) // newlines before off
-	start := 0
-	if n > 0 {
-		start = d.lines[n-1] + 1
-	}
-	return n + 1, off - start + 1
-}
-
-func (d *decoder) report(list *[]Problem, off int, path jsondoc.Path, code, format string, args ...any) {
-	p := Problem{Path: string(path), Code: code, Message: fmt.Sprintf(format, args...)}
-	if off >= 0 {
-		p.Line, p.Col = d.pos(off)
-	}
-	*list = append(*list, p)
+	raw []byte
+	*jsondoc.Report
 }
 
 // errorf reports a problem with the value v, located at v.
 func (d *decoder) errorf(v *jsondoc.Value, code, format string, args ...any) {
-	d.report(&d.problems, v.Off, v.Path(), code, format, args...)
+	d.Errorf(v.Off, v.Path(), code, format, args...)
 }
 
 func (d *decoder) warnf(v *jsondoc.Value, code, format string, args ...any) {
-	d.report(&d.warnings, v.Off, v.Path(), code, format, args...)
+	d.Warnf(v.Off, v.Path(), code, format, args...)
 }
 
 // missing reports a required member name absent from the object v.
 func (d *decoder) missing(v *jsondoc.Value, name, format string, args ...any) {
-	d.report(&d.problems, v.Off, v.Path().Key(name), CodeRequired, format, args...)
-}
-
-// memberf reports a problem with a member's name (duplicates, unknown or odd spellings).
-func (d *decoder) memberf(list *[]Problem, m jsondoc.Member, code, format string, args ...any) {
-	d.report(list, m.NameOff, m.Value.Path(), code, format, args...)
+	d.Errorf(v.Off, v.Path().Key(name), CodeRequired, format, args...)
 }
 
 // expect reports a type problem unless v has the kind.
@@ -90,39 +56,22 @@ func (d *decoder) expect(v *jsondoc.Value, what string, kind jsondoc.Kind) bool 
 	return false
 }
 
-// unique reports repeated member names of a small object.
-func (d *decoder) unique(v *jsondoc.Value) {
-	for i := 1; i < len(v.Members); i++ {
-		for j := 0; j < i; j++ {
-			if v.Members[i].Name == v.Members[j].Name {
-				line, col := d.pos(v.Members[j].NameOff)
-				d.memberf(&d.problems, v.Members[i], CodeDuplicate,
-					"member %q appears twice in this object (first at %d:%d); JSON readers disagree on which one wins", v.Members[i].Name, line, col)
-				break
-			}
-		}
-	}
-}
+func (d *decoder) unique(v *jsondoc.Value) { d.Unique(v, CodeDuplicate) }
 
 func (d *decoder) unknown(m jsondoc.Member, allowed string) {
-	d.memberf(&d.warnings, m, CodeUnknownField, "unknown field %q is ignored (known here: %s)", m.Name, allowed)
+	d.Warnf(m.NameOff, m.Value.Path(), CodeUnknownField, "unknown field %q is ignored (known here: %s)", m.Name, allowed)
 }
 
 func (d *decoder) document() *Orchestration {
 	o := &Orchestration{}
 	if len(d.raw) > MaxOSTCBytes {
-		d.report(&d.problems, -1, "", CodeTooLarge,
+		d.Errorf(-1, "", CodeTooLarge,
 			"document is %d bytes; XRC-729 allows at most %d bytes (MaxOSTCBytes)", len(d.raw), MaxOSTCBytes)
 		return o
 	}
 	root, err := jsondoc.Parse(d.raw, maxDepth)
 	if err != nil {
-		var se *jsondoc.SyntaxError
-		if errors.As(err, &se) {
-			d.problems = append(d.problems, Problem{Line: se.Line, Col: se.Col, Code: CodeSyntax, Message: "broken JSON: " + se.Msg})
-		} else {
-			d.problems = append(d.problems, Problem{Code: CodeSyntax, Message: err.Error()})
-		}
+		d.Syntax(err)
 		return o
 	}
 	if !d.expect(root, "an object with \"id\" and \"structure\"", jsondoc.Object) {
@@ -175,12 +124,12 @@ func (d *decoder) structure(o *Orchestration, v *jsondoc.Value) {
 	values := make([]*jsondoc.Value, 0, len(v.Members))
 	for _, m := range v.Members {
 		if first, dup := o.index[m.Name]; dup {
-			line, col := d.pos(o.Steps[first].off)
-			d.memberf(&d.problems, m, CodeDuplicate, "step %q is defined twice (first at %d:%d)", m.Name, line, col)
+			line, col := d.Pos(o.Steps[first].off)
+			d.Errorf(m.NameOff, m.Value.Path(), CodeDuplicate, "step %q is defined twice (first at %d:%d)", m.Name, line, col)
 			continue
 		}
 		if msg := checkIdentifier(m.Name); msg != "" {
-			d.memberf(&d.problems, m, CodeIdentifier, "step id %s", msg)
+			d.Errorf(m.NameOff, m.Value.Path(), CodeIdentifier, "step id %s", msg)
 		}
 		s := &steps[len(o.Steps)]
 		s.ID, s.Index, s.off = m.Name, len(o.Steps), m.NameOff
@@ -356,12 +305,12 @@ func (d *decoder) join(o *Orchestration, v *jsondoc.Value) *Join {
 			from = m.Value
 		case "waitonjoin", "waitOnJoin":
 			if policyName != "" {
-				d.memberf(&d.problems, m, CodeDuplicate, "policy given twice (%q and %q); keep \"waitonjoin\"", policyName, m.Name)
+				d.Errorf(m.NameOff, m.Value.Path(), CodeDuplicate, "policy given twice (%q and %q); keep \"waitonjoin\"", policyName, m.Name)
 				continue
 			}
 			policyName = m.Name
 			if m.Name == "waitOnJoin" {
-				d.memberf(&d.warnings, m, CodeUnknownField, "\"waitOnJoin\" is read as \"waitonjoin\"; the canonical spelling is lower case")
+				d.Warnf(m.NameOff, m.Value.Path(), CodeUnknownField, "\"waitOnJoin\" is read as \"waitonjoin\"; the canonical spelling is lower case")
 			}
 			j.Policy = d.policy(m.Value)
 		default:
@@ -501,7 +450,7 @@ func (d *decoder) threshold(j *Join, v, mode, k *jsondoc.Value, n int) {
 		case "kofn":
 			j.Mode = ModeKofN
 			if !haveJoinK {
-				d.report(&d.problems, mode.Off, v.Path().Key("k"), CodeK, "mode \"kofn\" needs \"k\": the number of from entries that must deliver")
+				d.Errorf(mode.Off, v.Path().Key("k"), CodeK, "mode \"kofn\" needs \"k\": the number of from entries that must deliver")
 				return
 			}
 		default:

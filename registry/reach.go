@@ -237,12 +237,12 @@ func (d *decoder) checkJoinScopes(o *Orchestration) {
 					satisfiable++
 					continue
 				}
-				d.report(&d.warnings, -1, path.Key("from").Index(i).Key("node"), CodeJoinScope,
+				d.Warnf(-1, path.Key("from").Index(i).Key("node"), CodeJoinScope,
 					"no producer of this join's group can reach %q (the branch spawns %s); a process that runs it elsewhere belongs to another group and never delivers here",
 					f.Node, listOrNone(b.Spawns))
 			}
 			if satisfiable < j.K {
-				d.report(&d.warnings, -1, path, CodeJoinNeverMet,
+				d.Warnf(-1, path, CodeJoinNeverMet,
 					"join %q can never close: k=%d but only %d of its %d inputs are reachable from this branch's spawns; every session reaching %s.%s aborts it",
 					j.Target, j.K, satisfiable, len(j.From), s.ID, b.Outcome.Field())
 			}

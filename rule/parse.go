@@ -3,9 +3,7 @@ package rule
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,55 +20,28 @@ import (
 // problem with its JSON path and line:column; broken JSON is one problem at
 // the line:column where parsing stopped. Unknown fields are warnings.
 func Parse(raw []byte) (*Document, error) {
-	d := decoder{raw: raw}
+	d := decoder{raw: raw, Report: jsondoc.NewReport(raw)}
 	doc := d.document()
-	if len(d.problems) > 0 {
-		return nil, &ValidationError{Problems: d.problems, Warnings: d.warnings}
+	if err := d.Err("rule document"); err != nil {
+		return nil, err
 	}
 	doc.Hash = crypto.Keccak256Hash(raw)
-	doc.Warnings = d.warnings
+	doc.Warnings = d.Warnings
 	return doc, nil
 }
 
 // decoder walks the jsondoc tree, building the model and collecting problems.
 type decoder struct {
-	raw      []byte
-	lines    []int // offsets of '\n', built on first use
-	problems []Problem
-	warnings []Problem
-}
-
-func (d *decoder) pos(off int) (line, col int) {
-	if d.lines == nil {
-		d.lines = make([]int, 0, 64)
-		for i, c := range d.raw {
-			if c == '\n' {
-				d.lines = append(d.lines, i)
-			}
-		}
-	}
-	n := sort.SearchInts(d.lines, off)
-	start := 0
-	if n > 0 {
-		start = d.lines[n-1] + 1
-	}
-	return n + 1, off - start + 1
-}
-
-func (d *decoder) report(list *[]Problem, off int, path jsondoc.Path, code, format string, args ...any) {
-	p := Problem{Path: string(path), Code: code, Message: fmt.Sprintf(format, args...)}
-	if off >= 0 {
-		p.Line, p.Col = d.pos(off)
-	}
-	*list = append(*list, p)
+	raw []byte
+	*jsondoc.Report
 }
 
 func (d *decoder) errorf(v *jsondoc.Value, path jsondoc.Path, code, format string, args ...any) {
-	d.report(&d.problems, offOf(v), path, code, format, args...)
+	d.Errorf(offOf(v), path, code, format, args...)
 }
 
 func (d *decoder) warnf(v *jsondoc.Value, path jsondoc.Path, code, format string, args ...any) {
-	d.report(&d.warnings, offOf(v), path, code, format, args...)
+	d.Warnf(offOf(v), path, code, format, args...)
 }
 
 func offOf(v *jsondoc.Value) int {
@@ -98,14 +69,14 @@ func (d *decoder) members(v *jsondoc.Value, path jsondoc.Path, known ...string) 
 	first := make(map[string]int, len(v.Members))
 	for _, m := range v.Members {
 		if at, dup := first[m.Name]; dup {
-			line, col := d.pos(at)
-			d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeDuplicate,
+			line, col := d.Pos(at)
+			d.Errorf(m.NameOff, path.Key(m.Name), CodeDuplicate,
 				"member %q appears twice in this object (first at %d:%d); JSON readers disagree on which one wins", m.Name, line, col)
 			continue
 		}
 		first[m.Name] = m.NameOff
 		if !contains(known, m.Name) {
-			d.report(&d.warnings, m.NameOff, path.Key(m.Name), CodeUnknownField,
+			d.Warnf(m.NameOff, path.Key(m.Name), CodeUnknownField,
 				"unknown field %q is ignored (known here: %s)", m.Name, quoteList(known))
 			continue
 		}
@@ -120,16 +91,16 @@ func (d *decoder) forbid(v *jsondoc.Value, path jsondoc.Path, name, why string) 
 	for _, m := range v.Members {
 		if m.Name == name {
 			d.dropWarning(path.Key(name))
-			d.report(&d.problems, m.NameOff, path.Key(name), CodeForbidden, "%q is not allowed here: %s", name, why)
+			d.Errorf(m.NameOff, path.Key(name), CodeForbidden, "%q is not allowed here: %s", name, why)
 			return
 		}
 	}
 }
 
 func (d *decoder) dropWarning(path jsondoc.Path) {
-	for i := len(d.warnings) - 1; i >= 0; i-- {
-		if d.warnings[i].Path == string(path) && d.warnings[i].Code == CodeUnknownField {
-			d.warnings = append(d.warnings[:i], d.warnings[i+1:]...)
+	for i := len(d.Warnings) - 1; i >= 0; i-- {
+		if d.Warnings[i].Path == string(path) && d.Warnings[i].Code == CodeUnknownField {
+			d.Warnings = append(d.Warnings[:i], d.Warnings[i+1:]...)
 			return
 		}
 	}
@@ -209,7 +180,7 @@ func checkFieldName(s string) string {
 // fieldName reports a bad key of an object member.
 func (d *decoder) fieldName(m jsondoc.Member, path jsondoc.Path, what string) bool {
 	if msg := checkFieldName(m.Name); msg != "" {
-		d.report(&d.problems, m.NameOff, path.Key(m.Name), CodeIdentifier, "%s %s", what, msg)
+		d.Errorf(m.NameOff, path.Key(m.Name), CodeIdentifier, "%s %s", what, msg)
 		return false
 	}
 	return true
@@ -289,23 +260,18 @@ var xgr1 = []byte("XGR1.")
 func (d *decoder) document() *Document {
 	doc := &Document{OnValid: &Branch{}, OnInvalid: &Branch{}, fields: map[string]*Field{}}
 	if len(d.raw) > MaxDocumentBytes {
-		d.report(&d.problems, -1, "", CodeTooLarge,
+		d.Errorf(-1, "", CodeTooLarge,
 			"document is %d bytes; XRC-137 allows at most %d bytes (MaxXRC137Bytes)", len(d.raw), MaxDocumentBytes)
 		return doc
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(d.raw), xgr1) {
-		d.report(&d.problems, 0, "", CodeSyntax,
+		d.Errorf(0, "", CodeSyntax,
 			"this is an encrypted XGR1 rule blob; encrypted rule documents are not supported yet, only plaintext JSON")
 		return doc
 	}
 	root, err := jsondoc.Parse(d.raw, maxDocDepth)
 	if err != nil {
-		var se *jsondoc.SyntaxError
-		if errors.As(err, &se) {
-			d.problems = append(d.problems, Problem{Line: se.Line, Col: se.Col, Code: CodeSyntax, Message: "broken JSON: " + se.Msg})
-		} else {
-			d.problems = append(d.problems, Problem{Code: CodeSyntax, Message: err.Error()})
-		}
+		d.Syntax(err)
 		return doc
 	}
 	if !d.expect(root, "", `an object with "payload" and "rules"`, jsondoc.Object) {
@@ -348,7 +314,7 @@ func (d *decoder) payload(doc *Document, v *jsondoc.Value, path jsondoc.Path) {
 	for _, mem := range v.Members {
 		fp := path.Key(mem.Name)
 		if _, dup := doc.fields[mem.Name]; dup {
-			d.report(&d.problems, mem.NameOff, fp, CodeDuplicate, "input field %q is declared twice", mem.Name)
+			d.Errorf(mem.NameOff, fp, CodeDuplicate, "input field %q is declared twice", mem.Name)
 			continue
 		}
 		if !d.fieldName(mem, path, "input field") {
@@ -388,7 +354,7 @@ func (d *decoder) shadowing(doc *Document) {
 	}
 	note := func(key, what string, path jsondoc.Path) {
 		if prev, ok := seen[key]; ok {
-			d.report(&d.warnings, -1, path, CodeDuplicate, "%s %q replaces the %s of the same name in the environment", what, key, prev)
+			d.Warnf(-1, path, CodeDuplicate, "%s %q replaces the %s of the same name in the environment", what, key, prev)
 		}
 		seen[key] = what
 	}

@@ -149,7 +149,7 @@ func (d *decoder) headers(v *jsondoc.Value, path jsondoc.Path) []Header {
 	for _, m := range v.Members {
 		hp := path.Key(m.Name)
 		if !isToken(m.Name) {
-			d.report(&d.problems, m.NameOff, hp, CodeHeader, "%q is not a valid HTTP header name", m.Name)
+			d.Errorf(m.NameOff, hp, CodeHeader, "%q is not a valid HTTP header name", m.Name)
 			continue
 		}
 		s, ok := d.str(m.Value, hp, "a string header value", MaxStringValueLen, "MaxStringValueLen")

@@ -65,7 +65,7 @@ func (d *decoder) saveAs(v *jsondoc.Value, path jsondoc.Path) []*SaveAs {
 		sp := path.Key(mem.Name)
 		idx, err := strconv.Atoi(mem.Name)
 		if err != nil || idx < 0 || strconv.Itoa(idx) != mem.Name {
-			d.report(&d.problems, mem.NameOff, sp, CodeRange, "saveAs index %q must be a non-negative whole number written plainly (\"0\", \"1\", ...)", mem.Name)
+			d.Errorf(mem.NameOff, sp, CodeRange, "saveAs index %q must be a non-negative whole number written plainly (\"0\", \"1\", ...)", mem.Name)
 			continue
 		}
 		if seen[idx] {

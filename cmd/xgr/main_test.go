@@ -6,7 +6,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 )
+
+// jsonReport is one file's entry in validate --json output.
+type jsonReport struct {
+	File          string            `json:"file"`
+	OK            bool              `json:"ok"`
+	ID            string            `json:"id"`
+	Steps         int               `json:"steps"`
+	Hash          string            `json:"hash"`
+	Inputs        int               `json:"inputs"`
+	APICalls      int               `json:"apiCalls"`
+	ContractReads int               `json:"contractReads"`
+	Rules         int               `json:"rules"`
+	Errors        []jsondoc.Problem `json:"errors"`
+	Warnings      []jsondoc.Problem `json:"warnings"`
+}
 
 func TestValidateExamples(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/ostc/*.json")
@@ -38,7 +55,7 @@ func TestValidateReportsEveryProblemWithPosition(t *testing.T) {
 	}
 
 	out, code = run(t, "ostc", "validate", "--json", bad, "../../examples/ostc/nested_join.json")
-	var reports []fileReport
+	var reports []jsonReport
 	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "]")+1]), &reports); err != nil || code != 1 {
 		t.Fatalf("--json: exit %d, %v:\n%s", code, err, out)
 	}
@@ -94,8 +111,11 @@ func TestGraph(t *testing.T) {
 	if b, _ := os.ReadFile(dest); !strings.HasPrefix(string(b), "flowchart LR") {
 		t.Errorf("mermaid file: %s", b)
 	}
-	if out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json", "--format", "mermaid"); code != 2 || !strings.Contains(out, "must come before the file arguments") {
-		t.Errorf("flag after file: %d %s", code, out)
+	if out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json", "--format", "mermaid"); code != 0 || !strings.HasPrefix(out, "flowchart LR") {
+		t.Errorf("flag after the file: %d %s", code, out)
+	}
+	if out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json", "--nope"); code != 2 || !strings.Contains(out, "flag provided but not defined: --nope") {
+		t.Errorf("unknown flag after the file: %d %s", code, out)
 	}
 	if out, code := run(t, "ostc", "graph", "-f", "svg", "../../examples/ostc/nested_join.json"); code != 2 || !strings.Contains(out, "use dot or mermaid") {
 		t.Errorf("bad format: %d %s", code, out)

@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -35,13 +34,14 @@ Examples:
    xgr ostc validate --json examples/ostc/*.json | jq '.[] | select(.ok | not)'`,
 				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"}},
 				Action: func(c *cli.Context) error {
-					if err := misplacedFlag(c); err != nil {
+					files, err := args(c, "ostc validate")
+					if err != nil {
 						return err
 					}
-					if c.NArg() == 0 {
+					if len(files) == 0 {
 						return cli.Exit("ostc validate: name at least one FILE", 2)
 					}
-					return validateFiles(c.App.Writer, c.Args().Slice(), c.Bool("json"), c.Bool("strict"))
+					return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), checkOSTC)
 				},
 			},
 			{
@@ -108,26 +108,24 @@ Example:
 	}
 }
 
-// misplacedFlag returns a usage error when a flag follows the positional
-// arguments, where urfave/cli no longer parses flags.
-func misplacedFlag(c *cli.Context) error {
-	for _, a := range c.Args().Slice() {
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			return cli.Exit(fmt.Sprintf("%s: flag %s must come before the file arguments (usage: %s %s [flags] %s)",
-				c.Command.FullName(), a, c.App.Name, c.Command.FullName(), c.Command.ArgsUsage), 2)
-		}
+// args returns the positional arguments, reading flags written after them too.
+func args(c *cli.Context, cmd string) ([]string, error) {
+	pos, err := interspersed(c)
+	if err != nil {
+		return nil, cli.Exit(cmd+": "+err.Error(), 2)
 	}
-	return nil
+	return pos, nil
 }
 
 func oneFile(c *cli.Context, cmd string) (string, error) {
-	if err := misplacedFlag(c); err != nil {
+	pos, err := args(c, cmd)
+	if err != nil {
 		return "", err
 	}
-	if c.NArg() != 1 {
+	if len(pos) != 1 {
 		return "", cli.Exit(cmd+": name exactly one FILE", 2)
 	}
-	return c.Args().First(), nil
+	return pos[0], nil
 }
 
 // loadOSTC reads and parses a file; a rejected document is a usage-level error
@@ -152,90 +150,15 @@ func loadOSTC(file string) (*registry.Orchestration, error) {
 	return o, nil
 }
 
-type fileReport struct {
-	File     string             `json:"file"`
-	OK       bool               `json:"ok"`
-	ID       string             `json:"id,omitempty"`
-	Steps    int                `json:"steps,omitempty"`
-	Hash     string             `json:"hash,omitempty"`
-	Errors   []registry.Problem `json:"errors"`
-	Warnings []registry.Problem `json:"warnings"`
-}
-
-func validateFile(file string, strict bool) fileReport {
-	r := fileReport{File: file, Errors: []registry.Problem{}, Warnings: []registry.Problem{}}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		r.Errors = append(r.Errors, registry.Problem{Code: "read", Message: err.Error()})
-		return r
-	}
+// checkOSTC validates one orchestration for validateFiles.
+var checkOSTC = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
 	o, err := registry.Parse(raw)
-	var ve *registry.ValidationError
-	switch {
-	case err == nil:
-		r.ID, r.Steps, r.Hash = o.ID, len(o.Steps), o.Hash.Hex()
-		r.Warnings = append(r.Warnings, o.Warnings...)
-	case errors.As(err, &ve):
-		r.Errors = append(r.Errors, ve.Problems...)
-		r.Warnings = append(r.Warnings, ve.Warnings...)
-	default:
-		r.Errors = append(r.Errors, registry.Problem{Code: "parse", Message: err.Error()})
+	if err != nil {
+		return "", nil, nil, err
 	}
-	r.OK = len(r.Errors) == 0 && !(strict && len(r.Warnings) > 0)
-	return r
-}
-
-func validateFiles(w io.Writer, files []string, asJSON, strict bool) error {
-	reports := make([]fileReport, 0, len(files))
-	failed := 0
-	for _, f := range files {
-		r := validateFile(f, strict)
-		if !r.OK {
-			failed++
-		}
-		reports = append(reports, r)
-	}
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range reports {
-			for _, p := range r.Errors {
-				fmt.Fprintf(w, "%s\n", located(r.File, "error", p))
-			}
-			for _, p := range r.Warnings {
-				fmt.Fprintf(w, "%s\n", located(r.File, "warning", p))
-			}
-			switch {
-			case len(r.Errors) > 0:
-				fmt.Fprintf(w, "%s: INVALID (%d errors, %d warnings)\n", r.File, len(r.Errors), len(r.Warnings))
-			case !r.OK:
-				fmt.Fprintf(w, "%s: INVALID under --strict (%d warnings)\n", r.File, len(r.Warnings))
-			default:
-				fmt.Fprintf(w, "%s: ok: id %s, %d steps, hash %s, %d warnings\n", r.File, r.ID, r.Steps, r.Hash, len(r.Warnings))
-			}
-		}
-	}
-	if failed > 0 {
-		return cli.Exit("", 1)
-	}
-	return nil
-}
-
-// located formats a problem the way compilers do, so editors can jump to it.
-func located(file, severity string, p registry.Problem) string {
-	loc := file
-	if p.Line > 0 {
-		loc = fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
-	}
-	if p.Path != "" {
-		return fmt.Sprintf("%s: %s: %s: %s", loc, severity, p.Path, p.Message)
-	}
-	return fmt.Sprintf("%s: %s: %s", loc, severity, p.Message)
-}
+	return fmt.Sprintf("id %s, %d steps, hash %s", o.ID, len(o.Steps), o.Hash.Hex()),
+		map[string]any{"id": o.ID, "steps": len(o.Steps), "hash": o.Hash.Hex()}, o.Warnings, nil
+})
 
 func graphAction(c *cli.Context) error {
 	file, err := oneFile(c, "ostc graph")
@@ -269,17 +192,18 @@ func graphAction(c *cli.Context) error {
 }
 
 func reachAction(c *cli.Context) error {
-	if err := misplacedFlag(c); err != nil {
-		return err
-	}
-	if c.NArg() != 3 {
-		return cli.Exit("ostc reach: usage: xgr ostc reach [--json] FILE FROM TO", 2)
-	}
-	o, err := loadOSTC(c.Args().Get(0))
+	pos, err := args(c, "ostc reach")
 	if err != nil {
 		return err
 	}
-	e, err := o.Explain(c.Args().Get(1), c.Args().Get(2))
+	if len(pos) != 3 {
+		return cli.Exit("ostc reach: usage: xgr ostc reach [--json] FILE FROM TO", 2)
+	}
+	o, err := loadOSTC(pos[0])
+	if err != nil {
+		return err
+	}
+	e, err := o.Explain(pos[1], pos[2])
 	if err != nil {
 		return cli.Exit("ostc reach: "+err.Error(), 2)
 	}

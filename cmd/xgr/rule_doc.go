@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/rule"
 )
 
@@ -47,7 +48,7 @@ Examples:
 				if len(files) == 0 {
 					return cli.Exit("rule validate: name at least one FILE", 2)
 				}
-				return validateRuleFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"))
+				return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), checkRule)
 			},
 		},
 		{
@@ -83,145 +84,17 @@ Examples:
 	}
 }
 
-type ruleFileReport struct {
-	File          string         `json:"file"`
-	OK            bool           `json:"ok"`
-	Hash          string         `json:"hash,omitempty"`
-	Inputs        int            `json:"inputs"`
-	APICalls      int            `json:"apiCalls"`
-	ContractReads int            `json:"contractReads"`
-	Rules         int            `json:"rules"`
-	Errors        []rule.Problem `json:"errors"`
-	Warnings      []rule.Problem `json:"warnings"`
-}
-
-func validateRuleFile(file string, strict bool) ruleFileReport {
-	r := ruleFileReport{File: file, Errors: []rule.Problem{}, Warnings: []rule.Problem{}}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		r.Errors = append(r.Errors, rule.Problem{Code: "read", Message: err.Error()})
-		return r
-	}
+// checkRule validates one rule document for validateFiles.
+var checkRule = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
 	d, err := rule.Parse(raw)
-	var ve *rule.ValidationError
-	switch {
-	case err == nil:
-		r.Hash = d.Hash.Hex()
-		r.Inputs, r.APICalls, r.ContractReads, r.Rules = len(d.Payload), len(d.APICalls), len(d.ContractReads), len(d.Rules)
-		r.Warnings = append(r.Warnings, d.Warnings...)
-	case errors.As(err, &ve):
-		r.Errors = append(r.Errors, ve.Problems...)
-		r.Warnings = append(r.Warnings, ve.Warnings...)
-	default:
-		r.Errors = append(r.Errors, rule.Problem{Code: "parse", Message: err.Error()})
+	if err != nil {
+		return "", nil, nil, err
 	}
-	r.OK = len(r.Errors) == 0 && !(strict && len(r.Warnings) > 0)
-	return r
-}
-
-func validateRuleFiles(w io.Writer, files []string, asJSON, strict bool) error {
-	reports := make([]ruleFileReport, 0, len(files))
-	failed := 0
-	for _, f := range files {
-		r := validateRuleFile(f, strict)
-		if !r.OK {
-			failed++
-		}
-		reports = append(reports, r)
-	}
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range reports {
-			for _, p := range r.Errors {
-				fmt.Fprintln(w, ruleProblemLine(r.File, "error", p))
-			}
-			for _, p := range r.Warnings {
-				fmt.Fprintln(w, ruleProblemLine(r.File, "warning", p))
-			}
-			switch {
-			case len(r.Errors) > 0:
-				fmt.Fprintf(w, "%s: INVALID (%d errors, %d warnings)\n", r.File, len(r.Errors), len(r.Warnings))
-			case !r.OK:
-				fmt.Fprintf(w, "%s: INVALID under --strict (%d warnings)\n", r.File, len(r.Warnings))
-			default:
-				fmt.Fprintf(w, "%s: ok: %d inputs, %d apiCalls, %d contractReads, %d rules, hash %s, %d warnings\n",
-					r.File, r.Inputs, r.APICalls, r.ContractReads, r.Rules, r.Hash, len(r.Warnings))
-			}
-		}
-	}
-	if failed > 0 {
-		return cli.Exit("", 1)
-	}
-	return nil
-}
-
-// ruleProblemLine formats a problem the way compilers do, so editors can jump to it.
-func ruleProblemLine(file, severity string, p rule.Problem) string {
-	loc := file
-	if p.Line > 0 {
-		loc = fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
-	}
-	if p.Path != "" {
-		return fmt.Sprintf("%s: %s: %s: %s", loc, severity, p.Path, p.Message)
-	}
-	return fmt.Sprintf("%s: %s: %s", loc, severity, p.Message)
-}
-
-// interspersed reads flags written after the positional arguments, as in
-// "xgr rule eval FILE --payload P.json" (urfave/cli v2 stops parsing flags
-// at the first positional argument). It returns the positional arguments.
-func interspersed(c *cli.Context) ([]string, error) {
-	var pos []string
-	args := c.Args().Slice()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			pos = append(pos, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := findFlag(c.Command, name)
-		if f == nil {
-			return nil, fmt.Errorf("flag provided but not defined: %s", a)
-		}
-		name = f.Names()[0] // aliases share the value only through the primary name
-		if !hasVal {
-			if _, isBool := f.(*cli.BoolFlag); isBool {
-				val = "true"
-			} else {
-				if i+1 >= len(args) {
-					return nil, fmt.Errorf("flag %s needs a value", a)
-				}
-				i++
-				val = args[i]
-			}
-		}
-		if err := c.Set(name, val); err != nil {
-			return nil, fmt.Errorf("flag %s: %v", a, err)
-		}
-	}
-	return pos, nil
-}
-
-func findFlag(cmd *cli.Command, name string) cli.Flag {
-	for _, f := range cmd.Flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return f
-			}
-		}
-	}
-	return nil
-}
+	fields := map[string]any{"hash": d.Hash.Hex(), "inputs": len(d.Payload), "apiCalls": len(d.APICalls),
+		"contractReads": len(d.ContractReads), "rules": len(d.Rules)}
+	return fmt.Sprintf("%d inputs, %d apiCalls, %d contractReads, %d rules, hash %s",
+		len(d.Payload), len(d.APICalls), len(d.ContractReads), len(d.Rules), d.Hash.Hex()), fields, d.Warnings, nil
+})
 
 func evalRuleAction(c *cli.Context) error {
 	args, err := interspersed(c)
@@ -242,7 +115,7 @@ func evalRuleAction(c *cli.Context) error {
 		if errors.As(err, &ve) {
 			lines := []string{file + " is not a valid rule document:"}
 			for _, p := range ve.Problems {
-				lines = append(lines, "  "+ruleProblemLine(file, "error", p))
+				lines = append(lines, "  "+located(file, "error", p))
 			}
 			return cli.Exit(strings.Join(lines, "\n"), 2)
 		}

@@ -63,7 +63,7 @@ func TestRuleValidate(t *testing.T) {
 	}
 	bad := writeFile(t, "bad.json", "{\n  \"payload\": {\"A\": {\"type\": \"int65\"}},\n  \"rules\": [\"[A] >\"],\n  \"x\": 1\n}")
 	out, code = run(t, "rule", "validate", bad, "--json")
-	var reports []ruleFileReport
+	var reports []jsonReport
 	if code != 1 || json.Unmarshal([]byte(strings.TrimSpace(out)), &reports) != nil || len(reports) != 1 {
 		t.Fatalf("--json: exit %d\n%s", code, out)
 	}
