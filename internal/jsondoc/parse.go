@@ -47,6 +47,10 @@ func Parse(raw []byte, maxDepth int) (*Value, error) {
 
 type parser struct {
 	slab []Value // values are carved from chunks to keep allocations few
+	// Members and items of the open containers collect here and are copied
+	// out at the closing delimiter into a slice of exactly their size.
+	members []Member
+	items   []*Value
 	raw  []byte
 	dec  *jsontext.Decoder
 	max  int
@@ -100,6 +104,7 @@ func (p *parser) value(parent *Value, depth int) (*Value, error) {
 		}
 		v.Kind = Object
 		p.open = append(p.open, off)
+		base := len(p.members)
 		for p.dec.PeekKind() != '}' {
 			nameOff := p.start()
 			name, err := p.dec.ReadToken()
@@ -110,10 +115,15 @@ func (p *parser) value(parent *Value, depth int) (*Value, error) {
 			if m.Value, err = p.value(v, depth+1); err != nil {
 				return nil, err
 			}
-			v.Members = append(v.Members, m)
+			p.members = append(p.members, m)
 		}
 		if _, err := p.dec.ReadToken(); err != nil {
 			return nil, p.wrap(p.start(), err)
+		}
+		if n := len(p.members) - base; n > 0 {
+			v.Members = make([]Member, n)
+			copy(v.Members, p.members[base:])
+			p.members = p.members[:base]
 		}
 		p.open = p.open[:len(p.open)-1]
 	case '[':
@@ -122,15 +132,21 @@ func (p *parser) value(parent *Value, depth int) (*Value, error) {
 		}
 		v.Kind = Array
 		p.open = append(p.open, off)
+		base := len(p.items)
 		for p.dec.PeekKind() != ']' {
 			item, err := p.value(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			v.Items = append(v.Items, item)
+			p.items = append(p.items, item)
 		}
 		if _, err := p.dec.ReadToken(); err != nil {
 			return nil, p.wrap(p.start(), err)
+		}
+		if n := len(p.items) - base; n > 0 {
+			v.Items = make([]*Value, n)
+			copy(v.Items, p.items[base:])
+			p.items = p.items[:base]
 		}
 		p.open = p.open[:len(p.open)-1]
 	default:
