@@ -66,6 +66,8 @@ type JoinResult struct {
 	// Verdicts are the verdicts applied, one per round.
 	Verdicts []string
 	Live     int64
+	// Killed are the members a kill aborted.
+	Killed []int64
 	// FollowUps are targets that now need a join step of their own: the
 	// parent target an aborted target failed into (VerdictOpen rounds) and
 	// kill-policy targets aborted by a kill (VerdictKill).
@@ -201,12 +203,25 @@ func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now tim
 		n, _ := strconv.ParseInt(to, 10, 64)
 		follow = append(follow, FollowUp{Target: n})
 	}
-	for _, x := range vals[3:] {
-		str, _ := x.(string)
-		n, _ := strconv.ParseInt(str, 10, 64)
+	for _, x := range asList(vals[3]) {
+		n, _ := strconv.ParseInt(x, 10, 64)
+		res.Killed = append(res.Killed, n)
+	}
+	for _, x := range asList(vals[4]) {
+		n, _ := strconv.ParseInt(x, 10, 64)
 		follow = append(follow, FollowUp{Target: n, Kill: true})
 	}
 	return remaining, follow, nil
+}
+
+func asList(x any) []string {
+	list, _ := x.([]any)
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		s, _ := e.(string)
+		out = append(out, s)
+	}
+	return out
 }
 
 func orEmpty(b json.RawMessage) string {

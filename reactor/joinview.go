@@ -74,8 +74,14 @@ func membersOf(v joinstore.JoinView) []Member {
 
 // JoinOutcome is what one join step did, delivery by delivery, for the timeline.
 type JoinOutcome struct {
-	Deliveries []DeliveryResult
+	Deliveries []Applied
 	Decision   Decision
+}
+
+// Applied is one pending delivery and what it did.
+type Applied struct {
+	Pid, From string
+	Result    DeliveryResult
 }
 
 // DecideJoin is the pure join step over a fresh view: apply the pending
@@ -127,7 +133,7 @@ func DecideJoin(v joinstore.JoinView, reach Reach) (joinstore.JoinApply, JoinOut
 		closed := s.Closed
 		var r DeliveryResult
 		s, r = Deliver(s, f)
-		out.Deliveries = append(out.Deliveries, r)
+		out.Deliveries = append(out.Deliveries, Applied{Pid: d.Pid, From: d.From, Result: r})
 		if !closed {
 			decide(i + 1)
 		}

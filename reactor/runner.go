@@ -174,13 +174,13 @@ func (r *Runner) joins(ctx context.Context, root joinstore.Root, work []joinstor
 		f := work[0]
 		work = work[1:]
 		now := r.Now()
-		var outcome JoinOutcome
+		var applied []Applied
 		decide := func(v joinstore.JoinView) (joinstore.JoinApply, error) {
 			if f.Kill {
 				return KillGroup(v)
 			}
 			a, o, err := DecideJoin(v, r.Orch.CanReach)
-			outcome = o
+			applied = append(applied, o.Deliveries...)
 			return a, err
 		}
 		res, err := r.Store.JoinStep(ctx, root, f.Target, now, r.Lease, decide)
@@ -191,8 +191,8 @@ func (r *Runner) joins(ctx context.Context, root joinstore.Root, work []joinstor
 			return err
 		}
 		pid := root.Pid(f.Target)
-		for _, d := range outcome.Deliveries {
-			r.emit(Event{At: now, Type: deliveryEvent(d), Pid: pid, Detail: d.String()})
+		for _, d := range applied {
+			r.emit(Event{At: now, Type: deliveryEvent(d.Result), Pid: pid, Step: d.From, Detail: d.Result.String() + " from " + d.Pid})
 		}
 		for _, v := range res.Verdicts {
 			switch v {
@@ -202,6 +202,9 @@ func (r *Runner) joins(ctx context.Context, root joinstore.Root, work []joinstor
 			case joinstore.VerdictUnfulfillable:
 				r.emit(Event{At: now, Type: "join_aborted", Pid: pid})
 			}
+		}
+		for _, it := range res.Killed {
+			r.emit(Event{At: now, Type: "killed", Pid: root.Pid(it), Detail: "join " + pid + " closed with kill"})
 		}
 		work = append(work, res.FollowUps...)
 	}

@@ -43,6 +43,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			ostcCommand(),
 			{Name: "rule", Usage: "validate and evaluate XRC-137 rule documents", Subcommands: ruleDocCommands()},
+			simulateCommand(),
 			versionCommand(),
 		},
 	}

@@ -51,10 +51,10 @@ type parser struct {
 	// out at the closing delimiter into a slice of exactly their size.
 	members []Member
 	items   []*Value
-	raw  []byte
-	dec  *jsontext.Decoder
-	max  int
-	open []int // offsets of the containers being read, for EOF messages
+	raw     []byte
+	dec     *jsontext.Decoder
+	max     int
+	open    []int // offsets of the containers being read, for EOF messages
 }
 
 // start is the offset of the next token: the decoder's position past

@@ -1,20 +1,17 @@
 package testenv
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
 )
 
@@ -22,13 +19,8 @@ import (
 // It writes into a private temporary directory and is stopped on cleanup;
 // its log is printed when the test failed.
 type Redis struct {
-	t    testing.TB
-	Addr string
-	dir  string
-	args []string
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	log  *bytes.Buffer
+	*redisserver.Server
+	t testing.TB
 }
 
 // RedisOption adjusts the server's command line.
@@ -49,109 +41,46 @@ func WithArgs(args ...string) RedisOption {
 // binary fails the test with the command that installs it.
 func StartRedis(t testing.TB, opts ...RedisOption) *Redis {
 	t.Helper()
-	r := &Redis{t: t, dir: t.TempDir()}
-	for _, o := range opts {
-		o(&r.args)
+	if _, err := toolbin.Find("redis-server"); err != nil {
+		t.Fatal(err)
 	}
+	var args []string
+	for _, o := range opts {
+		o(&args)
+	}
+	dir := t.TempDir()
+	var srv *redisserver.Server
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		port := FreePort(t)
-		r.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if err = r.start(); err == nil {
+		if srv, err = redisserver.Start(redisserver.Options{Dir: dir, Port: FreePort(t), Args: args}); err == nil {
 			break
 		}
 	}
 	if err != nil {
-		t.Fatalf("redis-server did not start: %v\n%s", err, r.logText())
+		t.Fatalf("redis-server did not start: %v", err)
 	}
+	r := &Redis{Server: srv, t: t}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("redis-server %s log:\n%s", r.Addr, r.logText())
+			t.Logf("redis-server %s log:\n%s", r.Addr, r.Log())
 		}
 		r.Stop()
 	})
 	return r
 }
 
-func (r *Redis) start() error {
-	bin, err := toolbin.Find("redis-server")
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(r.Addr)
-	args := append([]string{
-		"--bind", "127.0.0.1", "--port", port, "--dir", r.dir,
-		"--save", "", "--protected-mode", "no", "--daemonize", "no",
-		"--logfile", "", "--loglevel", "notice",
-	}, r.args...)
-	r.mu.Lock()
-	r.log = &bytes.Buffer{}
-	r.cmd = exec.Command(bin, args...)
-	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
-	r.mu.Unlock()
-	if err := r.cmd.Start(); err != nil {
-		return err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- r.cmd.Wait() }()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			return fmt.Errorf("redis-server exited: %v", err)
-		default:
-		}
-		c := redis.NewClient(&redis.Options{Addr: r.Addr, MaxRetries: -1})
-		err := c.Ping(context.Background()).Err()
-		c.Close()
-		if err == nil {
-			go func() { <-exited }()
-			return nil
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	r.cmd.Process.Kill()
-	return fmt.Errorf("redis-server on %s did not answer PING within 10s", r.Addr)
-}
-
-func (r *Redis) logText() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.log == nil {
-		return ""
-	}
-	return r.log.String()
-}
-
-// Stop kills the server (as a crash would: no shutdown save).
-func (r *Redis) Stop() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cmd != nil && r.cmd.Process != nil {
-		r.cmd.Process.Kill()
-		r.cmd.Process.Wait()
-		r.cmd = nil
-	}
-}
-
 // Restart kills the server and starts it again on the same port and data
 // directory (with AOF on, acknowledged writes survive).
 func (r *Redis) Restart() {
 	r.t.Helper()
-	r.Stop()
-	var err error
-	for attempt := 0; attempt < 50; attempt++ { // the port may linger briefly
-		if err = r.start(); err == nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := r.Server.Restart(); err != nil {
+		r.t.Fatalf("redis-server did not restart: %v", err)
 	}
-	r.t.Fatalf("redis-server did not restart: %v\n%s", err, r.logText())
 }
 
 // Client returns a client for the server, closed on cleanup.
 func (r *Redis) Client() *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: r.Addr})
+	c := r.Server.Client()
 	r.t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -235,9 +164,6 @@ func FreePort(t testing.TB) int {
 	t.Fatal("no free loopback port pair found")
 	return 0
 }
-
-// TempDir is where a server keeps its files (for tests that inspect them).
-func (r *Redis) TempDir() string { return filepath.Clean(r.dir) }
 
 // Backends runs test against a single redis-server and, in parallel, against
 // a three-master Redis Cluster, each started for the test.

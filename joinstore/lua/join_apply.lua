@@ -16,11 +16,11 @@
 -- ARGV[7] merged payload (JSON, for satisfied)  ARGV[8] record TTL (s)
 -- ARGV[9] target of P ("" = none)  ARGV[10..] iters of the members to kill
 --
--- Returns {remaining, live, deliveredTo, killedTargets...}: remaining pending
--- entries (the caller runs another round when > 0), the session's live count,
--- the target of P that received this target's failure (or ""), and the
--- iters of join targets that the kill aborted whose own policy is kill
--- (their groups must be killed too).
+-- Returns {remaining, live, deliveredTo, killed, killedTargets}: remaining
+-- pending entries (the caller runs another round when > 0), the session's
+-- live count, the target of P that received this target's failure (or ""),
+-- the iters the kill aborted, and among them the join targets whose own
+-- policy is kill (their groups must be killed too).
 -- Errors: LOCK_LOST (token not current: nothing changed); STALE_VIEW (a
 -- member joined the group after the read, so a kill would miss it; the lock
 -- is released and nothing changed).
@@ -57,7 +57,7 @@ if consumed > 0 then
 end
 local live = tonumber(redis.call("HGET", KEYS[5], "live") or "0")
 local deliveredTo = ""
-local killedTargets = {}
+local killed, killedTargets = {}, {}
 
 local function abort(key, iter, reason)
   redis.call("HSET", key, "status", "aborted", "abortReason", reason, "updatedAt", now)
@@ -101,6 +101,7 @@ if killing then
     if m[1] == "waiting" then
       abort(key, iter, "join-kill")
       redis.call("HDEL", KEYS[3], iter)
+      killed[#killed + 1] = iter
       if m[2] == "1" and m[3] ~= "1" then
         redis.call("HSET", key, "closed", "1", "closedAt", now)
         if m[4] == "kill" then
@@ -128,8 +129,4 @@ if live <= 0 then
     end
   end
 end
-local out = {remaining, live, deliveredTo}
-for _, it in ipairs(killedTargets) do
-  out[#out + 1] = it
-end
-return out
+return {remaining, live, deliveredTo, killed, killedTargets}
