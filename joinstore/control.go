@@ -222,6 +222,9 @@ func (s *Store) Wake(ctx context.Context, root Root, iter int64, now time.Time, 
 		case "woken":
 			return nil
 		case "not_waiting":
+			if p["killedAt"] != "" {
+				return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrKilled)
+			}
 			return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrNotWaiting)
 		case "join_open":
 			return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrJoinOpen)

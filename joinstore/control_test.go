@@ -243,8 +243,17 @@ func TestKillPauseResumeWake(t *testing.T) {
 		if meta, _ := s.Session(ctx, r2.Root); meta["status"] != "finished" || meta["killedAt"] == "" {
 			t.Errorf("killed session: %v", meta)
 		}
-		if err := s.Wake(ctx, r2.Root, 1, t0, "", nil); !errors.Is(err, joinstore.ErrNotWaiting) {
+		if err := s.Wake(ctx, r2.Root, 1, t0, "", nil); !errors.Is(err, joinstore.ErrKilled) {
 			t.Errorf("wake of a killed process: %v", err)
+		}
+		// The owner's sessions, newest first, paged.
+		list, err := s.Sessions(ctx, owner, 0, 1, false)
+		if err != nil || len(list) != 1 || list[0].Root != r2.Root {
+			t.Errorf("newest session: %+v %v", list, err)
+		}
+		list, _ = s.Sessions(ctx, owner, 1, 10, false)
+		if len(list) != 1 || list[0].Root != root {
+			t.Errorf("second page: %+v", list)
 		}
 		// A join target cannot be woken before its join closes.
 		o2 := fanOut(t, 2, `"all"`, "drain")

@@ -13,6 +13,8 @@ var (
 	ErrLeaseLost = errors.New("lease lost")
 	// ErrNotFound: no such session or process.
 	ErrNotFound = errors.New("not found")
+	// ErrKilled: the process or session was killed.
+	ErrKilled = errors.New("killed")
 	// ErrBadChild: a commit named a child iter its lease did not reserve.
 	ErrBadChild = errors.New("child iter outside the lease's reservation")
 	// ErrLockLost: the join lock's token is not current; nothing was applied.

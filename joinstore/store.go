@@ -492,3 +492,36 @@ func (s *Store) CollectGarbage(ctx context.Context, owner string, now time.Time)
 	}
 	return scriptAllocRoot.Run(ctx, s.rdb, ownerKeysOf(owner).all(), "-", ms(now)).Err()
 }
+
+// SessionRef is one entry of an owner's session list.
+type SessionRef struct {
+	Root      Root
+	CreatedAt time.Time
+}
+
+// Sessions lists an owner's sessions whose records still exist, newest first
+// (or oldest first with ascending), skipping offset and returning at most limit.
+func (s *Store) Sessions(ctx context.Context, owner string, offset, limit int, ascending bool) ([]SessionRef, error) {
+	if err := CheckOwner(owner); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	z, err := s.rdb.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+		Key: ownerKeysOf(owner).roots(), Start: offset, Stop: offset + limit - 1, Rev: !ascending,
+	}).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionRef, 0, len(z))
+	for _, e := range z {
+		id, _ := e.Member.(string)
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("session index of %s holds %q", owner, id)
+		}
+		out = append(out, SessionRef{Root: Root{Owner: owner, RootPid: n}, CreatedAt: time.UnixMilli(int64(e.Score))})
+	}
+	return out, nil
+}

@@ -368,3 +368,19 @@ func TestRoundTripsPerStep(t *testing.T) {
 		}
 	})
 }
+
+// The store works through Sentinel (a go-redis universal client with a
+// master name): a session starts, runs a step and finishes.
+func TestThroughSentinel(t *testing.T) {
+	rdb := testenv.StartSentinel(t).Client(t)
+	s, ctx := newStore(rdb), context.Background()
+	root := start(t, s, StartRequest{}).Root
+	c := claimAll(t, s, root, t0, 0)
+	if len(c) != 1 {
+		t.Fatalf("claim through sentinel: %+v", c)
+	}
+	res, err := s.Commit(ctx, c[0], t0, Commit{Status: "done"})
+	if err != nil || res.Live != 0 {
+		t.Fatalf("commit through sentinel: %+v %v", res, err)
+	}
+}

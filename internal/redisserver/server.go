@@ -27,6 +27,8 @@ type Options struct {
 	Port int
 	// Args are extra redis-server arguments (e.g. --appendonly yes).
 	Args []string
+	// ConfigFile, when set, is passed first (Sentinel needs a writable one).
+	ConfigFile string
 }
 
 // Server is a running redis-server child process.
@@ -55,7 +57,11 @@ func (s *Server) start() error {
 	if err != nil {
 		return err
 	}
-	args := []string{"--dir", s.opts.Dir, "--save", "", "--daemonize", "no", "--logfile", "", "--loglevel", "notice"}
+	var args []string
+	if s.opts.ConfigFile != "" {
+		args = append(args, s.opts.ConfigFile)
+	}
+	args = append(args, "--dir", s.opts.Dir, "--save", "", "--daemonize", "no", "--logfile", "", "--loglevel", "notice")
 	if s.Network == "unix" {
 		args = append(args, "--port", "0", "--unixsocket", s.Addr, "--unixsocketperm", "700")
 	} else {

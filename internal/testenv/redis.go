@@ -3,7 +3,9 @@ package testenv
 import (
 	"context"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -176,4 +178,45 @@ func Backends(t *testing.T, test func(t *testing.T, rdb redis.UniversalClient)) 
 		t.Parallel()
 		test(t, StartCluster(t, 3).Client(t))
 	})
+}
+
+// Sentinel is a master redis-server watched by one Redis Sentinel.
+type Sentinel struct {
+	Master   *Redis
+	Sentinel *Redis
+	// Name is the monitored master's name.
+	Name string
+}
+
+// StartSentinel starts a master and a sentinel monitoring it as "xgr".
+func StartSentinel(t testing.TB) *Sentinel {
+	t.Helper()
+	master := StartRedis(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "sentinel.conf")
+	_, port, _ := net.SplitHostPort(master.Addr)
+	text := "sentinel monitor xgr 127.0.0.1 " + port + " 1\nsentinel down-after-milliseconds xgr 2000\n"
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := redisserver.Start(redisserver.Options{Dir: dir, Port: FreePort(t), ConfigFile: conf, Args: []string{"--sentinel"}})
+	if err != nil {
+		t.Fatalf("redis sentinel did not start: %v", err)
+	}
+	s := &Redis{Server: srv, t: t}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("sentinel log:\n%s", s.Log())
+		}
+		s.Stop()
+	})
+	return &Sentinel{Master: master, Sentinel: s, Name: "xgr"}
+}
+
+// Client returns a go-redis universal client that finds the master through
+// the sentinel, closed on cleanup.
+func (s *Sentinel) Client(t testing.TB) redis.UniversalClient {
+	c := redis.NewUniversalClient(&redis.UniversalOptions{MasterName: s.Name, Addrs: []string{s.Sentinel.Addr}})
+	t.Cleanup(func() { c.Close() })
+	return c
 }
