@@ -191,6 +191,13 @@ func TestFencing(t *testing.T) {
 		if until, err := s.Renew(ctx, c, t0.Add(time.Second), time.Minute); err != nil || !until.Equal(t0.Add(61*time.Second)) {
 			t.Fatalf("renew: %v %v", until, err)
 		}
+		// An expired lease is lost even before anyone recovers it.
+		if _, err := s.Commit(ctx, c, t0.Add(62*time.Second), Commit{Status: "done"}); !errors.Is(err, ErrLeaseLost) {
+			t.Fatalf("commit after the lease expired: %v", err)
+		}
+		if _, err := s.Renew(ctx, c, t0.Add(62*time.Second), time.Minute); !errors.Is(err, ErrLeaseLost) {
+			t.Fatalf("renew after the lease expired: %v", err)
+		}
 		bad := Commit{Status: "done", Children: []Child{{Iter: c.FirstChild + 1, ResumeStep: "B1"}}}
 		if _, err := s.Commit(ctx, c, t0, bad); !errors.Is(err, ErrBadChild) {
 			t.Fatalf("child outside the reservation: %v", err)

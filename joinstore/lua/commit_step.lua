@@ -23,17 +23,20 @@
 -- the session's live process count; nextDue the earliest due time or "";
 -- deliveredTo the target iter that got a pending delivery or ""; gated the
 -- number of children dropped by the spawn gate.
--- Errors: LEASE_LOST (token not current; nothing changed), BAD_CHILD (child
--- iter not reserved by this lease).
+-- Errors: LEASE_LOST (token not current, or the lease expired before now;
+-- nothing changed), BAD_CHILD (child iter not reserved by this lease).
 -- Invariants: a step is committed at most once, by its current lease holder;
 -- child pids are unique (they come from the lease's reservation); no process
 -- is created into a group whose join closed with kill; a finished process
 -- delivers to its group's open target exactly once (the pending list entry).
 local PROC = 7
 local now, ttl = ARGV[3], tonumber(ARGV[8])
-local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId")
+local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return redis.error_reply("LEASE_LOST token is not the current lease")
+end
+if tonumber(p[9]) < tonumber(now) then
+  return redis.error_reply("LEASE_LOST the lease expired at " .. p[9])
 end
 local session = redis.call("HMGET", KEYS[1], "killedAt", "paused")
 local killed = (p[3] and p[3] ~= "") or (session[1] and session[1] ~= "")

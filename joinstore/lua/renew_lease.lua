@@ -4,11 +4,12 @@
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] lease duration (ms)
 --
 -- Returns the new expiry (ms), or error "LEASE_LOST" when the token is not
--- the process's current lease (it was recovered, committed or released).
+-- the process's current lease (it was recovered, committed or released) or
+-- the lease expired before now.
 -- Invariant: only the current lease holder extends the lease.
-local p = redis.call("HMGET", KEYS[1], "status", "lease")
-if p[1] ~= "running" or p[2] ~= ARGV[2] then
-  return redis.error_reply("LEASE_LOST")
+local p = redis.call("HMGET", KEYS[1], "status", "lease", "leaseUntil")
+if p[1] ~= "running" or p[2] ~= ARGV[2] or tonumber(p[3]) < tonumber(ARGV[3]) then
+  return redis.error_reply("LEASE_LOST token is not the current lease or it expired")
 end
 local untilMs = tonumber(ARGV[3]) + tonumber(ARGV[4])
 redis.call("HSET", KEYS[1], "leaseUntil", untilMs)
