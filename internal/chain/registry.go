@@ -96,7 +96,7 @@ type OSTCDeletion struct {
 
 func (g *Registry) notFound(id string, err error) error {
 	if ReasonOf(err) == ReasonNotFound {
-		return fmt.Errorf("registry %s: id %q: %w", g.Address.Hex(), id, ErrNotFound)
+		return fmt.Errorf("registry %s: id %q: %w (%w)", g.Address.Hex(), id, ErrNotFound, err)
 	}
 	return err
 }
