@@ -18,6 +18,12 @@ import (
 // block while it waits.
 const DefaultPoll = 250 * time.Millisecond
 
+// GasMarginPercent is added to the node's gas estimate. An estimate is exact
+// only for the state and block it ran on; the block a transaction lands in
+// may differ (the XRC-729 registry stores block.timestamp, and re-storing the
+// same value is cheaper than storing a new one). Unused gas is not charged.
+const GasMarginPercent = 20
+
 // Sender signs transactions with one key, sends them and waits until each is
 // mined and has the wanted number of confirmations.
 type Sender struct {
@@ -44,17 +50,35 @@ func NewSender(ctx context.Context, b Backend, key *ecdsa.PrivateKey, confirmati
 // From is the sending account.
 func (s *Sender) From() common.Address { return s.Auth.From }
 
-func (s *Sender) opts(ctx context.Context) *bind.TransactOpts {
+// opts are the signer's options with a gas limit of the node's estimate
+// plus GasMarginPercent (unless Auth fixes a limit). A call that would
+// revert fails here, with the contract's reason, before anything is sent.
+func (s *Sender) opts(ctx context.Context, op string, to *common.Address, data []byte) (*bind.TransactOpts, error) {
 	o := *s.Auth
 	o.Context = ctx
-	return &o
+	if o.GasLimit == 0 {
+		est, err := s.Backend.EstimateGas(ctx, ethereum.CallMsg{From: o.From, To: to, Value: o.Value, Data: data})
+		if err != nil {
+			if re, ok := AsRevert(op, err); ok {
+				return nil, re
+			}
+			return nil, fmt.Errorf("%s: estimate gas: %w", op, err)
+		}
+		o.GasLimit = est + est*GasMarginPercent/100
+	}
+	return &o, nil
 }
 
 // Transact sends calldata to a contract and waits for it (see Wait). A call
 // the node refuses in gas estimation because it would revert returns a
 // *RevertError naming op, with the contract's reason.
 func (s *Sender) Transact(ctx context.Context, c *bind.BoundContract, op string, calldata []byte) (*types.Receipt, error) {
-	tx, err := c.RawTransact(s.opts(ctx), calldata)
+	to := c.Address()
+	opts, err := s.opts(ctx, op, &to, calldata)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := c.RawTransact(opts, calldata)
 	if err != nil {
 		if re, ok := AsRevert(op, err); ok {
 			return nil, re
@@ -68,7 +92,11 @@ func (s *Sender) Transact(ctx context.Context, c *bind.BoundContract, op string,
 // constructor arguments) and waits for it. The receipt's ContractAddress is
 // the new contract.
 func (s *Sender) Deploy(ctx context.Context, op string, bytecode, constructorInput []byte) (*types.Receipt, error) {
-	_, tx, err := bind.DeployContract(s.opts(ctx), bytecode, s.Backend, constructorInput)
+	opts, err := s.opts(ctx, op, nil, append(append([]byte{}, bytecode...), constructorInput...))
+	if err != nil {
+		return nil, err
+	}
+	_, tx, err := bind.DeployContract(opts, bytecode, s.Backend, constructorInput)
 	if err != nil {
 		if re, ok := AsRevert(op, err); ok {
 			return nil, re
