@@ -42,6 +42,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			ostcCommand(),
+			registryCommand(),
+			ruleCommand(),
 			versionCommand(),
 		},
 	}

@@ -18,7 +18,7 @@ func ostcCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ostc",
 		Usage: "validate, hash, draw and explore XRC-729 orchestration documents (OSTC)",
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			{
 				Name:      "validate",
 				Usage:     "check orchestration files against the XRC-729 format and limits",
@@ -100,7 +100,7 @@ Example:
 				Flags:  []cli.Flag{jsonFlag},
 				Action: reachAction,
 			},
-		},
+		}, ostcChainCommands()...),
 	}
 }
 

@@ -199,7 +199,7 @@ func readError(addr common.Address, method string, err error) error {
 		return re
 	}
 	if errors.Is(err, bind.ErrNoCode) {
-		return fmt.Errorf("%s: no contract at %s on this chain (wrong address or --rpc?)", method, addr.Hex())
+		return fmt.Errorf("%s: %w at %s on this chain (wrong address or --rpc?)", method, ErrNoContract, addr.Hex())
 	}
 	return fmt.Errorf("%s at %s: %w", method, addr.Hex(), err)
 }

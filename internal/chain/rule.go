@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/xgr-sidecar/xgr/contracts/xrc137"
@@ -64,9 +65,9 @@ func DeployRule(ctx context.Context, s *Sender, text []byte) (*Rule, RuleWrite, 
 
 // Encryption is the rule's encryption header; a zero RID means plain text.
 type Encryption struct {
-	RID    common.Hash `json:"rid"`
-	Suite  string      `json:"suite"`
-	EncDEK []byte      `json:"encDEK"`
+	RID    common.Hash   `json:"rid"`
+	Suite  string        `json:"suite"`
+	EncDEK hexutil.Bytes `json:"encDEK"`
 }
 
 // RuleInfo is everything a rule contract exposes, read at one block.

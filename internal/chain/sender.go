@@ -69,11 +69,22 @@ func (s *Sender) opts(ctx context.Context, op string, to *common.Address, data [
 	return &o, nil
 }
 
-// Transact sends calldata to a contract and waits for it (see Wait). A call
-// the node refuses in gas estimation because it would revert returns a
-// *RevertError naming op, with the contract's reason.
+// ErrNoContract is returned (wrapped) for an address without code.
+var ErrNoContract = errors.New("no contract")
+
+// Transact sends calldata to a contract and waits for it (see Wait). An
+// address without code is refused (ErrNoContract) before anything is sent;
+// a call that would revert returns a *RevertError naming op, with the
+// contract's reason, also before anything is sent.
 func (s *Sender) Transact(ctx context.Context, c *bind.BoundContract, op string, calldata []byte) (*types.Receipt, error) {
 	to := c.Address()
+	code, err := s.Backend.PendingCodeAt(ctx, to)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read code at %s: %w", op, to.Hex(), err)
+	}
+	if len(code) == 0 {
+		return nil, fmt.Errorf("%s: %w at %s on this chain (wrong address or --rpc?)", op, ErrNoContract, to.Hex())
+	}
 	opts, err := s.opts(ctx, op, &to, calldata)
 	if err != nil {
 		return nil, err
