@@ -38,7 +38,7 @@ var (
 	}
 	confirmationsFlag = &cli.Uint64Flag{
 		Name: "confirmations", Value: 1, EnvVars: []string{"XGR_CONFIRMATIONS"},
-		Usage: "wait until the transaction's block has this many blocks on top, itself included (1 = mined)",
+		Usage: "blocks that must exist from the transaction's block on, itself counted, before a write is done (1 = mined)",
 	}
 	timeoutFlag = &cli.DurationFlag{
 		Name: "timeout", Value: 2 * time.Minute,

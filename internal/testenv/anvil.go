@@ -57,13 +57,17 @@ func StartAnvil(t testing.TB) *Anvil {
 	const attempts = 5
 	var last error
 	for range attempts {
-		a, err := startAnvil(t, bin)
+		port, err := freePort()
+		if err != nil {
+			t.Fatalf("testenv: %v", err)
+		}
+		a, err := startAnvil(t, bin, port)
 		if err == nil {
 			a.Keys = keys
 			return a
 		}
 		last = err
-		if !strings.Contains(err.Error(), "in use") {
+		if !portTaken(err) {
 			break
 		}
 	}
@@ -71,11 +75,12 @@ func StartAnvil(t testing.TB) *Anvil {
 	return nil
 }
 
-func startAnvil(t testing.TB, bin string) (*Anvil, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
+// portTaken reports whether a start failed because the port was in use.
+func portTaken(err error) bool {
+	return strings.Contains(err.Error(), "in use")
+}
+
+func startAnvil(t testing.TB, bin string, port int) (*Anvil, error) {
 	a := &Anvil{URL: "http://127.0.0.1:" + strconv.Itoa(port), log: &syncBuffer{}}
 	a.cmd = exec.Command(bin,
 		"--host", "127.0.0.1",
@@ -88,27 +93,33 @@ func startAnvil(t testing.TB, bin string) (*Anvil, error) {
 	if err := a.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- a.cmd.Wait() }()
+	// exited is closed when the process has ended; waitErr is then its status.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = a.cmd.Wait()
+		close(exited)
+	}()
+	stop := func() {
+		_ = a.cmd.Process.Kill()
+		<-exited
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), anvilStartTimeout)
 	defer cancel()
-	id, err := waitForChainID(ctx, a.URL, exited)
+	id, err := waitForChainID(ctx, a.URL, exited, &waitErr)
 	if err != nil {
-		_ = a.cmd.Process.Kill()
-		<-exited
+		stop()
 		return nil, fmt.Errorf("anvil on port %d did not come up: %w\nanvil log:\n%s", port, err, a.log.String())
 	}
 	a.chainID = id
 	if a.Client, err = ethclient.Dial(a.URL); err != nil {
-		_ = a.cmd.Process.Kill()
-		<-exited
+		stop()
 		return nil, err
 	}
 	t.Cleanup(func() {
 		a.Client.Close()
-		_ = a.cmd.Process.Kill()
-		<-exited
+		stop()
 		if t.Failed() {
 			t.Logf("anvil log (%s):\n%s", a.URL, a.log.String())
 		}
@@ -116,9 +127,9 @@ func startAnvil(t testing.TB, bin string) (*Anvil, error) {
 	return a, nil
 }
 
-// waitForChainID polls eth_chainId until it answers, the process exits or
-// ctx ends.
-func waitForChainID(ctx context.Context, url string, exited <-chan error) (*big.Int, error) {
+// waitForChainID polls eth_chainId until it answers, the process exits
+// (exited is closed, *waitErr says how) or ctx ends.
+func waitForChainID(ctx context.Context, url string, exited <-chan struct{}, waitErr *error) (*big.Int, error) {
 	c, err := rpc.DialContext(ctx, url)
 	if err != nil {
 		return nil, err
@@ -133,8 +144,8 @@ func waitForChainID(ctx context.Context, url string, exited <-chan error) (*big.
 			return (*big.Int)(&id), nil
 		}
 		select {
-		case werr := <-exited:
-			return nil, fmt.Errorf("anvil exited (%v) before answering eth_chainId", werr)
+		case <-exited:
+			return nil, fmt.Errorf("anvil exited (%v) before answering eth_chainId", *waitErr)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("no answer to eth_chainId within %s (last error: %v)", anvilStartTimeout, err)
 		case <-time.After(25 * time.Millisecond):
