@@ -226,11 +226,7 @@ func ostcMetaAction(c *cli.Context) error {
 		return err
 	}
 	defer n.Close()
-	m, err := g.Meta(n.ctx, id)
-	if err != nil {
-		return chainFailure(err)
-	}
-	text, err := g.Get(n.ctx, id)
+	m, text, err := g.Snapshot(n.ctx, id)
 	if err != nil {
 		return chainFailure(err)
 	}

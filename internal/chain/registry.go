@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
@@ -118,6 +119,25 @@ func (g *Registry) Meta(ctx context.Context, id string) (OSTCMeta, error) {
 		return OSTCMeta{}, g.notFound(id, g.readErr("getOSTCMeta", err))
 	}
 	return OSTCMeta{ID: id, Hash: m.Hash, Version: u64(m.Version), UpdatedAt: time.Unix(int64(m.UpdatedAt), 0).UTC()}, nil
+}
+
+// Snapshot reads the metadata and the text of id at one block (the current
+// head), so the hash can be checked against the text even while writes land.
+func (g *Registry) Snapshot(ctx context.Context, id string) (OSTCMeta, []byte, error) {
+	head, err := g.backend.BlockNumber(ctx)
+	if err != nil {
+		return OSTCMeta{}, nil, fmt.Errorf("read block number: %w", err)
+	}
+	at := &bind.CallOpts{Context: ctx, BlockNumber: new(big.Int).SetUint64(head)}
+	m, err := bind.Call(g.bound, at, xrc729ABI.PackGetOSTCMeta(id), xrc729ABI.UnpackGetOSTCMeta)
+	if err != nil {
+		return OSTCMeta{}, nil, g.notFound(id, g.readErr("getOSTCMeta", err))
+	}
+	text, err := bind.Call(g.bound, at, xrc729ABI.PackGetOSTC(id), xrc729ABI.UnpackGetOSTC)
+	if err != nil {
+		return OSTCMeta{}, nil, g.notFound(id, g.readErr("getOSTC", err))
+	}
+	return OSTCMeta{ID: id, Hash: m.Hash, Version: u64(m.Version), UpdatedAt: time.Unix(int64(m.UpdatedAt), 0).UTC()}, []byte(text), nil
 }
 
 // Has reports whether id is registered.

@@ -82,37 +82,3 @@ func TestSenderExplainsAMinedRevert(t *testing.T) {
 		t.Fatalf("error %q does not name the transaction", err)
 	}
 }
-
-func TestDialFailsClearly(t *testing.T) {
-	ctx := context.Background()
-	if _, _, err := chain.Dial(ctx, ""); err == nil || !strings.Contains(err.Error(), "XGR_RPC") {
-		t.Fatalf("empty URL: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if _, _, err := chain.Dial(ctx, "http://127.0.0.1:1"); err == nil || !strings.Contains(err.Error(), "does not answer") {
-		t.Fatalf("closed port: %v", err)
-	}
-	a := testenv.StartAnvil(t)
-	c, id, err := chain.Dial(ctx, a.URL)
-	if err != nil || id.Int64() != 31337 {
-		t.Fatalf("Dial(anvil) = %v, %v", id, err)
-	}
-	c.Close()
-}
-
-func TestRegistryOnTheSimulatedChain(t *testing.T) {
-	sim := testenv.StartSim(t)
-	g, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
-	ctx := context.Background()
-	s := testenv.Sender(t, sim, 0)
-	for i := 1; i <= 3; i++ {
-		w, err := g.Put(ctx, s, "x", []byte(`{"n":`+string(rune('0'+i))+`}`))
-		if err != nil || w.Version != uint64(i) {
-			t.Fatalf("put %d: version %d, %v", i, w.Version, err)
-		}
-	}
-	if _, err := g.Put(ctx, testenv.Sender(t, sim, 1), "x", []byte("{}")); chain.ReasonOf(err) != chain.ReasonNotOwner {
-		t.Fatalf("non-owner put on the simulated chain: %v", err)
-	}
-}
