@@ -20,8 +20,9 @@ var devBalance = new(big.Int).Mul(big.NewInt(10_000), big.NewInt(1e18))
 // Sim is an in-process chain (go-ethereum's simulated backend) that mines a
 // block right after every transaction it accepts, like anvil's default.
 type Sim struct {
-	// Sim is the underlying backend (Commit mines, AdjustTime moves time).
-	Sim *simulated.Backend
+	// Simulated is the underlying backend (Commit mines, AdjustTime moves
+	// time).
+	Simulated *simulated.Backend
 	// Client sends and reads; its SendTransaction mines at once.
 	Client simulated.Client
 	// Keys are the funded development keys (DevKeys).
@@ -45,7 +46,7 @@ func NewSim() (*Sim, error) {
 	// zero time (a cheaper store) and its first transaction run out of gas.
 	// One empty block gives the head a real timestamp.
 	b.Commit()
-	return &Sim{Sim: b, Client: autoMine{Client: b.Client(), backend: b}, Keys: keys}, nil
+	return &Sim{Simulated: b, Client: autoMine{Client: b.Client(), backend: b}, Keys: keys}, nil
 }
 
 // StartSim is NewSim for a test: it fails the test on error and closes the
@@ -61,7 +62,7 @@ func StartSim(t testing.TB) *Sim {
 }
 
 // Close stops the chain.
-func (s *Sim) Close() error { return s.Sim.Close() }
+func (s *Sim) Close() error { return s.Simulated.Close() }
 
 // Backend is the auto-mining client.
 func (s *Sim) Backend() chain.Backend { return s.Client }
@@ -84,7 +85,7 @@ func (s *Sim) Address(i int) common.Address { return chain.Address(s.Keys[i]) }
 // Mine mines n empty blocks.
 func (s *Sim) Mine(n int) {
 	for range n {
-		s.Sim.Commit()
+		s.Simulated.Commit()
 	}
 }
 
