@@ -128,11 +128,19 @@ func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*t
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
+	gaveUp := func() error {
+		return fmt.Errorf("%s: gave up waiting for %s (%d confirmations): %w", op, tx.Hash().Hex(), confirmations, ctx.Err())
+	}
 	for {
 		r, err := s.Backend.TransactionReceipt(ctx, tx.Hash())
 		switch {
+		case ctx.Err() != nil:
+			return nil, gaveUp()
 		case err == nil:
 			head, err := s.Backend.BlockNumber(ctx)
+			if ctx.Err() != nil {
+				return nil, gaveUp()
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: read block number: %w", op, err)
 			}
@@ -148,7 +156,7 @@ func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*t
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: gave up waiting for %s (%d confirmations): %w", op, tx.Hash().Hex(), confirmations, ctx.Err())
+			return nil, gaveUp()
 		case <-time.After(poll):
 		}
 	}

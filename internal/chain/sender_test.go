@@ -56,7 +56,7 @@ func TestSenderGivesUpWithTheContext(t *testing.T) {
 	g, _ := testenv.DeployXRC729(t, a, chain.RegistryInit{})
 	s := testenv.Sender(t, a, 0)
 	s.Confirmations = 5 // no blocks follow: never satisfied
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := g.Put(ctx, s, "x", []byte("{}"))
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "gave up waiting") {
