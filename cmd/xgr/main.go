@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
+	if err := runApp(newApp(os.Stdout, os.Stderr), os.Args); err != nil {
 		if ec, ok := err.(cli.ExitCoder); ok {
 			if msg := ec.Error(); msg != "" {
 				fmt.Fprintln(os.Stderr, "xgr:", msg)
@@ -42,7 +42,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			ostcCommand(),
-			{Name: "rule", Usage: "validate and evaluate XRC-137 rule documents", Subcommands: ruleDocCommands()},
+			registryCommand(),
+			ruleCommand(),
 			simulateCommand(),
 			versionCommand(),
 		},

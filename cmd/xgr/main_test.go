@@ -114,7 +114,7 @@ func TestGraph(t *testing.T) {
 	if out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json", "--format", "mermaid"); code != 0 || !strings.HasPrefix(out, "flowchart LR") {
 		t.Errorf("flag after the file: %d %s", code, out)
 	}
-	if out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json", "--nope"); code != 2 || !strings.Contains(out, "flag provided but not defined: --nope") {
+	if out, code := run(t, "ostc", "graph", "../../examples/ostc/nested_join.json", "--nope"); code != 2 || !strings.Contains(out, "flag provided but not defined: -nope") {
 		t.Errorf("unknown flag after the file: %d %s", code, out)
 	}
 	if out, code := run(t, "ostc", "graph", "-f", "svg", "../../examples/ostc/nested_join.json"); code != 2 || !strings.Contains(out, "use dot or mermaid") {

@@ -18,7 +18,7 @@ func ostcCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ostc",
 		Usage: "validate, hash, draw and explore XRC-729 orchestration documents (OSTC)",
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			{
 				Name:      "validate",
 				Usage:     "check orchestration files against the XRC-729 format and limits",
@@ -34,14 +34,11 @@ Examples:
    xgr ostc validate --json examples/ostc/*.json | jq '.[] | select(.ok | not)'`,
 				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"}},
 				Action: func(c *cli.Context) error {
-					files, err := args(c, "ostc validate")
-					if err != nil {
-						return err
-					}
+					files := c.Args().Slice()
 					if len(files) == 0 {
 						return cli.Exit("ostc validate: name at least one FILE", 2)
 					}
-					return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), checkOSTC)
+					return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), validateOSTC)
 				},
 			},
 			{
@@ -104,29 +101,17 @@ Example:
 				Flags:  []cli.Flag{jsonFlag},
 				Action: reachAction,
 			},
-		},
+		}, ostcChainCommands()...),
 	}
-}
-
-// args returns the positional arguments, reading flags written after them too.
-func args(c *cli.Context, cmd string) ([]string, error) {
-	pos, err := interspersed(c)
-	if err != nil {
-		return nil, cli.Exit(cmd+": "+err.Error(), 2)
-	}
-	return pos, nil
 }
 
 func oneFile(c *cli.Context, cmd string) (string, error) {
-	pos, err := args(c, cmd)
-	if err != nil {
-		return "", err
+	if pos := c.Args().Slice(); len(pos) == 1 {
+		return pos[0], nil
 	}
-	if len(pos) != 1 {
-		return "", cli.Exit(cmd+": name exactly one FILE", 2)
-	}
-	return pos[0], nil
+	return "", cli.Exit(cmd+": name exactly one FILE", 2)
 }
+
 
 // loadOSTC reads and parses a file; a rejected document is a usage-level error
 // that lists every problem.
@@ -150,8 +135,8 @@ func loadOSTC(file string) (*registry.Orchestration, error) {
 	return o, nil
 }
 
-// checkOSTC validates one orchestration for validateFiles.
-var checkOSTC = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
+// validateOSTC validates one orchestration for validateFiles.
+var validateOSTC = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
 	o, err := registry.Parse(raw)
 	if err != nil {
 		return "", nil, nil, err
@@ -192,10 +177,7 @@ func graphAction(c *cli.Context) error {
 }
 
 func reachAction(c *cli.Context) error {
-	pos, err := args(c, "ostc reach")
-	if err != nil {
-		return err
-	}
+	pos := c.Args().Slice()
 	if len(pos) != 3 {
 		return cli.Exit("ostc reach: usage: xgr ostc reach [--json] FILE FROM TO", 2)
 	}

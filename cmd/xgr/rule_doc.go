@@ -41,14 +41,11 @@ Examples:
 				&cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"},
 			},
 			Action: func(c *cli.Context) error {
-				files, err := interspersed(c)
-				if err != nil {
-					return cli.Exit("rule validate: "+err.Error(), 2)
-				}
+				files := c.Args().Slice()
 				if len(files) == 0 {
 					return cli.Exit("rule validate: name at least one FILE", 2)
 				}
-				return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), checkRule)
+				return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), validateRule)
 			},
 		},
 		{
@@ -84,8 +81,8 @@ Examples:
 	}
 }
 
-// checkRule validates one rule document for validateFiles.
-var checkRule = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
+// validateRule validates one rule document for validateFiles.
+var validateRule = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
 	d, err := rule.Parse(raw)
 	if err != nil {
 		return "", nil, nil, err
@@ -97,10 +94,7 @@ var checkRule = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Pr
 })
 
 func evalRuleAction(c *cli.Context) error {
-	args, err := interspersed(c)
-	if err != nil {
-		return cli.Exit("rule eval: "+err.Error(), 2)
-	}
+	args := c.Args().Slice()
 	if len(args) != 1 {
 		return cli.Exit("rule eval: name exactly one FILE", 2)
 	}
