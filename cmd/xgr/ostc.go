@@ -112,7 +112,6 @@ func oneFile(c *cli.Context, cmd string) (string, error) {
 	return "", cli.Exit(cmd+": name exactly one FILE", 2)
 }
 
-
 // loadOSTC reads and parses a file; a rejected document is a usage-level error
 // that lists every problem.
 func loadOSTC(file string) (*registry.Orchestration, error) {
