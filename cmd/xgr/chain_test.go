@@ -25,7 +25,7 @@ import (
 // runXGR runs the CLI in-process and returns what it printed and its error.
 func runXGR(args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
-	err = runApp(newApp(&o, &e), append([]string{"xgr"}, args...))
+	err = runApp(context.Background(), newApp(&o, &e), append([]string{"xgr"}, args...))
 	return o.String(), e.String(), err
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -10,8 +11,8 @@ import (
 // command ("xgr ostc graph flow.json --format mermaid"): urfave/cli v2 stops
 // reading flags at the first positional argument, so they are moved in front
 // of them first. "--" still ends the flags.
-func runApp(app *cli.App, args []string) error {
-	return app.Run(reorderFlags(app, args))
+func runApp(ctx context.Context, app *cli.App, args []string) error {
+	return app.RunContext(ctx, reorderFlags(app, args))
 }
 
 // reorderFlags returns args with the flags of the command they name placed

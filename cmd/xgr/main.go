@@ -3,17 +3,24 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
 
 func main() {
-	if err := runApp(newApp(os.Stdout, os.Stderr), os.Args); err != nil {
+	// SIGINT and SIGTERM cancel the commands' context: long-running ones
+	// drain and clean up (a private redis-server, leases) before exiting.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runApp(ctx, newApp(os.Stdout, os.Stderr), os.Args); err != nil {
 		if ec, ok := err.(cli.ExitCoder); ok {
 			if msg := ec.Error(); msg != "" {
 				fmt.Fprintln(os.Stderr, "xgr:", msg)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,7 +22,7 @@ const fixtures = "../../../shared/fixtures/xgr-public"
 func run(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	err := runApp(newApp(&out, &errOut), append([]string{"xgr"}, args...))
+	err := runApp(context.Background(), newApp(&out, &errOut), append([]string{"xgr"}, args...))
 	code := 0
 	if err != nil {
 		// As main does: an ExitCoder chooses the status, anything else

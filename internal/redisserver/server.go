@@ -73,6 +73,7 @@ func (s *Server) start() error {
 	s.log = &bytes.Buffer{}
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	dieWithParent(s.cmd)
 	cmd := s.cmd
 	s.mu.Unlock()
 	if err := cmd.Start(); err != nil {
