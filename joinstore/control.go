@@ -139,6 +139,9 @@ func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int
 	}
 	if res.Live <= 0 {
 		s.finished(ctx, root, now)
+	} else if len(res.FollowUps) > 0 {
+		// Failure deliveries wait in the session: let a replica apply them.
+		s.MarkRoot(ctx, root, now)
 	}
 	return res, nil
 }
@@ -176,6 +179,10 @@ func (s *Store) Pause(ctx context.Context, root Root, now time.Time, pause bool,
 		a, b, _ := strings.Cut(v, "=")
 		it, _ := strconv.ParseInt(a, 10, 64)
 		out[it] = b
+	}
+	if !pause {
+		// Resumed work may be due: let a replica look at the session.
+		return out, s.MarkRoot(ctx, root, now)
 	}
 	return out, nil
 }
@@ -220,7 +227,7 @@ func (s *Store) Wake(ctx context.Context, root Root, iter int64, now time.Time, 
 		}
 		switch res {
 		case "woken":
-			return nil
+			return s.MarkRoot(ctx, root, now)
 		case "not_waiting":
 			if p["killedAt"] != "" {
 				return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrKilled)

@@ -27,6 +27,7 @@
 //	xgr:T:jq:<t>        list    pending deliveries to target t (JSON, oldest first)
 //	xgr:T:jl:<t>        string  join lock of target t: fencing token, expires
 //	xgr:T:jpend         zset    targets with pending deliveries, by first push
+//	xgr:T:lease         string  root lease: "<replica> <token>", expires
 //	xgr:{own:O}:seq     string  last allocated rootPid of owner O
 //	xgr:{own:O}:roots   zset    sessions of owner O by creation time
 //	xgr:{own:O}:idem    hash    start idempotency key → rootPid

@@ -60,6 +60,7 @@ func (k keys) due() string     { return k.prefix + "due" }
 func (k keys) run() string     { return k.prefix + "run" }
 func (k keys) steps() string   { return k.prefix + "steps" }
 func (k keys) targets() string { return k.prefix + "targets" }
+func (k keys) lease() string   { return k.prefix + "lease" }
 func (k keys) jpend() string   { return k.prefix + "jpend" }
 func (k keys) proc(iter int64) string {
 	return k.prefix + "p:" + strconv.FormatInt(iter, 10)
@@ -87,6 +88,7 @@ func (k ownerKeys) all() []string {
 
 // rootShardKey is the global index shard that holds root r.
 func rootShardKey(r Root) string {
-	n := crc32.ChecksumIEEE([]byte(r.String())) % RootShards
-	return "xgr:{q:" + strconv.FormatUint(uint64(n), 10) + "}:roots"
+	return shardKey(int(crc32.ChecksumIEEE([]byte(r.String())) % RootShards))
 }
+
+func shardKey(n int) string { return "xgr:{q:" + strconv.Itoa(n) + "}:roots" }

@@ -32,11 +32,13 @@ var (
 	scriptKill         = load("kill")
 	scriptPause        = load("pause")
 	scriptWake         = load("wake")
+	scriptAcquireRoot  = load("acquire_root")
+	scriptReleaseRoot  = load("release_root")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
-	scriptJoinLock, scriptJoinApply, scriptKill, scriptPause, scriptWake,
+	scriptJoinLock, scriptJoinApply, scriptKill, scriptPause, scriptWake, scriptAcquireRoot, scriptReleaseRoot,
 }
 
 // Preload loads every script into the server's script cache (on every master

@@ -525,3 +525,27 @@ func (s *Store) Sessions(ctx context.Context, owner string, offset, limit int, a
 	}
 	return out, nil
 }
+
+// Due returns up to limit iters of the session whose nextWakeAt has come,
+// and the earliest nextWakeAt still in the future (ok false when none), in
+// one round trip.
+func (s *Store) Due(ctx context.Context, root Root, now time.Time, limit int) (iters []int64, next time.Time, ok bool, err error) {
+	k := keysOf(root)
+	pipe := s.rdb.Pipeline()
+	due := pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.due(), Start: "-inf", Stop: ms(now), ByScore: true, Count: int64(limit)})
+	first := pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k.due(), Start: "(" + ms(now), Stop: "+inf", ByScore: true, Count: 1})
+	if _, err = pipe.Exec(ctx); err != nil && err != redis.Nil {
+		return nil, time.Time{}, false, err
+	}
+	for _, id := range due.Val() {
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return nil, time.Time{}, false, fmt.Errorf("due set of %s holds %q", root, id)
+		}
+		iters = append(iters, n)
+	}
+	if z := first.Val(); len(z) > 0 {
+		return iters, time.UnixMilli(int64(z[0].Score)), true, nil
+	}
+	return iters, time.Time{}, false, nil
+}

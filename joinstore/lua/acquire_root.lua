@@ -1,0 +1,29 @@
+-- acquire_root: take or extend the root lease of a session, which gives one
+-- replica the session's work. A replica that holds the lease extends it and
+-- keeps its token; another replica gets it only after it expired.
+--
+-- KEYS[1] xgr:T:lease  (value "<replica> <token>", expires)
+-- KEYS[2] xgr:T:fence  fencing token counter
+-- KEYS[3] xgr:T:meta   (the session must exist and be live)
+-- ARGV[1] replica id  ARGV[2] lease duration (ms)
+--
+-- Returns the lease's fencing token, "held" when another replica holds it,
+-- or "finished" when the session is gone or has no live process.
+-- Invariant: at most one replica holds a session's root lease at a time;
+-- every new holder gets a larger token than any before.
+local meta = redis.call("HMGET", KEYS[3], "status")
+if not meta[1] or meta[1] == "finished" then
+  return "finished"
+end
+local cur = redis.call("GET", KEYS[1])
+if cur then
+  local holder, token = string.match(cur, "^(%S+) (%d+)$")
+  if holder == ARGV[1] then
+    redis.call("PEXPIRE", KEYS[1], ARGV[2])
+    return token
+  end
+  return "held"
+end
+local token = redis.call("INCR", KEYS[2])
+redis.call("SET", KEYS[1], ARGV[1] .. " " .. token, "PX", ARGV[2])
+return tostring(token)
