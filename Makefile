@@ -9,7 +9,8 @@ BENCHTIME    ?= 1s
 ## run: the main job on embedded defaults
 run:
 	$(GO) run ./cmd/xgr ostc validate examples/ostc/*.json
-	$(GO) run ./cmd/xgr ostc graph --format mermaid examples/ostc/nested_join.json
+	$(GO) run ./cmd/xgr ostc graph examples/ostc/nested_join.json --format mermaid
+	$(GO) run ./cmd/xgr simulate examples/ostc/nested_join.json --outcomes examples/outcomes/all_valid.json --deterministic
 
 ## build: the xgr binary into bin/
 build:

@@ -227,8 +227,8 @@ func (a *actor) run(ctx context.Context) {
 			}
 			a.m.Store.MarkRoot(ctx, a.root, time.Now().Add(a.m.RootLease))
 			// Processes a dead replica left running come back once their
-			// leases expire.
-			if _, err := a.m.Store.Recover(ctx, a.root, time.Now()); err != nil && ctx.Err() == nil {
+			// leases expire; deliveries pushed by others (a kill) are applied.
+			if err := a.recover(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("recovery failed", "err", err)
 			}
 		case <-renewProcs.C:
@@ -258,6 +258,12 @@ func (a *actor) setup(ctx context.Context) error {
 	}
 	a.table = Table(a.orch)
 	a.m.Store.MarkRoot(ctx, a.root, time.Now().Add(a.m.RootLease))
+	return a.recover(ctx)
+}
+
+// recover returns processes whose lease expired to the due set and applies
+// pending join deliveries.
+func (a *actor) recover(ctx context.Context) error {
 	if _, err := a.m.Store.Recover(ctx, a.root, time.Now()); err != nil {
 		return err
 	}

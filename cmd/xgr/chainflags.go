@@ -15,46 +15,68 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/chain"
 )
 
-// Flags shared by the commands that talk to a node.
-var (
-	rpcFlag = &cli.StringFlag{
+// Flags shared by the commands that talk to a node. Each call returns a new
+// flag: urfave/cli writes into flags while parsing, so apps must not share them.
+func rpcFlag() *cli.StringFlag {
+	return &cli.StringFlag{
 		Name: "rpc", Value: "http://127.0.0.1:8545", EnvVars: []string{"XGR_RPC"},
 		Usage: "JSON-RPC endpoint of the node (http, ws or IPC path)",
 	}
-	registryFlag = &cli.StringFlag{
+}
+
+func registryFlag() *cli.StringFlag {
+	return &cli.StringFlag{
 		Name: "registry", EnvVars: []string{"XGR_REGISTRY"},
 		Usage: "address of the XRC-729 registry contract",
 	}
-	ruleAddressFlag = &cli.StringFlag{
+}
+
+func ruleAddressFlag() *cli.StringFlag {
+	return &cli.StringFlag{
 		Name: "address", Usage: "address of the XRC-137 rule contract",
 	}
-	keystoreFlag = &cli.StringFlag{
+}
+
+func keystoreFlag() *cli.StringFlag {
+	return &cli.StringFlag{
 		Name: "keystore", EnvVars: []string{"XGR_KEYSTORE"},
 		Usage: "sign with this encrypted keystore (v3 JSON) file instead of $" + chain.PrivateKeyEnv,
 	}
-	passwordFileFlag = &cli.StringFlag{
+}
+
+func passwordFileFlag() *cli.StringFlag {
+	return &cli.StringFlag{
 		Name: "password-file", EnvVars: []string{"XGR_PASSWORD_FILE"},
 		Usage: "file whose first line is the --keystore password",
 	}
-	confirmationsFlag = &cli.Uint64Flag{
+}
+
+func confirmationsFlag() *cli.Uint64Flag {
+	return &cli.Uint64Flag{
 		Name: "confirmations", Value: 1, EnvVars: []string{"XGR_CONFIRMATIONS"},
 		Usage: "blocks that must exist from the transaction's block on, itself counted, before a write is done (1 = mined)",
 	}
-	timeoutFlag = &cli.DurationFlag{
+}
+
+func timeoutFlag() *cli.DurationFlag {
+	return &cli.DurationFlag{
 		Name: "timeout", Value: 2 * time.Minute,
 		Usage: "give up on the node after this long (includes waiting for confirmations)",
 	}
-	forceFlag = &cli.BoolFlag{Name: "force", Usage: "write the document even if it does not validate"}
-)
+}
+
+func forceFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "force", Usage: "write the document even if it does not validate"}
+}
 
 // readFlags are the flags of commands that only read from chain.
 func readFlags(extra ...cli.Flag) []cli.Flag {
-	return append([]cli.Flag{rpcFlag, timeoutFlag}, extra...)
+	return append([]cli.Flag{rpcFlag(), timeoutFlag()}, extra...)
 }
 
 // writeFlags are the flags of commands that send transactions.
 func writeFlags(extra ...cli.Flag) []cli.Flag {
-	return append([]cli.Flag{rpcFlag, keystoreFlag, passwordFileFlag, confirmationsFlag, timeoutFlag}, extra...)
+	return append([]cli.Flag{rpcFlag(), keystoreFlag(), passwordFileFlag(), confirmationsFlag(), timeoutFlag()}, extra...)
 }
 
 // node is a connection made for one command.
@@ -71,8 +93,8 @@ func (n *node) Close() {
 
 // dial connects to --rpc within --timeout.
 func dial(c *cli.Context) (*node, error) {
-	ctx, cancel := context.WithTimeout(c.Context, c.Duration(timeoutFlag.Name))
-	url := c.String(rpcFlag.Name)
+	ctx, cancel := context.WithTimeout(c.Context, c.Duration(timeoutFlag().Name))
+	url := c.String(rpcFlag().Name)
 	client, id, err := chain.Dial(ctx, url)
 	if err != nil {
 		cancel()
@@ -87,13 +109,13 @@ func dial(c *cli.Context) (*node, error) {
 func (n *node) sender(c *cli.Context) (*chain.Sender, error) {
 	key, err := chain.LoadKey(chain.KeySource{
 		Hex:          os.Getenv(chain.PrivateKeyEnv),
-		Keystore:     c.String(keystoreFlag.Name),
-		PasswordFile: c.String(passwordFileFlag.Name),
+		Keystore:     c.String(keystoreFlag().Name),
+		PasswordFile: c.String(passwordFileFlag().Name),
 	})
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 2)
 	}
-	confirmations := c.Uint64(confirmationsFlag.Name)
+	confirmations := c.Uint64(confirmationsFlag().Name)
 	if confirmations == 0 {
 		return nil, cli.Exit("--confirmations 0: use 1 (mined) or more", 2)
 	}

@@ -52,6 +52,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			registryCommand(),
 			ruleCommand(),
 			simulateCommand(),
+			sessionCommand(),
+			runCommand(),
 			versionCommand(),
 		},
 	}

@@ -12,7 +12,10 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
+// jsonFlag is --json; a new flag per use (urfave/cli writes into flags).
+func jsonFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
+}
 
 func ostcCommand() *cli.Command {
 	return &cli.Command{
@@ -32,7 +35,7 @@ Exit status: 0 when every file is valid, 1 when any is not, 2 on usage errors.
 Examples:
    xgr ostc validate flow.json
    xgr ostc validate --json examples/ostc/*.json | jq '.[] | select(.ok | not)'`,
-				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"}},
+				Flags: []cli.Flag{jsonFlag(), &cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"}},
 				Action: func(c *cli.Context) error {
 					files := c.Args().Slice()
 					if len(files) == 0 {
@@ -50,7 +53,7 @@ so a changed space or newline changes the hash. The file is not validated.
 
 Example:
    xgr ostc hash flow.json`,
-				Flags: []cli.Flag{jsonFlag},
+				Flags: []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error {
 					file, err := oneFile(c, "ostc hash")
 					if err != nil {
@@ -98,7 +101,7 @@ Exit status: 0 when TO is reachable, 1 when it is not, 2 on errors.
 
 Example:
    xgr ostc reach flow.json A1 Z1`,
-				Flags:  []cli.Flag{jsonFlag},
+				Flags:  []cli.Flag{jsonFlag()},
 				Action: reachAction,
 			},
 		}, ostcChainCommands()...),

@@ -33,7 +33,7 @@ Signs with $XGR_PRIVATE_KEY or --keystore FILE --password-file FILE.
 
 Example:
    xgr ostc put --registry 0x5FbD… minimal_join examples/ostc/minimal_join.json`,
-			Flags:  writeFlags(registryFlag, forceFlag),
+			Flags:  writeFlags(registryFlag(), forceFlag()),
 			Action: ostcPutAction,
 		},
 		{
@@ -43,7 +43,7 @@ Example:
 			Description: `Writes the stored bytes unchanged, so that
    xgr ostc get --registry A ID > f.json && xgr ostc hash f.json
 prints the hash the registry recorded. --json wraps text and hash in an object.`,
-			Flags: readFlags(registryFlag, jsonFlag,
+			Flags: readFlags(registryFlag(), jsonFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the text to this file instead of stdout"}),
 			Action: ostcGetAction,
 		},
@@ -55,20 +55,20 @@ prints the hash the registry recorded. --json wraps text and hash in an object.`
 returns and, when FILE is given, with keccak256 of FILE.
 
 Exit status: 0 when every hash matches, 1 when one does not or ID is absent.`,
-			Flags:  readFlags(registryFlag, jsonFlag),
+			Flags:  readFlags(registryFlag(), jsonFlag()),
 			Action: ostcMetaAction,
 		},
 		{
 			Name:   "list",
 			Usage:  "list every ID in the registry with its version and hash (getAllOSTC)",
-			Flags:  readFlags(registryFlag, jsonFlag),
+			Flags:  readFlags(registryFlag(), jsonFlag()),
 			Action: ostcListAction,
 		},
 		{
 			Name:      "delete",
 			Usage:     "remove ID from the registry (deleteOSTC)",
 			ArgsUsage: "ID",
-			Flags:     writeFlags(registryFlag),
+			Flags:     writeFlags(registryFlag()),
 			Action:    ostcDeleteAction,
 		},
 	}
@@ -76,7 +76,7 @@ Exit status: 0 when every hash matches, 1 when one does not or ID is absent.`,
 
 // openRegistry dials the node and binds --registry.
 func openRegistry(c *cli.Context) (*node, *chain.Registry, error) {
-	addr, err := addressFlag(c, registryFlag.Name)
+	addr, err := addressFlag(c, registryFlag().Name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +136,7 @@ func ostcPutAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
 	}
-	if err := checkOSTC(c, id, file, raw, c.Bool(forceFlag.Name)); err != nil {
+	if err := checkOSTC(c, id, file, raw, c.Bool(forceFlag().Name)); err != nil {
 		return err
 	}
 	n, g, err := openRegistry(c)
@@ -187,7 +187,7 @@ func ostcGetAction(c *cli.Context) error {
 		defer f.Close()
 		out = f
 	}
-	if c.Bool(jsonFlag.Name) {
+	if c.Bool(jsonFlag().Name) {
 		return json.NewEncoder(out).Encode(map[string]any{
 			"registry": g.Address, "id": id, "hash": registry.Hash(text), "bytes": len(text), "json": string(text),
 		})
@@ -245,7 +245,7 @@ func ostcMetaAction(c *cli.Context) error {
 		rep.Match = rep.Match && fh == m.Hash
 		fields = append(fields, chain.HashFields(m.Hash, fh, file)[1])
 	}
-	if c.Bool(jsonFlag.Name) {
+	if c.Bool(jsonFlag().Name) {
 		err = json.NewEncoder(c.App.Writer).Encode(rep)
 	} else {
 		err = chain.WriteFields(c.App.Writer, fields)
@@ -283,7 +283,7 @@ func ostcListAction(c *cli.Context) error {
 		}
 		metas = append(metas, m)
 	}
-	if c.Bool(jsonFlag.Name) {
+	if c.Bool(jsonFlag().Name) {
 		return json.NewEncoder(c.App.Writer).Encode(metas)
 	}
 	return writeMetaTable(c.App.Writer, metas)

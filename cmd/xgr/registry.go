@@ -32,7 +32,7 @@ Example:
 				Flags: writeFlags(
 					&cli.StringSliceFlag{Name: "ostc", Usage: "store FILE under ID at deployment (ID=FILE, repeatable)"},
 					&cli.StringSliceFlag{Name: "executor", Usage: "add this executor address at deployment (repeatable)"},
-					forceFlag,
+					forceFlag(),
 				),
 				Action: registryDeployAction,
 			},
@@ -54,7 +54,7 @@ func registryDeployAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
-		if err := checkOSTC(c, id, file, raw, c.Bool(forceFlag.Name)); err != nil {
+		if err := checkOSTC(c, id, file, raw, c.Bool(forceFlag().Name)); err != nil {
 			return err
 		}
 		init.IDs = append(init.IDs, id)

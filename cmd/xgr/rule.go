@@ -30,7 +30,7 @@ recorded next to keccak256 of FILE.
 
 Example:
    xgr rule deploy rules/step.json`,
-				Flags:  writeFlags(forceFlag),
+				Flags:  writeFlags(forceFlag()),
 				Action: ruleDeployAction,
 			},
 			{
@@ -40,7 +40,7 @@ Example:
 byte for byte; --json prints everything as one object.
 
 Exit status: 1 when the recorded hash does not match the stored text.`,
-				Flags: readFlags(ruleAddressFlag, jsonFlag,
+				Flags: readFlags(ruleAddressFlag(), jsonFlag(),
 					&cli.BoolFlag{Name: "raw", Usage: "print only the rule text, exactly as stored"}),
 				Action: ruleGetAction,
 			},
@@ -54,7 +54,7 @@ text and its encryption header are written together (setRuleAndEncrypted).
 
 Example:
    xgr rule update --address 0xe7f1… rules/step-v2.json`,
-				Flags: writeFlags(ruleAddressFlag, forceFlag,
+				Flags: writeFlags(ruleAddressFlag(), forceFlag(),
 					&cli.StringFlag{Name: "rid", Usage: "encryption header: rule id (32 bytes hex); switches to setRuleAndEncrypted"},
 					&cli.StringFlag{Name: "suite", Usage: "encryption header: cipher suite, e.g. AES-256-GCM-1"},
 					&cli.StringFlag{Name: "encdek", Usage: "encryption header: encrypted data key (hex)"},
@@ -89,7 +89,7 @@ func readRuleFile(c *cli.Context, force bool) ([]byte, error) {
 }
 
 func ruleDeployAction(c *cli.Context) error {
-	raw, err := readRuleFile(c, c.Bool(forceFlag.Name))
+	raw, err := readRuleFile(c, c.Bool(forceFlag().Name))
 	if err != nil {
 		return err
 	}
@@ -110,11 +110,11 @@ func ruleDeployAction(c *cli.Context) error {
 }
 
 func ruleUpdateAction(c *cli.Context) error {
-	raw, err := readRuleFile(c, c.Bool(forceFlag.Name))
+	raw, err := readRuleFile(c, c.Bool(forceFlag().Name))
 	if err != nil {
 		return err
 	}
-	addr, err := addressFlag(c, ruleAddressFlag.Name)
+	addr, err := addressFlag(c, ruleAddressFlag().Name)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func ruleGetAction(c *cli.Context) error {
 	if err := argsExactly(c, 0, ""); err != nil {
 		return err
 	}
-	addr, err := addressFlag(c, ruleAddressFlag.Name)
+	addr, err := addressFlag(c, ruleAddressFlag().Name)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func ruleGetAction(c *cli.Context) error {
 	switch {
 	case c.Bool("raw"):
 		_, err = c.App.Writer.Write([]byte(info.Text))
-	case c.Bool(jsonFlag.Name):
+	case c.Bool(jsonFlag().Name):
 		err = json.NewEncoder(c.App.Writer).Encode(struct {
 			chain.RuleInfo
 			TextHash common.Hash `json:"textHash"`

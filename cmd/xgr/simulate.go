@@ -57,7 +57,7 @@ Examples:
 			&cli.StringFlag{Name: "owner", Value: "0x0000000000000000000000000000000000000001", Usage: "session owner"},
 			&cli.BoolFlag{Name: "deterministic", Usage: "virtual clock: the same input always gives the same output"},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after this long"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: simulateAction,
 	}

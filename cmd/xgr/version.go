@@ -38,7 +38,7 @@ func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print the xgr version, source revision and Go version",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
 			b := readBuildInfo()
 			if c.Bool("json") {

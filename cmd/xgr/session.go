@@ -1,0 +1,427 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+)
+
+func ownerFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "owner", EnvVars: []string{"XGR_OWNER"}, Usage: "session owner (0x address)", Required: true}
+}
+
+func sessionCommand() *cli.Command {
+	flags := func(extra ...cli.Flag) []cli.Flag { return append(append(redisFlags(), ownerFlag()), extra...) }
+	return &cli.Command{
+		Name:  "session",
+		Usage: "start, list, inspect and control sessions in Redis",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "start",
+				Usage:     "start a session of an orchestration",
+				ArgsUsage: "OSTC.json",
+				Description: `Checks the request against the orchestration (start step, and with --pin
+the exact hash) before anything is written, then creates the session; a
+running "xgr run" picks it up. The session records the file's id as its
+ostcId and its keccak256 as its ostcHash; "xgr run" must serve the same file.
+
+Example:
+   xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json`,
+				Flags: flags(
+					&cli.StringFlag{Name: "step", Usage: "start step (default: the document's first step)"},
+					&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
+					&cli.StringFlag{Name: "key", Usage: "idempotency key: the same key always names the same session"},
+					&cli.StringFlag{Name: "pin", Usage: "run only if the orchestration's hash is this (0x…)"},
+					&cli.StringFlag{Name: "xrc729", Value: "file", Usage: "registry the orchestration is recorded under"},
+					&cli.DurationFlag{Name: "delay", Usage: "start the first step after this long"},
+					&cli.BoolFlag{Name: "paused", Usage: "create the session paused"},
+					&cli.IntFlag{Name: "window", Usage: "most concurrent executions in the session (0 = no cap)"},
+					jsonFlag(),
+				),
+				Action: sessionStartAction,
+			},
+			{
+				Name:  "list",
+				Usage: "list an owner's sessions, newest first",
+				Flags: flags(
+					&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many"},
+					&cli.IntFlag{Name: "offset", Usage: "skip this many"},
+					&cli.BoolFlag{Name: "asc", Usage: "oldest first"},
+					jsonFlag(),
+				),
+				Action: sessionListAction,
+			},
+			{
+				Name:      "show",
+				Usage:     "draw a session's process tree with statuses and joins",
+				ArgsUsage: "ROOTPID",
+				Flags:     flags(jsonFlag()),
+				Action:    sessionShowAction,
+			},
+			{
+				Name:      "kill",
+				Usage:     "kill a whole session, or the given processes",
+				ArgsUsage: "ROOTPID [PID...]",
+				Flags:     flags(jsonFlag()),
+				Action:    sessionKillAction,
+			},
+			{
+				Name:      "pause",
+				Usage:     "pause a whole session, or the given processes",
+				ArgsUsage: "ROOTPID [PID...]",
+				Flags:     flags(jsonFlag()),
+				Action:    func(c *cli.Context) error { return sessionPauseAction(c, true) },
+			},
+			{
+				Name:      "resume",
+				Usage:     "resume a whole session, or the given processes",
+				ArgsUsage: "ROOTPID [PID...]",
+				Flags:     flags(jsonFlag()),
+				Action:    func(c *cli.Context) error { return sessionPauseAction(c, false) },
+			},
+			{
+				Name:      "wake",
+				Usage:     "make a waiting process due now, optionally merging a payload",
+				ArgsUsage: "PID",
+				Description: `Keys of the payload that start with "_" are dropped. A --caller other than
+the owner must be listed in the process's "__wakeUp" allow list.`,
+				Flags: flags(
+					&cli.StringFlag{Name: "payload", Usage: "JSON object file to merge into the process's payload"},
+					&cli.StringFlag{Name: "caller", Usage: "who asks (default: the owner)"},
+				),
+				Action: sessionWakeAction,
+			},
+		},
+	}
+}
+
+// withStore opens Redis and a store for a session command.
+func withStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) error) error {
+	rdb, err := openRedis(c)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	defer rdb.Close()
+	return f(c.Context, joinstore.New(rdb, joinstore.Config{SessionTTL: sessionTTL()}))
+}
+
+// sessionTTL is XGR_SESSION_TTL_SECS (default 86400).
+func sessionTTL() time.Duration {
+	if v, err := strconv.Atoi(os.Getenv("XGR_SESSION_TTL_SECS")); err == nil && v > 0 {
+		return time.Duration(v) * time.Second
+	}
+	return 24 * time.Hour
+}
+
+func rootArg(c *cli.Context) (joinstore.Root, []string, error) {
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return joinstore.Root{}, nil, cli.Exit(c.Command.FullName()+": name the ROOTPID", 2)
+	}
+	n, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || n <= 0 {
+		return joinstore.Root{}, nil, cli.Exit(fmt.Sprintf("%s: ROOTPID %q: want a positive number", c.Command.FullName(), args[0]), 2)
+	}
+	root := joinstore.Root{Owner: strings.ToLower(c.String("owner")), RootPid: n}
+	if err := joinstore.CheckOwner(root.Owner); err != nil {
+		return root, nil, cli.Exit(err.Error(), 2)
+	}
+	return root, args[1:], nil
+}
+
+// iters reads PIDs ("7:3" or just the iter "3") of one session.
+func iters(root joinstore.Root, pids []string) ([]int64, error) {
+	out := make([]int64, 0, len(pids))
+	for _, p := range pids {
+		if !strings.Contains(p, ":") {
+			p = strconv.FormatInt(root.RootPid, 10) + ":" + p
+		}
+		r, it, err := joinstore.ParsePid(p)
+		if err != nil {
+			return nil, err
+		}
+		if r != root.RootPid {
+			return nil, fmt.Errorf("pid %s is not in session %d", p, root.RootPid)
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+func readJSONObject(file string) (json.RawMessage, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("%s: want a JSON object", file)
+	}
+	return raw, nil
+}
+
+func sessionStartAction(c *cli.Context) error {
+	file, err := oneFile(c, "session start")
+	if err != nil {
+		return err
+	}
+	o, err := loadOSTC(file)
+	if err != nil {
+		return err
+	}
+	req := reactor.StartRequest{Owner: strings.ToLower(c.String("owner")), XRC729: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
+		Step: c.String("step"), IdempotencyKey: c.String("key"), Paused: c.Bool("paused"), Window: c.Int("window")}
+	if req.Step == "" {
+		req.Step = o.Steps[0].ID
+	}
+	if p := c.String("payload"); p != "" {
+		if req.Payload, err = readJSONObject(p); err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+	}
+	now := time.Now()
+	if d := c.Duration("delay"); d > 0 {
+		req.WakeAt = now.Add(d)
+	}
+	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		res, err := reactor.Start(ctx, s, reactor.NewStaticSource(o), req, now)
+		if err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		if c.Bool("json") {
+			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"ack": res.Ack, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "ostcHash": o.Hash.Hex()})
+		}
+		_, err = fmt.Fprintf(c.App.Writer, "%s: session %d (root process %s) of %s, hash %s\n", res.Ack, res.Root.RootPid, res.Pid, o.ID, o.Hash.Hex())
+		return err
+	})
+}
+
+func sessionListAction(c *cli.Context) error {
+	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		owner := strings.ToLower(c.String("owner"))
+		s.CollectGarbage(ctx, owner, time.Now())
+		refs, err := s.Sessions(ctx, owner, c.Int("offset"), c.Int("limit"), c.Bool("asc"))
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		type row struct {
+			RootPid   int64     `json:"rootPid"`
+			CreatedAt time.Time `json:"createdAt"`
+			Status    string    `json:"status"`
+			Live      string    `json:"live"`
+			OstcID    string    `json:"ostcId"`
+			StartStep string    `json:"startStep"`
+		}
+		rows := []row{}
+		for _, r := range refs {
+			meta, err := s.Session(ctx, r.Root)
+			if err != nil {
+				continue // expired since the index was read
+			}
+			rows = append(rows, row{r.Root.RootPid, r.CreatedAt, meta["status"], meta["live"], meta["ostcId"], meta["startStep"]})
+		}
+		if c.Bool("json") {
+			return json.NewEncoder(c.App.Writer).Encode(rows)
+		}
+		for _, r := range rows {
+			fmt.Fprintf(c.App.Writer, "%-8d %-25s %-9s live %-4s %s from %s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status, r.Live, r.OstcID, r.StartStep)
+		}
+		return nil
+	})
+}
+
+func sessionShowAction(c *cli.Context) error {
+	root, _, err := rootArg(c)
+	if err != nil {
+		return err
+	}
+	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		meta, err := s.Session(ctx, root)
+		if err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		procs, err := s.Processes(ctx, root)
+		if err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		sum, err := reactor.Summarize(procs)
+		if err != nil {
+			return err
+		}
+		if c.Bool("json") {
+			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum})
+		}
+		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live\n", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
+		drawTree(c.App.Writer, procs)
+		return nil
+	})
+}
+
+// drawTree prints processes as a tree by parentPid, with join details on
+// join targets.
+func drawTree(w io.Writer, procs []map[string]string) {
+	children := map[string][]map[string]string{}
+	for _, p := range procs {
+		children[p["parentPid"]] = append(children[p["parentPid"]], p)
+	}
+	for _, list := range children {
+		sort.Slice(list, func(i, j int) bool {
+			_, a, _ := joinstore.ParsePid(list[i]["pid"])
+			_, b, _ := joinstore.ParsePid(list[j]["pid"])
+			return a < b
+		})
+	}
+	var walk func(parent, indent string)
+	walk = func(parent, indent string) {
+		list := children[parent]
+		for i, p := range list {
+			branch, next := "├─ ", "│  "
+			if i == len(list)-1 {
+				branch, next = "└─ ", "   "
+			}
+			line := fmt.Sprintf("%s %s %s", p["pid"], p["resumeStep"], p["status"])
+			if v := p["lastEvalValid"]; v != "" {
+				line += map[string]string{"1": " (valid)", "0": " (invalid)"}[v]
+			}
+			if p["paused"] == "1" {
+				line += " paused"
+			}
+			if r := p["abortReason"]; r != "" {
+				line += " [" + r + "]"
+			}
+			if p["target"] == "1" {
+				state := "open"
+				if p["closed"] == "1" {
+					state = "closed"
+				}
+				line += fmt.Sprintf("  join %s k=%s expect %s inbox %s fail %s", state, p["k"], p["expect"], keysOf(p["inbox"]), p["fail"])
+			}
+			fmt.Fprintf(w, "%s%s%s  group %s\n", indent, branch, line, p["joinGroupId"])
+			walk(p["pid"], indent+next)
+		}
+	}
+	walk("", "")
+}
+
+func keysOf(obj string) string {
+	var m map[string]any
+	json.Unmarshal([]byte(obj), &m)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return "[" + strings.Join(keys, " ") + "]"
+}
+
+func sessionKillAction(c *cli.Context) error {
+	root, pids, err := rootArg(c)
+	if err != nil {
+		return err
+	}
+	its, err := iters(root, pids)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		now := time.Now()
+		res, err := s.Kill(ctx, root, now, its...)
+		if err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		// Kill-policy join targets aborted by the kill take their own groups
+		// down (no orchestration needed); failure deliveries are applied by
+		// the replica running the session.
+		for i := 0; i < len(res.FollowUps); i++ {
+			f := res.FollowUps[i]
+			if !f.Kill {
+				continue
+			}
+			jr, err := s.JoinStep(ctx, root, f.Target, now, time.Minute, reactor.KillGroup)
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			for _, it := range jr.Killed {
+				res.Results[it] = "aborted"
+			}
+			res.FollowUps = append(res.FollowUps, jr.FollowUps...)
+		}
+		return printResults(c, res.Results)
+	})
+}
+
+func printResults(c *cli.Context, results map[int64]string) error {
+	keys := make([]int64, 0, len(results))
+	for k := range results {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	root, _, _ := rootArg(c)
+	if c.Bool("json") {
+		out := map[string]string{}
+		for _, k := range keys {
+			out[root.Pid(k)] = results[k]
+		}
+		return json.NewEncoder(c.App.Writer).Encode(out)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(c.App.Writer, "%s %s\n", root.Pid(k), results[k])
+	}
+	return nil
+}
+
+func sessionPauseAction(c *cli.Context, pause bool) error {
+	root, pids, err := rootArg(c)
+	if err != nil {
+		return err
+	}
+	its, err := iters(root, pids)
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		res, err := s.Pause(ctx, root, time.Now(), pause, its...)
+		if err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		return printResults(c, res)
+	})
+}
+
+func sessionWakeAction(c *cli.Context) error {
+	args := c.Args().Slice()
+	if len(args) != 1 {
+		return cli.Exit("session wake: name exactly one PID (ROOTPID:ITER)", 2)
+	}
+	rootPid, iter, err := joinstore.ParsePid(args[0])
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	root := joinstore.Root{Owner: strings.ToLower(c.String("owner")), RootPid: rootPid}
+	var payload map[string]any
+	if p := c.String("payload"); p != "" {
+		raw, err := readJSONObject(p)
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		json.Unmarshal(raw, &payload)
+	}
+	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		if err := s.Wake(ctx, root, iter, time.Now(), c.String("caller"), payload); err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		_, err := fmt.Fprintf(c.App.Writer, "%s woken\n", args[0])
+		return err
+	})
+}

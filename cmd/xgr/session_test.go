@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+)
+
+const testOwner = "0x00000000000000000000000000000000000000dd"
+
+func TestSessionCommandsAndRun(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	url := "redis://" + srv.Addr + "/0"
+	flow := "../../examples/ostc/nested_join.json"
+	common := []string{"--redis", url, "--owner", testOwner}
+
+	// Start: pinned to the wrong hash, nothing is created.
+	out, code := run(t, append([]string{"session", "start", flow, "--pin", "0x" + strings.Repeat("ab", 32)}, common...)...)
+	if code != 1 || !strings.Contains(out, "orchestration hash mismatch") {
+		t.Fatalf("pinned to a wrong hash: %d %s", code, out)
+	}
+	if n := srv.Client().DBSize(context.Background()).Val(); n != 0 {
+		t.Fatalf("a rejected start left %d keys", n)
+	}
+	out, code = run(t, append([]string{"session", "start", flow, "--json", "--key", "k1"}, common...)...)
+	var started map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &started) != nil || started["ack"] != "queued" {
+		t.Fatalf("start: %d %s", code, out)
+	}
+	if out, _ = run(t, append([]string{"session", "start", flow, "--key", "k1"}, common...)...); !strings.HasPrefix(out, "already_queued: session 1") {
+		t.Fatalf("idempotent start: %s", out)
+	}
+	run(t, append([]string{"session", "start", flow, "--paused"}, common...)...)
+
+	// Run a replica until the first session finishes.
+	outcomes := writeFile(t, "o.json", `{"default":{"result":"valid"}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	go func() {
+		err := runApp(ctx, newApp(io.Discard, io.Discard), []string{"xgr", "run", "--redis", url, "--ostc", flow, "--outcomes", outcomes, "--poll", "20ms", "--listen", addr})
+		if err != nil {
+			done <- 1
+			return
+		}
+		done <- 0
+	}()
+	// urfave/cli's help flag is one package-level value that every app
+	// writes while parsing; let the replica get past parsing (it answers
+	// /healthz) before this goroutine runs more commands.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("xgr run did not serve /healthz")
+		}
+	}
+	waitStatus(t, url, 1, "finished")
+
+	out, _ = run(t, append([]string{"session", "show", "1"}, common...)...)
+	for _, want := range []string{"session 1 of " + testOwner + ": finished", "└─ 1:1 A1 done (valid)", "1:2 J1 done (valid)  join closed k=1", "1:3 G1 ", "1:4 H1 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	// The paused session waits until resumed.
+	time.Sleep(100 * time.Millisecond)
+	if out, _ = run(t, append([]string{"session", "list", "--json"}, common...)...); !strings.Contains(out, `"rootPid":2,`) || !strings.Contains(out, `"status":"live"`) {
+		t.Fatalf("list: %s", out)
+	}
+	if out, code = run(t, append([]string{"session", "resume", "2"}, common...)...); code != 0 || !strings.Contains(out, "2:1 resumed") {
+		t.Fatalf("resume: %d %s", code, out)
+	}
+	waitStatus(t, url, 2, "finished")
+
+	// Kill a session before anything runs: nothing of it runs.
+	run(t, append([]string{"session", "start", flow, "--delay", "1h"}, common...)...)
+	if out, code = run(t, append([]string{"session", "kill", "3"}, common...)...); code != 0 || !strings.Contains(out, "3:1 aborted") {
+		t.Fatalf("kill: %d %s", code, out)
+	}
+	if out, code = run(t, append([]string{"session", "wake", "3:1"}, common...)...); code != 1 || !strings.Contains(out, "killed") {
+		t.Fatalf("wake of a killed process: %d %s", code, out)
+	}
+
+	// Ops endpoints of the running replica.
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `xgr_events_total{type="executed"}`} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), want) {
+			t.Errorf("%s lacks %q:\n%s", path, want, body)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("run exited %d", code)
+	}
+}
+
+func waitStatus(t *testing.T, url string, root int64, status string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _ := run(t, "session", "show", "--json", "--redis", url, "--owner", testOwner, fmt.Sprint(root))
+		var v struct{ Session map[string]string }
+		json.Unmarshal([]byte(out), &v)
+		if v.Session["status"] == status {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %d not %s: %s", root, status, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
