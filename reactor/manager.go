@@ -157,6 +157,9 @@ type actor struct {
 
 	inflight map[int64]joinstore.Claim
 	results  chan result
+	// ready are iters known to be due now (children just committed, targets
+	// just promoted): they are claimed without reading the due set first.
+	ready []int64
 }
 
 type result struct {
@@ -282,9 +285,20 @@ func (a *actor) recover(ctx context.Context) error {
 // them; it returns the earliest due time of what still waits.
 func (a *actor) claim(ctx context.Context) (time.Time, bool, error) {
 	now := time.Now()
-	iters, next, ok, err := a.m.Store.Due(ctx, a.root, now, 64)
-	if err != nil || len(iters) == 0 {
-		return next, ok, err
+	var iters []int64
+	var next time.Time
+	var ok bool
+	if len(a.ready) > 0 {
+		// Known due work: claim it directly; the due set is read once it is
+		// used up (nothing is lost: claim skips what is not due).
+		iters, a.ready = a.ready, nil
+		next, ok = now, true
+	} else {
+		var err error
+		iters, next, ok, err = a.m.Store.Due(ctx, a.root, now, 64)
+		if err != nil || len(iters) == 0 {
+			return next, ok, err
+		}
 	}
 	var fresh []int64
 	for _, it := range iters {
@@ -348,8 +362,11 @@ func (a *actor) apply(ctx context.Context, r result) error {
 	if !cr.Killed {
 		for _, ch := range commit.Children {
 			a.emit(Event{At: now, Type: "spawned", Pid: c.Root.Pid(ch.Iter), Step: ch.ResumeStep})
-			if ch.Join != nil {
+			switch {
+			case ch.Join != nil:
 				work = append(work, joinstore.FollowUp{Target: ch.Iter})
+			case !ch.NextWakeAt.After(now):
+				a.ready = append(a.ready, ch.Iter)
 			}
 		}
 	}
@@ -402,8 +419,12 @@ func (a *actor) joins(ctx context.Context, work []joinstore.FollowUp) error {
 			return err
 		}
 		for _, v := range res.Verdicts {
-			if v == joinstore.VerdictSatisfied || v == joinstore.VerdictUnfulfillable {
-				a.emit(Event{At: now, Type: "join_" + map[string]string{joinstore.VerdictSatisfied: "closed", joinstore.VerdictUnfulfillable: "aborted"}[v], Pid: a.root.Pid(f.Target)})
+			switch v {
+			case joinstore.VerdictSatisfied:
+				a.emit(Event{At: now, Type: "join_closed", Pid: a.root.Pid(f.Target)})
+				a.ready = append(a.ready, f.Target) // claim skips it if its nextWakeAt is later
+			case joinstore.VerdictUnfulfillable:
+				a.emit(Event{At: now, Type: "join_aborted", Pid: a.root.Pid(f.Target)})
 			}
 		}
 		work = append(work, res.FollowUps...)

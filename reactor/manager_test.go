@@ -3,6 +3,8 @@ package reactor
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -174,3 +176,5 @@ func TestReplicaFailover(t *testing.T) {
 		t.Fatalf("runs A=%d B=%d for %d steps: the takeover re-ran nothing", slowA.runs.Load(), slowB.runs.Load(), len(roots)*5)
 	}
 }
+
+func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
