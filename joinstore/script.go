@@ -34,11 +34,14 @@ var (
 	scriptWake         = load("wake")
 	scriptAcquireRoot  = load("acquire_root")
 	scriptReleaseRoot  = load("release_root")
+	scriptIndexCommit  = load("index_commit")
+	scriptIndexRewind  = load("index_rewind")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptKill, scriptPause, scriptWake, scriptAcquireRoot, scriptReleaseRoot,
+	scriptIndexCommit, scriptIndexRewind,
 }
 
 // Preload loads every script into the server's script cache (on every master

@@ -140,6 +140,21 @@ func (g *Registry) Snapshot(ctx context.Context, id string) (OSTCMeta, []byte, e
 	return OSTCMeta{ID: id, Hash: m.Hash, Version: u64(m.Version), UpdatedAt: time.Unix(int64(m.UpdatedAt), 0).UTC()}, []byte(text), nil
 }
 
+// SnapshotAt reads the metadata and the text of id in the state of the block
+// with the given hash (EIP-1898), so a reorg cannot mix two chains' answers.
+func (g *Registry) SnapshotAt(ctx context.Context, id string, block common.Hash) (OSTCMeta, []byte, error) {
+	at := &bind.CallOpts{Context: ctx, BlockHash: block}
+	m, err := bind.Call(g.bound, at, xrc729ABI.PackGetOSTCMeta(id), xrc729ABI.UnpackGetOSTCMeta)
+	if err != nil {
+		return OSTCMeta{}, nil, g.notFound(id, g.readErr("getOSTCMeta", err))
+	}
+	text, err := bind.Call(g.bound, at, xrc729ABI.PackGetOSTC(id), xrc729ABI.UnpackGetOSTC)
+	if err != nil {
+		return OSTCMeta{}, nil, g.notFound(id, g.readErr("getOSTC", err))
+	}
+	return OSTCMeta{ID: id, Hash: m.Hash, Version: u64(m.Version), UpdatedAt: time.Unix(int64(m.UpdatedAt), 0).UTC()}, []byte(text), nil
+}
+
 // Has reports whether id is registered.
 func (g *Registry) Has(ctx context.Context, id string) (bool, error) {
 	ok, err := bind.Call(g.bound, &bind.CallOpts{Context: ctx}, xrc729ABI.PackHasOSTC(id), xrc729ABI.UnpackHasOSTC)

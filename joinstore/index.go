@@ -1,0 +1,230 @@
+package joinstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/redis/go-redis/v9"
+)
+
+// Index is the indexer's state for one chain in Redis: the checkpoint, the
+// window of recent blocks, per-block undo lists and the verified
+// orchestration cache. All of it shares the hash tag {idx:<chainId>}, so
+// every transition is one atomic script on one Cluster slot.
+//
+//	xgr:{idx:C}:head               hash    number, hash: the last indexed block
+//	xgr:{idx:C}:blocks             hash    number → "hash parent" of recent blocks
+//	xgr:{idx:C}:undo:<n>           list    how to undo block n's cache changes
+//	xgr:{idx:C}:ostc:<reg>:<id>    hash    a cache entry: json, hash, version, block, valid, problems
+//	xgr:{idx:C}:mismatch           list    hash mismatches seen (newest last, capped)
+type Index struct {
+	rdb    redis.UniversalClient
+	prefix string
+}
+
+// Index returns the index of a chain.
+func (s *Store) Index(chainID uint64) *Index {
+	return &Index{rdb: s.rdb, prefix: "xgr:{idx:" + strconv.FormatUint(chainID, 10) + "}:"}
+}
+
+func (x *Index) head() string         { return x.prefix + "head" }
+func (x *Index) blocks() string       { return x.prefix + "blocks" }
+func (x *Index) undo(n uint64) string { return x.prefix + "undo:" + strconv.FormatUint(n, 10) }
+func (x *Index) mismatches() string   { return x.prefix + "mismatch" }
+func (x *Index) entry(registry common.Address, id string) string {
+	return x.prefix + "ostc:" + strings.ToLower(registry.Hex()) + ":" + id
+}
+
+// IndexBlock is an indexed block.
+type IndexBlock struct {
+	Number uint64
+	Hash   common.Hash
+	Parent common.Hash
+}
+
+// Head returns the checkpoint; ok is false for an empty index.
+func (x *Index) Head(ctx context.Context) (IndexBlock, bool, error) {
+	m, err := x.rdb.HGetAll(ctx, x.head()).Result()
+	if err != nil || len(m) == 0 {
+		return IndexBlock{}, false, err
+	}
+	n, err := strconv.ParseUint(m["number"], 10, 64)
+	if err != nil {
+		return IndexBlock{}, false, fmt.Errorf("index head holds number %q", m["number"])
+	}
+	return IndexBlock{Number: n, Hash: common.HexToHash(m["hash"])}, true, nil
+}
+
+// Window returns the remembered recent blocks, oldest first.
+func (x *Index) Window(ctx context.Context) ([]IndexBlock, error) {
+	m, err := x.rdb.HGetAll(ctx, x.blocks()).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]IndexBlock, 0, len(m))
+	for num, v := range m {
+		n, err := strconv.ParseUint(num, 10, 64)
+		h, p, ok := strings.Cut(v, " ")
+		if err != nil || !ok {
+			return nil, fmt.Errorf("index window holds %s=%q", num, v)
+		}
+		out = append(out, IndexBlock{Number: n, Hash: common.HexToHash(h), Parent: common.HexToHash(p)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })
+	return out, nil
+}
+
+// CacheChange is one change of the orchestration cache made by a block.
+type CacheChange struct {
+	Block    uint64
+	Registry common.Address
+	ID       string
+	// Delete removes the entry; otherwise it becomes Fields.
+	Delete bool
+	Fields map[string]string
+}
+
+// ErrStaleHead: the checkpoint moved under the caller (another writer, or a
+// concurrent rewind); nothing was written.
+var ErrStaleHead = errors.New("index checkpoint moved")
+
+// Commit records a batch of blocks (ascending, contiguous with the
+// checkpoint prev; the last one becomes the new checkpoint), the cache
+// changes they make and the blocks that leave the window, atomically.
+func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks []IndexBlock, pruned []uint64, changes []CacheChange) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	type jblock struct {
+		N      uint64 `json:"n"`
+		Hash   string `json:"hash"`
+		Parent string `json:"parent"`
+	}
+	type jchange struct {
+		Block  uint64            `json:"block"`
+		Del    bool              `json:"del"`
+		Fields map[string]string `json:"fields"`
+	}
+	var batch struct {
+		Blocks  []jblock  `json:"blocks"`
+		Pruned  []uint64  `json:"pruned"`
+		Changes []jchange `json:"changes"`
+	}
+	keys := []string{x.head(), x.blocks()}
+	inBatch := map[uint64]bool{}
+	for _, b := range blocks {
+		batch.Blocks = append(batch.Blocks, jblock{b.Number, b.Hash.Hex(), b.Parent.Hex()})
+		keys = append(keys, x.undo(b.Number))
+		inBatch[b.Number] = true
+	}
+	batch.Pruned = append([]uint64{}, pruned...)
+	for _, n := range pruned {
+		keys = append(keys, x.undo(n))
+	}
+	for _, c := range changes {
+		if !inBatch[c.Block] {
+			return fmt.Errorf("index commit: a change of block %d, which is not in the batch", c.Block)
+		}
+		batch.Changes = append(batch.Changes, jchange{c.Block, c.Delete, c.Fields})
+		keys = append(keys, x.entry(c.Registry, c.ID))
+	}
+	arg, err := json.Marshal(batch)
+	if err != nil {
+		return err
+	}
+	prevArg := prev.Hex()
+	if empty {
+		prevArg = ""
+	}
+	if err := scriptIndexCommit.Run(ctx, x.rdb, keys, prevArg, string(arg)).Err(); err != nil {
+		if strings.Contains(err.Error(), "STALE_HEAD") {
+			return fmt.Errorf("index commit: %w", ErrStaleHead)
+		}
+		return fmt.Errorf("index commit: %w", err)
+	}
+	return nil
+}
+
+// Rewind undoes the cache changes of every window block above ancestor and
+// makes ancestor the checkpoint. It returns how many changes were undone.
+func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor IndexBlock) (int, error) {
+	window, err := x.Window(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var rewound []uint64
+	for i := len(window) - 1; i >= 0 && window[i].Number > ancestor.Number; i-- {
+		rewound = append(rewound, window[i].Number)
+	}
+	keys := []string{x.head(), x.blocks()}
+	named := map[string]bool{}
+	var entries []string
+	for _, n := range rewound {
+		keys = append(keys, x.undo(n))
+		list, err := x.rdb.LRange(ctx, x.undo(n), 0, -1).Result()
+		if err != nil {
+			return 0, err
+		}
+		for _, u := range list {
+			var rec struct {
+				K string `json:"k"`
+			}
+			if err := json.Unmarshal([]byte(u), &rec); err != nil {
+				return 0, fmt.Errorf("undo list of block %d holds %q", n, u)
+			}
+			if !named[rec.K] {
+				named[rec.K] = true
+				entries = append(entries, rec.K)
+			}
+		}
+	}
+	keys = append(keys, entries...)
+	n, err := scriptIndexRewind.Run(ctx, x.rdb, keys, head.Hex(), ancestor.Number, ancestor.Hash.Hex(), len(rewound)).Int()
+	if err != nil {
+		if strings.Contains(err.Error(), "STALE_HEAD") {
+			return 0, fmt.Errorf("index rewind: %w", ErrStaleHead)
+		}
+		return 0, fmt.Errorf("index rewind: %w", err)
+	}
+	return n, nil
+}
+
+// Entry returns a cache entry's fields (nil when there is none).
+func (x *Index) Entry(ctx context.Context, registry common.Address, id string) (map[string]string, error) {
+	m, err := x.rdb.HGetAll(ctx, x.entry(registry, id)).Result()
+	if err != nil || len(m) == 0 {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Entries lists the cache's keys (for status output; scans only the index's
+// own keys).
+func (x *Index) Entries(ctx context.Context) (int, error) {
+	n := 0
+	iter := x.rdb.Scan(ctx, 0, x.prefix+"ostc:*", 1000).Iterator()
+	for iter.Next(ctx) {
+		n++
+	}
+	return n, iter.Err()
+}
+
+// RecordMismatch appends a hash mismatch record (the list keeps the last 1,000).
+func (x *Index) RecordMismatch(ctx context.Context, record string) error {
+	pipe := x.rdb.TxPipeline()
+	pipe.RPush(ctx, x.mismatches(), record)
+	pipe.LTrim(ctx, x.mismatches(), -1000, -1)
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+// Mismatches returns the recorded hash mismatches, oldest first.
+func (x *Index) Mismatches(ctx context.Context) ([]string, error) {
+	return x.rdb.LRange(ctx, x.mismatches(), 0, -1).Result()
+}
