@@ -116,6 +116,7 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 		Pruned  []uint64  `json:"pruned"`
 		Changes []jchange `json:"changes"`
 	}
+	batch.Pruned, batch.Changes = []uint64{}, []jchange{} // JSON arrays, never null
 	keys := []string{x.head(), x.blocks()}
 	inBatch := map[uint64]bool{}
 	for _, b := range blocks {
@@ -123,7 +124,7 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 		keys = append(keys, x.undo(b.Number))
 		inBatch[b.Number] = true
 	}
-	batch.Pruned = append([]uint64{}, pruned...)
+	batch.Pruned = append(batch.Pruned, pruned...)
 	for _, n := range pruned {
 		keys = append(keys, x.undo(n))
 	}

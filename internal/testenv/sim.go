@@ -3,9 +3,11 @@ package testenv
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"math/big"
 	"testing"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
@@ -101,4 +103,27 @@ func (a autoMine) SendTransaction(ctx context.Context, tx *types.Transaction) er
 	}
 	a.backend.Commit()
 	return nil
+}
+
+// CallContractAtHash serves calls at a block hash (EIP-1898), which the
+// simulated chain's client supports but its interface type does not list.
+func (a autoMine) CallContractAtHash(ctx context.Context, msg ethereum.CallMsg, hash common.Hash) ([]byte, error) {
+	c, ok := a.Client.(interface {
+		CallContractAtHash(context.Context, ethereum.CallMsg, common.Hash) ([]byte, error)
+	})
+	if !ok {
+		return nil, errors.New("simulated client cannot call at a block hash")
+	}
+	return c.CallContractAtHash(ctx, msg, hash)
+}
+
+// CodeAtHash is CodeAt at a block hash (see CallContractAtHash).
+func (a autoMine) CodeAtHash(ctx context.Context, addr common.Address, hash common.Hash) ([]byte, error) {
+	c, ok := a.Client.(interface {
+		CodeAtHash(context.Context, common.Address, common.Hash) ([]byte, error)
+	})
+	if !ok {
+		return nil, errors.New("simulated client cannot read code at a block hash")
+	}
+	return c.CodeAtHash(ctx, addr, hash)
 }

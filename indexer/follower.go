@@ -1,0 +1,267 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"sort"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// Follower follows XRC-729 registries on one chain into the verified cache.
+// Each Step reads one range of blocks above the checkpoint, verifies that it
+// continues the indexed chain (rewinding to the common ancestor after a
+// reorg), turns the registry logs into cache changes — fetching each
+// orchestration at the log's block and checking its keccak256 against the
+// event and getOSTCMeta — and commits the range atomically.
+type Follower struct {
+	Chain   chain.Backend
+	ChainID uint64
+	Index   *joinstore.Index
+	// Registries are the XRC-729 contracts to follow.
+	Registries []common.Address
+	// Start is the first block to index when the index is empty.
+	Start uint64
+	// Window is how many recent blocks are kept for reorg detection (default 128).
+	Window int
+	Range  *RangeSizer
+	Log    *slog.Logger
+}
+
+// Progress reports a step.
+type Progress struct {
+	From, To uint64
+	// Head is the chain's head when the step began.
+	Head    uint64
+	Changes int
+	// Rewound is true when the step rewound a reorg instead of advancing.
+	Rewound bool
+}
+
+func (f *Follower) defaults() {
+	if f.Range == nil {
+		f.Range = NewRangeSizer(0, 0)
+	}
+	if f.Window <= 0 {
+		f.Window = 128
+	}
+	if f.Log == nil {
+		f.Log = slog.Default()
+	}
+}
+
+// Step indexes the next range of blocks. It returns the progress; To < From
+// means the index is at the head.
+func (f *Follower) Step(ctx context.Context) (Progress, error) {
+	f.defaults()
+	tip, err := f.Chain.BlockNumber(ctx)
+	if err != nil {
+		return Progress{}, fmt.Errorf("block number: %w", err)
+	}
+	head, indexed, err := f.Index.Head(ctx)
+	if err != nil {
+		return Progress{}, err
+	}
+	from := f.Start
+	if indexed {
+		from = head.Number + 1
+	}
+	p := Progress{From: from, Head: tip}
+	if from > tip {
+		p.To = from - 1
+		return p, nil
+	}
+	to := min(tip, from+f.Range.Size-1)
+	// The range must continue the indexed chain.
+	first, err := f.header(ctx, from)
+	if err != nil {
+		return p, err
+	}
+	if indexed && first.ParentHash != head.Hash {
+		return f.rewind(ctx, head, p)
+	}
+	logs, err := f.Chain.FilterLogs(ctx, ethereum.FilterQuery{
+		FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(to),
+		Addresses: f.Registries, Topics: [][]common.Hash{{TopicOSTCUpdated, TopicOSTCDeletedIndexed}},
+	})
+	if err != nil {
+		if f.Range.Failure(err) {
+			f.Log.Info("log range too large for the provider; shrinking", "blocks", f.Range.Size)
+			return p, nil
+		}
+		return p, fmt.Errorf("logs %d-%d: %w", from, to, err)
+	}
+	f.Range.Success()
+	last, err := f.header(ctx, to)
+	if err != nil {
+		return p, err
+	}
+	// Every block that holds a log, and the range's ends, go into the window;
+	// each log must come from the canonical block at its height.
+	blocks := map[uint64]joinstore.IndexBlock{
+		from: {Number: from, Hash: first.Hash(), Parent: first.ParentHash},
+		to:   {Number: to, Hash: last.Hash(), Parent: last.ParentHash},
+	}
+	// Near the tip every block goes into the window, so a shallow reorg
+	// finds its common ancestor.
+	if tip-to < uint64(f.Window) {
+		for n := max(from+1, to+1-min(to+1, uint64(f.Window))); n < to; n++ {
+			h, err := f.header(ctx, n)
+			if err != nil {
+				return p, err
+			}
+			blocks[n] = joinstore.IndexBlock{Number: n, Hash: h.Hash(), Parent: h.ParentHash}
+		}
+	}
+	var changes []joinstore.CacheChange
+	for _, l := range logs {
+		if l.Removed {
+			continue
+		}
+		b, ok := blocks[l.BlockNumber]
+		if !ok {
+			h, err := f.header(ctx, l.BlockNumber)
+			if err != nil {
+				return p, err
+			}
+			b = joinstore.IndexBlock{Number: l.BlockNumber, Hash: h.Hash(), Parent: h.ParentHash}
+			blocks[l.BlockNumber] = b
+		}
+		if b.Hash != l.BlockHash {
+			// The node answered from two chains: a reorg is under way.
+			f.Log.Info("log from a non-canonical block; retrying", "block", l.BlockNumber)
+			return p, nil
+		}
+		c, ok, err := Decode(l)
+		if err != nil {
+			return p, err
+		}
+		if !ok {
+			continue
+		}
+		change, err := f.change(ctx, c)
+		if err != nil {
+			return p, err
+		}
+		changes = append(changes, change)
+	}
+	list := make([]joinstore.IndexBlock, 0, len(blocks))
+	for _, b := range blocks {
+		list = append(list, b)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Number < list[j].Number })
+	pruned, err := f.pruned(ctx, to)
+	if err != nil {
+		return p, err
+	}
+	if err := f.Index.Commit(ctx, head.Hash, !indexed, list, pruned, changes); err != nil {
+		return p, err
+	}
+	p.To, p.Changes = to, len(changes)
+	return p, nil
+}
+
+func (f *Follower) header(ctx context.Context, n uint64) (*types.Header, error) {
+	h, err := f.Chain.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+	if err != nil {
+		return nil, fmt.Errorf("header %d: %w", n, err)
+	}
+	return h, nil
+}
+
+// pruned lists window blocks that fall out of the window once to is the head.
+func (f *Follower) pruned(ctx context.Context, to uint64) ([]uint64, error) {
+	window, err := f.Index.Window(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for _, b := range window {
+		if b.Number+uint64(f.Window) <= to {
+			out = append(out, b.Number)
+		}
+	}
+	return out, nil
+}
+
+// rewind finds the newest window block the chain still has and undoes
+// everything above it.
+func (f *Follower) rewind(ctx context.Context, head joinstore.IndexBlock, p Progress) (Progress, error) {
+	blocks, err := f.Index.Window(ctx)
+	if err != nil {
+		return p, err
+	}
+	w := Window{Size: f.Window}
+	for _, b := range blocks {
+		w.Blocks = append(w.Blocks, Block{Number: b.Number, Hash: b.Hash, Parent: b.Parent})
+	}
+	anc, err := w.CommonAncestor(func(n uint64) (common.Hash, bool) {
+		h, err := f.header(ctx, n)
+		if err != nil {
+			return common.Hash{}, false
+		}
+		return h.Hash(), true
+	})
+	if err != nil {
+		return p, err
+	}
+	undone, err := f.Index.Rewind(ctx, head.Hash, joinstore.IndexBlock{Number: anc.Number, Hash: anc.Hash, Parent: anc.Parent})
+	if err != nil {
+		return p, err
+	}
+	f.Log.Warn("reorg: rewound the index", "from", head.Number, "to", anc.Number, "changes_undone", undone)
+	p.Rewound, p.To = true, anc.Number
+	return p, nil
+}
+
+// change turns a registry log into a cache change, reading the text at the
+// log's block and verifying its hash.
+func (f *Follower) change(ctx context.Context, c Change) (joinstore.CacheChange, error) {
+	cc := joinstore.CacheChange{Block: c.Block, Registry: c.Registry, ID: c.ID}
+	if c.Deleted {
+		cc.Delete = true
+		return cc, nil
+	}
+	reg := chain.NewRegistry(c.Registry, f.Chain)
+	meta, text, err := reg.SnapshotAt(ctx, c.ID, c.BlockHash)
+	if err != nil {
+		if errors.Is(err, chain.ErrNotFound) {
+			// Deleted again later in the same block: nothing to cache.
+			cc.Delete = true
+			return cc, nil
+		}
+		return cc, fmt.Errorf("read %q from %s at block %d: %w", c.ID, c.Registry.Hex(), c.Block, err)
+	}
+	got := registry.Hash(text)
+	cc.Fields = map[string]string{
+		"registry": c.Registry.Hex(), "id": c.ID, "block": strconv.FormatUint(c.Block, 10),
+		"tx": c.TxHash.Hex(), "version": strconv.FormatUint(c.Version, 10), "hash": c.Hash.Hex(),
+	}
+	if got != c.Hash || meta.Hash != c.Hash {
+		// Never served: no json is stored, the mismatch is recorded.
+		cc.Fields["mismatch"] = fmt.Sprintf("event %s, getOSTCMeta %s, keccak256(getOSTC) %s", c.Hash.Hex(), meta.Hash.Hex(), got.Hex())
+		rec, _ := json.Marshal(map[string]any{"registry": c.Registry.Hex(), "id": c.ID, "block": c.Block, "event": c.Hash.Hex(), "meta": meta.Hash.Hex(), "text": got.Hex()})
+		f.Index.RecordMismatch(ctx, string(rec))
+		f.Log.Error("orchestration hash mismatch: not cached", "registry", c.Registry.Hex(), "id", c.ID, "block", c.Block, "event", c.Hash.Hex(), "text", got.Hex())
+		return cc, nil
+	}
+	cc.Fields["json"] = string(text)
+	if _, err := registry.Parse(text); err != nil {
+		cc.Fields["valid"] = "0"
+		cc.Fields["problems"] = err.Error()
+	} else {
+		cc.Fields["valid"] = "1"
+	}
+	return cc, nil
+}

@@ -1,0 +1,191 @@
+package indexer
+
+import (
+	"bytes"
+	"context"
+	"math/big"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+func example(t *testing.T, name string) []byte {
+	raw, err := os.ReadFile("../examples/ostc/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// catchUp steps until the index reaches the chain's head.
+func catchUp(t *testing.T, f *Follower) {
+	t.Helper()
+	for i := 0; i < 1000; i++ {
+		p, err := f.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if p.To >= p.Head && !p.Rewound {
+			return
+		}
+	}
+	t.Fatal("the follower made no progress")
+}
+
+func newFollower(t *testing.T, c chain.Backend, regs ...common.Address) (*Follower, *joinstore.Index) {
+	rdb := testenv.StartRedis(t).Client()
+	idx := joinstore.New(rdb, joinstore.Config{}).Index(1337)
+	return &Follower{Chain: c, ChainID: 1337, Index: idx, Registries: regs, Range: NewRangeSizer(3, 0)}, idx
+}
+
+func TestFollowRegisterUpdateDelete(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	s := testenv.Sender(t, sim, 0)
+	a, b := example(t, "nested_join.json"), example(t, "minimal_join.json")
+	if _, err := reg.Put(ctx, s, "flow", a); err != nil {
+		t.Fatal(err)
+	}
+	f, idx := newFollower(t, sim.Backend(), reg.Address)
+	catchUp(t, f)
+	e, _ := idx.Entry(ctx, reg.Address, "flow")
+	if e["json"] != string(a) || e["version"] != "1" || e["valid"] != "1" || e["hash"] != registry.Hash(a).Hex() {
+		t.Fatalf("entry after put: %v", e)
+	}
+	// Update, add another, delete it: the cache follows.
+	reg.Put(ctx, s, "flow", b)
+	reg.Put(ctx, s, "other", a)
+	sim.Mine(5)
+	reg.Delete(ctx, s, "other")
+	catchUp(t, f)
+	e, _ = idx.Entry(ctx, reg.Address, "flow")
+	if e["json"] != string(b) || e["version"] != "2" {
+		t.Fatalf("entry after update: %v", e)
+	}
+	if e, _ := idx.Entry(ctx, reg.Address, "other"); e != nil {
+		t.Fatalf("deleted entry still cached: %v", e)
+	}
+	// An invalid document is cached with its validation result.
+	reg.Put(ctx, s, "broken", []byte(`{"id":"x","structure":{}}`))
+	catchUp(t, f)
+	if e, _ := idx.Entry(ctx, reg.Address, "broken"); e["valid"] != "0" || !strings.Contains(e["problems"], "no steps") {
+		t.Fatalf("invalid document: %v", e)
+	}
+}
+
+// tamper answers getOSTC with other text than the chain holds.
+type tamper struct {
+	chain.Backend
+}
+
+func (t tamper) CallContract(ctx context.Context, msg ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	return t.tampered(t.Backend.CallContract(ctx, msg, block))
+}
+
+func (t tamper) CallContractAtHash(ctx context.Context, msg ethereum.CallMsg, hash common.Hash) ([]byte, error) {
+	type atHash interface {
+		CallContractAtHash(context.Context, ethereum.CallMsg, common.Hash) ([]byte, error)
+	}
+	out, err := t.Backend.(atHash).CallContractAtHash(ctx, msg, hash)
+	if bytes.HasPrefix(msg.Data, registryABI.Methods["getOSTC"].ID) {
+		return t.tampered(out, err)
+	}
+	return out, err
+}
+
+func (t tamper) CodeAtHash(ctx context.Context, addr common.Address, hash common.Hash) ([]byte, error) {
+	return t.Backend.(interface {
+		CodeAtHash(context.Context, common.Address, common.Hash) ([]byte, error)
+	}).CodeAtHash(ctx, addr, hash)
+}
+
+func (tamper) tampered(out []byte, err error) ([]byte, error) {
+	if err != nil {
+		return out, err
+	}
+	s, err := registryABI.Unpack("getOSTC", out)
+	if err != nil {
+		return out, nil // not a getOSTC answer
+	}
+	text := strings.Replace(s[0].(string), "A1", "X1", 1)
+	return registryABI.Methods["getOSTC"].Outputs.Pack(text)
+}
+
+func TestTamperedTextIsNeverServed(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	reg.Put(ctx, testenv.Sender(t, sim, 0), "flow", example(t, "nested_join.json"))
+	f, idx := newFollower(t, tamper{sim.Backend()}, reg.Address)
+	catchUp(t, f)
+	e, _ := idx.Entry(ctx, reg.Address, "flow")
+	if e["json"] != "" || !strings.Contains(e["mismatch"], "keccak256(getOSTC)") {
+		t.Fatalf("tampered entry: %v", e)
+	}
+	if m, _ := idx.Mismatches(ctx); len(m) != 1 {
+		t.Fatalf("mismatches recorded: %v", m)
+	}
+}
+
+func TestReorgRewindsTheCache(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	s := testenv.Sender(t, sim, 0)
+	reg.Put(ctx, s, "flow", example(t, "nested_join.json"))
+	base, _ := sim.Client.HeaderByNumber(ctx, nil)
+	reg.Put(ctx, s, "flow", example(t, "minimal_join.json")) // version 2, to be reorged away
+	f, idx := newFollower(t, sim.Backend(), reg.Address)
+	catchUp(t, f)
+	if e, _ := idx.Entry(ctx, reg.Address, "flow"); e["version"] != "2" {
+		t.Fatalf("before the reorg: %v", e)
+	}
+	// Fork at base: block 4, which held the update, is replaced.
+	if err := sim.Simulated.Fork(base.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	sim.Mine(3)
+	p, err := f.Step(ctx)
+	if err != nil || !p.Rewound || p.To != base.Number.Uint64() {
+		t.Fatalf("the step after the reorg must rewind to block %d: %+v %v", base.Number, p, err)
+	}
+	e, _ := idx.Entry(ctx, reg.Address, "flow")
+	if e["version"] != "1" || e["json"] != string(example(t, "nested_join.json")) {
+		t.Fatalf("after the rewind the cache must hold version 1 again: %v", e)
+	}
+	// The simulated chain re-includes the pending update in the new chain:
+	// following it caches version 2 again, from the new block.
+	catchUp(t, f)
+	e, _ = idx.Entry(ctx, reg.Address, "flow")
+	newBlock4, _ := sim.Client.HeaderByNumber(ctx, big.NewInt(4))
+	if e["version"] != "2" || e["block"] != "4" {
+		t.Fatalf("the re-included update: %v", e)
+	}
+	if w, _ := idx.Window(ctx); w[len(w)-1].Number != 6 || !containsBlock(w, newBlock4.Hash()) {
+		t.Fatalf("window after the reorg: %+v", w)
+	}
+	head, _, _ := idx.Head(ctx)
+	tip, _ := sim.Client.HeaderByNumber(ctx, nil)
+	if head.Hash != tip.Hash() {
+		t.Fatalf("index head %d %s, chain head %d %s", head.Number, head.Hash.Hex(), tip.Number, tip.Hash().Hex())
+	}
+}
+
+func containsBlock(w []joinstore.IndexBlock, h common.Hash) bool {
+	for _, b := range w {
+		if b.Hash == h {
+			return true
+		}
+	}
+	return false
+}
