@@ -29,10 +29,10 @@ type Change struct {
 	Hash    common.Hash
 	Version uint64
 	// Block and Log locate the log.
-	Block    uint64
+	Block     uint64
 	BlockHash common.Hash
-	TxHash   common.Hash
-	Index    uint
+	TxHash    common.Hash
+	Index     uint
 }
 
 // Decode reads an XRC-729 registry log. ok is false for logs that are not
