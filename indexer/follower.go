@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -31,6 +32,8 @@ type Follower struct {
 	Index   *joinstore.Index
 	// Registries are the XRC-729 contracts to follow.
 	Registries []common.Address
+	// Triggers turn logs into session starts.
+	Triggers []Trigger
 	// Start is the first block to index when the index is empty.
 	Start uint64
 	// Window is how many recent blocks are kept for reorg detection (default 128).
@@ -91,10 +94,7 @@ func (f *Follower) Step(ctx context.Context) (Progress, error) {
 	if indexed && first.ParentHash != head.Hash {
 		return f.rewind(ctx, head, p)
 	}
-	logs, err := f.Chain.FilterLogs(ctx, ethereum.FilterQuery{
-		FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(to),
-		Addresses: f.Registries, Topics: [][]common.Hash{{TopicOSTCUpdated, TopicOSTCDeletedIndexed}},
-	})
+	logs, err := f.logs(ctx, from, to)
 	if err != nil {
 		if f.Range.Failure(err) {
 			f.Log.Info("log range too large for the provider; shrinking", "blocks", f.Range.Size)
@@ -124,7 +124,7 @@ func (f *Follower) Step(ctx context.Context) (Progress, error) {
 			blocks[n] = joinstore.IndexBlock{Number: n, Hash: h.Hash(), Parent: h.ParentHash}
 		}
 	}
-	var changes []joinstore.CacheChange
+	var changes []joinstore.Change
 	for _, l := range logs {
 		if l.Removed {
 			continue
@@ -142,6 +142,14 @@ func (f *Follower) Step(ctx context.Context) (Progress, error) {
 			// The node answered from two chains: a reorg is under way.
 			f.Log.Info("log from a non-canonical block; retrying", "block", l.BlockNumber)
 			return p, nil
+		}
+		starts, err := f.starts(l)
+		if err != nil {
+			return p, err
+		}
+		changes = append(changes, starts...)
+		if !f.followed(l.Address) {
+			continue
 		}
 		c, ok, err := Decode(l)
 		if err != nil {
@@ -216,19 +224,103 @@ func (f *Follower) rewind(ctx context.Context, head joinstore.IndexBlock, p Prog
 	if err != nil {
 		return p, err
 	}
-	undone, err := f.Index.Rewind(ctx, head.Hash, joinstore.IndexBlock{Number: anc.Number, Hash: anc.Hash, Parent: anc.Parent})
+	undone, kept, err := f.Index.Rewind(ctx, head.Hash, joinstore.IndexBlock{Number: anc.Number, Hash: anc.Hash, Parent: anc.Parent})
 	if err != nil {
 		return p, err
 	}
 	f.Log.Warn("reorg: rewound the index", "from", head.Number, "to", anc.Number, "changes_undone", undone)
+	if kept > 0 {
+		f.Log.Error("reorg below the confirmation depth: sessions were already started from rewound blocks", "sessions", kept)
+	}
 	p.Rewound, p.To = true, anc.Number
 	return p, nil
 }
 
+// logs fetches the registry and trigger logs of a range: one query for the
+// registries and one per trigger contract.
+func (f *Follower) logs(ctx context.Context, from, to uint64) ([]types.Log, error) {
+	q := func(addrs []common.Address, topics []common.Hash) ([]types.Log, error) {
+		return f.Chain.FilterLogs(ctx, ethereum.FilterQuery{
+			FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(to),
+			Addresses: addrs, Topics: [][]common.Hash{topics},
+		})
+	}
+	var out []types.Log
+	if len(f.Registries) > 0 {
+		logs, err := q(f.Registries, []common.Hash{TopicOSTCUpdated, TopicOSTCDeletedIndexed})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, logs...)
+	}
+	for _, t := range f.Triggers {
+		logs, err := q([]common.Address{t.Contract}, []common.Hash{t.Event.ID})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, logs...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].BlockNumber != out[j].BlockNumber {
+			return out[i].BlockNumber < out[j].BlockNumber
+		}
+		return out[i].Index < out[j].Index
+	})
+	return dedupe(out), nil
+}
+
+// dedupe drops a log listed twice (a contract that is both a registry and a
+// trigger source).
+func dedupe(logs []types.Log) []types.Log {
+	out := logs[:0]
+	for i, l := range logs {
+		if i > 0 && l.BlockHash == logs[i-1].BlockHash && l.Index == logs[i-1].Index {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func (f *Follower) followed(a common.Address) bool {
+	for _, r := range f.Registries {
+		if r == a {
+			return true
+		}
+	}
+	return false
+}
+
+// starts records the session starts a log asks for; they run once their
+// block is confirmed.
+func (f *Follower) starts(l types.Log) ([]joinstore.Change, error) {
+	var out []joinstore.Change
+	for _, t := range f.Triggers {
+		s, ok, err := t.Match(f.ChainID, l)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		fields := map[string]string{
+			"status": "pending", "trigger": t.Name, "block": strconv.FormatUint(s.Block, 10),
+			"blockHash": l.BlockHash.Hex(), "tx": l.TxHash.Hex(), "logIndex": strconv.FormatUint(uint64(l.Index), 10),
+			"owner": strings.ToLower(s.Owner.Hex()), "registry": t.Registry.Hex(), "ostcId": t.OstcID, "start": t.Start,
+			"payload": string(s.Payload),
+		}
+		if t.Pin != (common.Hash{}) {
+			fields["pin"] = t.Pin.Hex()
+		}
+		out = append(out, joinstore.Change{Block: s.Block, Key: joinstore.StartKey(s.Key), Fields: fields, Pending: true})
+	}
+	return out, nil
+}
+
 // change turns a registry log into a cache change, reading the text at the
 // log's block and verifying its hash.
-func (f *Follower) change(ctx context.Context, c Change) (joinstore.CacheChange, error) {
-	cc := joinstore.CacheChange{Block: c.Block, Registry: c.Registry, ID: c.ID}
+func (f *Follower) change(ctx context.Context, c Change) (joinstore.Change, error) {
+	cc := joinstore.Change{Block: c.Block, Key: joinstore.OSTCKey(c.Registry, c.ID)}
 	if c.Deleted {
 		cc.Delete = true
 		return cc, nil

@@ -58,7 +58,7 @@ func TestFollowRegisterUpdateDelete(t *testing.T) {
 	}
 	f, idx := newFollower(t, sim.Backend(), reg.Address)
 	catchUp(t, f)
-	e, _ := idx.Entry(ctx, reg.Address, "flow")
+	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != string(a) || e["version"] != "1" || e["valid"] != "1" || e["hash"] != registry.Hash(a).Hex() {
 		t.Fatalf("entry after put: %v", e)
 	}
@@ -68,17 +68,17 @@ func TestFollowRegisterUpdateDelete(t *testing.T) {
 	sim.Mine(5)
 	reg.Delete(ctx, s, "other")
 	catchUp(t, f)
-	e, _ = idx.Entry(ctx, reg.Address, "flow")
+	e, _ = idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != string(b) || e["version"] != "2" {
 		t.Fatalf("entry after update: %v", e)
 	}
-	if e, _ := idx.Entry(ctx, reg.Address, "other"); e != nil {
+	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "other")); e != nil {
 		t.Fatalf("deleted entry still cached: %v", e)
 	}
 	// An invalid document is cached with its validation result.
 	reg.Put(ctx, s, "broken", []byte(`{"id":"x","structure":{}}`))
 	catchUp(t, f)
-	if e, _ := idx.Entry(ctx, reg.Address, "broken"); e["valid"] != "0" || !strings.Contains(e["problems"], "no steps") {
+	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "broken")); e["valid"] != "0" || !strings.Contains(e["problems"], "no steps") {
 		t.Fatalf("invalid document: %v", e)
 	}
 }
@@ -128,7 +128,7 @@ func TestTamperedTextIsNeverServed(t *testing.T) {
 	reg.Put(ctx, testenv.Sender(t, sim, 0), "flow", example(t, "nested_join.json"))
 	f, idx := newFollower(t, tamper{sim.Backend()}, reg.Address)
 	catchUp(t, f)
-	e, _ := idx.Entry(ctx, reg.Address, "flow")
+	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != "" || !strings.Contains(e["mismatch"], "keccak256(getOSTC)") {
 		t.Fatalf("tampered entry: %v", e)
 	}
@@ -147,7 +147,7 @@ func TestReorgRewindsTheCache(t *testing.T) {
 	reg.Put(ctx, s, "flow", example(t, "minimal_join.json")) // version 2, to be reorged away
 	f, idx := newFollower(t, sim.Backend(), reg.Address)
 	catchUp(t, f)
-	if e, _ := idx.Entry(ctx, reg.Address, "flow"); e["version"] != "2" {
+	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow")); e["version"] != "2" {
 		t.Fatalf("before the reorg: %v", e)
 	}
 	// Fork at base: block 4, which held the update, is replaced.
@@ -159,14 +159,14 @@ func TestReorgRewindsTheCache(t *testing.T) {
 	if err != nil || !p.Rewound || p.To != base.Number.Uint64() {
 		t.Fatalf("the step after the reorg must rewind to block %d: %+v %v", base.Number, p, err)
 	}
-	e, _ := idx.Entry(ctx, reg.Address, "flow")
+	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
 	if e["version"] != "1" || e["json"] != string(example(t, "nested_join.json")) {
 		t.Fatalf("after the rewind the cache must hold version 1 again: %v", e)
 	}
 	// The simulated chain re-includes the pending update in the new chain:
 	// following it caches version 2 again, from the new block.
 	catchUp(t, f)
-	e, _ = idx.Entry(ctx, reg.Address, "flow")
+	e, _ = idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
 	newBlock4, _ := sim.Client.HeaderByNumber(ctx, big.NewInt(4))
 	if e["version"] != "2" || e["block"] != "4" {
 		t.Fatalf("the re-included update: %v", e)

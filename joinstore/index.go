@@ -22,6 +22,8 @@ import (
 //	xgr:{idx:C}:blocks             hash    number → "hash parent" of recent blocks
 //	xgr:{idx:C}:undo:<n>           list    how to undo block n's cache changes
 //	xgr:{idx:C}:ostc:<reg>:<id>    hash    a cache entry: json, hash, version, block, valid, problems
+//	xgr:{idx:C}:start:<key>        hash    a trigger start: status (pending|started), block, owner, payload, root, …
+//	xgr:{idx:C}:pending            zset    trigger starts not yet started, by block
 //	xgr:{idx:C}:mismatch           list    hash mismatches seen (newest last, capped)
 type Index struct {
 	rdb    redis.UniversalClient
@@ -37,9 +39,15 @@ func (x *Index) head() string         { return x.prefix + "head" }
 func (x *Index) blocks() string       { return x.prefix + "blocks" }
 func (x *Index) undo(n uint64) string { return x.prefix + "undo:" + strconv.FormatUint(n, 10) }
 func (x *Index) mismatches() string   { return x.prefix + "mismatch" }
-func (x *Index) entry(registry common.Address, id string) string {
-	return x.prefix + "ostc:" + strings.ToLower(registry.Hex()) + ":" + id
+func (x *Index) pending() string      { return x.prefix + "pending" }
+
+// OSTCKey is the cache entry of an orchestration, relative to the index.
+func OSTCKey(registry common.Address, id string) string {
+	return "ostc:" + strings.ToLower(registry.Hex()) + ":" + id
 }
+
+// StartKey is the record of a trigger start, relative to the index.
+func StartKey(key string) string { return "start:" + key }
 
 // IndexBlock is an indexed block.
 type IndexBlock struct {
@@ -80,14 +88,17 @@ func (x *Index) Window(ctx context.Context) ([]IndexBlock, error) {
 	return out, nil
 }
 
-// CacheChange is one change of the orchestration cache made by a block.
-type CacheChange struct {
-	Block    uint64
-	Registry common.Address
-	ID       string
+// Change is one change a block makes to the index: a cache entry
+// (OSTCKey) or a trigger start (StartKey, with Pending set).
+type Change struct {
+	Block uint64
+	// Key is relative to the index (OSTCKey, StartKey).
+	Key string
 	// Delete removes the entry; otherwise it becomes Fields.
 	Delete bool
 	Fields map[string]string
+	// Pending adds the entry to the set of trigger starts to run.
+	Pending bool
 }
 
 // ErrStaleHead: the checkpoint moved under the caller (another writer, or a
@@ -97,7 +108,7 @@ var ErrStaleHead = errors.New("index checkpoint moved")
 // Commit records a batch of blocks (ascending, contiguous with the
 // checkpoint prev; the last one becomes the new checkpoint), the cache
 // changes they make and the blocks that leave the window, atomically.
-func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks []IndexBlock, pruned []uint64, changes []CacheChange) error {
+func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks []IndexBlock, pruned []uint64, changes []Change) error {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -107,9 +118,10 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 		Parent string `json:"parent"`
 	}
 	type jchange struct {
-		Block  uint64            `json:"block"`
-		Del    bool              `json:"del"`
-		Fields map[string]string `json:"fields"`
+		Block   uint64            `json:"block"`
+		Del     bool              `json:"del"`
+		Fields  map[string]string `json:"fields"`
+		Pending bool              `json:"pending"`
 	}
 	var batch struct {
 		Blocks  []jblock  `json:"blocks"`
@@ -117,7 +129,7 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 		Changes []jchange `json:"changes"`
 	}
 	batch.Pruned, batch.Changes = []uint64{}, []jchange{} // JSON arrays, never null
-	keys := []string{x.head(), x.blocks()}
+	keys := []string{x.head(), x.blocks(), x.pending()}
 	inBatch := map[uint64]bool{}
 	for _, b := range blocks {
 		batch.Blocks = append(batch.Blocks, jblock{b.Number, b.Hash.Hex(), b.Parent.Hex()})
@@ -132,8 +144,8 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 		if !inBatch[c.Block] {
 			return fmt.Errorf("index commit: a change of block %d, which is not in the batch", c.Block)
 		}
-		batch.Changes = append(batch.Changes, jchange{c.Block, c.Delete, c.Fields})
-		keys = append(keys, x.entry(c.Registry, c.ID))
+		batch.Changes = append(batch.Changes, jchange{c.Block, c.Delete, c.Fields, c.Pending})
+		keys = append(keys, x.prefix+c.Key)
 	}
 	arg, err := json.Marshal(batch)
 	if err != nil {
@@ -152,32 +164,33 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 	return nil
 }
 
-// Rewind undoes the cache changes of every window block above ancestor and
-// makes ancestor the checkpoint. It returns how many changes were undone.
-func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor IndexBlock) (int, error) {
+// Rewind undoes the changes of every window block above ancestor and makes
+// ancestor the checkpoint. It returns how many changes were undone and how
+// many trigger starts were kept because their sessions had started.
+func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor IndexBlock) (undone, kept int, err error) {
 	window, err := x.Window(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var rewound []uint64
 	for i := len(window) - 1; i >= 0 && window[i].Number > ancestor.Number; i-- {
 		rewound = append(rewound, window[i].Number)
 	}
-	keys := []string{x.head(), x.blocks()}
+	keys := []string{x.head(), x.blocks(), x.pending()}
 	named := map[string]bool{}
 	var entries []string
 	for _, n := range rewound {
 		keys = append(keys, x.undo(n))
 		list, err := x.rdb.LRange(ctx, x.undo(n), 0, -1).Result()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		for _, u := range list {
 			var rec struct {
 				K string `json:"k"`
 			}
 			if err := json.Unmarshal([]byte(u), &rec); err != nil {
-				return 0, fmt.Errorf("undo list of block %d holds %q", n, u)
+				return 0, 0, fmt.Errorf("undo list of block %d holds %q", n, u)
 			}
 			if !named[rec.K] {
 				named[rec.K] = true
@@ -186,34 +199,23 @@ func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor IndexBloc
 		}
 	}
 	keys = append(keys, entries...)
-	n, err := scriptIndexRewind.Run(ctx, x.rdb, keys, head.Hex(), ancestor.Number, ancestor.Hash.Hex(), len(rewound)).Int()
+	res, err := scriptIndexRewind.Run(ctx, x.rdb, keys, head.Hex(), ancestor.Number, ancestor.Hash.Hex(), len(rewound)).Int64Slice()
 	if err != nil {
 		if strings.Contains(err.Error(), "STALE_HEAD") {
-			return 0, fmt.Errorf("index rewind: %w", ErrStaleHead)
+			return 0, 0, fmt.Errorf("index rewind: %w", ErrStaleHead)
 		}
-		return 0, fmt.Errorf("index rewind: %w", err)
+		return 0, 0, fmt.Errorf("index rewind: %w", err)
 	}
-	return n, nil
+	return int(res[0]), int(res[1]), nil
 }
 
-// Entry returns a cache entry's fields (nil when there is none).
-func (x *Index) Entry(ctx context.Context, registry common.Address, id string) (map[string]string, error) {
-	m, err := x.rdb.HGetAll(ctx, x.entry(registry, id)).Result()
+// Entry returns an entry's fields by its relative key (nil when there is none).
+func (x *Index) Entry(ctx context.Context, key string) (map[string]string, error) {
+	m, err := x.rdb.HGetAll(ctx, x.prefix+key).Result()
 	if err != nil || len(m) == 0 {
 		return nil, err
 	}
 	return m, nil
-}
-
-// Entries lists the cache's keys (for status output; scans only the index's
-// own keys).
-func (x *Index) Entries(ctx context.Context) (int, error) {
-	n := 0
-	iter := x.rdb.Scan(ctx, 0, x.prefix+"ostc:*", 1000).Iterator()
-	for iter.Next(ctx) {
-		n++
-	}
-	return n, iter.Err()
 }
 
 // RecordMismatch appends a hash mismatch record (the list keeps the last 1,000).
@@ -228,4 +230,47 @@ func (x *Index) RecordMismatch(ctx context.Context, record string) error {
 // Mismatches returns the recorded hash mismatches, oldest first.
 func (x *Index) Mismatches(ctx context.Context) ([]string, error) {
 	return x.rdb.LRange(ctx, x.mismatches(), 0, -1).Result()
+}
+
+// PendingStarts returns the relative keys of trigger starts recorded at or
+// below block that have not started yet, oldest block first.
+func (x *Index) PendingStarts(ctx context.Context, block uint64, limit int) ([]string, error) {
+	keys, err := x.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: x.pending(), Start: "-inf", Stop: strconv.FormatUint(block, 10), ByScore: true, Count: int64(limit)}).Result()
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		keys[i] = strings.TrimPrefix(k, x.prefix)
+	}
+	return keys, nil
+}
+
+// MarkStarted records that a trigger start created its session; a rewind
+// keeps it from then on.
+func (x *Index) MarkStarted(ctx context.Context, key string, fields map[string]string) error {
+	pipe := x.rdb.TxPipeline()
+	args := []any{"status", "started"}
+	for k, v := range fields {
+		args = append(args, k, v)
+	}
+	pipe.HSet(ctx, x.prefix+key, args...)
+	pipe.ZRem(ctx, x.pending(), x.prefix+key)
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+// Count returns how many entries of a kind ("ostc:", "start:") exist; it
+// scans the index's own keys, for status output only.
+func (x *Index) Count(ctx context.Context, kind string) (int, error) {
+	n := 0
+	iter := x.rdb.Scan(ctx, 0, x.prefix+kind+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		n++
+	}
+	return n, iter.Err()
+}
+
+// PendingCount is the number of trigger starts waiting for confirmation.
+func (x *Index) PendingCount(ctx context.Context) (int64, error) {
+	return x.rdb.ZCard(ctx, x.pending()).Result()
 }

@@ -4,12 +4,15 @@
 --
 -- KEYS[1] xgr:{idx:C}:head    hash: number, hash (the checkpoint)
 -- KEYS[2] xgr:{idx:C}:blocks  hash: number -> "hash parent" (the window)
--- KEYS[3..] per block of the batch its undo list xgr:{idx:C}:undo:<n>, then
+-- KEYS[3] xgr:{idx:C}:pending zset: trigger starts not yet started, by block
+-- KEYS[4..] per block of the batch its undo list xgr:{idx:C}:undo:<n>, then
 --           per pruned block its undo list, then per change its entry key
 -- ARGV[1] the checkpoint hash the caller read ("" for an empty index):
 --         the commit applies only on top of it (a second writer is refused)
 -- ARGV[2] JSON {"blocks":[{"n","hash","parent"}], "pruned":[n...],
---         "changes":[{"block": n, "del": bool, "fields": {...}}]}
+--         "changes":[{"block": n, "del": bool, "fields": {...}, "pending": bool}]}
+--         (a pending change is a trigger start: its entry key also goes into
+--         the pending set, scored by its block)
 --         (changes in KEYS order; "blocks" ascending; the last is the new head)
 --
 -- Returns "ok", or an error STALE_HEAD when the checkpoint moved.
@@ -23,16 +26,17 @@ end
 local b = cjson.decode(ARGV[2])
 local nb, np = #b.blocks, #b.pruned
 local undoOf = {}
+local B = 3 -- KEYS before the undo lists
 for i, blk in ipairs(b.blocks) do
-  undoOf[blk.n] = KEYS[2 + i]
+  undoOf[blk.n] = KEYS[B + i]
   redis.call("HSET", KEYS[2], blk.n, blk.hash .. " " .. blk.parent)
 end
 for i, n in ipairs(b.pruned) do
   redis.call("HDEL", KEYS[2], n)
-  redis.call("DEL", KEYS[2 + nb + i])
+  redis.call("DEL", KEYS[B + nb + i])
 end
 for i, c in ipairs(b.changes) do
-  local key = KEYS[2 + nb + np + i]
+  local key = KEYS[B + nb + np + i]
   local prev = redis.call("HGETALL", key)
   local undo = {k = key}
   if #prev > 0 then
@@ -51,6 +55,9 @@ for i, c in ipairs(b.changes) do
       flat[#flat + 1] = tostring(v)
     end
     redis.call("HSET", key, unpack(flat))
+  end
+  if c.pending then
+    redis.call("ZADD", KEYS[3], c.block, key)
   end
 end
 local head = b.blocks[nb]

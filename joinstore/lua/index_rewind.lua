@@ -1,35 +1,41 @@
 -- index_rewind: undo the cache changes of the blocks above a common
 -- ancestor after a reorg, and move the checkpoint back to the ancestor.
 --
--- KEYS[1] xgr:{idx:C}:head  KEYS[2] xgr:{idx:C}:blocks
--- KEYS[3..] the undo lists of the rewound blocks, newest first, then every
+-- KEYS[1] xgr:{idx:C}:head  KEYS[2] xgr:{idx:C}:blocks  KEYS[3] xgr:{idx:C}:pending
+-- KEYS[4..] the undo lists of the rewound blocks, newest first, then every
 --           entry key those lists name
 -- ARGV[1] the checkpoint hash the caller read  ARGV[2] ancestor number
 -- ARGV[3] ancestor hash  ARGV[4] number of rewound blocks
 --
--- Returns the number of cache changes undone, or STALE_HEAD.
+-- Returns {changes undone, started triggers kept}, or STALE_HEAD.
 -- Invariant: after a rewind the cache is exactly what it was when the
--- ancestor was the head.
+-- ancestor was the head; a trigger whose session already started is kept
+-- (and counted: it was started from a block that is gone).
 if (redis.call("HGET", KEYS[1], "hash") or "") ~= ARGV[1] then
   return redis.error_reply("STALE_HEAD the checkpoint moved")
 end
 local n = tonumber(ARGV[4])
-local undone = 0
+local undone, kept = 0, 0
 for i = 1, n do
-  local undo = KEYS[2 + i]
+  local undo = KEYS[3 + i]
   local entries = redis.call("LRANGE", undo, 0, -1)
   for j = #entries, 1, -1 do
     local u = cjson.decode(entries[j])
-    redis.call("DEL", u.k)
-    if u.prev then
-      local flat = {}
-      for f, v in pairs(u.prev) do
-        flat[#flat + 1] = f
-        flat[#flat + 1] = v
+    if redis.call("HGET", u.k, "status") == "started" then
+      kept = kept + 1
+    else
+      redis.call("DEL", u.k)
+      redis.call("ZREM", KEYS[3], u.k)
+      if u.prev then
+        local flat = {}
+        for f, v in pairs(u.prev) do
+          flat[#flat + 1] = f
+          flat[#flat + 1] = v
+        end
+        redis.call("HSET", u.k, unpack(flat))
       end
-      redis.call("HSET", u.k, unpack(flat))
+      undone = undone + 1
     end
-    undone = undone + 1
   end
   redis.call("DEL", undo)
 end
@@ -40,4 +46,4 @@ for _, num in ipairs(redis.call("HKEYS", KEYS[2])) do
   end
 end
 redis.call("HSET", KEYS[1], "number", ARGV[2], "hash", ARGV[3])
-return undone
+return {undone, kept}

@@ -1,0 +1,97 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+)
+
+// Starter starts the sessions of trigger logs once their blocks are
+// confirmed, exactly once each: the start key is the session's idempotency
+// key, so a crash between starting and marking only repeats the (no-op)
+// start.
+type Starter struct {
+	Chain         chain.Backend
+	Index         *joinstore.Index
+	Store         *joinstore.Store
+	Source        reactor.Source
+	Confirmations uint64
+	Log           *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Confirmed is the newest block with at least n confirmations (the block
+// itself counts as one), and false while the chain is shorter.
+func Confirmed(tip, n uint64) (uint64, bool) {
+	if n == 0 {
+		n = 1
+	}
+	if tip+1 < n {
+		return 0, false
+	}
+	return tip + 1 - n, true
+}
+
+// Step starts the sessions of every confirmed pending trigger; it returns
+// how many it started.
+func (s *Starter) Step(ctx context.Context) (int, error) {
+	if s.Log == nil {
+		s.Log = slog.Default()
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	tip, err := s.Chain.BlockNumber(ctx)
+	if err != nil {
+		return 0, err
+	}
+	upTo, ok := Confirmed(tip, s.Confirmations)
+	if !ok {
+		return 0, nil
+	}
+	keys, err := s.Index.PendingStarts(ctx, upTo, 256)
+	if err != nil {
+		return 0, err
+	}
+	started := 0
+	for _, key := range keys {
+		rec, err := s.Index.Entry(ctx, key)
+		if err != nil {
+			return started, err
+		}
+		if rec == nil || rec["status"] != "pending" {
+			continue
+		}
+		req := reactor.StartRequest{Owner: rec["owner"], XRC729: rec["registry"], OstcID: rec["ostcId"], OstcHash: rec["pin"],
+			Step: rec["start"], Payload: json.RawMessage(rec["payload"]), IdempotencyKey: key}
+		res, err := reactor.Start(ctx, s.Store, s.Source, req, s.Now())
+		switch {
+		case errors.Is(err, reactor.ErrUnknownOrchestration):
+			s.Log.Warn("trigger waits for its orchestration", "trigger", rec["trigger"], "ostc", rec["ostcId"], "err", err)
+			continue
+		case err != nil:
+			// A pinned hash that does not match, a missing start step: this
+			// log will never start a session.
+			s.Log.Error("trigger cannot start a session", "trigger", rec["trigger"], "key", key, "err", err)
+			if err := s.Index.MarkStarted(ctx, key, map[string]string{"status": "failed", "error": err.Error()}); err != nil {
+				return started, err
+			}
+			continue
+		}
+		if err := s.Index.MarkStarted(ctx, key, map[string]string{"rootPid": strconv.FormatInt(res.Root.RootPid, 10), "ack": res.Ack}); err != nil {
+			return started, fmt.Errorf("trigger %s started session %s but could not record it: %w", key, res.Root, err)
+		}
+		s.Log.Info("trigger started a session", "trigger", rec["trigger"], "session", res.Root.String(), "ack", res.Ack)
+		started++
+	}
+	return started, nil
+}

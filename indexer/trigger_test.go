@@ -1,0 +1,204 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+)
+
+// The registry's own OSTCUpdated event serves as the trigger event: every
+// setOSTC of an id starting with "order" starts a session of "flow".
+func triggerConfig(reg common.Address) string {
+	return fmt.Sprintf(`
+registries: ["%[1]s"]
+confirmations: 3
+triggers:
+  - name: updated
+    contract: "%[1]s"
+    event: "OSTCUpdated(address indexed xrc729Address, address indexed owner, bytes32 indexed ostcIdHash, bytes32 ostcHash, string id, uint256 version, uint64 updatedAt)"
+    orchestration: {registry: "%[1]s", id: flow}
+    start: A1
+    owner: {arg: owner}
+    payload:
+      Id: {arg: id}
+      Version: {arg: version}
+      Block: {log: blockNumber}
+`, reg.Hex())
+}
+
+type rig struct {
+	sim     *testenv.Sim
+	reg     *chain.Registry
+	sender  *chain.Sender
+	store   *joinstore.Store
+	follow  *Follower
+	starter *Starter
+}
+
+func newRig(t *testing.T) *rig {
+	sim := testenv.StartSim(t)
+	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	cfg, err := ParseConfig("test.yaml", []byte(triggerConfig(reg.Address)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{})
+	idx := store.Index(1337)
+	r := &rig{sim: sim, reg: reg, sender: testenv.Sender(t, sim, 0), store: store}
+	r.follow = &Follower{Chain: sim.Backend(), ChainID: 1337, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Range: NewRangeSizer(5, 0)}
+	r.starter = &Starter{Chain: sim.Backend(), Index: idx, Store: store, Source: NewCacheSource(idx, sim.Backend()), Confirmations: cfg.Confirmations}
+	if _, err := reg.Put(context.Background(), r.sender, "flow", example(t, "nested_join.json")); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *rig) sync(t *testing.T) int {
+	t.Helper()
+	catchUp(t, r.follow)
+	n, err := r.starter.Step(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (r *rig) sessions(t *testing.T) []joinstore.SessionRef {
+	t.Helper()
+	owner := chainOwner(r.sim)
+	list, err := r.store.Sessions(context.Background(), owner, 0, 1000, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+func chainOwner(sim *testenv.Sim) string {
+	return fmt.Sprintf("%s", lower(sim.Address(0).Hex()))
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+func TestTriggersStartEachSessionOnceAfterConfirmation(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	for i := 0; i < 10; i++ {
+		r.reg.Put(ctx, r.sender, fmt.Sprintf("order%d", i), example(t, "minimal_join.json"))
+	}
+	// The last puts are not confirmed yet (3 confirmations).
+	if n := r.sync(t); n != 9 {
+		t.Fatalf("%d sessions started; want the 9 confirmed ones (the flow put and 8 orders)", n)
+	}
+	r.sim.Mine(3)
+	if n := r.sync(t); n != 2 {
+		t.Fatalf("%d more sessions after confirmation, want 2", n)
+	}
+	// Running again (a restart) starts nothing new.
+	if n := r.sync(t); n != 0 {
+		t.Fatalf("a second pass started %d sessions", n)
+	}
+	list := r.sessions(t)
+	if len(list) != 11 {
+		t.Fatalf("%d sessions, want 11 (one per OSTCUpdated log)", len(list))
+	}
+	meta, _ := r.store.Session(ctx, list[10].Root)
+	p, _ := r.store.Process(ctx, list[10].Root, 1)
+	var payload map[string]any
+	json.Unmarshal([]byte(p["resumePlain"]), &payload)
+	if meta["ostcId"] != "flow" || meta["startStep"] != "A1" || payload["Id"] != "order9" || payload["Version"] != "1" {
+		t.Fatalf("session of the last trigger: %v %v", meta, payload)
+	}
+}
+
+// A crash between starting a session and recording it only repeats the
+// start, which the idempotency key turns into already_queued.
+func TestTriggerStartIsIdempotentAcrossACrash(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.sim.Mine(3)
+	catchUp(t, r.follow)
+	keys, _ := r.follow.Index.PendingStarts(ctx, 1<<62, 10)
+	if len(keys) != 1 {
+		t.Fatalf("pending starts %v", keys)
+	}
+	rec, _ := r.follow.Index.Entry(ctx, keys[0])
+	// The "crashed" starter got as far as creating the session.
+	_, err := reactor.Start(ctx, r.store, r.starter.Source, reactor.StartRequest{Owner: rec["owner"], XRC729: rec["registry"], OstcID: rec["ostcId"],
+		Step: rec["start"], Payload: json.RawMessage(rec["payload"]), IdempotencyKey: keys[0]}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.starter.Step(ctx); err != nil || n != 1 {
+		t.Fatalf("restarted starter: %d %v", n, err)
+	}
+	if rec, _ := r.follow.Index.Entry(ctx, keys[0]); rec["ack"] != "already_queued" {
+		t.Fatalf("record %v", rec)
+	}
+	if list := r.sessions(t); len(list) != 1 {
+		t.Fatalf("%d sessions", len(list))
+	}
+}
+
+// A trigger log that a reorg removes before it is confirmed starts nothing.
+func TestReorgedTriggerStartsNothing(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.sim.Mine(3)
+	r.sync(t) // the flow put's own session
+	base, _ := r.sim.Client.HeaderByNumber(ctx, nil)
+	nonce, _ := r.sim.Client.PendingNonceAt(ctx, r.sim.Address(0))
+	r.reg.Put(ctx, r.sender, "order-gone", example(t, "minimal_join.json"))
+	catchUp(t, r.follow)
+	if pending, _ := r.follow.Index.PendingCount(ctx); pending != 1 {
+		t.Fatalf("pending %d", pending)
+	}
+	// Reorg: a branch from base where the same nonce pays a plain transfer
+	// instead, so the put (and its trigger log) is gone for good.
+	if err := r.sim.Simulated.Fork(base.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	to := r.sim.Address(1)
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: r.sim.ChainID(), Nonce: nonce, GasTipCap: big.NewInt(50e9), GasFeeCap: big.NewInt(500e9), Gas: 21000, To: &to})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(r.sim.ChainID()), r.sim.Key(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.sim.Client.SendTransaction(ctx, signed); err != nil {
+		t.Fatal(err)
+	}
+	r.sim.Mine(1) // the branch is now longer than the old chain
+	if has, _ := r.reg.Has(ctx, "order-gone"); has {
+		t.Fatal("the reorg did not remove the put")
+	}
+	catchUp(t, r.follow)
+	if pending, _ := r.follow.Index.PendingCount(ctx); pending != 0 {
+		t.Fatalf("the reorged trigger is still pending: %d", pending)
+	}
+	r.sim.Mine(5)
+	if n := r.sync(t); n != 0 {
+		t.Fatalf("%d sessions started from a log that no longer exists", n)
+	}
+	if list := r.sessions(t); len(list) != 1 {
+		t.Fatalf("%d sessions, want only the flow put's", len(list))
+	}
+}
