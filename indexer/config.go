@@ -17,7 +17,9 @@ import (
 //	registries: [0x…]            # XRC-729 registries to follow
 //	discover: false              # also follow every XRC-729 that emits XRC729Deployed
 //	start_block: 0               # where an empty index begins
-//	confirmations: 12            # blocks on top of a trigger's block before it starts a session
+//	finality: auto               # auto (the node's finalized tag if it has one, else confirmations),
+//	                             # finalized, safe, or confirmations
+//	confirmations: 12            # with finality confirmations: blocks, the trigger's own included
 //	window: 128                  # recent blocks kept for reorg detection
 //	triggers:
 //	  - name: order-placed
@@ -36,6 +38,7 @@ type Config struct {
 	Registries    []common.Address
 	Discover      bool
 	StartBlock    uint64
+	Finality      string
 	Confirmations uint64
 	Window        int
 	Triggers      []Trigger
@@ -168,12 +171,20 @@ func ParseConfig(file string, raw []byte) (*Config, error) {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, &ConfigError{File: file, Problems: []jsondoc.Problem{{Code: "syntax", Message: err.Error()}}}
 	}
-	c := &Config{Window: 128, Confirmations: 12}
+	c := &Config{Window: 128, Confirmations: 12, Finality: "auto"}
 	p := &cfgParser{}
 	if len(doc.Content) == 0 {
 		return c, nil
 	}
-	top := p.fields(doc.Content[0], "", "registries", "discover", "start_block", "confirmations", "window", "triggers")
+	top := p.fields(doc.Content[0], "", "registries", "discover", "start_block", "finality", "confirmations", "window", "triggers")
+	if n := top["finality"]; n != nil {
+		switch n.Value {
+		case "auto", "finalized", "safe", "confirmations":
+			c.Finality = n.Value
+		default:
+			p.errorf(n, "finality", "finality %q: use auto, finalized, safe or confirmations", n.Value)
+		}
+	}
 	if n := top["registries"]; n != nil {
 		if n.Kind != yaml.SequenceNode {
 			p.errorf(n, "registries", "expected a list of addresses")

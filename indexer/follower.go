@@ -39,7 +39,10 @@ type Follower struct {
 	// Window is how many recent blocks are kept for reorg detection (default 128).
 	Window int
 	Range  *RangeSizer
-	Log    *slog.Logger
+	// Endpoint names the node for the learned log range (kept in Redis).
+	Endpoint string
+	Log      *slog.Logger
+	loaded   bool
 }
 
 // Progress reports a step.
@@ -52,9 +55,15 @@ type Progress struct {
 	Rewound bool
 }
 
-func (f *Follower) defaults() {
+func (f *Follower) defaults(ctx context.Context) {
 	if f.Range == nil {
 		f.Range = NewRangeSizer(0, 0)
+	}
+	if !f.loaded && f.Endpoint != "" {
+		f.loaded = true
+		if r, err := f.Index.Ranges(ctx); err == nil && r[f.Endpoint] > 0 {
+			f.Range.Size = min(r[f.Endpoint], f.Range.Max)
+		}
 	}
 	if f.Window <= 0 {
 		f.Window = 128
@@ -67,7 +76,7 @@ func (f *Follower) defaults() {
 // Step indexes the next range of blocks. It returns the progress; To < From
 // means the index is at the head.
 func (f *Follower) Step(ctx context.Context) (Progress, error) {
-	f.defaults()
+	f.defaults(ctx)
 	tip, err := f.Chain.BlockNumber(ctx)
 	if err != nil {
 		return Progress{}, fmt.Errorf("block number: %w", err)
@@ -95,6 +104,12 @@ func (f *Follower) Step(ctx context.Context) (Progress, error) {
 		return f.rewind(ctx, head, p)
 	}
 	logs, err := f.logs(ctx, from, to)
+	before := f.Range.Size
+	defer func() {
+		if f.Endpoint != "" && f.Range.Size != before {
+			f.Index.SaveRange(context.WithoutCancel(ctx), f.Endpoint, f.Range.Size)
+		}
+	}()
 	if err != nil {
 		if f.Range.Failure(err) {
 			f.Log.Info("log range too large for the provider; shrinking", "blocks", f.Range.Size)

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"strconv"
 	"time"
+
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -19,10 +22,12 @@ import (
 // key, so a crash between starting and marking only repeats the (no-op)
 // start.
 type Starter struct {
-	Chain         chain.Backend
-	Index         *joinstore.Index
-	Store         *joinstore.Store
-	Source        reactor.Source
+	Chain  chain.Backend
+	Index  *joinstore.Index
+	Store  *joinstore.Store
+	Source reactor.Source
+	// Finality is auto, finalized, safe or confirmations (see Config).
+	Finality      string
 	Confirmations uint64
 	Log           *slog.Logger
 	// Now is the clock (default time.Now).
@@ -50,13 +55,9 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
-	tip, err := s.Chain.BlockNumber(ctx)
-	if err != nil {
+	upTo, ok, err := s.final(ctx)
+	if err != nil || !ok {
 		return 0, err
-	}
-	upTo, ok := Confirmed(tip, s.Confirmations)
-	if !ok {
-		return 0, nil
 	}
 	keys, err := s.Index.PendingStarts(ctx, upTo, 256)
 	if err != nil {
@@ -94,4 +95,27 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 		started++
 	}
 	return started, nil
+}
+
+// final is the newest block whose trigger logs may start sessions: the
+// node's finalized or safe block, or the tip less the confirmations.
+func (s *Starter) final(ctx context.Context) (uint64, bool, error) {
+	tag := map[string]int64{"finalized": int64(rpc.FinalizedBlockNumber), "safe": int64(rpc.SafeBlockNumber), "auto": int64(rpc.FinalizedBlockNumber)}
+	if n, ok := tag[s.Finality]; ok {
+		h, err := s.Chain.HeaderByNumber(ctx, big.NewInt(n))
+		switch {
+		case err == nil && h != nil:
+			return h.Number.Uint64(), true, nil
+		case s.Finality != "auto":
+			return 0, false, fmt.Errorf("the node has no %s block: %v (use finality: confirmations)", s.Finality, err)
+		}
+		s.Finality = "confirmations" // the node has no finalized tag
+		s.Log.Info("the node has no finalized block tag; counting confirmations", "confirmations", s.Confirmations)
+	}
+	tip, err := s.Chain.BlockNumber(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	upTo, ok := Confirmed(tip, s.Confirmations)
+	return upTo, ok, nil
 }

@@ -22,6 +22,7 @@ import (
 func triggerConfig(reg common.Address) string {
 	return fmt.Sprintf(`
 registries: ["%[1]s"]
+finality: confirmations
 confirmations: 3
 triggers:
   - name: updated
@@ -58,7 +59,7 @@ func newRig(t *testing.T) *rig {
 	idx := store.Index(1337)
 	r := &rig{sim: sim, reg: reg, sender: testenv.Sender(t, sim, 0), store: store}
 	r.follow = &Follower{Chain: sim.Backend(), ChainID: 1337, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Range: NewRangeSizer(5, 0)}
-	r.starter = &Starter{Chain: sim.Backend(), Index: idx, Store: store, Source: NewCacheSource(idx, sim.Backend()), Confirmations: cfg.Confirmations}
+	r.starter = &Starter{Chain: sim.Backend(), Index: idx, Store: store, Source: NewCacheSource(idx, sim.Backend()), Finality: cfg.Finality, Confirmations: cfg.Confirmations}
 	if _, err := reg.Put(context.Background(), r.sender, "flow", example(t, "nested_join.json")); err != nil {
 		t.Fatal(err)
 	}

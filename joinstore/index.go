@@ -274,3 +274,21 @@ func (x *Index) Count(ctx context.Context, kind string) (int, error) {
 func (x *Index) PendingCount(ctx context.Context) (int64, error) {
 	return x.rdb.ZCard(ctx, x.pending()).Result()
 }
+
+// SaveRange remembers the log range an endpoint accepts.
+func (x *Index) SaveRange(ctx context.Context, endpoint string, size uint64) error {
+	return x.rdb.HSet(ctx, x.prefix+"ranges", endpoint, size).Err()
+}
+
+// Ranges returns the learned log ranges by endpoint.
+func (x *Index) Ranges(ctx context.Context) (map[string]uint64, error) {
+	m, err := x.rdb.HGetAll(ctx, x.prefix+"ranges").Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]uint64, len(m))
+	for k, v := range m {
+		out[k], _ = strconv.ParseUint(v, 10, 64)
+	}
+	return out, nil
+}

@@ -59,3 +59,20 @@ func checkPin(o *registry.Orchestration, hash common.Hash) error {
 	}
 	return nil
 }
+
+// FirstSource asks each source in turn and returns the first orchestration
+// found; a source that does not know the orchestration passes to the next.
+func FirstSource(sources ...Source) Source { return firstSource(sources) }
+
+type firstSource []Source
+
+func (fs firstSource) Orchestration(ctx context.Context, xrc729, ostcID string, hash common.Hash) (*registry.Orchestration, error) {
+	err := fmt.Errorf("%w %q (no source)", ErrUnknownOrchestration, ostcID)
+	for _, s := range fs {
+		var o *registry.Orchestration
+		if o, err = s.Orchestration(ctx, xrc729, ostcID, hash); !errors.Is(err, ErrUnknownOrchestration) {
+			return o, err
+		}
+	}
+	return nil, err
+}

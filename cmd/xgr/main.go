@@ -54,6 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			simulateCommand(),
 			sessionCommand(),
 			runCommand(),
+			indexCommand(),
 			versionCommand(),
 		},
 	}

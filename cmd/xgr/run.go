@@ -16,6 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
@@ -31,15 +33,20 @@ lease, and the sessions of a replica that dies are taken over when its leases
 expire. SIGINT/SIGTERM drain: executions in flight finish and are committed,
 leases are given back, then xgr exits.
 
-Orchestrations come from --ostc files (by their id). Steps run through the
-scripted executor of --outcomes (see xgr simulate); the XRC-137 executor and
-chain following come with the indexer.
+With --rpc, the replica also follows the chain: it indexes the XRC-729
+registries of --config into the verified cache and starts a session for each
+confirmed trigger event (see "xgr index status"). Orchestrations come from
+that cache (falling back to the chain) and from --ostc files (by their id).
+Steps run through the scripted executor of --outcomes (see xgr simulate).
 
 /metrics serves Prometheus metrics and /healthz answers 200 while Redis does.
 
 Example:
    xgr run --redis redis://127.0.0.1:6379/0 --ostc flow.json --outcomes outcomes.json`,
 		Flags: append(redisFlags(),
+			&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Usage: "node to follow (http, ws or IPC); empty: no chain following"},
+			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "YAML config: registries, finality, triggers"},
+			&cli.DurationFlag{Name: "index-poll", Value: time.Second, EnvVars: []string{"XGR_INDEX_POLL"}, Usage: "how often to look for new blocks at the head"},
 			&cli.StringSliceFlag{Name: "ostc", EnvVars: []string{"XGR_OSTC"}, Usage: "orchestration file to serve (repeatable)"},
 			&cli.StringFlag{Name: "outcomes", EnvVars: []string{"XGR_OUTCOMES"}, Usage: "scripted outcomes file for the steps"},
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
@@ -88,7 +95,14 @@ func runAction(c *cli.Context) error {
 		return cli.Exit("run: redis: "+err.Error(), 1)
 	}
 	events := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_events_total", Help: "Session timeline events by type."}, []string{"type"})
-	m := &reactor.Manager{Store: store, Source: reactor.NewStaticSource(orchs...), Exec: exec, Replica: replica,
+	var source reactor.Source = reactor.NewStaticSource(orchs...)
+	var service *indexer.Service
+	if url := c.String("rpc"); url != "" {
+		if service, source, err = chainService(c, url, store, source); err != nil {
+			return err
+		}
+	}
+	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: replica,
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
 		Log:     slog.Default(),
 		OnEvent: func(_ joinstore.Root, e reactor.Event) { events.WithLabelValues(e.Type).Inc() }}
@@ -102,10 +116,53 @@ func runAction(c *cli.Context) error {
 		}
 		defer srv.Shutdown(context.WithoutCancel(c.Context))
 	}
-	slog.Info("session manager running", "replica", replica, "orchestrations", len(orchs))
-	err = m.Run(c.Context)
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	indexErr := make(chan error, 1)
+	if service != nil {
+		go func() {
+			err := service.Run(ctx)
+			if err != nil {
+				cancel() // a reorg deeper than the window: stop serving
+			}
+			indexErr <- err
+		}()
+	} else {
+		indexErr <- nil
+	}
+	slog.Info("session manager running", "replica", replica, "orchestrations", len(orchs), "following", c.String("rpc") != "")
+	err = m.Run(ctx)
+	cancel()
+	if ierr := <-indexErr; ierr != nil {
+		return cli.Exit("run: indexer: "+ierr.Error(), 1)
+	}
 	slog.Info("session manager stopped", "replica", replica)
 	return err
+}
+
+// chainService dials the node and builds the indexer: follower, starter and
+// the cache-backed orchestration source (before the static one).
+func chainService(c *cli.Context, url string, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
+	cfg := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
+	if file := c.String("config"); file != "" {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return nil, nil, cli.Exit(err.Error(), 2)
+		}
+		if cfg, err = indexer.ParseConfig(file, raw); err != nil {
+			return nil, nil, cli.Exit(err.Error(), 2)
+		}
+	}
+	client, id, err := chain.Dial(c.Context, url)
+	if err != nil {
+		return nil, nil, cli.Exit("run: "+err.Error(), 1)
+	}
+	idx := store.Index(id.Uint64())
+	source := reactor.FirstSource(indexer.NewCacheSource(idx, client), static)
+	f := &indexer.Follower{Chain: client, ChainID: id.Uint64(), Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers,
+		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: url, Log: slog.Default()}
+	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default()}
+	return &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}, source, nil
 }
 
 // serveOps serves /metrics and /healthz.

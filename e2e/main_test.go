@@ -1,0 +1,30 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// xgrBin is the xgr binary built for this test run.
+var xgrBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "xgr-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	xgrBin = filepath.Join(dir, "xgr")
+	build := exec.Command("go", "build", "-race", "-o", xgrBin, "../cmd/xgr")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building xgr:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

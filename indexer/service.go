@@ -1,0 +1,85 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// Service runs a follower and a starter until the context ends: it steps
+// the follower as fast as there are blocks (polling every Poll at the head),
+// starts confirmed triggers after each step, logs backfill progress, and
+// stops with an error on a reorg deeper than the window.
+type Service struct {
+	Follower *Follower
+	Starter  *Starter
+	Poll     time.Duration
+	Log      *slog.Logger
+	// OnProgress sees every step (optional; for metrics).
+	OnProgress func(Progress)
+}
+
+// Run follows the chain until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	if s.Log == nil {
+		s.Log = slog.Default()
+	}
+	if s.Poll <= 0 {
+		s.Poll = time.Second
+	}
+	backoff := s.Poll
+	lastReport := time.Now()
+	var reportFrom uint64
+	for {
+		p, err := s.Follower.Step(ctx)
+		var deep *ErrReorgTooDeep
+		switch {
+		case errors.As(err, &deep):
+			s.Log.Error("stopping the indexer", "err", err)
+			return err
+		case err != nil && ctx.Err() == nil:
+			s.Log.Warn("indexing failed; retrying", "err", err, "in", backoff)
+			if !sleep(ctx, backoff) {
+				return nil
+			}
+			backoff = min(2*backoff, 30*time.Second)
+			continue
+		case ctx.Err() != nil:
+			return nil
+		}
+		backoff = s.Poll
+		if s.OnProgress != nil {
+			s.OnProgress(p)
+		}
+		if reportFrom == 0 {
+			reportFrom = p.From
+		}
+		atHead := p.To >= p.Head && !p.Rewound
+		if time.Since(lastReport) > 5*time.Second && !atHead {
+			done := p.To - reportFrom
+			s.Log.Info("backfill", "block", p.To, "head", p.Head, "remaining", p.Head-p.To,
+				"blocks_per_s", float64(done)/time.Since(lastReport).Seconds(), "range", s.Follower.Range.Size)
+			lastReport, reportFrom = time.Now(), p.To
+		}
+		if s.Starter != nil {
+			if _, err := s.Starter.Step(ctx); err != nil && ctx.Err() == nil {
+				s.Log.Warn("starting triggered sessions failed", "err", err)
+			}
+		}
+		if atHead && !sleep(ctx, s.Poll) {
+			return nil
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
