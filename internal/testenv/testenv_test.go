@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"net"
 	"strings"
 	"testing"
@@ -46,8 +47,8 @@ func TestAnvilFundsTheDerivedAccounts(t *testing.T) {
 		}
 	}
 	bal, err := a.Client.BalanceAt(ctx, a.Address(DevAccounts-1), nil)
-	if err != nil || bal.Cmp(devBalance) != 0 {
-		t.Fatalf("balance of the last account = %v, %v; want %v", bal, err, devBalance)
+	if err != nil || bal.Cmp(devchain.Balance) != 0 {
+		t.Fatalf("balance of the last account = %v, %v; want %v", bal, err, devchain.Balance)
 	}
 	if !strings.HasPrefix(a.URL, "http://127.0.0.1:") {
 		t.Fatalf("URL %q is not on loopback", a.URL)

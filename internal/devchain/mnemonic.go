@@ -1,4 +1,4 @@
-package testenv
+package devchain
 
 import (
 	"crypto/ecdsa"
