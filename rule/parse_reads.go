@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,67 @@ func (d *decoder) contractRead(v *jsondoc.Value, path jsondoc.Path) *ContractRea
 	if rv, ok := m["rpc"]; ok && rv.Kind != jsondoc.Null {
 		r.RPC, _ = d.str(rv, path.Key("rpc"), "a backend selector string", MaxStringValueLen, "MaxStringValueLen")
 	}
+	if r.Function != "" {
+		d.argCount(v, m["args"], path, r.Function)
+	}
+	r.returns = slotTypes(r.SaveAs)
 	return r
+}
+
+// argCount checks that a call passes one args entry per parameter of its
+// signature.
+func (d *decoder) argCount(call, args *jsondoc.Value, path jsondoc.Path, sig string) {
+	n := 0
+	if args != nil && args.Kind == jsondoc.Array {
+		n = len(args.Items)
+	} else if args != nil && args.Kind != jsondoc.Null {
+		return // not an array: reported already
+	}
+	want := paramCount(sig)
+	switch {
+	case n == want:
+	case args == nil || args.Kind == jsondoc.Null:
+		d.errorf(call, path.Key("args"), CodeSignature, "function %q takes %d argument(s) but there is no \"args\"; give one {\"type\", \"value\"} per parameter, in order", sig, want)
+	default:
+		d.errorf(args, path.Key("args"), CodeSignature, "function %q takes %d argument(s), args has %d; give one {\"type\", \"value\"} per parameter, in order", sig, want, n)
+	}
+}
+
+// paramCount is the number of top-level parameters of a checked signature.
+func paramCount(sig string) int {
+	open := strings.IndexByte(sig, '(')
+	if open < 0 || open+1 < len(sig) && sig[open+1] == ')' {
+		return 0
+	}
+	n, depth := 1, 0
+	for i := open; i < len(sig); i++ {
+		switch sig[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return n
+			}
+		case ',':
+			if depth == 1 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// slotTypes lists the saveAs slots by ascending index.
+func slotTypes(save []*SaveAs) []ReturnSlot {
+	if len(save) == 0 {
+		return nil
+	}
+	out := make([]ReturnSlot, len(save))
+	for i, s := range save {
+		out[i] = ReturnSlot{Index: s.Index, Type: s.Type}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
 }
 
 func (d *decoder) saveAs(v *jsondoc.Value, path jsondoc.Path) []*SaveAs {

@@ -266,25 +266,8 @@ func writeEvalText(w io.Writer, file string, r *rule.Result, evalErr error) {
 			fmt.Fprintf(w, "  %s: %s\n", x.Code, x)
 		}
 	}
-	if np := r.NotPerformed; !np.Empty() {
-		var parts []string
-		if np.Execution != nil {
-			to, _ := json.Marshal(np.Execution.To)
-			parts = append(parts, "execution to "+string(to))
-		}
-		if n := len(np.Grants); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d grants", n))
-		}
-		if n := len(np.WakeUps); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d wakeUps", n))
-		}
-		if np.EncryptLogs != nil {
-			parts = append(parts, fmt.Sprintf("encryptLogs=%v", *np.EncryptLogs))
-		}
-		if np.LogExpireDays != nil {
-			parts = append(parts, fmt.Sprintf("logExpireDays=%d", *np.LogExpireDays))
-		}
-		fmt.Fprintf(w, "not performed: %s\n", strings.Join(parts, ", "))
+	if np := r.NotPerformed.Sections(); len(np) > 0 {
+		fmt.Fprintf(w, "not performed: %s\n", strings.Join(np, ", "))
 	}
 	t := r.Timings
 	fmt.Fprintf(w, "timings: total %s (inputs %s, apiCalls %s, contractReads %s, rules %s, outcome %s)\n",
