@@ -235,14 +235,18 @@ func (d *decoder) signature(v *jsondoc.Value, path jsondoc.Path, returns bool) s
 	if !ok {
 		return ""
 	}
-	if msg := checkSignature(s, returns); msg != "" {
+	if msg := CheckSignature(s, returns); msg != "" {
 		d.errorf(v, path, CodeSignature, "function %q: %s", s, msg)
 		return ""
 	}
 	return s
 }
 
-func checkSignature(s string, returns bool) string {
+// CheckSignature checks a Solidity function signature "name(type,...)",
+// with an optional return list "(type,...)" when returns is true, the way
+// Parse does: elementary types, tuples and array suffixes, no spaces. It
+// returns what is wrong, or "".
+func CheckSignature(s string, returns bool) string {
 	i := 0
 	for i < len(s) && isIdentChar(s[i]) {
 		i++
