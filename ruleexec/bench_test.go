@@ -79,4 +79,3 @@ func BenchmarkExecutorChainRuleIterationOfPi(b *testing.B) {
 	x := &ruleexec.Executor{Rules: rulesource.NewChain(sim.Backend())}
 	run(b, x, r.Address.Hex(), map[string]any{"Iter": int64(0), "S": 0.0, "Pi": 0.0})
 }
-
