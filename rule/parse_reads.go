@@ -65,7 +65,7 @@ func (d *decoder) argCount(call, args *jsondoc.Value, path jsondoc.Path, sig str
 	} else if args != nil && args.Kind != jsondoc.Null {
 		return // not an array: reported already
 	}
-	want := paramCount(sig)
+	want, _ := SignatureParams(sig)
 	switch {
 	case n == want:
 	case args == nil || args.Kind == jsondoc.Null:
@@ -75,28 +75,33 @@ func (d *decoder) argCount(call, args *jsondoc.Value, path jsondoc.Path, sig str
 	}
 }
 
-// paramCount is the number of top-level parameters of a checked signature.
-func paramCount(sig string) int {
+// SignatureParams reads the parameter list of a signature that passed
+// CheckSignature: the number of top-level parameters and the index just
+// past the list's closing parenthesis (where a return list would start).
+func SignatureParams(sig string) (count, end int) {
 	open := strings.IndexByte(sig, '(')
-	if open < 0 || open+1 < len(sig) && sig[open+1] == ')' {
-		return 0
+	if open < 0 {
+		return 0, len(sig)
 	}
-	n, depth := 1, 0
+	depth := 0
 	for i := open; i < len(sig); i++ {
 		switch sig[i] {
 		case '(':
 			depth++
 		case ')':
 			if depth--; depth == 0 {
-				return n
+				if i > open+1 {
+					count++
+				}
+				return count, i + 1
 			}
 		case ',':
 			if depth == 1 {
-				n++
+				count++
 			}
 		}
 	}
-	return n
+	return count, len(sig)
 }
 
 // slotTypes lists the saveAs slots by ascending index.

@@ -442,3 +442,17 @@ func TestParseHashIsOfExactBytes(t *testing.T) {
 		t.Error("different bytes, same hash")
 	}
 }
+
+func TestSignatureParams(t *testing.T) {
+	for sig, want := range map[string][2]int{
+		"f()":                         {0, 3},
+		"balanceOf(address)":          {1, 18},
+		"balanceOf(address)(uint256)": {1, 18},
+		"f((uint256,address)[],bool)(bool,(int8,int8))": {2, 27},
+		"g(uint256[2][],bytes32,string)":                {3, 30},
+	} {
+		if n, end := SignatureParams(sig); n != want[0] || end != want[1] {
+			t.Errorf("%s: %d params, end %d; want %v", sig, n, end, want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func ParseSignature(sig string) (s *Signature, err error) {
 	if msg := rule.CheckSignature(sig, true); msg != "" {
 		return nil, fmt.Errorf("function %q: %s", sig, msg)
 	}
-	end := listEnd(sig)
+	_, end := rule.SignatureParams(sig)
 	in, err := abi.ParseSelector(sig[:end])
 	if err != nil {
 		return nil, fmt.Errorf("function %q: %v", sig, err)
@@ -63,24 +63,6 @@ func ParseSignature(sig string) (s *Signature, err error) {
 	}
 	s.Method = abi.NewMethod(in.Name, in.Name, abi.Function, "view", true, false, inputs, outputs)
 	return s, nil
-}
-
-// listEnd returns the index just past the parameter list's closing
-// parenthesis of a checked signature.
-func listEnd(sig string) int {
-	open := strings.IndexByte(sig, '(')
-	depth := 0
-	for i := open; i < len(sig); i++ {
-		switch sig[i] {
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return len(sig)
 }
 
 func arguments(ms []abi.ArgumentMarshaling) (abi.Arguments, error) {
