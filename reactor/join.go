@@ -1,7 +1,10 @@
 package reactor
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 
 	"github.com/xgr-sidecar/xgr/registry"
@@ -239,6 +242,22 @@ func NextPayload(input, output map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// UnmarshalPayload decodes a stored payload object. Numbers keep their
+// text (json.Number), so integers beyond 2^53 and the exact digits of
+// decimals reach the executor unchanged.
+func UnmarshalPayload(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var p map[string]any
+	if err := dec.Decode(&p); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the payload object")
+	}
+	return p, nil
 }
 
 // MarshalPayload encodes a payload as a JSON object ("{}" for nil).

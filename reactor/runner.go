@@ -2,9 +2,9 @@ package reactor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -36,9 +36,16 @@ type Runner struct {
 	Lease   time.Duration
 	// OnEvent receives the timeline (optional).
 	OnEvent func(Event)
+	// MaxSteps stops Run with ErrStepLimit once this many steps have been
+	// executed (0: no bound), for orchestrations that loop forever.
+	MaxSteps int
 
-	table joinstore.StepTable
+	table    joinstore.StepTable
+	executed int
 }
+
+// Executed is the number of steps Run has executed.
+func (r *Runner) Executed() int { return r.executed }
 
 func (r *Runner) emit(e Event) {
 	if r.OnEvent != nil {
@@ -58,6 +65,9 @@ func Table(o *registry.Orchestration) joinstore.StepTable {
 // ErrStuck means live processes remain but none will ever become due.
 var ErrStuck = errors.New("session is stuck: live processes but nothing due")
 
+// ErrStepLimit means Run stopped at Runner.MaxSteps with work left.
+var ErrStepLimit = errors.New("step limit reached")
+
 // Run executes the session until it has no live process.
 func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 	if r.table == nil {
@@ -69,6 +79,9 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if r.MaxSteps > 0 && r.executed >= r.MaxSteps {
+			return fmt.Errorf("%s: %w after %d executed steps", root, ErrStepLimit, r.executed)
 		}
 		now := r.Now()
 		iters, err := r.Store.DueIters(ctx, root, now, 64)
@@ -118,11 +131,12 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	if step == nil {
 		return fmt.Errorf("%s runs step %q, which the orchestration does not have", c.Pid, c.ResumeStep)
 	}
-	var input map[string]any
-	if err := json.Unmarshal(c.ResumePlain, &input); err != nil {
+	input, err := UnmarshalPayload(c.ResumePlain)
+	if err != nil {
 		return fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
 	}
 	res, execErr := r.Exec.Execute(ctx, Execution{Owner: c.Root.Owner, Pid: c.Pid, Step: step, Payload: input, Orchestration: r.Orch})
+	r.executed++
 	now := r.Now()
 	aborted := execErr != nil
 	next := input
@@ -135,6 +149,12 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 		commit.Valid = &res.Valid
 		if !res.Valid {
 			detail = "invalid"
+			if len(res.Reasons) > 0 {
+				detail += ": " + strings.Join(res.Reasons, "; ")
+			}
+		}
+		if len(res.NotPerformed) > 0 {
+			detail += " (not performed: " + strings.Join(res.NotPerformed, ", ") + ")"
 		}
 	}
 	commit.Payload = MarshalPayload(next)

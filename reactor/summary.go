@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"encoding/json"
 	"sort"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -14,6 +15,9 @@ type ProcessSummary struct {
 	Status      string `json:"status"`
 	Valid       *bool  `json:"valid"`
 	JoinGroupID string `json:"joinGroupId"`
+	// Payload is resumePlain: the input of a process that has not run, the
+	// next payload (input overlaid by output) of one that has.
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 // JoinSummary is one join target in a session summary.
@@ -31,6 +35,8 @@ type JoinSummary struct {
 type Summary struct {
 	Processes []ProcessSummary `json:"processes"`
 	Joins     []JoinSummary    `json:"joins"`
+	// Stopped says why the run ended with work left (e.g. a step limit).
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Summarize builds a session summary from proc_rt records (any order).
@@ -41,6 +47,9 @@ func Summarize(procs []map[string]string) (Summary, error) {
 	sort.Slice(sorted, func(i, j int) bool { return iter(sorted[i]) < iter(sorted[j]) })
 	for _, p := range sorted {
 		ps := ProcessSummary{Pid: p["pid"], ParentPid: p["parentPid"], Step: p["resumeStep"], Status: p["status"], JoinGroupID: p["joinGroupId"]}
+		if plain := p["resumePlain"]; plain != "" && json.Valid([]byte(plain)) {
+			ps.Payload = json.RawMessage(plain)
+		}
 		if v := p["lastEvalValid"]; v != "" {
 			b := v == "1"
 			ps.Valid = &b

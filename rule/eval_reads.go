@@ -38,7 +38,7 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 		return &HardError{Stage: "contractReads", Path: string(base.Key("to")), Err: fmt.Errorf("resolved to %s, not an address", describeValue(to))}
 	}
 	rep.To = addr
-	req := ReadRequest{Index: i, RPC: r.RPC, To: addr, Function: r.Function}
+	req := ReadRequest{Index: i, RPC: r.RPC, To: addr, Function: r.Function, Returns: r.returns}
 	for j, a := range r.Args {
 		ap := string(base.Key("args").Index(j))
 		v, err := e.resolve(a.Value)
@@ -63,6 +63,10 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 		return nil
 	}
 	outs, err := e.src.Reads.ReadContract(e.ctx, req)
+	if errors.Is(err, ErrInvalidRead) {
+		rep.Error = err.Error()
+		return &HardError{Stage: "contractReads", Path: string(base), Err: err}
+	}
 	if err != nil {
 		fail(err.Error())
 		return nil
@@ -74,7 +78,12 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 				fmt.Sprintf("the read returned %d values", len(outs)))
 			continue
 		}
-		c, err := Cast(s.Type, outs[s.Index])
+		v := outs[s.Index]
+		if slotErr, ok := v.(error); ok {
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true, path, slotErr.Error())
+			continue
+		}
+		c, err := Cast(s.Type, v)
 		if err != nil {
 			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true, path, err.Error())
 			continue

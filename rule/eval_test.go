@@ -328,6 +328,20 @@ func TestEvalContractReads(t *testing.T) {
 	if calls[0].To != token || calls[0].Args[0].Type != TypeAddress || calls[0].Args[0].Value != user || calls[1].To != "0x1f98431c8ad98523631ae4a59f267346ea31f984" {
 		t.Errorf("requests: %+v", calls)
 	}
+	// saveAs tells the reader how to decode a signature without return types.
+	if want := []ReturnSlot{{0, TypeUint256}, {1, TypeInt64}}; !reflect.DeepEqual(calls[1].Returns, want) {
+		t.Errorf("slot0() returns %+v, want %+v", calls[1].Returns, want)
+	}
+	// A slot the reader could not decode defaults alone; the others are stored.
+	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"5"}, "slot0()": {"9", errors.New("abi: improperly encoded int64")}}, nil))
+	if !r.Valid || r.Extracted["SqrtPriceX96"] != "9" || r.Extracted["Tick"] != int64(0) || !reflect.DeepEqual(r.Reads[1].Defaulted, []string{"Tick"}) {
+		t.Errorf("slot error: %+v", r)
+	}
+	// A request the reader cannot encode is a hard error.
+	invalid := Sources{Reads: ContractReaderFunc(func(context.Context, ReadRequest) ([]any, error) {
+		return nil, fmt.Errorf("%w: args[0]: -1 does not fit uint256", ErrInvalidRead)
+	})}
+	hardError(t, d, in, invalid, "contractReads", "contractReads[0]", "does not fit uint256")
 	// Example B: one value back, Tick takes its default.
 	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"5"}, "slot0()": {"1"}}, nil))
 	if !r.Valid || r.Extracted["Tick"] != int64(0) || !reflect.DeepEqual(r.Reads[1].Defaulted, []string{"Tick"}) {
@@ -352,9 +366,9 @@ func TestEvalContractReads(t *testing.T) {
 	if r.Valid || !strings.Contains(r.Reads[1].Error, "no stored result for contractReads[1]") {
 		t.Errorf("static reads, one missing: %+v", r.Reads)
 	}
-	// No reader (no chain wiring yet): every slot defaults or is soft-invalid.
+	// No reader (no chain backend): every slot defaults or is soft-invalid.
 	r = eval(t, d, in, Sources{})
-	if r.Valid || !strings.Contains(r.Reads[0].Error, "chain wiring") {
+	if r.Valid || !strings.Contains(r.Reads[0].Error, "no contract reader") {
 		t.Errorf("no reader: %+v", r.Reads)
 	}
 	// A missing argument key without default: the read is not performed.
@@ -379,6 +393,12 @@ func TestEvalNotPerformed(t *testing.T) {
 	np := r.NotPerformed
 	if !r.Valid || np.Execution == nil || len(np.Grants) != 1 || *np.LogExpireDays != 90 || !*np.EncryptLogs || np.Empty() {
 		t.Errorf("not performed: %+v", r)
+	}
+	if got := strings.Join(np.Sections(), ", "); got != `execution to "0x2222222222222222222222222222222222222222", 1 grants, encryptLogs=true, logExpireDays=90` {
+		t.Errorf("Sections: %s", got)
+	}
+	if (NotPerformed{}).Sections() != nil {
+		t.Error("nothing left undone must have no sections")
 	}
 	b, err := json.Marshal(r)
 	if err != nil || !strings.Contains(string(b), `"notPerformed":{"execution":{"to":"0x2222222222222222222222222222222222222222"`) {

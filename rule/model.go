@@ -87,6 +87,8 @@ type ContractRead struct {
 	Function string
 	Args     []*TypedValue
 	SaveAs   []*SaveAs
+
+	returns []ReturnSlot // ReadRequest.Returns, built once at parse time
 }
 
 // SaveAs maps one return slot of a contract read to an environment key.

@@ -174,6 +174,9 @@ func (d *decoder) execution(v *jsondoc.Value, path jsondoc.Path) *Execution {
 	if av, ok := m["args"]; ok && av.Kind != jsondoc.Null {
 		x.Args = d.typedValues(av, path.Key("args"), MaxExecArgs, "MaxExecArgs")
 	}
+	if x.Function != "" {
+		d.argCount(v, m["args"], path, x.Function)
+	}
 	if vv, ok := m["value"]; ok && vv.Kind != jsondoc.Null {
 		x.Value = d.typedValue(vv, path.Key("value"))
 	}

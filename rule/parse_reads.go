@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,72 @@ func (d *decoder) contractRead(v *jsondoc.Value, path jsondoc.Path) *ContractRea
 	if rv, ok := m["rpc"]; ok && rv.Kind != jsondoc.Null {
 		r.RPC, _ = d.str(rv, path.Key("rpc"), "a backend selector string", MaxStringValueLen, "MaxStringValueLen")
 	}
+	if r.Function != "" {
+		d.argCount(v, m["args"], path, r.Function)
+	}
+	r.returns = slotTypes(r.SaveAs)
 	return r
+}
+
+// argCount checks that a call passes one args entry per parameter of its
+// signature.
+func (d *decoder) argCount(call, args *jsondoc.Value, path jsondoc.Path, sig string) {
+	n := 0
+	if args != nil && args.Kind == jsondoc.Array {
+		n = len(args.Items)
+	} else if args != nil && args.Kind != jsondoc.Null {
+		return // not an array: reported already
+	}
+	want, _ := SignatureParams(sig)
+	switch {
+	case n == want:
+	case args == nil || args.Kind == jsondoc.Null:
+		d.errorf(call, path.Key("args"), CodeSignature, "function %q takes %d argument(s) but there is no \"args\"; give one {\"type\", \"value\"} per parameter, in order", sig, want)
+	default:
+		d.errorf(args, path.Key("args"), CodeSignature, "function %q takes %d argument(s), args has %d; give one {\"type\", \"value\"} per parameter, in order", sig, want, n)
+	}
+}
+
+// SignatureParams reads the parameter list of a signature that passed
+// CheckSignature: the number of top-level parameters and the index just
+// past the list's closing parenthesis (where a return list would start).
+func SignatureParams(sig string) (count, end int) {
+	open := strings.IndexByte(sig, '(')
+	if open < 0 {
+		return 0, len(sig)
+	}
+	depth := 0
+	for i := open; i < len(sig); i++ {
+		switch sig[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				if i > open+1 {
+					count++
+				}
+				return count, i + 1
+			}
+		case ',':
+			if depth == 1 {
+				count++
+			}
+		}
+	}
+	return count, len(sig)
+}
+
+// slotTypes lists the saveAs slots by ascending index.
+func slotTypes(save []*SaveAs) []ReturnSlot {
+	if len(save) == 0 {
+		return nil
+	}
+	out := make([]ReturnSlot, len(save))
+	for i, s := range save {
+		out[i] = ReturnSlot{Index: s.Index, Type: s.Type}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
 }
 
 func (d *decoder) saveAs(v *jsondoc.Value, path jsondoc.Path) []*SaveAs {
@@ -174,14 +240,18 @@ func (d *decoder) signature(v *jsondoc.Value, path jsondoc.Path, returns bool) s
 	if !ok {
 		return ""
 	}
-	if msg := checkSignature(s, returns); msg != "" {
+	if msg := CheckSignature(s, returns); msg != "" {
 		d.errorf(v, path, CodeSignature, "function %q: %s", s, msg)
 		return ""
 	}
 	return s
 }
 
-func checkSignature(s string, returns bool) string {
+// CheckSignature checks a Solidity function signature "name(type,...)",
+// with an optional return list "(type,...)" when returns is true, the way
+// Parse does: elementary types, tuples and array suffixes, no spaces. It
+// returns what is wrong, or "".
+func CheckSignature(s string, returns bool) string {
 	i := 0
 	for i < len(s) && isIdentChar(s[i]) {
 		i++

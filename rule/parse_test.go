@@ -333,6 +333,10 @@ func TestParseShapes(t *testing.T) {
 		"saveAs index":      {`{"payload": {}, "contractReads": [{"to": "0x1111111111111111111111111111111111111111", "function": "f()", "saveAs": {"01": {"key": "K", "type": "bool"}}}]}`, "contractReads[0].saveAs.01", CodeRange},
 		"legacy save":       {`{"payload": {}, "contractReads": [{"to": "0x1111111111111111111111111111111111111111", "function": "f()", "save": "K"}]}`, "contractReads[0].save", CodeForbidden},
 		"value and expr":    {`{"payload": {}, "contractReads": [{"to": "[T]", "function": "f(uint256)", "args": [{"type": "uint256", "value": "1", "expr": "1"}]}]}`, "contractReads[0].args[0].expr", CodeValueExpr},
+		"too few args":      {`{"payload": {}, "contractReads": [{"to": "[T]", "function": "allowance(address,address)", "args": [{"type": "address", "value": "[A]"}]}]}`, "contractReads[0].args", CodeSignature},
+		"no args":           {`{"payload": {}, "contractReads": [{"to": "[T]", "function": "balanceOf(address)(uint256)"}]}`, "contractReads[0].args", CodeSignature},
+		"tuple arg count":   {`{"payload": {}, "contractReads": [{"to": "[T]", "function": "f((uint256,address),bool)", "args": []}]}`, "contractReads[0].args", CodeSignature},
+		"execution args":    {`{"payload": {}, "onValid": {"execution": {"to": "[T]", "function": "notify(address,uint256)", "args": [{"type": "address", "value": "[A]"}]}}}`, "onValid.execution.args", CodeSignature},
 		"literal arg type":  {`{"payload": {}, "contractReads": [{"to": "[T]", "function": "f(address)", "args": [{"type": "address", "value": 5}]}]}`, "contractReads[0].args[0].value", CodeDefault},
 		"rights zero":       {`{"payload": {}, "onValid": {"grants": [{"address": "[A]", "rights": 0}]}}`, "onValid.grants[0].rights", CodeRange},
 		"wakeUp session 0":  {`{"payload": {}, "onValid": {"wakeUps": [{"runner": "[R]", "sessionId": 0, "stepId": "s"}]}}`, "onValid.wakeUps[0].sessionId", CodeRange},
@@ -436,5 +440,19 @@ func TestParseHashIsOfExactBytes(t *testing.T) {
 	b := mustParse(t, []byte(`{"payload": {},  "rules": []}`))
 	if a.Hash == b.Hash {
 		t.Error("different bytes, same hash")
+	}
+}
+
+func TestSignatureParams(t *testing.T) {
+	for sig, want := range map[string][2]int{
+		"f()":                         {0, 3},
+		"balanceOf(address)":          {1, 18},
+		"balanceOf(address)(uint256)": {1, 18},
+		"f((uint256,address)[],bool)(bool,(int8,int8))": {2, 27},
+		"g(uint256[2][],bytes32,string)":                {3, 30},
+	} {
+		if n, end := SignatureParams(sig); n != want[0] || end != want[1] {
+			t.Errorf("%s: %d params, end %d; want %v", sig, n, end, want)
+		}
 	}
 }

@@ -137,6 +137,30 @@ type NotPerformed struct {
 	EncryptLogs   *bool      `json:"encryptLogs,omitempty"`
 }
 
+// Sections describes what was left undone, one short phrase per section
+// in document order, e.g. "execution to \"[Target]\"", "2 grants",
+// "encryptLogs=true"; nil when nothing was.
+func (n NotPerformed) Sections() []string {
+	var parts []string
+	if n.Execution != nil {
+		to, _ := json.Marshal(n.Execution.To)
+		parts = append(parts, "execution to "+string(to))
+	}
+	if k := len(n.Grants); k > 0 {
+		parts = append(parts, fmt.Sprintf("%d grants", k))
+	}
+	if k := len(n.WakeUps); k > 0 {
+		parts = append(parts, fmt.Sprintf("%d wakeUps", k))
+	}
+	if n.EncryptLogs != nil {
+		parts = append(parts, fmt.Sprintf("encryptLogs=%v", *n.EncryptLogs))
+	}
+	if n.LogExpireDays != nil {
+		parts = append(parts, fmt.Sprintf("logExpireDays=%d", *n.LogExpireDays))
+	}
+	return parts
+}
+
 // Empty reports whether nothing was left undone.
 func (n NotPerformed) Empty() bool {
 	return n.Execution == nil && len(n.Grants) == 0 && len(n.WakeUps) == 0 && n.LogExpireDays == nil && n.EncryptLogs == nil

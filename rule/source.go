@@ -70,9 +70,20 @@ type ReadRequest struct {
 	RPC string
 	// To is the contract address.
 	To string
-	// Function is the signature as written, e.g. "balanceOf(address)".
+	// Function is the signature as written, e.g. "balanceOf(address)" or,
+	// with the return types, "balanceOf(address)(uint256)".
 	Function string
 	Args     []ReadArg
+	// Returns lists the return slots saveAs names with their types, by
+	// ascending index. The spec lets saveAs decide how a signature without
+	// return types is decoded.
+	Returns []ReturnSlot
+}
+
+// ReturnSlot is one return value a read stores.
+type ReturnSlot struct {
+	Index int
+	Type  Type
 }
 
 // ReadArg is one resolved argument.
@@ -83,8 +94,13 @@ type ReadArg struct {
 
 // ContractReader performs eth_call-style reads: ABI-encode, call, decode.
 // It returns the decoded return values in order (integers as *big.Int or Go
-// integers, addresses and byte strings as 0x hex strings). An error is a
-// failed read: every saveAs target takes its default (or is soft-invalid).
+// integers, addresses and byte strings as 0x hex strings); an element that
+// is an error is a slot that could not be decoded, and only that slot takes
+// its default (or is soft-invalid). An error wrapping ErrInvalidRead means
+// the request cannot be encoded (an argument that does not fit its ABI
+// parameter type, a count mismatch): a hard error, as the spec makes casts
+// without a conversion path. Any other error is a failed read: every saveAs
+// target takes its default (or is soft-invalid).
 type ContractReader interface {
 	ReadContract(ctx context.Context, req ReadRequest) ([]any, error)
 }
@@ -111,10 +127,14 @@ func (f ContractReaderFunc) ReadContract(ctx context.Context, req ReadRequest) (
 	return f(ctx, req)
 }
 
+// ErrInvalidRead marks a contract read that cannot be encoded; see
+// ContractReader.
+var ErrInvalidRead = errors.New("invalid contract read")
+
 // Errors of missing sources; a read or call that meets them has failed.
 var (
 	ErrNoAPICaller      = errors.New("no API caller configured")
-	ErrNoContractReader = errors.New("no contract reader configured (contract reads need the chain wiring)")
+	ErrNoContractReader = errors.New("no contract reader configured (contract reads need a chain backend)")
 )
 
 // Sources are what Evaluate may consult besides the document and payload.

@@ -5,6 +5,9 @@
 //                                compiler version and the exact settings used
 //   contracts/build/<Name>.abi   the ABI alone   (input of abigen)
 //   contracts/build/<Name>.bin   the bytecode    (input of abigen)
+// Test-only contracts in contracts/testdata/ are compiled the same way, in a
+// separate compiler run (so they cannot change the bytecode above), into
+// contracts/testdata/build/.
 // Output is deterministic: sources are named by their repository-relative
 // path, the metadata hash is left out of the bytecode ("bytecodeHash":
 // "none") and nothing records time or the machine. Any compiler error or
@@ -18,7 +21,11 @@ const path = require('path');
 
 const root = path.resolve(__dirname, '..');
 const SOLC_VERSION = '0.8.30';
-const CONTRACTS = ['XRC729', 'XRC137'];
+// Each group is one compiler run: its sources and where the artifacts go.
+const GROUPS = [
+  { dir: 'contracts', contracts: ['XRC729', 'XRC137'] },
+  { dir: 'contracts/testdata', contracts: ['TestToken'] },
+];
 
 // The settings are part of every artifact; change them here only.
 const SETTINGS = {
@@ -52,9 +59,15 @@ function loadSolc() {
 
 function main() {
   const solc = loadSolc();
+  for (const group of GROUPS) {
+    compileGroup(solc, group);
+  }
+}
+
+function compileGroup(solc, group) {
   const sources = {};
-  for (const name of CONTRACTS) {
-    const rel = `contracts/${name}.sol`;
+  for (const name of group.contracts) {
+    const rel = `${group.dir}/${name}.sol`;
     sources[rel] = { content: fs.readFileSync(path.join(root, rel), 'utf8') };
   }
   const input = { language: 'Solidity', sources, settings: SETTINGS };
@@ -68,10 +81,10 @@ function main() {
     fail(`${problems.length} compiler error(s) or warning(s); fix them (warnings fail the build too)`);
   }
 
-  const outDir = path.join(root, 'contracts', 'build');
+  const outDir = path.join(root, group.dir, 'build');
   fs.mkdirSync(outDir, { recursive: true });
-  for (const name of CONTRACTS) {
-    const sourceName = `contracts/${name}.sol`;
+  for (const name of group.contracts) {
+    const sourceName = `${group.dir}/${name}.sol`;
     const c = output.contracts && output.contracts[sourceName] && output.contracts[sourceName][name];
     if (!c) {
       fail(`${sourceName} does not define contract ${name}`);

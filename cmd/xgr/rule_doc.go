@@ -61,18 +61,21 @@ for that is not performed yet (execution, grants, wakeUps, encryptLogs).
 API calls go out over HTTP. Hosts that resolve to loopback, private,
 link-local or other non-public addresses are refused unless allowed with
 --allow-host HOST; --allow-host HOST=IP[:PORT] also sends HOST's connections
-to that address (TLS still verifies HOST). Contract reads need the chain
-wiring that comes later: they fail, and their saveAs defaults apply.
+to that address (TLS still verifies HOST). Contract reads are eth_calls to
+the node given with --rpc URL (no default); a read whose "rpc" selector is
+NAME goes to --rpc-backend NAME=URL, and selectors not configured fail.
+Without a node every read fails and its saveAs defaults apply.
 
 Exit status: 0 when the step was evaluated (valid or invalid), 1 on a hard
 error (the step would abort), 2 on usage errors or an invalid document.
 
 Examples:
    xgr rule eval step.json --payload in.json
-   xgr rule eval feed.json --allow-host prices.internal --json | jq .output`,
+   xgr rule eval feed.json --allow-host prices.internal --json | jq .output
+   xgr rule eval balance.json --payload in.json --rpc http://127.0.0.1:8545`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "payload", Aliases: []string{"p"}, Usage: "input payload: a JSON object file, - for stdin (default {})"},
-				&cli.StringSliceFlag{Name: "allow-host", Usage: "allow a non-public host for API calls: HOST or HOST=IP[:PORT] (repeatable)"},
+				allowHostFlag, evalRPCFlag, rpcBackendFlag,
 				&cli.DurationFlag{Name: "timeout", Value: time.Minute, Usage: "bound on the whole evaluation"},
 				&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"},
 			},
@@ -107,11 +110,7 @@ func evalRuleAction(c *cli.Context) error {
 	if err != nil {
 		var ve *rule.ValidationError
 		if errors.As(err, &ve) {
-			lines := []string{file + " is not a valid rule document:"}
-			for _, p := range ve.Problems {
-				lines = append(lines, "  "+located(file, "error", p))
-			}
-			return cli.Exit(strings.Join(lines, "\n"), 2)
+			return cli.Exit(invalidRule(file+" is not a valid rule document:", file, ve), 2)
 		}
 		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 2)
 	}
@@ -121,11 +120,12 @@ func evalRuleAction(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
-	caller := &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}
-	if err := caller.Check(); err != nil {
-		return cli.Exit("rule eval: --allow-host: "+err.Error(), 2)
+	wiring, err := wireRules(ctx, c)
+	if err != nil {
+		return err
 	}
-	src := rule.Sources{API: caller, Clock: time.Now}
+	defer wiring.Close()
+	src := rule.Sources{API: wiring.API, Reads: wiring.Reads, Clock: time.Now}
 	res, evalErr := rule.Evaluate(ctx, doc, payload, src)
 	if c.Bool("json") {
 		out := struct {
@@ -266,25 +266,8 @@ func writeEvalText(w io.Writer, file string, r *rule.Result, evalErr error) {
 			fmt.Fprintf(w, "  %s: %s\n", x.Code, x)
 		}
 	}
-	if np := r.NotPerformed; !np.Empty() {
-		var parts []string
-		if np.Execution != nil {
-			to, _ := json.Marshal(np.Execution.To)
-			parts = append(parts, "execution to "+string(to))
-		}
-		if n := len(np.Grants); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d grants", n))
-		}
-		if n := len(np.WakeUps); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d wakeUps", n))
-		}
-		if np.EncryptLogs != nil {
-			parts = append(parts, fmt.Sprintf("encryptLogs=%v", *np.EncryptLogs))
-		}
-		if np.LogExpireDays != nil {
-			parts = append(parts, fmt.Sprintf("logExpireDays=%d", *np.LogExpireDays))
-		}
-		fmt.Fprintf(w, "not performed: %s\n", strings.Join(parts, ", "))
+	if np := r.NotPerformed.Sections(); len(np) > 0 {
+		fmt.Fprintf(w, "not performed: %s\n", strings.Join(np, ", "))
 	}
 	t := r.Timings
 	fmt.Fprintf(w, "timings: total %s (inputs %s, apiCalls %s, contractReads %s, rules %s, outcome %s)\n",

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -15,31 +18,56 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/ruleexec"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 func simulateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
-		Usage:     "run an orchestration with scripted step outcomes through the real reactor and store",
+		Usage:     "run an orchestration through the real reactor and store, steps as XRC-137 rules or scripted outcomes",
 		ArgsUsage: "OSTC.json",
 		Description: `Runs one session of the orchestration on the real joinstore (Redis
-transitions) and reactor decisions, with each step's outcome taken from the
-outcomes file instead of an XRC-137 rule:
+transitions) and reactor decisions. Each step runs as the XRC-137 rule its
+"rule" names, or with an outcome taken from the outcomes file.
 
+Rules (--rules DIR, --rpc URL): a step's rule is looked up in DIR first: in
+DIR/rules.json, a JSON object mapping rule references exactly as the
+orchestration writes them to a rule file (relative to DIR) or to a contract
+address, e.g.
+   {"<Iterationstep-Addr>": "Iterationstep.json",
+    "${addr:FEED}": "feed.json",
+    "<Quorum-Addr>": "0x5FbDB2315678afecb367f032d93F642f64180aa3"}
+then as a file named after the reference: 0x….json for an address (any
+letter case), ALIAS.json for ${addr:ALIAS}, NAME.json for <NAME>. A 0x
+address not found in DIR (or mapped to one) is read from the XRC-137
+contract at --rpc: ruleJson, verified against ruleHash, cached by (address,
+ruleHash); encrypted rules are refused. Every step's rule is loaded before
+the session starts: a broken or encrypted rule is a usage error. Contract
+reads go to --rpc (a read's "rpc" selector NAME to --rpc-backend NAME=URL),
+API calls to public hosts and to hosts allowed with --allow-host.
+
+Outcomes (--outcomes FILE), for steps no rule source covers (required when
+neither --rules nor --rpc is given):
    {"A1": {"result": "valid", "payload": {"x": 1}, "waitSec": 5},
     "B1": [{"result": "invalid"}, {"result": "valid"}],
     "default": {"result": "valid"}}
-
 A step maps to one outcome or to a list used by its successive executions
 (the last one repeats); "default" covers the other steps. result is valid,
 invalid or error (a hard error: the process aborts); payload is the step's
 output, overlaid on its input; waitSec delays the children; delayMs is an
 execution time (ignored under --deterministic).
 
+--wait-override SECONDS replaces every step's wait (waitSec), e.g. 0 to run
+an hourly loop at once. --max-steps N stops after N executed steps, for
+orchestrations that spawn themselves forever; the summary then says so
+(exit status 0).
+
 Output: the timeline (spawned, claimed, executed, delivered, ignored,
 join_closed, join_aborted, killed, promoted, gated), then a summary of every
-process and join. --json prints one JSON object per event and the summary as
-the last line.
+process and join. --json prints one JSON object per event and the summary,
+with each process's payload, as the last line.
 
 Without --redis, a private redis-server is started on a temporary socket and
 removed afterwards. --deterministic uses a virtual clock (waits take no time),
@@ -48,9 +76,15 @@ worker; the concurrent session manager comes with xgr run.
 
 Examples:
    xgr simulate examples/ostc/nested_join.json --outcomes outcomes.json --deterministic
-   xgr simulate flow.json --outcomes o.json --start A1 --payload in.json --json`,
+   xgr simulate flow.json --outcomes o.json --start A1 --payload in.json --json
+   xgr simulate IterationofPiOSTC.json --rules rules/ --payload pi0.json --wait-override 0 --max-steps 1000
+   xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (required)"},
+			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (for steps no rule source covers; required without --rules and --rpc)"},
+			&cli.StringFlag{Name: "rules", Usage: "rule directory: DIR/rules.json and files named after rule references"},
+			evalRPCFlag, rpcBackendFlag, allowHostFlag,
+			&cli.Float64Flag{Name: "wait-override", Usage: "replace every step's waitSec with SECONDS (e.g. 0)"},
+			&cli.IntFlag{Name: "max-steps", Usage: "stop after N executed steps (0: no bound)"},
 			&cli.StringFlag{Name: "start", Usage: "start step (default: the first step of the document)"},
 			&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
 			&cli.StringFlag{Name: "redis", EnvVars: []string{"XGR_REDIS"}, Usage: "Redis URL to run on (default: a private redis-server)"},
@@ -72,17 +106,6 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.String("outcomes") == "" {
-		return cli.Exit("simulate: --outcomes is required", 2)
-	}
-	raw, err := os.ReadFile(c.String("outcomes"))
-	if err != nil {
-		return cli.Exit(err.Error(), 2)
-	}
-	exec, err := reactor.ParseOutcomes(raw)
-	if err != nil {
-		return cli.Exit("simulate: "+err.Error(), 2)
-	}
 	start := c.String("start")
 	if start == "" {
 		start = o.Steps[0].ID
@@ -98,6 +121,11 @@ func simulateAction(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
+	exec, scripted, closeExec, err := simulationExecutor(ctx, c, o)
+	if err != nil {
+		return err
+	}
+	defer closeExec()
 
 	rdb, stop, err := simulationRedis(c.String("redis"))
 	if err != nil {
@@ -113,8 +141,8 @@ func simulateAction(c *cli.Context) error {
 		clock = time.UnixMilli(1_700_000_000_000)
 		now = func() time.Time { return clock }
 		advance = func(t time.Time) { clock = t }
-	} else {
-		exec.Sleep = time.Sleep
+	} else if scripted != nil {
+		scripted.Sleep = time.Sleep
 	}
 	w := c.App.Writer
 	asJSON := c.Bool("json")
@@ -125,7 +153,7 @@ func simulateAction(c *cli.Context) error {
 		return cli.Exit("simulate: "+err.Error(), 2)
 	}
 	runner := &reactor.Runner{Store: store, Orch: o, Exec: exec, Worker: "simulate", Now: now, Advance: advance,
-		OnEvent: func(e reactor.Event) { printEvent(w, e, t0, asJSON) }}
+		MaxSteps: c.Int("max-steps"), OnEvent: func(e reactor.Event) { printEvent(w, e, t0, asJSON) }}
 	runErr := runner.Run(ctx, res.Root)
 	procs, err := store.Processes(ctx, res.Root)
 	if err != nil {
@@ -134,6 +162,16 @@ func simulateAction(c *cli.Context) error {
 	sum, err := reactor.Summarize(procs)
 	if err != nil {
 		return err
+	}
+	if errors.Is(runErr, reactor.ErrStepLimit) {
+		live := 0
+		for _, p := range sum.Processes {
+			if p.Status == "waiting" || p.Status == "running" {
+				live++
+			}
+		}
+		sum.Stopped = fmt.Sprintf("stopped after %d executed steps (--max-steps %d); %d live process(es) not run", runner.Executed(), c.Int("max-steps"), live)
+		runErr = nil
 	}
 	if asJSON {
 		if err := json.NewEncoder(w).Encode(sum); err != nil {
@@ -199,4 +237,69 @@ func printSummary(w io.Writer, s reactor.Summary) {
 		payload, _ := json.Marshal(j.Payload)
 		fmt.Fprintf(w, "  %-8s %-12s %-8s k=%d got [%s] payload %s\n", j.Pid, j.Step, j.Status, j.K, strings.Join(j.Got, " "), payload)
 	}
+	if s.Stopped != "" {
+		fmt.Fprintln(w, s.Stopped)
+	}
+}
+
+// simulationExecutor builds the step executor from --rules, --rpc,
+// --rpc-backend, --allow-host, --outcomes and --wait-override. scripted is
+// the outcomes executor, if any.
+func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchestration) (exec reactor.Executor, scripted *reactor.Scripted, closer func(), err error) {
+	closer = func() {}
+	if f := c.String("outcomes"); f != "" {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, nil, cli.Exit(err.Error(), 2)
+		}
+		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
+			return nil, nil, nil, cli.Exit("simulate: "+err.Error(), 2)
+		}
+		exec = scripted
+	}
+	if n := c.Int("max-steps"); n < 0 {
+		return nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
+	}
+	if c.String("rules") != "" || c.String(evalRPCFlag.Name) != "" {
+		loader := &rulesource.Loader{}
+		if dir := c.String("rules"); dir != "" {
+			if loader.Files, err = rulesource.OpenDir(dir); err != nil {
+				return nil, nil, nil, cli.Exit("simulate: --rules: "+err.Error(), 2)
+			}
+		}
+		wiring, err := wireRules(ctx, c)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		loader.Chain = wiring.Chain
+		uncovered, err := ruleSteps(ctx, "simulate", o, loader)
+		if err != nil {
+			wiring.Close()
+			return nil, nil, nil, err
+		}
+		if len(uncovered) > 0 && scripted == nil {
+			wiring.Close()
+			return nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: no rule for step(s) %s: map their rules in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script them with --outcomes", strings.Join(uncovered, ", ")), 2)
+		}
+		if len(uncovered) > 0 {
+			slog.Info("steps run from --outcomes", "steps", uncovered)
+		}
+		x := &ruleexec.Executor{Rules: loader, API: wiring.API, Reads: wiring.Reads}
+		if scripted != nil {
+			x.Fallback = scripted
+		}
+		exec, closer = x, wiring.Close
+	}
+	if exec == nil {
+		return nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
+	}
+	if c.IsSet("wait-override") {
+		secs := c.Float64("wait-override")
+		if secs < 0 || math.IsNaN(secs) || secs > math.MaxInt64/float64(time.Second) {
+			closer()
+			return nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --wait-override %v: give seconds, 0 or more", secs), 2)
+		}
+		exec = reactor.FixedWait{Exec: exec, Wait: time.Duration(secs * float64(time.Second))}
+	}
+	return exec, scripted, closer, nil
 }

@@ -157,3 +157,45 @@ func (r *Rule) written(rc *types.Receipt, op string, err error) (RuleWrite, erro
 	}
 	return RuleWrite{Hash: ev.RuleHash, Version: u64(ev.Version), Encrypted: ev.EncryptedState, Receipt: rc}, nil
 }
+
+// StoredRule is what a rule executor needs from the contract: the rule
+// string exactly as stored, the hash the contract recorded for it and
+// whether it is encrypted, all read at Block.
+type StoredRule struct {
+	Text      string
+	Hash      common.Hash
+	Encrypted bool
+	Block     uint64
+}
+
+// Stored reads ruleJson, ruleHash and isEncrypted at the current head
+// block, so the three belong together even while writes land. It does not
+// check the hash; the caller decides what a mismatch means.
+func (r *Rule) Stored(ctx context.Context) (StoredRule, error) {
+	head, err := r.backend.BlockNumber(ctx)
+	if err != nil {
+		return StoredRule{}, fmt.Errorf("read block number: %w", err)
+	}
+	at := &bind.CallOpts{Context: ctx, BlockNumber: new(big.Int).SetUint64(head)}
+	s := StoredRule{Block: head}
+	if s.Text, err = bind.Call(r.bound, at, xrc137ABI.PackRuleJson(), xrc137ABI.UnpackRuleJson); err != nil {
+		return StoredRule{}, readError(r.Address, "ruleJson", err)
+	}
+	if s.Hash, err = bind.Call(r.bound, at, xrc137ABI.PackRuleHash(), xrc137ABI.UnpackRuleHash); err != nil {
+		return StoredRule{}, readError(r.Address, "ruleHash", err)
+	}
+	if s.Encrypted, err = bind.Call(r.bound, at, xrc137ABI.PackIsEncrypted(), xrc137ABI.UnpackIsEncrypted); err != nil {
+		return StoredRule{}, readError(r.Address, "isEncrypted", err)
+	}
+	return s, nil
+}
+
+// Hash reads ruleHash at the latest block: one eth_call, enough to tell
+// whether a cached document is still the contract's rule.
+func (r *Rule) Hash(ctx context.Context) (common.Hash, error) {
+	h, err := bind.Call(r.bound, &bind.CallOpts{Context: ctx}, xrc137ABI.PackRuleHash(), xrc137ABI.UnpackRuleHash)
+	if err != nil {
+		return common.Hash{}, readError(r.Address, "ruleHash", err)
+	}
+	return h, nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/rule"
+	"github.com/xgr-sidecar/xgr/rulesource"
+)
+
+// Flags that connect XRC-137 evaluation to the outside (rule eval,
+// simulate). --rpc here has no default and reads no environment, so an
+// evaluation reaches a node only when asked to.
+var (
+	allowHostFlag = &cli.StringSliceFlag{Name: "allow-host",
+		Usage: "allow a non-public host for API calls: HOST or HOST=IP[:PORT] (repeatable)"}
+	evalRPCFlag = &cli.StringFlag{Name: "rpc",
+		Usage: "node for contract reads and for rules read from XRC-137 contracts (http, ws or IPC path; no default)"}
+	rpcBackendFlag = &cli.StringSliceFlag{Name: "rpc-backend",
+		Usage: `serve contract reads whose "rpc" is NAME from URL: NAME=URL (repeatable); other selectors fail`}
+)
+
+// ruleWiring is what an evaluation talks to: the HTTP caller, the contract
+// reader and the chain rule source (nil without --rpc).
+type ruleWiring struct {
+	API   *rule.HTTPCaller
+	Reads *chain.Reads
+	Chain *rulesource.Chain
+
+	clients []*ethclient.Client
+}
+
+func (w *ruleWiring) Close() {
+	for _, c := range w.clients {
+		c.Close()
+	}
+}
+
+// wireRules builds the wiring from --allow-host, --rpc and --rpc-backend;
+// problems are usage errors (exit 2).
+func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
+	cmd := cmdName(c)
+	w := &ruleWiring{API: &rule.HTTPCaller{AllowHosts: c.StringSlice(allowHostFlag.Name)}, Reads: &chain.Reads{}}
+	if err := w.API.Check(); err != nil {
+		return nil, cli.Exit(fmt.Sprintf("%s: --allow-host: %v", cmd, err), 2)
+	}
+	dial := func(flag, url string) (*ethclient.Client, error) {
+		client, id, err := chain.Dial(ctx, url)
+		if err != nil {
+			w.Close()
+			return nil, cli.Exit(fmt.Sprintf("%s: %s: %v", cmd, flag, err), 2)
+		}
+		slog.Debug("connected", "flag", flag, "rpc", url, "chainId", id)
+		w.clients = append(w.clients, client)
+		return client, nil
+	}
+	if url := c.String(evalRPCFlag.Name); url != "" {
+		client, err := dial("--rpc", url)
+		if err != nil {
+			return nil, err
+		}
+		w.Reads.Default = client
+		w.Chain = rulesource.NewChain(client)
+	}
+	for _, spec := range c.StringSlice(rpcBackendFlag.Name) {
+		name, url, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || url == "" {
+			w.Close()
+			return nil, cli.Exit(fmt.Sprintf("%s: --rpc-backend %q: want NAME=URL, e.g. ethereum-mainnet=https://rpc.example", cmd, spec), 2)
+		}
+		client, err := dial("--rpc-backend "+name, url)
+		if err != nil {
+			return nil, err
+		}
+		if w.Reads.Backends == nil {
+			w.Reads.Backends = map[string]ethereum.ContractCaller{}
+		}
+		w.Reads.Backends[name] = client
+	}
+	return w, nil
+}
+
+// invalidRule lists every problem of a rejected rule document, located in
+// its file (or contract).
+func invalidRule(header, origin string, ve *rule.ValidationError) string {
+	lines := []string{header}
+	for _, p := range ve.Problems {
+		lines = append(lines, "  "+located(origin, "error", p))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ruleSteps loads the rule of every step once, before anything runs, and
+// returns the steps no source covers. A rule that resolves but cannot be
+// used (broken, encrypted, unreadable, hash mismatch) is a usage error.
+func ruleSteps(ctx context.Context, cmd string, o *registry.Orchestration, src rulesource.Source) (uncovered []string, err error) {
+	for _, s := range o.Steps {
+		l, err := src.Load(ctx, s.Rule)
+		if errors.Is(err, rulesource.ErrNotCovered) {
+			uncovered = append(uncovered, s.ID)
+			continue
+		}
+		var ve *rule.ValidationError
+		var le *rulesource.Error
+		if errors.As(err, &ve) && errors.As(err, &le) {
+			return nil, cli.Exit(invalidRule(fmt.Sprintf("%s: step %s: rule %q (%s) is not a valid rule document:", cmd, s.ID, s.Rule, le.Origin), le.Origin, ve), 2)
+		}
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: step %s: %v", cmd, s.ID, err), 2)
+		}
+		slog.Debug("step rule", "step", s.ID, "rule", s.Rule, "from", l.Origin, "hash", l.Doc.Hash)
+	}
+	sort.Strings(uncovered)
+	return uncovered, nil
+}

@@ -1,0 +1,110 @@
+// Package ruleexec is the XRC-137 step executor: a reactor.Executor that
+// loads the rule a step names (rulesource: a file map or the contract on
+// chain), evaluates it with rule.Evaluate (API calls and contract reads
+// through the configured callers) and maps the outcome to a reactor.Result.
+//
+// Mapping: the selected branch gives Valid (onValid) or not (onInvalid),
+// its outcome payload is the Output and its waitSec the Wait; soft-invalid
+// reasons become Result.Reasons. Hard errors of the evaluation, rules that
+// cannot be loaded, and abortStep / cancelSession rules that hold are
+// errors, so the process aborts. The branch sections this executor does not
+// perform (execution, grants, wakeUps, encryptLogs, logExpireDays) are
+// named in Result.NotPerformed and logged at info; a cancelSession rule
+// aborts only the step's process (cancelling the session is not performed)
+// and is logged at warn.
+package ruleexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rule"
+	"github.com/xgr-sidecar/xgr/rulesource"
+)
+
+// Executor runs steps as XRC-137 rules. Set the fields before the first
+// Execute; it is then safe for concurrent use.
+type Executor struct {
+	// Rules resolves a step's "rule" (required).
+	Rules rulesource.Source
+	// API performs apiCalls (e.g. a *rule.HTTPCaller with the allowed
+	// hosts); nil fails every call, so their aliases take their defaults.
+	API rule.APICaller
+	// Reads performs contractReads (e.g. a *chain.Reads); nil fails every
+	// read, so their saveAs slots take their defaults.
+	Reads rule.ContractReader
+	// Fallback runs steps whose rule no source covers
+	// (rulesource.ErrNotCovered); nil makes such steps hard errors.
+	Fallback reactor.Executor
+	// Timeout bounds one execution: loading and evaluating (0: none beyond
+	// the caller's context and the per-call timeouts).
+	Timeout time.Duration
+	// Clock measures the evaluation's stage timings (nil: none).
+	Clock func() time.Time
+	// Log receives the info and warn records (nil: slog.Default()).
+	Log *slog.Logger
+}
+
+// ActionError is a typed rule that held: the step ends without a branch.
+type ActionError struct {
+	Step   string
+	Origin string
+	Action rule.Action
+}
+
+func (e *ActionError) Error() string {
+	msg := fmt.Sprintf("step %s: %s: rules[%d] (%s) holds: the step aborts", e.Step, e.Origin, e.Action.Rule, e.Action.Type)
+	if e.Action.Type == rule.RuleCancelSession {
+		msg += "; cancelling the session is not performed by this executor"
+	}
+	return msg
+}
+
+// Execute implements reactor.Executor.
+func (x *Executor) Execute(ctx context.Context, e reactor.Execution) (reactor.Result, error) {
+	if x.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, x.Timeout)
+		defer cancel()
+	}
+	l, err := x.Rules.Load(ctx, e.Step.Rule)
+	if errors.Is(err, rulesource.ErrNotCovered) && x.Fallback != nil {
+		return x.Fallback.Execute(ctx, e)
+	}
+	if err != nil {
+		return reactor.Result{}, fmt.Errorf("step %s: %w", e.Step.ID, err)
+	}
+	res, err := rule.Evaluate(ctx, l.Doc, e.Payload, rule.Sources{API: x.API, Reads: x.Reads, Clock: x.Clock})
+	if err != nil {
+		return reactor.Result{}, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err)
+	}
+	log := x.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if res.Action != nil {
+		ae := &ActionError{Step: e.Step.ID, Origin: l.Origin, Action: *res.Action}
+		if res.Action.Type == rule.RuleCancelSession {
+			log.Warn("XRC-137 cancelSession holds; only the step's process aborts", "pid", e.Pid, "step", e.Step.ID, "rule", l.Origin, "index", res.Action.Rule)
+		}
+		return reactor.Result{}, ae
+	}
+	out := reactor.Result{
+		Valid:        res.Valid,
+		Output:       res.Output,
+		Wait:         time.Duration(res.WaitSec) * time.Second,
+		NotPerformed: res.NotPerformed.Sections(),
+	}
+	for _, r := range res.Reasons {
+		out.Reasons = append(out.Reasons, r.String())
+	}
+	if len(out.NotPerformed) > 0 {
+		log.Info("XRC-137 branch sections not performed", "pid", e.Pid, "step", e.Step.ID, "rule", l.Origin,
+			"branch", res.Branch, "sections", out.NotPerformed)
+	}
+	return out, nil
+}

@@ -1,0 +1,182 @@
+package ruleexec_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/rule"
+	"github.com/xgr-sidecar/xgr/ruleexec"
+	"github.com/xgr-sidecar/xgr/rulesource"
+)
+
+// files writes rule files into a directory and opens it as a rule source.
+func files(t testing.TB, docs map[string]string) *rulesource.Dir {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range docs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := rulesource.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func step(ref string, payload map[string]any) reactor.Execution {
+	return reactor.Execution{Owner: "0x01", Pid: "1:1", Step: &registry.Step{ID: "S1", Rule: ref}, Payload: payload}
+}
+
+// logTo returns a logger writing text records into buf.
+func logTo(buf *bytes.Buffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+const gate = `{
+  "payload": {"A": {"type": "int64"}, "Fraud": {"type": "double", "default": 0}},
+  "rules": [
+    "[A] > 0",
+    {"type": "abortStep", "expression": "[Fraud] > 0.9"},
+    {"type": "cancelSession", "expression": "[A] == 666"}
+  ],
+  "onValid": {"payload": {"Next": "[A] + 1"}, "waitSec": 5},
+  "onInvalid": {"payload": {"Next": 0}, "waitSec": 60, "grants": [{"address": "[Auditor]", "rights": 1}], "encryptLogs": true}
+}`
+
+func TestExecuteMapsOutcomes(t *testing.T) {
+	var logs bytes.Buffer
+	x := &ruleexec.Executor{Rules: files(t, map[string]string{"Gate.json": gate}), Log: logTo(&logs)}
+	ctx := context.Background()
+
+	r, err := x.Execute(ctx, step("<Gate>", map[string]any{"A": 41}))
+	if err != nil || !r.Valid || r.Output["Next"] != int64(42) || r.Wait != 5*time.Second || r.Reasons != nil || r.NotPerformed != nil {
+		t.Fatalf("valid: %+v, %v", r, err)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("nothing to report, yet: %s", logs.String())
+	}
+
+	r, err = x.Execute(ctx, step("${addr:Gate}", map[string]any{"A": -1}))
+	if err != nil || r.Valid || fmt.Sprint(r.Output["Next"]) != "0" || r.Wait != time.Minute ||
+		!reflect.DeepEqual(r.Reasons, []string{`rules[0]: rule "[A] > 0" is false`}) ||
+		!reflect.DeepEqual(r.NotPerformed, []string{"1 grants", "encryptLogs=true"}) {
+		t.Fatalf("invalid: %+v, %v", r, err)
+	}
+	if !strings.Contains(logs.String(), `level=INFO msg="XRC-137 branch sections not performed" pid=1:1 step=S1`) || !strings.Contains(logs.String(), `branch=onInvalid sections="[1 grants encryptLogs=true]"`) {
+		t.Errorf("not-performed log: %s", logs.String())
+	}
+
+	// Hard errors abort: they name the step, the rule file and the path.
+	_, err = x.Execute(ctx, step("<Gate>", map[string]any{"A": "many"}))
+	var he *rule.HardError
+	if !errors.As(err, &he) || !strings.Contains(err.Error(), "step S1: ") || !strings.Contains(err.Error(), "Gate.json: inputs: payload.A: cannot cast") {
+		t.Errorf("hard error: %v", err)
+	}
+	_, err = x.Execute(ctx, step("<Gate>", map[string]any{"A": 1, "Fraud": 0.95}))
+	var ae *ruleexec.ActionError
+	if !errors.As(err, &ae) || ae.Action.Type != rule.RuleAbortStep || !strings.Contains(err.Error(), "rules[1] (abortStep) holds: the step aborts") {
+		t.Errorf("abortStep: %v", err)
+	}
+	logs.Reset()
+	_, err = x.Execute(ctx, step("<Gate>", map[string]any{"A": 666}))
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "cancelling the session is not performed") || !strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("cancelSession: %v\n%s", err, logs.String())
+	}
+}
+
+func TestExecuteUnresolvedRules(t *testing.T) {
+	src := files(t, map[string]string{"Broken.json": `{"payload": {`})
+	x := &ruleexec.Executor{Rules: src}
+	ctx := context.Background()
+	_, err := x.Execute(ctx, step("<Elsewhere>", nil))
+	if !errors.Is(err, rulesource.ErrNotCovered) || !strings.HasPrefix(err.Error(), `step S1: rule "<Elsewhere>": no rule source covers`) {
+		t.Errorf("not covered, no fallback: %v", err)
+	}
+	_, err = x.Execute(ctx, step("<Broken>", nil))
+	var ve *rule.ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "Broken.json") {
+		t.Errorf("broken rule: %v", err)
+	}
+	// A fallback runs the steps no source covers, and only those.
+	scripted, err := reactor.ParseOutcomes([]byte(`{"default": {"result": "valid", "payload": {"scripted": true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Fallback = scripted
+	if r, err := x.Execute(ctx, step("<Elsewhere>", nil)); err != nil || r.Output["scripted"] != true {
+		t.Errorf("fallback: %+v, %v", r, err)
+	}
+	if _, err := x.Execute(ctx, step("<Broken>", nil)); !errors.As(err, &ve) {
+		t.Errorf("a broken rule must not fall back: %v", err)
+	}
+}
+
+// API calls go through the HTTP caller with its host policy: a loopback
+// server is reached only when allowed.
+func TestExecuteAPICallsRespectAllowedHosts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"price": "101.5"}`)
+	}))
+	defer srv.Close()
+	doc := `{"payload": {}, "apiCalls": [{"name": "p", "method": "GET", "urlTemplate": "` + srv.URL + `/price", "contentType": "json",
+  "extractMap": {"Price": {"type": "double", "expr": "double(resp.price)", "default": -1}}}],
+  "rules": ["[Price] > 0.0"], "onValid": {"payload": {"Price": "[Price]"}}, "onInvalid": {"payload": {"Price": "[Price]"}}}`
+	src := files(t, map[string]string{"Feed.json": doc})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	host = host[:strings.LastIndexByte(host, ':')]
+
+	allowed := &ruleexec.Executor{Rules: src, API: &rule.HTTPCaller{AllowHosts: []string{host}}}
+	if r, err := allowed.Execute(context.Background(), step("<Feed>", nil)); err != nil || !r.Valid || r.Output["Price"] != 101.5 {
+		t.Errorf("allowed host: %+v, %v", r, err)
+	}
+	refused := &ruleexec.Executor{Rules: src, API: &rule.HTTPCaller{}}
+	if r, err := refused.Execute(context.Background(), step("<Feed>", nil)); err != nil || r.Valid || r.Output["Price"] != float64(-1) {
+		t.Errorf("refused host: %+v, %v", r, err)
+	}
+}
+
+// A rule stored in an XRC-137 contract, reading an ERC-20-like balance:
+// both through the chain (the in-process simulated one here; the CLI test
+// runs the same on anvil).
+func TestExecuteRuleFromChainWithReads(t *testing.T) {
+	sim := testenv.StartSim(t)
+	tok := testenv.DeployTestToken(t, sim, "Sim Token", big.NewInt(5000))
+	doc := `{"payload": {"Holder": {"type": "address"}},
+  "contractReads": [{"to": "` + tok.Address.Hex() + `", "function": "balanceOf(address)", "args": [{"type": "address", "value": "[Holder]"}],
+    "saveAs": {"0": {"key": "Balance", "type": "uint256", "default": "0"}}}],
+  "rules": ["u256([Balance]) > u256(0)"],
+  "onValid": {"payload": {"Balance": "[Balance]"}, "execution": {"to": "[Holder]", "function": "ping()"}},
+  "onInvalid": {"payload": {"Balance": "[Balance]"}}}`
+	r137, _ := testenv.DeployXRC137(t, sim, doc)
+	var logs bytes.Buffer
+	x := &ruleexec.Executor{Rules: &rulesource.Loader{Chain: rulesource.NewChain(sim.Backend())}, Reads: &chain.Reads{Default: sim.Backend()}, Log: logTo(&logs), Timeout: time.Minute}
+	res, err := x.Execute(context.Background(), step(r137.Address.Hex(), map[string]any{"Holder": sim.Address(0).Hex()}))
+	if err != nil || !res.Valid || res.Output["Balance"] != "5000" || !reflect.DeepEqual(res.NotPerformed, []string{`execution to "[Holder]"`}) {
+		t.Fatalf("holder: %+v, %v", res, err)
+	}
+	if !strings.Contains(logs.String(), "rule=\"XRC-137 "+r137.Address.Hex()+"\"") {
+		t.Errorf("log names the rule contract: %s", logs.String())
+	}
+	res, err = x.Execute(context.Background(), step(r137.Address.Hex(), map[string]any{"Holder": sim.Address(1).Hex()}))
+	if err != nil || res.Valid || res.Output["Balance"] != "0" {
+		t.Fatalf("non-holder: %+v, %v", res, err)
+	}
+}

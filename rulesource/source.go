@@ -1,0 +1,110 @@
+package rulesource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/rule"
+)
+
+// Loaded is a rule document and where it came from.
+type Loaded struct {
+	// Ref is the step's "rule" as written in the orchestration.
+	Ref string
+	Doc *rule.Document
+	// Origin names the source for messages: the file path, or
+	// "XRC-137 0x…".
+	Origin string
+	// File is set for rules read from a file, Address for rules read from
+	// a contract.
+	File    string
+	Address common.Address
+}
+
+// Source loads the rule a reference names.
+type Source interface {
+	Load(ctx context.Context, ref string) (*Loaded, error)
+}
+
+// Errors a load can wrap.
+var (
+	// ErrNotCovered: no source knows the reference (not in the file map,
+	// and not an address to read from chain). An executor may run such a
+	// step another way.
+	ErrNotCovered = errors.New("no rule source covers this reference")
+	// ErrEncrypted: the rule is an XGR1 envelope; decryption is not
+	// supported.
+	ErrEncrypted = errors.New("encrypted rules (XGR1 envelopes) are not supported")
+	// ErrHashMismatch: keccak256 of the text read differs from the
+	// recorded ruleHash.
+	ErrHashMismatch = errors.New("ruleHash does not match keccak256(ruleJson)")
+)
+
+// Error is a failed load: which reference, from where, and why. A rejected
+// document unwraps to a *rule.ValidationError with every problem.
+type Error struct {
+	Ref string
+	// Origin is the file or contract tried ("" when none was).
+	Origin string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	if e.Origin == "" {
+		return fmt.Sprintf("rule %q: %v", e.Ref, e.Err)
+	}
+	return fmt.Sprintf("rule %q (%s): %v", e.Ref, e.Origin, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// xgr1Prefix starts an encrypted rule envelope.
+const xgr1Prefix = "XGR1."
+
+// checkPlain refuses an XGR1 envelope.
+func checkPlain(text []byte) error {
+	if strings.HasPrefix(strings.TrimSpace(string(text[:min(len(text), 64)])), xgr1Prefix) {
+		return fmt.Errorf("%w: the text is an XGR1 envelope; deploy or map the plain JSON document instead", ErrEncrypted)
+	}
+	return nil
+}
+
+// Loader resolves references through the file map first, then, for 0x
+// addresses, from chain. Either part may be nil.
+type Loader struct {
+	Files *Dir
+	Chain *Chain
+}
+
+// Load implements Source.
+func (l *Loader) Load(ctx context.Context, ref string) (*Loaded, error) {
+	if l.Files != nil {
+		if t, ok := l.Files.Resolve(ref); ok {
+			if t.File != "" {
+				return l.Files.load(ref, t.File)
+			}
+			if l.Chain == nil {
+				return nil, &Error{Ref: ref, Origin: t.Via, Err: fmt.Errorf("mapped to XRC-137 %s, but no chain backend is configured to read it", t.Address.Hex())}
+			}
+			return l.Chain.load(ctx, ref, t.Address)
+		}
+	}
+	if rule.IsAddress(ref) && l.Chain != nil {
+		return l.Chain.load(ctx, ref, common.HexToAddress(ref))
+	}
+	var tried []string
+	if l.Files != nil {
+		tried = append(tried, l.Files.explain(ref))
+	}
+	switch {
+	case !rule.IsAddress(ref):
+		tried = append(tried, "not a 0x address to read from chain")
+	case l.Chain == nil:
+		tried = append(tried, "no chain backend to read the address from")
+	}
+	return nil, &Error{Ref: ref, Err: fmt.Errorf("%w (%s)", ErrNotCovered, strings.Join(tried, "; "))}
+}
