@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,17 +88,7 @@ func (r *rig) sessions(t *testing.T) []joinstore.SessionRef {
 }
 
 func chainOwner(sim *testenv.Sim) string {
-	return fmt.Sprintf("%s", lower(sim.Address(0).Hex()))
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 32
-		}
-	}
-	return string(b)
+	return strings.ToLower(sim.Address(0).Hex())
 }
 
 func TestTriggersStartEachSessionOnceAfterConfirmation(t *testing.T) {

@@ -75,7 +75,7 @@ Examples:
    xgr rule eval balance.json --payload in.json --rpc http://127.0.0.1:8545`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "payload", Aliases: []string{"p"}, Usage: "input payload: a JSON object file, - for stdin (default {})"},
-				allowHostFlag, evalRPCFlag, rpcBackendFlag,
+				allowHostFlag(), evalRPCFlag(), rpcBackendFlag(),
 				&cli.DurationFlag{Name: "timeout", Value: time.Minute, Usage: "bound on the whole evaluation"},
 				&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"},
 			},

@@ -19,16 +19,24 @@ import (
 )
 
 // Flags that connect XRC-137 evaluation to the outside (rule eval,
-// simulate). --rpc here has no default and reads no environment, so an
-// evaluation reaches a node only when asked to.
-var (
-	allowHostFlag = &cli.StringSliceFlag{Name: "allow-host",
+// simulate, run). Each call returns a new flag: urfave/cli writes into
+// flags while parsing, so apps must not share them. The evaluation --rpc
+// has no default and reads no environment, so an evaluation reaches a node
+// only when asked to.
+func allowHostFlag() *cli.StringSliceFlag {
+	return &cli.StringSliceFlag{Name: "allow-host", EnvVars: []string{"XGR_ALLOW_HOST"},
 		Usage: "allow a non-public host for API calls: HOST or HOST=IP[:PORT] (repeatable)"}
-	evalRPCFlag = &cli.StringFlag{Name: "rpc",
+}
+
+func evalRPCFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "rpc",
 		Usage: "node for contract reads and for rules read from XRC-137 contracts (http, ws or IPC path; no default)"}
-	rpcBackendFlag = &cli.StringSliceFlag{Name: "rpc-backend",
+}
+
+func rpcBackendFlag() *cli.StringSliceFlag {
+	return &cli.StringSliceFlag{Name: "rpc-backend", EnvVars: []string{"XGR_RPC_BACKEND"},
 		Usage: `serve contract reads whose "rpc" is NAME from URL: NAME=URL (repeatable); other selectors fail`}
-)
+}
 
 // ruleWiring is what an evaluation talks to: the HTTP caller, the contract
 // reader and the chain rule source (nil without --rpc).
@@ -50,7 +58,7 @@ func (w *ruleWiring) Close() {
 // problems are usage errors (exit 2).
 func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 	cmd := cmdName(c)
-	w := &ruleWiring{API: &rule.HTTPCaller{AllowHosts: c.StringSlice(allowHostFlag.Name)}, Reads: &chain.Reads{}}
+	w := &ruleWiring{API: &rule.HTTPCaller{AllowHosts: c.StringSlice(allowHostFlag().Name)}, Reads: &chain.Reads{}}
 	if err := w.API.Check(); err != nil {
 		return nil, cli.Exit(fmt.Sprintf("%s: --allow-host: %v", cmd, err), 2)
 	}
@@ -64,7 +72,7 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 		w.clients = append(w.clients, client)
 		return client, nil
 	}
-	if url := c.String(evalRPCFlag.Name); url != "" {
+	if url := c.String(evalRPCFlag().Name); url != "" {
 		client, err := dial("--rpc", url)
 		if err != nil {
 			return nil, err
@@ -72,7 +80,7 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 		w.Reads.Default = client
 		w.Chain = rulesource.NewChain(client)
 	}
-	for _, spec := range c.StringSlice(rpcBackendFlag.Name) {
+	for _, spec := range c.StringSlice(rpcBackendFlag().Name) {
 		name, url, ok := strings.Cut(spec, "=")
 		if !ok || name == "" || url == "" {
 			w.Close()

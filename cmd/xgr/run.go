@@ -9,7 +9,11 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -21,6 +25,9 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/rule"
+	"github.com/xgr-sidecar/xgr/ruleexec"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 func runCommand() *cli.Command {
@@ -37,7 +44,9 @@ With --rpc, the replica also follows the chain: it indexes the XRC-729
 registries of --config into the verified cache and starts a session for each
 confirmed trigger event (see "xgr index status"). Orchestrations come from
 that cache (falling back to the chain) and from --ostc files (by their id).
-Steps run through the scripted executor of --outcomes (see xgr simulate).
+Steps run their XRC-137 rules: read from the rule contracts over --rpc
+(verified against ruleHash, cached by hash) or from a --rules directory (see
+xgr simulate); --outcomes scripts the steps no rule covers.
 
 /metrics serves Prometheus metrics and /healthz answers 200 while Redis does.
 
@@ -48,7 +57,9 @@ Example:
 			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "YAML config: registries, finality, triggers"},
 			&cli.DurationFlag{Name: "index-poll", Value: time.Second, EnvVars: []string{"XGR_INDEX_POLL"}, Usage: "how often to look for new blocks at the head"},
 			&cli.StringSliceFlag{Name: "ostc", EnvVars: []string{"XGR_OSTC"}, Usage: "orchestration file to serve (repeatable)"},
-			&cli.StringFlag{Name: "outcomes", EnvVars: []string{"XGR_OUTCOMES"}, Usage: "scripted outcomes file for the steps"},
+			&cli.StringFlag{Name: "rules", EnvVars: []string{"XGR_RULES"}, Usage: "directory of rule documents by reference (see xgr simulate --rules)"},
+			&cli.StringFlag{Name: "outcomes", EnvVars: []string{"XGR_OUTCOMES"}, Usage: "scripted outcomes for steps no rule covers"},
+			allowHostFlag(), rpcBackendFlag(),
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics and /healthz (empty: off)"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often to look for sessions"},
@@ -69,17 +80,21 @@ func runAction(c *cli.Context) error {
 		}
 		orchs = append(orchs, o)
 	}
-	if c.String("outcomes") == "" {
-		return cli.Exit("run: --outcomes is required until the XRC-137 executor is wired in", 2)
+	var client *ethclient.Client
+	var chainID uint64
+	if url := c.String("rpc"); url != "" {
+		cl, id, err := chain.Dial(c.Context, url)
+		if err != nil {
+			return cli.Exit("run: "+err.Error(), 1)
+		}
+		defer cl.Close()
+		client, chainID = cl, id.Uint64()
 	}
-	raw, err := os.ReadFile(c.String("outcomes"))
+	exec, closeExec, err := runExecutor(c, client)
 	if err != nil {
-		return cli.Exit(err.Error(), 2)
+		return err
 	}
-	exec, err := reactor.ParseOutcomes(raw)
-	if err != nil {
-		return cli.Exit("run: "+err.Error(), 2)
-	}
+	defer closeExec()
 	rdb, err := openRedis(c)
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
@@ -97,8 +112,8 @@ func runAction(c *cli.Context) error {
 	events := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_events_total", Help: "Session timeline events by type."}, []string{"type"})
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
-	if url := c.String("rpc"); url != "" {
-		if service, source, err = chainService(c, url, store, source); err != nil {
+	if client != nil {
+		if service, source, err = chainService(c, client, chainID, store, source); err != nil {
 			return err
 		}
 	}
@@ -142,7 +157,7 @@ func runAction(c *cli.Context) error {
 
 // chainService dials the node and builds the indexer: follower, starter and
 // the cache-backed orchestration source (before the static one).
-func chainService(c *cli.Context, url string, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
+func chainService(c *cli.Context, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
 	cfg := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
 	if file := c.String("config"); file != "" {
 		raw, err := os.ReadFile(file)
@@ -153,14 +168,10 @@ func chainService(c *cli.Context, url string, store *joinstore.Store, static rea
 			return nil, nil, cli.Exit(err.Error(), 2)
 		}
 	}
-	client, id, err := chain.Dial(c.Context, url)
-	if err != nil {
-		return nil, nil, cli.Exit("run: "+err.Error(), 1)
-	}
-	idx := store.Index(id.Uint64())
+	idx := store.Index(chainID)
 	source := reactor.FirstSource(indexer.NewCacheSource(idx, client), static)
-	f := &indexer.Follower{Chain: client, ChainID: id.Uint64(), Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers,
-		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: url, Log: slog.Default()}
+	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers,
+		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: c.String("rpc"), Log: slog.Default()}
 	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default()}
 	return &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}, source, nil
 }
@@ -190,4 +201,70 @@ func serveOps(addr string, reg *prometheus.Registry, rdb redis.UniversalClient) 
 	}()
 	slog.Info("serving /metrics and /healthz", "addr", l.Addr().String())
 	return srv, nil
+}
+
+// runExecutor is the step executor of a replica: XRC-137 rules from the
+// chain (with a client) and from --rules, --outcomes for steps no rule
+// covers.
+func runExecutor(c *cli.Context, client *ethclient.Client) (reactor.Executor, func(), error) {
+	var scripted *reactor.Scripted
+	if f := c.String("outcomes"); f != "" {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, cli.Exit(err.Error(), 2)
+		}
+		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
+			return nil, nil, cli.Exit("run: "+err.Error(), 2)
+		}
+	}
+	if client == nil && c.String("rules") == "" {
+		if scripted == nil {
+			return nil, nil, cli.Exit("run: give --rpc (rules from XRC-137 contracts), --rules DIR or --outcomes FILE", 2)
+		}
+		return scripted, func() {}, nil
+	}
+	loader := &rulesource.Loader{}
+	if dir := c.String("rules"); dir != "" {
+		var err error
+		if loader.Files, err = rulesource.OpenDir(dir); err != nil {
+			return nil, nil, cli.Exit("run: --rules: "+err.Error(), 2)
+		}
+	}
+	api := &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}
+	if err := api.Check(); err != nil {
+		return nil, nil, cli.Exit("run: --allow-host: "+err.Error(), 2)
+	}
+	reads := &chain.Reads{}
+	var backends []*ethclient.Client
+	closeAll := func() {
+		for _, b := range backends {
+			b.Close()
+		}
+	}
+	if client != nil {
+		loader.Chain = rulesource.NewChain(client)
+		reads.Default = client
+	}
+	for _, spec := range c.StringSlice("rpc-backend") {
+		name, url, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || url == "" {
+			closeAll()
+			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %q: want NAME=URL", spec), 2)
+		}
+		b, _, err := chain.Dial(c.Context, url)
+		if err != nil {
+			closeAll()
+			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 2)
+		}
+		backends = append(backends, b)
+		if reads.Backends == nil {
+			reads.Backends = map[string]ethereum.ContractCaller{}
+		}
+		reads.Backends[name] = b
+	}
+	x := &ruleexec.Executor{Rules: loader, API: api, Reads: reads, Log: slog.Default()}
+	if scripted != nil {
+		x.Fallback = scripted
+	}
+	return x, closeAll, nil
 }

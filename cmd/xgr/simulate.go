@@ -82,7 +82,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (for steps no rule source covers; required without --rules and --rpc)"},
 			&cli.StringFlag{Name: "rules", Usage: "rule directory: DIR/rules.json and files named after rule references"},
-			evalRPCFlag, rpcBackendFlag, allowHostFlag,
+			evalRPCFlag(), rpcBackendFlag(), allowHostFlag(),
 			&cli.Float64Flag{Name: "wait-override", Usage: "replace every step's waitSec with SECONDS (e.g. 0)"},
 			&cli.IntFlag{Name: "max-steps", Usage: "stop after N executed steps (0: no bound)"},
 			&cli.StringFlag{Name: "start", Usage: "start step (default: the first step of the document)"},
@@ -260,7 +260,7 @@ func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchest
 	if n := c.Int("max-steps"); n < 0 {
 		return nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
 	}
-	if c.String("rules") != "" || c.String(evalRPCFlag.Name) != "" {
+	if c.String("rules") != "" || c.String(evalRPCFlag().Name) != "" {
 		loader := &rulesource.Loader{}
 		if dir := c.String("rules"); dir != "" {
 			if loader.Files, err = rulesource.OpenDir(dir); err != nil {
