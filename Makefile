@@ -8,9 +8,7 @@ BENCHTIME    ?= 1s
 
 ## run: the main job on embedded defaults
 run:
-	$(GO) run ./cmd/xgr ostc validate examples/ostc/*.json
-	$(GO) run ./cmd/xgr ostc graph examples/ostc/nested_join.json --format mermaid
-	$(GO) run ./cmd/xgr simulate examples/ostc/nested_join.json --outcomes examples/outcomes/all_valid.json --deterministic
+	$(GO) run ./cmd/xgr --log-level warn dev --exit-when-done
 
 ## build: the xgr binary into bin/
 build:
