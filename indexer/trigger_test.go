@@ -194,3 +194,33 @@ func TestReorgedTriggerStartsNothing(t *testing.T) {
 		t.Fatalf("%d sessions, want only the flow put's", len(list))
 	}
 }
+
+// 100 trigger events start exactly 100 sessions, also when the indexer and
+// the starter are replaced by fresh instances halfway (a restart).
+func TestHundredTriggersAcrossARestart(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	for i := 0; i < 50; i++ {
+		r.reg.Put(ctx, r.sender, fmt.Sprintf("order%d", i), example(t, "minimal_join.json"))
+	}
+	r.sync(t)
+	// Restart: new follower and starter on the same Redis, mid-stream.
+	f, s := *r.follow, *r.starter
+	f.Range = NewRangeSizer(7, 0)
+	r.follow, r.starter = &f, &s
+	for i := 50; i < 99; i++ {
+		r.reg.Put(ctx, r.sender, fmt.Sprintf("order%d", i), example(t, "minimal_join.json"))
+		if i%10 == 0 {
+			r.sync(t)
+		}
+	}
+	r.sim.Mine(3)
+	r.sync(t)
+	r.sync(t)
+	if list := r.sessions(t); len(list) != 100 {
+		t.Fatalf("%d sessions for 100 trigger logs (the flow put and 99 orders)", len(list))
+	}
+	if n, _ := r.follow.Index.PendingCount(ctx); n != 0 {
+		t.Fatalf("%d triggers still pending", n)
+	}
+}
