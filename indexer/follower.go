@@ -32,6 +32,10 @@ type Follower struct {
 	Index   *joinstore.Index
 	// Registries are the XRC-729 contracts to follow.
 	Registries []common.Address
+	// Discover also follows every XRC-729 registry that announces itself
+	// with XRC729Deployed (remembered in the index, undone by reorgs).
+	Discover   bool
+	discovered map[common.Address]bool
 	// Triggers turn logs into session starts.
 	Triggers []Trigger
 	// Start is the first block to index when the index is empty.
@@ -59,11 +63,12 @@ func (f *Follower) defaults(ctx context.Context) {
 	if f.Range == nil {
 		f.Range = NewRangeSizer(0, 0)
 	}
-	if !f.loaded && f.Endpoint != "" {
+	if !f.loaded {
 		f.loaded = true
-		if r, err := f.Index.Ranges(ctx); err == nil && r[f.Endpoint] > 0 {
+		if r, err := f.Index.Ranges(ctx); err == nil && f.Endpoint != "" && r[f.Endpoint] > 0 {
 			f.Range.Size = min(r[f.Endpoint], f.Range.Max)
 		}
+		f.loadDiscovered(ctx)
 	}
 	if f.Window <= 0 {
 		f.Window = 128
@@ -75,8 +80,14 @@ func (f *Follower) defaults(ctx context.Context) {
 
 // Step indexes the next range of blocks. It returns the progress; To < From
 // means the index is at the head.
-func (f *Follower) Step(ctx context.Context) (Progress, error) {
+func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 	f.defaults(ctx)
+	committed := false
+	defer func() {
+		if !committed && f.Discover {
+			f.loadDiscovered(ctx) // registries seen in a range that was not committed
+		}
+	}()
 	tip, err := f.Chain.BlockNumber(ctx)
 	if err != nil {
 		return Progress{}, fmt.Errorf("block number: %w", err)
@@ -89,7 +100,7 @@ func (f *Follower) Step(ctx context.Context) (Progress, error) {
 	if indexed {
 		from = head.Number + 1
 	}
-	p := Progress{From: from, Head: tip}
+	p = Progress{From: from, Head: tip}
 	if from > tip {
 		p.To = from - 1
 		return p, nil
@@ -163,6 +174,11 @@ func (f *Follower) Step(ctx context.Context) (Progress, error) {
 			return p, err
 		}
 		changes = append(changes, starts...)
+		if f.Discover && len(l.Topics) > 0 && l.Topics[0] == TopicXRC729Deployed {
+			changes = append(changes, joinstore.Change{Block: l.BlockNumber, Key: "registry:" + strings.ToLower(l.Address.Hex()),
+				Fields: map[string]string{"address": l.Address.Hex(), "block": strconv.FormatUint(l.BlockNumber, 10), "tx": l.TxHash.Hex()}})
+			continue
+		}
 		if !f.followed(l.Address) {
 			continue
 		}
@@ -191,6 +207,7 @@ func (f *Follower) Step(ctx context.Context) (Progress, error) {
 	if err := f.Index.Commit(ctx, head.Hash, !indexed, list, pruned, changes); err != nil {
 		return p, err
 	}
+	committed = true
 	p.To, p.Changes = to, len(changes)
 	return p, nil
 }
@@ -244,6 +261,7 @@ func (f *Follower) rewind(ctx context.Context, head joinstore.IndexBlock, p Prog
 		return p, err
 	}
 	f.Log.Warn("reorg: rewound the index", "from", head.Number, "to", anc.Number, "changes_undone", undone)
+	f.loadDiscovered(ctx)
 	if kept > 0 {
 		f.Log.Error("reorg below the confirmation depth: sessions were already started from rewound blocks", "sessions", kept)
 	}
@@ -261,8 +279,20 @@ func (f *Follower) logs(ctx context.Context, from, to uint64) ([]types.Log, erro
 		})
 	}
 	var out []types.Log
-	if len(f.Registries) > 0 {
-		logs, err := q(f.Registries, []common.Hash{TopicOSTCUpdated, TopicOSTCDeletedIndexed})
+	if f.Discover {
+		logs, err := q(nil, []common.Hash{TopicXRC729Deployed})
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range logs {
+			if !l.Removed && !f.followed(l.Address) {
+				f.discovered[l.Address] = true // committed with the range below
+			}
+		}
+		out = append(out, logs...)
+	}
+	if regs := f.registries(); len(regs) > 0 {
+		logs, err := q(regs, []common.Hash{TopicOSTCUpdated, TopicOSTCDeletedIndexed})
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +333,34 @@ func (f *Follower) followed(a common.Address) bool {
 			return true
 		}
 	}
-	return false
+	return f.discovered[a]
+}
+
+// registries are the configured and the discovered registries.
+func (f *Follower) registries() []common.Address {
+	out := append([]common.Address(nil), f.Registries...)
+	for a := range f.discovered {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Cmp(out[j]) < 0 })
+	return out
+}
+
+// loadDiscovered reads the discovered registries back from the index (at
+// start, and after a rewind undid some).
+func (f *Follower) loadDiscovered(ctx context.Context) {
+	f.discovered = map[common.Address]bool{}
+	if !f.Discover {
+		return
+	}
+	keys, err := f.Index.Keys(ctx, "registry:")
+	if err != nil {
+		f.Log.Warn("reading discovered registries", "err", err)
+		return
+	}
+	for _, k := range keys {
+		f.discovered[common.HexToAddress(strings.TrimPrefix(k, "registry:"))] = true
+	}
 }
 
 // starts records the session starts a log asks for; they run once their

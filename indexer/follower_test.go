@@ -189,3 +189,31 @@ func containsBlock(w []joinstore.IndexBlock, h common.Hash) bool {
 	}
 	return false
 }
+
+// With discovery on, every registry that announces itself with
+// XRC729Deployed is followed, including writes in the same range.
+func TestDiscoverRegistries(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	f, idx := newFollower(t, sim.Backend())
+	f.Discover = true
+	f.Range = NewRangeSizer(50, 0)
+	a, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{IDs: []string{"one"}, JSONs: [][]byte{example(t, "nested_join.json")}})
+	catchUp(t, f)
+	b, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	b.Put(ctx, testenv.Sender(t, sim, 0), "two", example(t, "minimal_join.json"))
+	catchUp(t, f)
+	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(a.Address, "one")); e["valid"] != "1" {
+		t.Fatalf("registry a, written in its constructor: %v", e)
+	}
+	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(b.Address, "two")); e["valid"] != "1" {
+		t.Fatalf("registry b: %v", e)
+	}
+	// A restarted follower knows both without seeing the deployments again.
+	g := *f
+	g.loaded = false
+	g.defaults(ctx)
+	if len(g.registries()) != 2 {
+		t.Fatalf("discovered after a restart: %v", g.registries())
+	}
+}

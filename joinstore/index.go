@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/redis/go-redis/v9"
@@ -262,12 +263,8 @@ func (x *Index) MarkStarted(ctx context.Context, key string, fields map[string]s
 // Count returns how many entries of a kind ("ostc:", "start:") exist; it
 // scans the index's own keys, for status output only.
 func (x *Index) Count(ctx context.Context, kind string) (int, error) {
-	n := 0
-	iter := x.rdb.Scan(ctx, 0, x.prefix+kind+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		n++
-	}
-	return n, iter.Err()
+	keys, err := x.Keys(ctx, kind)
+	return len(keys), err
 }
 
 // PendingCount is the number of trigger starts waiting for confirmation.
@@ -291,4 +288,40 @@ func (x *Index) Ranges(ctx context.Context) (map[string]uint64, error) {
 		out[k], _ = strconv.ParseUint(v, 10, 64)
 	}
 	return out, nil
+}
+
+// Keys lists the relative keys of entries of a kind ("registry:", …); it
+// scans the index's own keys, for start-up and status only.
+func (x *Index) Keys(ctx context.Context, kind string) ([]string, error) {
+	keys, err := scanAll(ctx, x.rdb, x.prefix+kind+"*")
+	for i, k := range keys {
+		keys[i] = strings.TrimPrefix(k, x.prefix)
+	}
+	return keys, err
+}
+
+// scanAll scans every master of a cluster (SCAN is per node), or the one server.
+func scanAll(ctx context.Context, rdb redis.UniversalClient, pattern string) ([]string, error) {
+	var mu sync.Mutex
+	var out []string
+	scan := func(ctx context.Context, c *redis.Client) error {
+		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		for iter.Next(ctx) {
+			mu.Lock()
+			out = append(out, iter.Val())
+			mu.Unlock()
+		}
+		return iter.Err()
+	}
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		return out, c.ForEachMaster(ctx, scan)
+	case *redis.Client:
+		return out, scan(ctx, c)
+	}
+	iter := rdb.Scan(ctx, 0, pattern, 1000).Iterator()
+	for iter.Next(ctx) {
+		out = append(out, iter.Val())
+	}
+	return out, iter.Err()
 }

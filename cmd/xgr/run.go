@@ -170,7 +170,7 @@ func chainService(c *cli.Context, client *ethclient.Client, chainID uint64, stor
 	}
 	idx := store.Index(chainID)
 	source := reactor.FirstSource(indexer.NewCacheSource(idx, client), static)
-	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers,
+	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Discover: cfg.Discover, Triggers: cfg.Triggers,
 		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: c.String("rpc"), Log: slog.Default()}
 	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default()}
 	return &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}, source, nil
