@@ -51,8 +51,8 @@ const (
 
 func stateOf(p phase) procState { return procState(p) }
 
-func (s procState) phase() phase  { return phase(s & phaseMask) }
-func (s procState) woken() bool   { return s&wakeup != 0 }
+func (s procState) phase() phase { return phase(s & phaseMask) }
+func (s procState) woken() bool  { return s&wakeup != 0 }
 func (s procState) String() string {
 	if s.woken() {
 		return s.phase().String() + "+wakeup"
