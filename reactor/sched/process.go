@@ -14,9 +14,10 @@ type PID uint64
 // Init, Step…, Close.
 type Process interface {
 	// Init prepares the process to run its entry point method with input.
-	// ctx lives as long as the scheduler: it is cancelled when Shutdown
-	// gives up or returns. Init runs on Submit's goroutine; when it fails,
-	// Submit returns the error and the process is neither run nor closed.
+	// ctx lives as long as the scheduler (it is cancelled when Shutdown
+	// returns) and carries the process's PID (PIDOf). Init runs on Submit's
+	// goroutine; when it fails, Submit returns the error and the process is
+	// neither run nor closed.
 	Init(ctx context.Context, method string, input any) error
 	// Step advances the state machine with the events that arrived since
 	// the last step (none on the first) and writes the resulting status and
