@@ -2,17 +2,14 @@ package reactor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/reactor/sched"
 )
 
 // Manager is the session manager of one replica. Several replicas share one
@@ -38,11 +35,16 @@ type Manager struct {
 	// several goroutines).
 	OnEvent func(joinstore.Root, Event)
 
+	// Workers is the number of scheduler workers running the root actors
+	// (0 = GOMAXPROCS).
+	Workers int
+
 	mu     sync.Mutex
-	actors map[joinstore.Root]*actor
-	wg     sync.WaitGroup
+	actors map[joinstore.Root]sched.PID
 	halt   chan struct{}
+	halted atomic.Bool
 	once   sync.Once
+	sched  *sched.Scheduler
 }
 
 // Halt stops the replica at once, as a crash would: nothing in flight is
@@ -51,7 +53,7 @@ type Manager struct {
 // and for operators who must stop a replica that cannot drain.)
 func (m *Manager) Halt() {
 	m.defaults()
-	m.once.Do(func() { close(m.halt) })
+	m.once.Do(func() { m.halted.Store(true); close(m.halt) })
 }
 
 func (m *Manager) defaults() {
@@ -70,7 +72,7 @@ func (m *Manager) defaults() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.actors == nil {
-		m.actors = map[joinstore.Root]*actor{}
+		m.actors = map[joinstore.Root]sched.PID{}
 		m.halt = make(chan struct{})
 	}
 }
@@ -82,11 +84,16 @@ func (m *Manager) Running() int {
 	return len(m.actors)
 }
 
-// Run finds sessions that need a replica and runs them until ctx ends; then
-// every root actor finishes the executions in flight, commits them, and
-// gives its leases back (a graceful drain).
+// Run finds sessions that need a replica and runs them until ctx ends: one
+// root actor per session, as a process of a work-stealing scheduler whose
+// yields are the session's IO (Redis transitions, step executions, timers).
+// When ctx ends every root actor drains — the executions in flight finish
+// and are committed, leases are given back — before Run returns.
 func (m *Manager) Run(ctx context.Context) error {
 	m.defaults()
+	ioCtx, stopIO := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopIO()
+	m.sched = sched.New(sched.Config{Workers: m.Workers, Handler: ioHandler{ctx: ioCtx}, OnExit: m.exited})
 	ticker := time.NewTicker(m.Poll)
 	defer ticker.Stop()
 	for {
@@ -95,13 +102,36 @@ func (m *Manager) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			m.wg.Wait()
+			// Drain: Shutdown cancels every root actor and waits until each
+			// has committed what was in flight and given its leases back (at
+			// most a lease period: by then other replicas may take over).
+			drain, cancel := context.WithTimeout(context.Background(), m.ProcLease+m.RootLease)
+			defer cancel()
+			if err := m.sched.Shutdown(drain); err != nil {
+				m.Log.Warn("some sessions did not drain in time", "err", err)
+			}
 			return nil
 		case <-m.halt:
-			m.wg.Wait()
+			stopIO()
+			shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			m.sched.Shutdown(shutdown)
 			return nil
 		case <-ticker.C:
 		}
+	}
+}
+
+func (m *Manager) exited(pid sched.PID, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for r, p := range m.actors {
+		if p == pid {
+			delete(m.actors, r)
+		}
+	}
+	if err != nil && !errors.Is(err, sched.ErrUnfinished) {
+		m.Log.Warn("root actor failed", "err", err)
 	}
 }
 
@@ -129,324 +159,16 @@ func (m *Manager) adopt(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		a := &actor{m: m, root: r, token: token, results: make(chan result, 64)}
 		m.mu.Lock()
-		m.actors[r] = a
+		pid, err := m.sched.Submit(newRootActor(m, r, token), "run", nil)
+		if err == nil {
+			m.actors[r] = pid
+		}
 		m.mu.Unlock()
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			a.run(ctx)
-			m.mu.Lock()
-			delete(m.actors, r)
-			m.mu.Unlock()
-		}()
-	}
-	return nil
-}
-
-// actor runs one session on this replica: it claims due processes up to the
-// session's window, executes them concurrently, and applies their results
-// one at a time, in the order they arrive.
-type actor struct {
-	m     *Manager
-	root  joinstore.Root
-	token int64
-	orch  *registry.Orchestration
-	table joinstore.StepTable
-
-	inflight map[int64]joinstore.Claim
-	results  chan result
-	// ready are iters known to be due now (children just committed, targets
-	// just promoted): they are claimed without reading the due set first.
-	ready []int64
-}
-
-type result struct {
-	claim joinstore.Claim
-	res   Result
-	err   error
-	input map[string]any
-}
-
-func (a *actor) emit(e Event) {
-	if a.m.OnEvent != nil {
-		a.m.OnEvent(a.root, e)
-	}
-}
-
-func (a *actor) run(ctx context.Context) {
-	log := a.m.Log.With("session", a.root.String())
-	if err := a.setup(ctx); err != nil {
-		log.Error("cannot run session", "err", err)
-		a.release(context.WithoutCancel(ctx))
-		return
-	}
-	a.inflight = map[int64]joinstore.Claim{}
-	renewRoot := time.NewTicker(a.m.RootLease / 3)
-	defer renewRoot.Stop()
-	renewProcs := time.NewTicker(a.m.ProcLease / 3)
-	defer renewProcs.Stop()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		wait := a.m.RootLease / 3
-		if ctx.Err() == nil {
-			next, ok, err := a.claim(ctx)
-			if err != nil {
-				log.Warn("claim failed", "err", err)
-			}
-			if ok {
-				wait = min(wait, max(time.Until(next), time.Millisecond))
-			}
-			if len(a.inflight) == 0 && (!ok || time.Until(next) > a.m.RootLease) {
-				// Nothing runs and nothing is due soon: hand the session
-				// back; the root index brings it back when it is due.
-				a.release(context.WithoutCancel(ctx))
-				return
-			}
-		} else if len(a.inflight) == 0 {
-			a.release(context.WithoutCancel(ctx))
-			return
-		}
-		timer.Reset(wait)
-		select {
-		case r := <-a.results:
-			// Results are applied even while draining: the execution happened.
-			if err := a.apply(context.WithoutCancel(ctx), r); err != nil {
-				log.Warn("applying a result failed", "pid", r.claim.Pid, "err", err)
-			}
-		case <-renewRoot.C:
-			if _, err := a.m.Store.AcquireRoot(ctx, a.root, a.m.Replica, a.m.RootLease); err != nil && ctx.Err() == nil {
-				if errors.Is(err, joinstore.ErrRootHeld) {
-					// Another replica took the session (we were too slow to
-					// renew); its fencing tokens void our in-flight work.
-					log.Warn("lost the root lease", "err", err)
-					return
-				}
-				if !errors.Is(err, joinstore.ErrFinished) {
-					log.Warn("root lease renewal failed", "err", err)
-				}
-			}
-			a.m.Store.MarkRoot(ctx, a.root, time.Now().Add(a.m.RootLease))
-			// Processes a dead replica left running come back once their
-			// leases expire; deliveries pushed by others (a kill) are applied.
-			if err := a.recover(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("recovery failed", "err", err)
-			}
-		case <-renewProcs.C:
-			for _, c := range a.inflight {
-				if _, err := a.m.Store.Renew(ctx, c, time.Now(), a.m.ProcLease); err != nil {
-					log.Warn("lease renewal failed", "pid", c.Pid, "err", err)
-				}
-			}
-		case <-timer.C:
-		case <-ctx.Done():
-		case <-a.m.halt:
-			return
-		}
-	}
-}
-
-// setup loads the orchestration, recovers processes a dead replica left
-// running, and applies join deliveries it left pending.
-func (a *actor) setup(ctx context.Context) error {
-	meta, err := a.m.Store.Session(ctx, a.root)
-	if err != nil {
-		return err
-	}
-	a.orch, err = a.m.Source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"]))
-	if err != nil {
-		return err
-	}
-	a.table = Table(a.orch)
-	a.m.Store.MarkRoot(ctx, a.root, time.Now().Add(a.m.RootLease))
-	return a.recover(ctx)
-}
-
-// recover returns processes whose lease expired to the due set and applies
-// pending join deliveries.
-func (a *actor) recover(ctx context.Context) error {
-	if _, err := a.m.Store.Recover(ctx, a.root, time.Now()); err != nil {
-		return err
-	}
-	pending, err := a.m.Store.PendingJoins(ctx, a.root)
-	if err != nil {
-		return err
-	}
-	work := make([]joinstore.FollowUp, 0, len(pending))
-	for _, t := range pending {
-		work = append(work, joinstore.FollowUp{Target: t})
-	}
-	return a.joins(ctx, work)
-}
-
-// claim claims the due processes the window allows and starts executing
-// them; it returns the earliest due time of what still waits.
-func (a *actor) claim(ctx context.Context) (time.Time, bool, error) {
-	now := time.Now()
-	var iters []int64
-	var next time.Time
-	var ok bool
-	if len(a.ready) > 0 {
-		// Known due work: claim it directly; the due set is read once it is
-		// used up (nothing is lost: claim skips what is not due).
-		iters, a.ready = a.ready, nil
-		next, ok = now, true
-	} else {
-		var err error
-		iters, next, ok, err = a.m.Store.Due(ctx, a.root, now, 64)
-		if err != nil || len(iters) == 0 {
-			return next, ok, err
-		}
-	}
-	var fresh []int64
-	for _, it := range iters {
-		if _, busy := a.inflight[it]; !busy {
-			fresh = append(fresh, it)
-		}
-	}
-	claims, err := a.m.Store.Claim(ctx, a.root, now, a.m.ProcLease, a.m.Replica, a.table, fresh)
-	if err != nil {
-		return next, ok, err
-	}
-	for _, c := range claims {
-		a.inflight[c.Iter] = c
-		a.emit(Event{At: now, Type: "claimed", Pid: c.Pid, Step: c.ResumeStep})
-		go a.execute(ctx, c)
-	}
-	if len(claims) < len(fresh) {
-		// The window is full: what is left is due now, once a slot frees.
-		return now.Add(a.m.Poll), true, nil
-	}
-	return next, ok, nil
-}
-
-func (a *actor) execute(ctx context.Context, c joinstore.Claim) {
-	r := result{claim: c}
-	step := a.orch.Step(c.ResumeStep)
-	if step == nil {
-		r.err = fmt.Errorf("%s runs step %q, which orchestration %q does not have", c.Pid, c.ResumeStep, a.orch.ID)
-	} else if err := json.Unmarshal(c.ResumePlain, &r.input); err != nil {
-		r.err = fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
-	} else {
-		r.res, r.err = a.m.Exec.Execute(context.WithoutCancel(ctx), Execution{Owner: a.root.Owner, Pid: c.Pid, Step: step, Payload: r.input, Orchestration: a.orch})
-	}
-	select {
-	case a.results <- r:
-	case <-a.m.halt:
-	}
-}
-
-// apply commits one execution's result and runs the join steps it causes.
-func (a *actor) apply(ctx context.Context, r result) error {
-	delete(a.inflight, r.claim.Iter)
-	now := time.Now()
-	c := r.claim
-	step := a.orch.Step(c.ResumeStep)
-	commit, detail := commitFor(c, step, r, now, a.m.Replica)
-	a.emit(Event{At: now, Type: "executed", Pid: c.Pid, Step: c.ResumeStep, Detail: detail})
-	cr, err := a.m.Store.Commit(ctx, c, now, commit)
-	if errors.Is(err, joinstore.ErrLeaseLost) {
-		// Lease lost: another holder owns the process now; our result is void.
-		a.emit(Event{At: now, Type: "ignored", Pid: c.Pid, Detail: "lease lost; result discarded"})
-		return nil
-	}
-	if err != nil {
-		if _, rerr := a.m.Store.Release(ctx, c, now, now); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		return err
-	}
-	var work []joinstore.FollowUp
-	if !cr.Killed {
-		for _, ch := range commit.Children {
-			a.emit(Event{At: now, Type: "spawned", Pid: c.Root.Pid(ch.Iter), Step: ch.ResumeStep})
-			switch {
-			case ch.Join != nil:
-				work = append(work, joinstore.FollowUp{Target: ch.Iter})
-			case !ch.NextWakeAt.After(now):
-				a.ready = append(a.ready, ch.Iter)
-			}
-		}
-	}
-	if cr.DeliveredTo != 0 {
-		work = append(work, joinstore.FollowUp{Target: cr.DeliveredTo})
-	}
-	return a.joins(ctx, work)
-}
-
-// commitFor turns an execution's outcome into the commit of its process:
-// payload flow and the children of the selected branch.
-func commitFor(c joinstore.Claim, step *registry.Step, r result, now time.Time, worker string) (joinstore.Commit, string) {
-	commit := joinstore.Commit{Status: "done", Worker: worker}
-	next, detail := r.input, "valid"
-	if r.err != nil || step == nil {
-		commit.Status = "aborted"
-		detail = fmt.Sprint(r.err)
-	} else {
-		next = NextPayload(r.input, r.res.Output)
-		commit.Valid = &r.res.Valid
-		if !r.res.Valid {
-			detail = "invalid"
-		}
-	}
-	commit.Payload = MarshalPayload(next)
-	if step != nil {
-		commit.Children = Children(step, r.err != nil, r.res.Valid, Parent{Group: c.JoinGroupID, FirstChild: c.FirstChild}, commit.Payload, now, r.res.Wait)
-	}
-	return commit, detail
-}
-
-// joins runs join steps until no follow-up remains.
-func (a *actor) joins(ctx context.Context, work []joinstore.FollowUp) error {
-	for len(work) > 0 {
-		f := work[0]
-		work = work[1:]
-		decide := func(v joinstore.JoinView) (joinstore.JoinApply, error) {
-			if f.Kill {
-				return KillGroup(v)
-			}
-			ap, _, err := DecideJoin(v, a.orch.CanReach)
-			return ap, err
-		}
-		now := time.Now()
-		res, err := a.m.Store.JoinStep(ctx, a.root, f.Target, now, a.m.ProcLease, decide)
-		switch {
-		case errors.Is(err, joinstore.ErrNotFound), errors.Is(err, joinstore.ErrJoinBusy):
-			continue
-		case err != nil:
+		if err != nil {
+			m.Store.ReleaseRoot(ctx, r, m.Replica, token)
 			return err
 		}
-		for _, v := range res.Verdicts {
-			switch v {
-			case joinstore.VerdictSatisfied:
-				a.emit(Event{At: now, Type: "join_closed", Pid: a.root.Pid(f.Target)})
-				a.ready = append(a.ready, f.Target) // claim skips it if its nextWakeAt is later
-			case joinstore.VerdictUnfulfillable:
-				a.emit(Event{At: now, Type: "join_aborted", Pid: a.root.Pid(f.Target)})
-			}
-		}
-		work = append(work, res.FollowUps...)
 	}
 	return nil
-}
-
-// release hands the session back: its root lease goes, and the root index
-// says when another replica should look at it (its next due time).
-func (a *actor) release(ctx context.Context) {
-	next, ok, err := a.m.Store.NextDue(ctx, a.root)
-	meta, merr := a.m.Store.Session(ctx, a.root)
-	switch {
-	case err != nil || merr != nil:
-	case meta["live"] == "0" || meta["status"] == "finished":
-		a.m.Store.UnmarkRoot(ctx, a.root)
-	case ok:
-		a.m.Store.MarkRoot(ctx, a.root, next)
-	default:
-		// Live but nothing due (paused, or join targets waiting on running
-		// work elsewhere): look again after a lease period.
-		a.m.Store.MarkRoot(ctx, a.root, time.Now().Add(a.m.RootLease))
-	}
-	a.m.Store.ReleaseRoot(ctx, a.root, a.m.Replica, a.token)
 }

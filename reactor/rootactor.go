@@ -1,0 +1,222 @@
+package reactor
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor/sched"
+)
+
+// ioCmd is a yield: IO that runs off the scheduler's workers; its return
+// values complete the yield.
+type ioCmd func(ctx context.Context) (any, error)
+
+// sleepCmd is a yield that completes after the duration.
+type sleepCmd time.Duration
+
+// ioHandler dispatches root actors' yields: IO on its own goroutine, sleeps
+// on a timer.
+type ioHandler struct{ ctx context.Context }
+
+func (h ioHandler) Dispatch(c sched.Completer, pid sched.PID, y sched.Yield) {
+	switch cmd := y.Command.(type) {
+	case ioCmd:
+		go func() {
+			v, err := cmd(h.ctx)
+			c.CompleteYield(pid, y.Tag, v, err)
+		}()
+	case sleepCmd:
+		time.AfterFunc(time.Duration(cmd), func() { c.CompleteYield(pid, y.Tag, nil, nil) })
+	default:
+		c.CompleteYield(pid, y.Tag, nil, errors.New("reactor: unknown yield"))
+	}
+}
+
+// op is what a yield of a root actor was for.
+type op uint8
+
+const (
+	opSetup op = iota
+	opClaim
+	opExec
+	opApply
+	opSleep
+	opRenew
+	opRelease
+)
+
+// rootActor runs one session as a scheduler process. Its state changes only
+// in Step: it claims due processes up to the window, executes them
+// concurrently (one yield each), and applies their results one at a time,
+// in the order they complete. Store transitions of the session are never
+// concurrent with each other (at most one outstanding), executions are.
+type rootActor struct {
+	io       *sessionIO
+	ops      map[uint64]op
+	tag      uint64
+	inflight map[int64]joinstore.Claim
+	ready    []int64
+	results  []result
+
+	started, storeBusy, sleeping, renewing, needClaim bool
+	draining, releasing, done                          bool
+	next                                               time.Time
+	hasNext                                            bool
+	lastRenew                                          time.Time
+}
+
+func newRootActor(m *Manager, root joinstore.Root, token int64) *rootActor {
+	return &rootActor{io: &sessionIO{m: m, root: root, token: token}, ops: map[uint64]op{}, inflight: map[int64]joinstore.Claim{},
+		needClaim: true, lastRenew: time.Now()}
+}
+
+// Init implements sched.Process.
+func (a *rootActor) Init(context.Context, string, any) error { return nil }
+
+// Close implements sched.Process.
+func (a *rootActor) Close() {}
+
+func (a *rootActor) yield(out *sched.StepOutput, o op, cmd any) {
+	a.tag++
+	a.ops[a.tag] = o
+	out.Yield(a.tag, cmd)
+}
+
+// Step implements sched.Process.
+func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
+	m := a.io.m
+	log := m.Log.With("session", a.io.root.String())
+	for _, e := range events {
+		switch e.Type {
+		case sched.EventCancel:
+			a.draining = true
+		case sched.EventYieldComplete:
+			o := a.ops[e.Tag]
+			delete(a.ops, e.Tag)
+			switch o {
+			case opSetup:
+				a.storeBusy = false
+				if e.Error != nil {
+					log.Error("cannot run session", "err", e.Error)
+					a.draining = true
+					break
+				}
+				a.started = true
+				a.ready = append(a.ready, e.Data.([]int64)...)
+			case opClaim:
+				a.storeBusy = false
+				if e.Error != nil {
+					log.Warn("claim failed", "err", e.Error)
+				}
+				if c, ok := e.Data.(claimed); ok {
+					a.next, a.hasNext = c.next, c.ok
+					for _, cl := range c.claims {
+						a.inflight[cl.Iter] = cl
+						a.io.emit(Event{At: time.Now(), Type: "claimed", Pid: cl.Pid, Step: cl.ResumeStep})
+						cl := cl
+						a.yield(out, opExec, ioCmd(func(ctx context.Context) (any, error) { return a.io.execute(ctx, cl), nil }))
+					}
+				}
+			case opExec:
+				a.results = append(a.results, e.Data.(result))
+			case opApply:
+				a.storeBusy, a.needClaim = false, true
+				if e.Error != nil {
+					log.Warn("applying a result failed", "err", e.Error)
+				}
+				if ready, ok := e.Data.([]int64); ok {
+					a.ready = append(a.ready, ready...)
+				}
+			case opSleep:
+				a.sleeping, a.needClaim = false, true
+			case opRenew:
+				a.renewing = false
+				if errors.Is(e.Error, joinstore.ErrRootHeld) {
+					// Another replica took the session; its fencing tokens
+					// void our in-flight work. Stop without releasing.
+					log.Warn("lost the root lease", "err", e.Error)
+					a.done = true
+				} else if e.Error != nil {
+					log.Warn("renewal failed", "err", e.Error)
+				}
+				if ready, ok := e.Data.([]int64); ok {
+					a.ready, a.needClaim = append(a.ready, ready...), true
+				}
+			case opRelease:
+				a.done = true
+			}
+		}
+	}
+	if m.halted.Load() {
+		// A crash: nothing more is committed and no lease is given back.
+		a.done = true
+	}
+	if a.done {
+		out.Status = sched.StatusComplete
+		return nil
+	}
+	a.decide(out)
+	out.Status = sched.StatusBlocked
+	return nil
+}
+
+// decide issues the next yields.
+func (a *rootActor) decide(out *sched.StepOutput) {
+	m := a.io.m
+	if !a.renewing && a.started && time.Since(a.lastRenew) > m.RootLease/3 && !a.releasing {
+		a.renewing, a.lastRenew = true, time.Now()
+		inflight := make([]joinstore.Claim, 0, len(a.inflight))
+		for _, c := range a.inflight {
+			inflight = append(inflight, c)
+		}
+		a.yield(out, opRenew, ioCmd(func(ctx context.Context) (any, error) { return a.io.renew(ctx, inflight) }))
+	}
+	if a.storeBusy || a.releasing {
+		return
+	}
+	switch {
+	case !a.started && !a.draining:
+		a.storeBusy = true
+		a.yield(out, opSetup, ioCmd(func(ctx context.Context) (any, error) { return a.io.setup(ctx) }))
+	case len(a.results) > 0:
+		r := a.results[0]
+		a.results = a.results[1:]
+		delete(a.inflight, r.claim.Iter)
+		a.storeBusy = true
+		a.yield(out, opApply, ioCmd(func(ctx context.Context) (any, error) { return a.io.apply(ctx, r) }))
+	case a.draining && len(a.inflight) == 0:
+		a.release(out)
+	case a.draining:
+		// Wait for the executions in flight.
+	case a.needClaim || len(a.ready) > 0:
+		ready := a.ready
+		a.ready, a.needClaim = nil, false
+		busy := make(map[int64]bool, len(a.inflight))
+		for it := range a.inflight {
+			busy[it] = true
+		}
+		a.storeBusy = true
+		a.yield(out, opClaim, ioCmd(func(ctx context.Context) (any, error) { return a.io.claim(ctx, ready, busy) }))
+	case len(a.inflight) == 0 && (!a.hasNext || time.Until(a.next) > m.RootLease):
+		// Nothing runs and nothing is due soon: hand the session back; the
+		// root index brings it back when it is due.
+		a.release(out)
+	case !a.sleeping:
+		wait := m.RootLease / 3
+		if a.hasNext {
+			wait = min(wait, max(time.Until(a.next), time.Millisecond))
+		}
+		a.sleeping = true
+		a.yield(out, opSleep, sleepCmd(wait))
+	}
+}
+
+func (a *rootActor) release(out *sched.StepOutput) {
+	a.releasing, a.storeBusy = true, true
+	a.yield(out, opRelease, ioCmd(func(ctx context.Context) (any, error) {
+		a.io.release(context.WithoutCancel(ctx))
+		return nil, nil
+	}))
+}

@@ -1,0 +1,266 @@
+package reactor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// sessionIO is the IO of one session's root actor. Its methods run on the
+// handler's goroutines; they never touch the actor's state, they return
+// what the actor needs to know.
+type sessionIO struct {
+	m     *Manager
+	root  joinstore.Root
+	token int64
+	// orch and table are set by setup, before any other call.
+	orch  *registry.Orchestration
+	table joinstore.StepTable
+}
+
+func (s *sessionIO) emit(e Event) {
+	if s.m.OnEvent != nil {
+		s.m.OnEvent(s.root, e)
+	}
+}
+
+// setup loads the orchestration, recovers processes a dead replica left
+// running and applies join deliveries it left pending. It returns the
+// targets promoted meanwhile (due now).
+func (s *sessionIO) setup(ctx context.Context) ([]int64, error) {
+	meta, err := s.m.Store.Session(ctx, s.root)
+	if err != nil {
+		return nil, err
+	}
+	if s.orch, err = s.m.Source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"])); err != nil {
+		return nil, err
+	}
+	s.table = Table(s.orch)
+	s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
+	return s.recover(ctx)
+}
+
+// recover returns processes whose lease expired to the due set and applies
+// pending join deliveries.
+func (s *sessionIO) recover(ctx context.Context) ([]int64, error) {
+	if _, err := s.m.Store.Recover(ctx, s.root, time.Now()); err != nil {
+		return nil, err
+	}
+	pending, err := s.m.Store.PendingJoins(ctx, s.root)
+	if err != nil {
+		return nil, err
+	}
+	work := make([]joinstore.FollowUp, 0, len(pending))
+	for _, t := range pending {
+		work = append(work, joinstore.FollowUp{Target: t})
+	}
+	return s.joins(ctx, work)
+}
+
+// claimed is what a claim round found.
+type claimed struct {
+	claims []joinstore.Claim
+	// next is the earliest future due time (ok false when none).
+	next time.Time
+	ok   bool
+}
+
+// claim claims due processes up to the window: the known-ready ones
+// directly, otherwise what the due set holds; busy are processes already in
+// flight here.
+func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]bool) (claimed, error) {
+	now := time.Now()
+	var out claimed
+	iters := ready
+	if len(iters) == 0 {
+		var err error
+		if iters, out.next, out.ok, err = s.m.Store.Due(ctx, s.root, now, 64); err != nil || len(iters) == 0 {
+			return out, err
+		}
+	} else {
+		// Ready work was claimed without reading the due set: look again soon.
+		out.next, out.ok = now, true
+	}
+	fresh := iters[:0:0]
+	for _, it := range iters {
+		if !busy[it] {
+			fresh = append(fresh, it)
+		}
+	}
+	claims, err := s.m.Store.Claim(ctx, s.root, now, s.m.ProcLease, s.m.Replica, s.table, fresh)
+	if err != nil {
+		return out, err
+	}
+	out.claims = claims
+	if len(claims) < len(fresh) {
+		// The window is full: what is left is due now, once a slot frees.
+		out.next, out.ok = now.Add(s.m.Poll), true
+	}
+	return out, nil
+}
+
+// execute runs one claimed process's step.
+func (s *sessionIO) execute(ctx context.Context, c joinstore.Claim) result {
+	r := result{claim: c}
+	step := s.orch.Step(c.ResumeStep)
+	if step == nil {
+		r.err = fmt.Errorf("%s runs step %q, which orchestration %q does not have", c.Pid, c.ResumeStep, s.orch.ID)
+	} else if err := json.Unmarshal(c.ResumePlain, &r.input); err != nil {
+		r.err = fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
+	} else {
+		r.res, r.err = s.m.Exec.Execute(ctx, Execution{Owner: s.root.Owner, Pid: c.Pid, Step: step, Payload: r.input, Orchestration: s.orch})
+	}
+	return r
+}
+
+// result is one execution's outcome.
+type result struct {
+	claim joinstore.Claim
+	res   Result
+	err   error
+	input map[string]any
+}
+
+// apply commits one execution's result and runs the join steps it causes;
+// it returns the processes that are due now (children, promoted targets).
+func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
+	now := time.Now()
+	c := r.claim
+	step := s.orch.Step(c.ResumeStep)
+	commit, detail := commitFor(c, step, r, now, s.m.Replica)
+	s.emit(Event{At: now, Type: "executed", Pid: c.Pid, Step: c.ResumeStep, Detail: detail})
+	cr, err := s.m.Store.Commit(ctx, c, now, commit)
+	if errors.Is(err, joinstore.ErrLeaseLost) {
+		// Another holder owns the process now; this result is void.
+		s.emit(Event{At: now, Type: "ignored", Pid: c.Pid, Detail: "lease lost; result discarded"})
+		return nil, nil
+	}
+	if err != nil {
+		if _, rerr := s.m.Store.Release(ctx, c, now, now); rerr != nil {
+			return nil, errors.Join(err, rerr)
+		}
+		return nil, err
+	}
+	var ready []int64
+	var work []joinstore.FollowUp
+	if !cr.Killed {
+		for _, ch := range commit.Children {
+			s.emit(Event{At: now, Type: "spawned", Pid: c.Root.Pid(ch.Iter), Step: ch.ResumeStep})
+			switch {
+			case ch.Join != nil:
+				work = append(work, joinstore.FollowUp{Target: ch.Iter})
+			case !ch.NextWakeAt.After(now):
+				ready = append(ready, ch.Iter)
+			}
+		}
+	}
+	if cr.DeliveredTo != 0 {
+		work = append(work, joinstore.FollowUp{Target: cr.DeliveredTo})
+	}
+	promoted, err := s.joins(ctx, work)
+	return append(ready, promoted...), err
+}
+
+// commitFor turns an execution's outcome into the commit of its process:
+// payload flow and the children of the selected branch.
+func commitFor(c joinstore.Claim, step *registry.Step, r result, now time.Time, worker string) (joinstore.Commit, string) {
+	commit := joinstore.Commit{Status: "done", Worker: worker}
+	next, detail := r.input, "valid"
+	if r.err != nil || step == nil {
+		commit.Status = "aborted"
+		detail = fmt.Sprint(r.err)
+	} else {
+		next = NextPayload(r.input, r.res.Output)
+		commit.Valid = &r.res.Valid
+		if !r.res.Valid {
+			detail = "invalid"
+		}
+	}
+	commit.Payload = MarshalPayload(next)
+	if step != nil {
+		commit.Children = Children(step, r.err != nil, r.res.Valid, Parent{Group: c.JoinGroupID, FirstChild: c.FirstChild}, commit.Payload, now, r.res.Wait)
+	}
+	return commit, detail
+}
+
+// joins runs join steps until no follow-up remains; it returns the targets
+// it promoted.
+func (s *sessionIO) joins(ctx context.Context, work []joinstore.FollowUp) ([]int64, error) {
+	var promoted []int64
+	for len(work) > 0 {
+		f := work[0]
+		work = work[1:]
+		decide := func(v joinstore.JoinView) (joinstore.JoinApply, error) {
+			if f.Kill {
+				return KillGroup(v)
+			}
+			ap, _, err := DecideJoin(v, s.orch.CanReach)
+			return ap, err
+		}
+		now := time.Now()
+		res, err := s.m.Store.JoinStep(ctx, s.root, f.Target, now, s.m.ProcLease, decide)
+		switch {
+		case errors.Is(err, joinstore.ErrNotFound), errors.Is(err, joinstore.ErrJoinBusy):
+			continue
+		case err != nil:
+			return promoted, err
+		}
+		for _, v := range res.Verdicts {
+			switch v {
+			case joinstore.VerdictSatisfied:
+				s.emit(Event{At: now, Type: "join_closed", Pid: s.root.Pid(f.Target)})
+				promoted = append(promoted, f.Target) // claim skips it if its nextWakeAt is later
+			case joinstore.VerdictUnfulfillable:
+				s.emit(Event{At: now, Type: "join_aborted", Pid: s.root.Pid(f.Target)})
+			}
+		}
+		for _, it := range res.Killed {
+			s.emit(Event{At: now, Type: "killed", Pid: s.root.Pid(it), Detail: "join " + s.root.Pid(f.Target) + " closed with kill"})
+		}
+		work = append(work, res.FollowUps...)
+	}
+	return promoted, nil
+}
+
+// renew extends the root lease and the leases of the executions in flight;
+// ErrRootHeld means another replica took the session.
+func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) ([]int64, error) {
+	if _, err := s.m.Store.AcquireRoot(ctx, s.root, s.m.Replica, s.m.RootLease); err != nil && !errors.Is(err, joinstore.ErrFinished) {
+		return nil, err
+	}
+	s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
+	for _, c := range inflight {
+		if _, err := s.m.Store.Renew(ctx, c, time.Now(), s.m.ProcLease); err != nil {
+			s.m.Log.Warn("lease renewal failed", "pid", c.Pid, "err", err)
+		}
+	}
+	// Processes a dead replica left running come back once their leases
+	// expire; deliveries pushed by others (a kill) are applied.
+	return s.recover(ctx)
+}
+
+// release hands the session back: its root lease goes, and the root index
+// says when another replica should look at it (its next due time).
+func (s *sessionIO) release(ctx context.Context) {
+	next, ok, err := s.m.Store.NextDue(ctx, s.root)
+	meta, merr := s.m.Store.Session(ctx, s.root)
+	switch {
+	case err != nil || merr != nil:
+	case meta["live"] == "0" || meta["status"] == "finished":
+		s.m.Store.UnmarkRoot(ctx, s.root)
+	case ok:
+		s.m.Store.MarkRoot(ctx, s.root, next)
+	default:
+		// Live but nothing due (paused, or targets waiting on work that is
+		// not due yet): look again after a lease period.
+		s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
+	}
+	s.m.Store.ReleaseRoot(ctx, s.root, s.m.Replica, s.token)
+}
