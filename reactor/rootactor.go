@@ -61,10 +61,10 @@ type rootActor struct {
 	results  []result
 
 	started, storeBusy, sleeping, renewing, needClaim bool
-	draining, releasing, done                          bool
-	next                                               time.Time
-	hasNext                                            bool
-	lastRenew                                          time.Time
+	draining, releasing, done                         bool
+	next                                              time.Time
+	hasNext                                           bool
+	lastRenew                                         time.Time
 }
 
 func newRootActor(m *Manager, root joinstore.Root, token int64) *rootActor {
