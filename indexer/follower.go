@@ -151,6 +151,7 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 		}
 	}
 	var changes []joinstore.Change
+	var reads []pendingRead
 	for _, l := range logs {
 		if l.Removed {
 			continue
@@ -186,14 +187,14 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 		if err != nil {
 			return p, err
 		}
-		if !ok {
-			continue
+		if ok {
+			// Placeholder; filled by the concurrent reads below, in log order.
+			changes = append(changes, joinstore.Change{})
+			reads = append(reads, pendingRead{at: len(changes) - 1, c: c})
 		}
-		change, err := f.change(ctx, c)
-		if err != nil {
-			return p, err
-		}
-		changes = append(changes, change)
+	}
+	if err := f.readAll(ctx, reads, changes); err != nil {
+		return p, err
 	}
 	list := make([]joinstore.IndexBlock, 0, len(blocks))
 	for _, b := range blocks {
@@ -267,6 +268,41 @@ func (f *Follower) rewind(ctx context.Context, head joinstore.IndexBlock, p Prog
 	}
 	p.Rewound, p.To = true, anc.Number
 	return p, nil
+}
+
+// pendingRead is a registry change whose text still has to be read.
+type pendingRead struct {
+	at int // index in the changes
+	c  Change
+}
+
+// readParallel bounds the concurrent eth_calls of one range.
+const readParallel = 8
+
+// readAll turns registry logs into cache changes with up to readParallel
+// reads at a time, keeping the changes in log order.
+func (f *Follower) readAll(ctx context.Context, reads []pendingRead, changes []joinstore.Change) error {
+	sem := make(chan struct{}, readParallel)
+	errs := make(chan error, len(reads))
+	for _, r := range reads {
+		sem <- struct{}{}
+		go func(r pendingRead) {
+			defer func() { <-sem }()
+			ch, err := f.change(ctx, r.c)
+			changes[r.at] = ch
+			errs <- err
+		}(r)
+	}
+	for range cap(sem) {
+		sem <- struct{}{}
+	}
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // logs fetches the registry and trigger logs of a range: one query for the
