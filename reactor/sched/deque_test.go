@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func items(n int) []*int {
@@ -18,15 +19,15 @@ func items(n int) []*int {
 }
 
 // dequeAt returns an empty deque whose indices start at start, to test the
-// wrap-around of the uint32 indices.
-func dequeAt(size, start uint32) *deque[int] {
+// wrap-around of the 16-bit indices.
+func dequeAt(size int, start uint16) *deque[int] {
 	d := newDeque[int](size)
-	d.word.Store(pack(start, start))
+	d.word.Store(uint64(start)<<16 | uint64(start))
 	return d
 }
 
 func TestDequeOwnerLIFOThiefFIFO(t *testing.T) {
-	for _, start := range []uint32{0, 1<<32 - 5} {
+	for _, start := range []uint16{0, 1<<16 - 5} {
 		d := dequeAt(2, start) // grows twice on the way
 		it := items(6)
 		for _, v := range it {
@@ -61,7 +62,7 @@ func TestDequeOwnerLIFOThiefFIFO(t *testing.T) {
 
 func TestDequeStealHalfInto(t *testing.T) {
 	for _, tc := range []struct{ have, moved int }{{0, 0}, {1, 1}, {2, 1}, {3, 2}, {10, 5}, {17, 9}} {
-		src, dst := dequeAt(4, 1<<32-3), newDeque[int](2)
+		src, dst := dequeAt(4, 1<<16-3), newDeque[int](2)
 		it := items(tc.have + 1)
 		dst.push(it[tc.have]) // dst keeps what it had at its top
 		for _, v := range it[:tc.have] {
@@ -91,6 +92,63 @@ func TestDequeStealHalfInto(t *testing.T) {
 	}
 }
 
+// TestDequeStaleThiefLoses replays the interleaving that breaks a steal
+// whose CAS checks only top and bottom: the thief reads the word and the
+// item, the owner pops that item and pushes another to the same bottom, and
+// the thief's CAS must fail rather than take the popped item again.
+func TestDequeStaleThiefLoses(t *testing.T) {
+	for _, start := range []uint16{0, 1, 1<<16 - 1} {
+		d := dequeAt(4, start)
+		it := items(2)
+		d.push(it[0])
+		w := d.word.Load()
+		top, _ := unpack(w)
+		stale := d.buffer().get(top)
+		if got := d.pop(); got != it[0] || stale != it[0] {
+			t.Fatalf("start %d: setup went wrong", start)
+		}
+		d.push(it[1])
+		if top2, bottom2 := unpack(d.word.Load()); top2 != top || count(top2, bottom2) != 1 {
+			t.Fatalf("start %d: indices differ after pop+push", start)
+		}
+		if d.word.CompareAndSwap(w, withTop(w, top+1)) {
+			t.Fatalf("start %d: a thief with a stale word took a popped item", start)
+		}
+		if got := d.steal(); got != it[1] {
+			t.Fatalf("start %d: steal after the replay got the wrong item", start)
+		}
+	}
+}
+
+// TestDequeBounded: push refuses beyond maxDequeSize, and a steal takes no
+// more than the thief's deque has room for.
+func TestDequeBounded(t *testing.T) {
+	src, dst := newDeque[int](minDequeSize), newDeque[int](minDequeSize)
+	v := new(int)
+	for i := range maxDequeSize {
+		if !src.push(v) {
+			t.Fatalf("push %d refused below the limit", i)
+		}
+		if i < maxDequeSize-10 {
+			dst.push(v)
+		}
+	}
+	if src.push(v) || src.size() != maxDequeSize || src.room() != 0 {
+		t.Fatalf("push beyond the limit: size %d, room %d", src.size(), src.room())
+	}
+	if n := src.stealHalfInto(dst); n != 10 || dst.size() != maxDequeSize || src.size() != maxDequeSize-10 {
+		t.Fatalf("steal into a nearly full deque moved %d (dst %d, src %d)", n, dst.size(), src.size())
+	}
+	if n := src.stealHalfInto(dst); n != 0 {
+		t.Fatalf("steal into a full deque moved %d", n)
+	}
+	for dst.pop() != nil {
+	}
+	if n := src.stealHalfInto(dst); n != (maxDequeSize-10+1)/2 {
+		t.Fatalf("steal into an empty deque moved %d", n)
+	}
+}
+
 func TestDequeGrowKeepsOrder(t *testing.T) {
 	d := newDeque[int](2)
 	it := items(1000)
@@ -117,14 +175,23 @@ func TestDequeGrowKeepsOrder(t *testing.T) {
 // TestDequeConcurrentExactlyOnce runs one owner that pushes and pops against
 // thieves that steal single items and halves (into their own deques, which
 // the others steal from in turn) and checks that every item is taken exactly
-// once. A small initial buffer makes the owner grow it while thieves read.
+// once. A small initial buffer makes the owner grow it while thieves read,
+// and the steal hook sometimes yields between a thief's read and its CAS.
 func TestDequeConcurrentExactlyOnce(t *testing.T) {
-	const total = 200_000
+	var hooked atomic.Uint32
+	testHookSteal = func() {
+		if hooked.Add(1)%4 == 0 {
+			runtime.Gosched()
+		}
+	}
+	t.Cleanup(func() { testHookSteal = nil })
+	const total, rounds = 50_000, 8
 	thieves := 4
 	if testing.Short() {
 		thieves = 2
 	}
-	for round, start := range []uint32{0, 1<<32 - 1000} {
+	for round := range rounds {
+		start := uint16(round * (1<<16 - 1000) % (1 << 16)) // all rounds but the first cross the index wrap
 		owner := dequeAt(2, start)
 		all := []*deque[int]{owner}
 		for range thieves {
@@ -132,6 +199,7 @@ func TestDequeConcurrentExactlyOnce(t *testing.T) {
 		}
 		it := items(total)
 		taken := make([]atomic.Int32, total)
+		deadline := time.Now().Add(30 * time.Second) // a lost item fails, not hangs
 		var done atomic.Int64
 		take := func(v *int) {
 			taken[*v].Add(1)
@@ -144,7 +212,7 @@ func TestDequeConcurrentExactlyOnce(t *testing.T) {
 				defer wg.Done()
 				mine := all[self]
 				r := rand.New(rand.NewPCG(uint64(round), uint64(self)))
-				for done.Load() < total {
+				for done.Load() < total && time.Now().Before(deadline) {
 					victim := all[r.IntN(len(all))]
 					if victim != mine {
 						if r.IntN(2) == 0 {
@@ -165,14 +233,22 @@ func TestDequeConcurrentExactlyOnce(t *testing.T) {
 				}
 			}(i)
 		}
+		// The owner pushes and pops in short bursts, so bottom keeps
+		// returning to values thieves have seen (the ABA a steal must
+		// survive).
 		r := rand.New(rand.NewPCG(uint64(round), 0))
-		for _, v := range it {
-			owner.push(v)
-			for n := r.IntN(3); n > 0; n-- {
-				if r.IntN(2) == 0 {
+		for next := 0; next < total; {
+			for n := 1 + r.IntN(8); n > 0 && next < total; n-- {
+				for !owner.push(it[next]) { // full: work some off
 					if v := owner.pop(); v != nil {
 						take(v)
 					}
+				}
+				next++
+			}
+			for n := r.IntN(8); n > 0; n-- {
+				if v := owner.pop(); v != nil {
+					take(v)
 				}
 			}
 		}

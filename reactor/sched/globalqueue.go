@@ -53,8 +53,10 @@ func (q *globalQueue[T]) take() *T {
 }
 
 // popBatch removes the oldest item and returns it, and moves up to extra of
-// the following items, in order, to the bottom of dst (whose owner the
-// caller must be). It returns nil when the queue is empty.
+// the items after it (no more than dst has room for) to the bottom of dst,
+// whose owner the caller must be. They go in reverse, so that dst's owner,
+// popping LIFO, runs them in queue order.
+// It returns nil when the queue is empty.
 func (q *globalQueue[T]) popBatch(dst *deque[T], extra int) *T {
 	if q.n.Load() == 0 {
 		return nil
@@ -65,8 +67,13 @@ func (q *globalQueue[T]) popBatch(dst *deque[T], extra int) *T {
 		return nil
 	}
 	v := q.take()
-	for extra = min(extra, q.count); extra > 0; extra-- {
-		dst.push(q.take())
+	extra = min(extra, q.count, dst.room())
+	mask := len(q.ring) - 1
+	for i := extra - 1; i >= 0; i-- {
+		dst.push(q.ring[(q.head+i)&mask])
+	}
+	for range extra {
+		q.take()
 	}
 	q.n.Store(int64(q.count))
 	return v

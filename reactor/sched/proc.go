@@ -12,6 +12,7 @@ type proc struct {
 	p      Process
 	state  atomic.Uint32
 	events eventQueue
+	ctx    procContext // Init's context
 
 	// Owned by the worker that runs the process. A worker takes ownership
 	// with claim (a CAS) and hands it over with park or a queue push, which
@@ -22,6 +23,7 @@ type proc struct {
 
 func newProc(pid PID, p Process) *proc {
 	pr := &proc{pid: pid, p: p}
+	pr.ctx.pid = pid
 	pr.events.init()
 	pr.state.Store(uint32(stateOf(phaseReady)))
 	return pr

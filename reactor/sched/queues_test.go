@@ -22,9 +22,9 @@ func TestGlobalQueueFIFOAndBatch(t *testing.T) {
 	if dst.size() != 3 || q.len() != 36 {
 		t.Fatalf("after a batch of 3: deque %d, queue %d", dst.size(), q.len())
 	}
-	// The batch keeps FIFO order for thieves of dst.
+	// The owner of dst pops the batch in queue order.
 	for want := 1; want <= 3; want++ {
-		if got := *dst.steal(); got != want {
+		if got := *dst.pop(); got != want {
 			t.Fatalf("batch item %d, want %d", got, want)
 		}
 	}
@@ -38,7 +38,7 @@ func TestGlobalQueueFIFOAndBatch(t *testing.T) {
 			t.Fatalf("pop %d, want %d", *v, next)
 		}
 		next++
-		for w := dst.steal(); w != nil; w = dst.steal() {
+		for w := dst.pop(); w != nil; w = dst.pop() {
 			if *w != next {
 				t.Fatalf("batch item %d, want %d", *w, next)
 			}

@@ -106,8 +106,9 @@ func (s *Scheduler) Submit(p Process, method string, input any) (PID, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	pid := PID(s.nextPID.Add(1))
-	if err := p.Init(context.WithValue(s.ctx, pidKey{}, pid), method, input); err != nil {
+	pr := newProc(PID(s.nextPID.Add(1)), p)
+	pr.ctx.Context = s.ctx
+	if err := p.Init(&pr.ctx, method, input); err != nil {
 		return 0, fmt.Errorf("sched: init %q: %w", method, err)
 	}
 	s.admit.RLock()
@@ -116,8 +117,7 @@ func (s *Scheduler) Submit(p Process, method string, input any) (PID, error) {
 		p.Close()
 		return 0, ErrClosed
 	}
-	pr := newProc(pid, p)
-	s.procs.Store(pid, pr)
+	s.procs.Store(pr.pid, pr)
 	s.live.Add(1)
 	s.admit.RUnlock()
 	s.global.push(pr)
@@ -126,6 +126,21 @@ func (s *Scheduler) Submit(p Process, method string, input any) (PID, error) {
 }
 
 type pidKey struct{}
+
+// procContext is the context a process's Init gets: the scheduler's, plus
+// the PID. It lives in the proc record to save an allocation per Submit.
+type procContext struct {
+	context.Context
+	pid PID
+}
+
+// Value implements context.Context.
+func (c *procContext) Value(key any) any {
+	if key == (pidKey{}) {
+		return c.pid
+	}
+	return c.Context.Value(key)
+}
 
 // PIDOf returns the PID of the process whose Init received ctx (or a
 // context derived from it), so a process can tell others where to reply.

@@ -212,7 +212,11 @@ func (w *worker) requeue(p *proc, status Status, streak int) {
 		return
 	}
 	p.streak = streak + 1
-	w.dq.push(p)
+	if !w.dq.push(p) {
+		w.s.global.push(p) // the deque is full
+		w.s.park.wake()
+		return
+	}
 	if w.dq.size() > 1 {
 		w.s.park.wake() // there is more than what we run next: a thief may help
 	}
