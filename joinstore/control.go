@@ -280,13 +280,9 @@ func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int6
 	if err != nil || len(expired) == 0 {
 		return nil, err
 	}
-	iters := make([]int64, 0, len(expired))
-	for _, e := range expired {
-		it, err := strconv.ParseInt(e, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("run set of %s holds %q", root, e)
-		}
-		iters = append(iters, it)
+	iters, err := parseIters(expired, "run set", root)
+	if err != nil {
+		return nil, err
 	}
 	refs, err := s.refs(ctx, root, iters)
 	if err != nil {

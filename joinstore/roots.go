@@ -95,15 +95,7 @@ func (s *Store) PendingJoins(ctx context.Context, root Root) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]int64, 0, len(ids))
-	for _, id := range ids {
-		n, err := strconv.ParseInt(id, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("pending joins of %s hold %q", root, id)
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return parseIters(ids, "pending join set", root)
 }
 
 // UnmarkRoot removes a session from the global root index.

@@ -130,11 +130,16 @@ func (s *Store) DueIters(ctx context.Context, root Root, now time.Time, limit in
 	if err != nil {
 		return nil, err
 	}
+	return parseIters(ids, "due set", root)
+}
+
+// parseIters reads the members of a set of iters.
+func parseIters(ids []string, what string, root Root) ([]int64, error) {
 	out := make([]int64, 0, len(ids))
 	for _, id := range ids {
 		n, err := strconv.ParseInt(id, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("due set of %s holds %q", root, id)
+			return nil, fmt.Errorf("%s of %s holds %q", what, root, id)
 		}
 		out = append(out, n)
 	}
@@ -537,12 +542,8 @@ func (s *Store) Due(ctx context.Context, root Root, now time.Time, limit int) (i
 	if _, err = pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return nil, time.Time{}, false, err
 	}
-	for _, id := range due.Val() {
-		n, err := strconv.ParseInt(id, 10, 64)
-		if err != nil {
-			return nil, time.Time{}, false, fmt.Errorf("due set of %s holds %q", root, id)
-		}
-		iters = append(iters, n)
+	if iters, err = parseIters(due.Val(), "due set", root); err != nil {
+		return nil, time.Time{}, false, err
 	}
 	if z := first.Val(); len(z) > 0 {
 		return iters, time.UnixMilli(int64(z[0].Score)), true, nil
