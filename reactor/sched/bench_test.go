@@ -3,6 +3,7 @@ package sched
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -85,67 +86,103 @@ var workloads = []workload{
 // live bounds the processes in flight, like a session manager's sessions.
 const live = 4096
 
-type submitter interface {
-	Submit(p Process, method string, input any) (PID, error)
+// engine is a scheduler or the baseline pool, started with a handler and an
+// exit callback; stop ends it and its handler.
+type engine struct {
+	submit func(p Process, method string, input any) (PID, error)
+	stop   func()
 }
 
-// drive runs b.N yields' worth of processes (b.N/Total of them) through s
-// with at most live in flight and returns the elapsed time.
-func drive(b *testing.B, s submitter, exited chan struct{}, in yieldInput) time.Duration {
-	procs := max(1, b.N/in.Total)
-	b.ResetTimer()
+func startSched(workers int, onExit func(PID, error)) engine {
+	h := newBenchHandler(workers)
+	s := New(Config{Workers: workers, Handler: h, OnExit: onExit})
+	return engine{s.Submit, func() {
+		if err := s.Shutdown(context.Background()); err != nil {
+			panic(err)
+		}
+		h.stop()
+	}}
+}
+
+func startPool(workers int, onExit func(PID, error)) engine {
+	h := newBenchHandler(workers)
+	c := newChanPool(workers, live, h, onExit)
+	return engine{c.Submit, func() { c.close(); h.stop() }}
+}
+
+// run starts an engine, pushes procs processes of the workload through it
+// with at most live in flight, stops it, and returns the yields per second
+// between the first Submit and the last exit.
+func run(start func(int, func(PID, error)) engine, in yieldInput, procs int) float64 {
+	exited := make(chan struct{}, live)
+	e := start(runtime.GOMAXPROCS(0), func(PID, error) { exited <- struct{}{} })
+	defer e.stop()
 	began := time.Now()
 	for i := range procs {
 		if i >= live {
 			<-exited
 		}
-		if _, err := s.Submit(&benchProc{}, "bench", in); err != nil {
-			b.Fatal(err)
+		if _, err := e.submit(&benchProc{}, "bench", in); err != nil {
+			panic(err)
 		}
 	}
 	for range min(procs, live) {
 		<-exited
 	}
-	elapsed := time.Since(began)
-	b.StopTimer()
-	b.ReportMetric(float64(procs*in.Total)/elapsed.Seconds(), "ops/s")
-	return elapsed
+	return float64(procs*in.Total) / time.Since(began).Seconds()
 }
 
-// poolOps remembers the baseline's last ops/s per workload for the ratio.
-var poolOps = map[string]float64{}
-
-// BenchmarkSchedVsPool runs the same workloads on the scheduler and on the
+// BenchmarkSchedVsPool runs each workload on the scheduler and on the
 // channel-fed pool with the same number of workers (GOMAXPROCS). An op is
-// one yield: dispatched, completed, and the process stepped with it. The
-// scheduler's sub-benchmark reports x-pool, its ops/s over the pool's.
+// one yield: dispatched, completed, and its process stepped with it.
 func BenchmarkSchedVsPool(b *testing.B) {
-	workers := runtime.GOMAXPROCS(0)
 	for _, wl := range workloads {
-		b.Run(wl.name+"/pool", func(b *testing.B) {
-			h := newBenchHandler(workers)
-			exited := make(chan struct{}, live)
-			c := newChanPool(workers, live, h, func(PID, error) { exited <- struct{}{} })
-			elapsed := drive(b, c, exited, wl.in)
-			c.close()
-			h.stop()
-			poolOps[wl.name] = float64(max(1, b.N/wl.in.Total)*wl.in.Total) / elapsed.Seconds()
-		})
-		b.Run(wl.name+"/sched", func(b *testing.B) {
-			h := newBenchHandler(workers)
-			exited := make(chan struct{}, live)
-			s := New(Config{Workers: workers, Handler: h, OnExit: func(PID, error) { exited <- struct{}{} }})
-			elapsed := drive(b, s, exited, wl.in)
-			if err := s.Shutdown(context.Background()); err != nil {
-				b.Fatal(err)
+		for _, impl := range []struct {
+			name  string
+			start func(int, func(PID, error)) engine
+		}{{"pool", startPool}, {"sched", startSched}} {
+			b.Run(wl.name+"/"+impl.name, func(b *testing.B) {
+				ops := run(impl.start, wl.in, max(1, b.N/wl.in.Total))
+				b.ReportMetric(ops, "ops/s")
+			})
+		}
+	}
+}
+
+// BenchmarkSchedVsPoolPaired measures the ratio robustly on a shared
+// machine: per workload it alternates rounds of pool and scheduler (which
+// goes first alternates too) and reports the median ops/s of each and the
+// median of the per-round ratios, x-pool = scheduler / pool. One b.N op is
+// one yield on each of the two.
+func BenchmarkSchedVsPoolPaired(b *testing.B) {
+	const rounds = 10
+	for _, wl := range workloads {
+		b.Run(wl.name, func(b *testing.B) {
+			procs := max(1, b.N/rounds/wl.in.Total)
+			var pool, sched, ratio []float64
+			for r := range rounds {
+				var p, s float64
+				if r%2 == 0 {
+					p, s = run(startPool, wl.in, procs), run(startSched, wl.in, procs)
+				} else {
+					s, p = run(startSched, wl.in, procs), run(startPool, wl.in, procs)
+				}
+				pool, sched, ratio = append(pool, p), append(sched, s), append(ratio, s/p)
 			}
-			h.stop()
-			if base := poolOps[wl.name]; base > 0 {
-				ops := float64(max(1, b.N/wl.in.Total)*wl.in.Total) / elapsed.Seconds()
-				b.ReportMetric(ops/base, "x-pool")
-			}
+			b.ReportMetric(median(pool), "pool-ops/s")
+			b.ReportMetric(median(sched), "sched-ops/s")
+			b.ReportMetric(median(ratio), "x-pool")
 		})
 	}
+}
+
+func median(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
 func BenchmarkDequePushPop(b *testing.B) {

@@ -55,16 +55,16 @@ func (q *globalQueue[T]) take() *T {
 // popBatch removes the oldest item and returns it, and moves up to extra of
 // the items after it (no more than dst has room for) to the bottom of dst,
 // whose owner the caller must be. They go in reverse, so that dst's owner,
-// popping LIFO, runs them in queue order.
-// It returns nil when the queue is empty.
-func (q *globalQueue[T]) popBatch(dst *deque[T], extra int) *T {
+// popping LIFO, runs them in queue order. It returns the item and how many
+// it moved, or nil when the queue is empty.
+func (q *globalQueue[T]) popBatch(dst *deque[T], extra int) (*T, int) {
 	if q.n.Load() == 0 {
-		return nil
+		return nil, 0
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.count == 0 {
-		return nil
+		return nil, 0
 	}
 	v := q.take()
 	extra = min(extra, q.count, dst.room())
@@ -76,5 +76,5 @@ func (q *globalQueue[T]) popBatch(dst *deque[T], extra int) *T {
 		q.take()
 	}
 	q.n.Store(int64(q.count))
-	return v
+	return v, extra
 }

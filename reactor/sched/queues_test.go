@@ -13,8 +13,8 @@ func TestGlobalQueueFIFOAndBatch(t *testing.T) {
 	}
 	// Interleave pops and pushes so the ring wraps while growing.
 	dst := newDeque[int](4)
-	if got := *q.popBatch(dst, 3); got != 0 {
-		t.Fatalf("first pop %d, want 0", got)
+	if got, moved := q.popBatch(dst, 3); *got != 0 || moved != 3 {
+		t.Fatalf("first pop %d moving %d, want 0 moving 3", *got, moved)
 	}
 	for _, v := range it[30:] {
 		q.push(v)
@@ -30,7 +30,7 @@ func TestGlobalQueueFIFOAndBatch(t *testing.T) {
 	}
 	next := 4
 	for {
-		v := q.popBatch(dst, 16)
+		v, _ := q.popBatch(dst, 16)
 		if v == nil {
 			break
 		}

@@ -260,6 +260,51 @@ func TestStatusRunningStepsAgain(t *testing.T) {
 	}
 }
 
+// TestEventCapPerStep: events that piled up while a process ran reach it
+// at most maxStepEvents per step, in order, in steps that follow at once.
+func TestEventCapPerStep(t *testing.T) {
+	const msgs = 2*maxStepEvents + 10
+	ex := newExits(1)
+	s := start(t, Config{Workers: 1, OnExit: ex.onExit})
+	release := make(chan struct{})
+	running := make(chan struct{})
+	var sizes []int
+	got := 0
+	p := &funcProc{step: func(events []Event, out *StepOutput) error {
+		out.Status = StatusIdle
+		if sizes == nil {
+			sizes = []int{}
+			close(running)
+			<-release // hold the worker while the messages pile up
+			return nil
+		}
+		sizes = append(sizes, len(events))
+		for _, e := range events {
+			if e.Data != got {
+				return fmt.Errorf("message %v, want %d", e.Data, got)
+			}
+			got++
+		}
+		if got == msgs {
+			out.Status = StatusComplete
+		}
+		return nil
+	}}
+	pid := submit(t, s, p, "", nil)
+	<-running
+	for i := range msgs {
+		if err := s.Send(pid, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	ex.wait(t, s, 5*time.Second)
+	ex.noErrors(t)
+	if want := []int{maxStepEvents, maxStepEvents, 10}; fmt.Sprint(sizes) != fmt.Sprint(want) {
+		t.Fatalf("events per step %v, want %v", sizes, want)
+	}
+}
+
 // TestProcessFailures: a step error, a step without a status and a yield
 // without a handler end the process, which is closed once and reported.
 func TestProcessFailures(t *testing.T) {

@@ -116,11 +116,9 @@ func (w *worker) findOnce() *proc {
 func (w *worker) popGlobal() *proc {
 	g := w.s.global
 	// Up to globalBatch more, but not more than a fair share.
-	extra := min(globalBatch, g.len()/len(w.s.workers))
-	before := w.dq.size()
-	p := g.popBatch(w.dq, extra)
+	p, moved := g.popBatch(w.dq, min(globalBatch, g.len()/len(w.s.workers)))
 	if p != nil {
-		inc(&w.stats.globalPops, uint64(1+w.dq.size()-before))
+		inc(&w.stats.globalPops, uint64(1+moved))
 	}
 	return p
 }

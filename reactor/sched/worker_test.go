@@ -65,7 +65,8 @@ func TestFindOrder(t *testing.T) {
 		t.Fatalf("next batch: %v with %d in the deque", pids(got), w0.dq.size())
 	}
 	for s.global.len() > 0 {
-		w0.dq.push(s.global.popBatch(w0.dq, 16))
+		p, _ := s.global.popBatch(w0.dq, 16)
+		w0.dq.push(p)
 	}
 
 	// w2 has nothing local and the global queue is empty: it steals half
