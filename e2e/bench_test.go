@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
 )
 
 // benchEvents is how many registry events BenchmarkBackfill creates
@@ -119,4 +121,70 @@ func BenchmarkLiveLag(b *testing.B) {
 		total += time.Since(start)
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "lag-ms")
+}
+
+// BenchmarkTriggerToFirstStep measures, on anvil with one confirmation, the
+// time from a trigger transaction's receipt to the first claim of the
+// session it starts (indexer poll 20 ms, manager poll 20 ms).
+func BenchmarkTriggerToFirstStep(b *testing.B) {
+	anvil := testenv.StartAnvil(b)
+	ctx := context.Background()
+	flow, err := os.ReadFile("../examples/ostc/nested_join.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, _ := testenv.DeployXRC729(b, anvil, chain.RegistryInit{IDs: []string{"flow"}, JSONs: [][]byte{flow}})
+	cfg, err := indexer.ParseConfig("bench", []byte(fmt.Sprintf(`
+registries: ["%[1]s"]
+finality: confirmations
+confirmations: 1
+triggers:
+  - name: t
+    contract: "%[1]s"
+    event: "OSTCUpdated(address indexed xrc729Address, address indexed owner, bytes32 indexed ostcIdHash, bytes32 ostcHash, string id, uint256 version, uint64 updatedAt)"
+    orchestration: {registry: "%[1]s", id: flow}
+    start: A1
+    owner: {arg: owner}
+    payload: {Id: {arg: id}}
+`, reg.Address.Hex())))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rdb := testenv.StartRedis(b).Client()
+	store := joinstore.New(rdb, joinstore.Config{})
+	idx := store.Index(31337)
+	source := indexer.NewCacheSource(idx, anvil.Client)
+	claimed := make(chan time.Time, 1024)
+	exec, _ := reactor.ParseOutcomes([]byte(`{"default":{"result":"valid"}}`))
+	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: "bench", Poll: 20 * time.Millisecond, Log: discard(),
+		OnEvent: func(r joinstore.Root, e reactor.Event) {
+			if e.Type == "claimed" && strings.HasSuffix(e.Pid, ":1") {
+				claimed <- time.Now()
+			}
+		}}
+	svc := &indexer.Service{
+		Follower: &indexer.Follower{Chain: anvil.Client, ChainID: 31337, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: discard()},
+		Starter:  &indexer.Starter{Chain: anvil.Client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: discard()},
+		Poll:     20 * time.Millisecond, Log: discard()}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go svc.Run(runCtx)
+	go m.Run(runCtx)
+	<-claimed // the registry's own "flow" write is a trigger too
+	sender := testenv.Sender(b, anvil, 0)
+	var total time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := reg.Put(ctx, sender, fmt.Sprintf("t%d", i), flow); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		select {
+		case at := <-claimed:
+			total += at.Sub(start)
+		case <-time.After(30 * time.Second):
+			b.Fatal("no session started within 30s")
+		}
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "trigger-to-first-step-ms")
 }
