@@ -36,6 +36,10 @@ type Follower struct {
 	// with XRC729Deployed (remembered in the index, undone by reorgs).
 	Discover   bool
 	discovered map[common.Address]bool
+	// FollowRules caches the XRC-137 rules that cached orchestrations
+	// reference, and follows their XRC137Updated events.
+	FollowRules bool
+	rules       map[common.Address]bool
 	// Triggers turn logs into session starts.
 	Triggers []Trigger
 	// Start is the first block to index when the index is empty.
@@ -69,6 +73,7 @@ func (f *Follower) defaults(ctx context.Context) {
 			f.Range.Size = min(r[f.Endpoint], f.Range.Max)
 		}
 		f.loadDiscovered(ctx)
+		f.loadRules(ctx)
 	}
 	if f.Window <= 0 {
 		f.Window = 128
@@ -84,8 +89,10 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 	f.defaults(ctx)
 	committed := false
 	defer func() {
-		if !committed && f.Discover {
-			f.loadDiscovered(ctx) // registries seen in a range that was not committed
+		if !committed {
+			// Registries and rules seen in a range that was not committed.
+			f.loadDiscovered(ctx)
+			f.loadRules(ctx)
 		}
 	}()
 	tip, err := f.Chain.BlockNumber(ctx)
@@ -180,6 +187,12 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 				Fields: map[string]string{"address": l.Address.Hex(), "block": strconv.FormatUint(l.BlockNumber, 10), "tx": l.TxHash.Hex()}})
 			continue
 		}
+		if rc, ok, err := f.ruleLog(ctx, l); err != nil {
+			return p, err
+		} else if ok {
+			changes = append(changes, rc)
+			continue
+		}
 		if !f.followed(l.Address) {
 			continue
 		}
@@ -196,6 +209,11 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 	if err := f.readAll(ctx, reads, changes); err != nil {
 		return p, err
 	}
+	fresh, err := f.newRules(ctx, changes, blocks[to])
+	if err != nil {
+		return p, err
+	}
+	changes = append(changes, fresh...)
 	list := make([]joinstore.IndexBlock, 0, len(blocks))
 	for _, b := range blocks {
 		list = append(list, b)
@@ -263,6 +281,7 @@ func (f *Follower) rewind(ctx context.Context, head joinstore.IndexBlock, p Prog
 	}
 	f.Log.Warn("reorg: rewound the index", "from", head.Number, "to", anc.Number, "changes_undone", undone)
 	f.loadDiscovered(ctx)
+	f.loadRules(ctx)
 	if kept > 0 {
 		f.Log.Error("reorg below the confirmation depth: sessions were already started from rewound blocks", "sessions", kept)
 	}
@@ -329,6 +348,18 @@ func (f *Follower) logs(ctx context.Context, from, to uint64) ([]types.Log, erro
 	}
 	if regs := f.registries(); len(regs) > 0 {
 		logs, err := q(regs, []common.Hash{TopicOSTCUpdated, TopicOSTCDeletedIndexed})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, logs...)
+	}
+	if len(f.rules) > 0 {
+		addrs := make([]common.Address, 0, len(f.rules))
+		for a := range f.rules {
+			addrs = append(addrs, a)
+		}
+		sort.Slice(addrs, func(i, j int) bool { return addrs[i].Cmp(addrs[j]) < 0 })
+		logs, err := q(addrs, []common.Hash{TopicXRC137Updated})
 		if err != nil {
 			return nil, err
 		}

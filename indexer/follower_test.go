@@ -3,6 +3,7 @@ package indexer
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/big"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
@@ -215,5 +217,41 @@ func TestDiscoverRegistries(t *testing.T) {
 	g.defaults(ctx)
 	if len(g.registries()) != 2 {
 		t.Fatalf("discovered after a restart: %v", g.registries())
+	}
+}
+
+// The rules that cached orchestrations reference are cached too (checked
+// against ruleHash) and follow their XRC137Updated events.
+func TestFollowRules(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	ruleV1 := `{"payload":{},"rules":[],"onValid":{"payload":{"v":"1"}}}`
+	rc, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	r, _ := testenv.DeployXRC137(t, sim, ruleV1)
+	doc := fmt.Sprintf(`{"id":"f","structure":{"A":{"rule":"%s"}}}`, r.Address.Hex())
+	s := testenv.Sender(t, sim, 0)
+	rc.Put(ctx, s, "f", []byte(doc))
+	f, idx := newFollower(t, sim.Backend(), rc.Address)
+	f.FollowRules = true
+	catchUp(t, f)
+	src := NewCacheSource(idx, nil)
+	text, hash, ok, err := src.Rule(ctx, r.Address)
+	if err != nil || !ok || text != ruleV1 || hash != crypto.Keccak256Hash([]byte(ruleV1)) {
+		t.Fatalf("cached rule: %q %s %v %v", text, hash.Hex(), ok, err)
+	}
+	ruleV2 := `{"payload":{},"rules":[],"onValid":{"payload":{"v":"2"}}}`
+	if _, err := r.Update(ctx, s, []byte(ruleV2)); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, f)
+	if text, _, _, _ := src.Rule(ctx, r.Address); text != ruleV2 {
+		t.Fatalf("rule after the update: %q", text)
+	}
+	// A restarted follower keeps following the rule.
+	g := *f
+	g.loaded = false
+	g.defaults(ctx)
+	if !g.rules[r.Address] {
+		t.Fatalf("the restarted follower forgot the rule")
 	}
 }

@@ -19,10 +19,20 @@ type Chain struct {
 	// starts over.
 	Max int
 
+	// Cache, when set, serves rules the indexer follows (checked against
+	// ruleHash when it stored them) without an eth_call; rules it does not
+	// hold are read from the contract.
+	Cache RuleCache
+
 	mu    sync.Mutex
 	docs  map[chainKey]*rule.Document
 	rules map[common.Address]*chain.Rule
 	parse rule.DocumentCache
+}
+
+// RuleCache is a verified cache of XRC-137 rules (the indexer's).
+type RuleCache interface {
+	Rule(ctx context.Context, addr common.Address) (text string, hash common.Hash, ok bool, err error)
 }
 
 type chainKey struct {
@@ -52,6 +62,14 @@ func (c *Chain) Cached() int {
 func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loaded, error) {
 	origin := "XRC-137 " + addr.Hex()
 	fail := func(err error) (*Loaded, error) { return nil, &Error{Ref: ref, Origin: origin, Err: err} }
+	if c.Cache != nil {
+		if l, ok, err := c.cached(ctx, ref, addr, origin); err != nil || ok {
+			if err != nil {
+				return fail(err)
+			}
+			return l, nil
+		}
+	}
 	r := c.contract(addr)
 	h, err := r.Hash(ctx)
 	if err != nil {
@@ -80,7 +98,14 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 	if loaded.Doc, err = c.parse.Parse([]byte(st.Text)); err != nil {
 		return fail(err)
 	}
+	c.remember(chainKey{addr, st.Hash}, loaded.Doc)
+	return loaded, nil
+}
+
+// remember caches a parsed document, starting over when the cache is full.
+func (c *Chain) remember(k chainKey, doc *rule.Document) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	max := c.Max
 	if max <= 0 {
 		max = 1024
@@ -88,9 +113,7 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 	if len(c.docs) >= max {
 		clear(c.docs)
 	}
-	c.docs[chainKey{addr, st.Hash}] = loaded.Doc
-	c.mu.Unlock()
-	return loaded, nil
+	c.docs[k] = doc
 }
 
 func (c *Chain) contract(addr common.Address) *chain.Rule {
@@ -105,4 +128,31 @@ func (c *Chain) contract(addr common.Address) *chain.Rule {
 		c.rules[addr] = r
 	}
 	return r
+}
+
+// cached serves a rule from the rule cache; ok is false when the cache does
+// not hold it.
+func (c *Chain) cached(ctx context.Context, ref string, addr common.Address, origin string) (*Loaded, bool, error) {
+	text, h, ok, err := c.Cache.Rule(ctx, addr)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	loaded := &Loaded{Ref: ref, Origin: origin + " (cached)", Address: addr}
+	c.mu.Lock()
+	loaded.Doc = c.docs[chainKey{addr, h}]
+	c.mu.Unlock()
+	if loaded.Doc != nil {
+		return loaded, true, nil
+	}
+	if got := crypto.Keccak256Hash([]byte(text)); got != h {
+		return nil, false, fmt.Errorf("%w in the rule cache: ruleHash %s, keccak256 %s", ErrHashMismatch, h.Hex(), got.Hex())
+	}
+	if err := checkPlain([]byte(text)); err != nil {
+		return nil, false, err
+	}
+	if loaded.Doc, err = c.parse.Parse([]byte(text)); err != nil {
+		return nil, false, err
+	}
+	c.remember(chainKey{addr, h}, loaded.Doc)
+	return loaded, true, nil
 }

@@ -90,22 +90,27 @@ func runAction(c *cli.Context) error {
 		defer cl.Close()
 		client, chainID = cl, id.Uint64()
 	}
-	exec, closeExec, err := runExecutor(c, client)
-	if err != nil {
-		return err
-	}
-	defer closeExec()
 	rdb, err := openRedis(c)
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
 	}
 	defer rdb.Close()
+	store0 := joinstore.New(rdb, joinstore.Config{SessionTTL: sessionTTL()})
+	var cache *indexer.CacheSource
+	if client != nil {
+		cache = indexer.NewCacheSource(store0.Index(chainID), client)
+	}
+	exec, closeExec, err := runExecutor(c, client, cache)
+	if err != nil {
+		return err
+	}
+	defer closeExec()
 	replica := c.String("replica")
 	if replica == "" {
 		host, _ := os.Hostname()
 		replica = host + "-" + strconv.Itoa(os.Getpid())
 	}
-	store := joinstore.New(rdb, joinstore.Config{SessionTTL: sessionTTL()})
+	store := store0
 	if err := store.Preload(c.Context); err != nil {
 		return cli.Exit("run: redis: "+err.Error(), 1)
 	}
@@ -113,7 +118,7 @@ func runAction(c *cli.Context) error {
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
 	if client != nil {
-		if service, source, err = chainService(c, client, chainID, store, source); err != nil {
+		if service, source, err = chainService(c, cache, client, chainID, store, source); err != nil {
 			return err
 		}
 	}
@@ -157,7 +162,7 @@ func runAction(c *cli.Context) error {
 
 // chainService dials the node and builds the indexer: follower, starter and
 // the cache-backed orchestration source (before the static one).
-func chainService(c *cli.Context, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
+func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
 	cfg := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
 	if file := c.String("config"); file != "" {
 		raw, err := os.ReadFile(file)
@@ -169,8 +174,8 @@ func chainService(c *cli.Context, client *ethclient.Client, chainID uint64, stor
 		}
 	}
 	idx := store.Index(chainID)
-	source := reactor.FirstSource(indexer.NewCacheSource(idx, client), static)
-	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Discover: cfg.Discover, Triggers: cfg.Triggers,
+	source := reactor.FirstSource(cache, static)
+	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Discover: cfg.Discover, FollowRules: true, Triggers: cfg.Triggers,
 		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: c.String("rpc"), Log: slog.Default()}
 	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default()}
 	return &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}, source, nil
@@ -206,7 +211,7 @@ func serveOps(addr string, reg *prometheus.Registry, rdb redis.UniversalClient) 
 // runExecutor is the step executor of a replica: XRC-137 rules from the
 // chain (with a client) and from --rules, --outcomes for steps no rule
 // covers.
-func runExecutor(c *cli.Context, client *ethclient.Client) (reactor.Executor, func(), error) {
+func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache) (reactor.Executor, func(), error) {
 	var scripted *reactor.Scripted
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
@@ -243,6 +248,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client) (reactor.Executor, fu
 	}
 	if client != nil {
 		loader.Chain = rulesource.NewChain(client)
+		loader.Chain.Cache = cache // rules the indexer follows need no eth_call
 		reads.Default = client
 	}
 	for _, spec := range c.StringSlice("rpc-backend") {

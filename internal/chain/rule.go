@@ -190,6 +190,24 @@ func (r *Rule) Stored(ctx context.Context) (StoredRule, error) {
 	return s, nil
 }
 
+// StoredAt reads ruleJson, ruleHash and isEncrypted in the state of the
+// block with the given hash (EIP-1898), as the indexer does at a log's block.
+func (r *Rule) StoredAt(ctx context.Context, block common.Hash) (StoredRule, error) {
+	at := &bind.CallOpts{Context: ctx, BlockHash: block}
+	var s StoredRule
+	var err error
+	if s.Text, err = bind.Call(r.bound, at, xrc137ABI.PackRuleJson(), xrc137ABI.UnpackRuleJson); err != nil {
+		return StoredRule{}, readError(r.Address, "ruleJson", err)
+	}
+	if s.Hash, err = bind.Call(r.bound, at, xrc137ABI.PackRuleHash(), xrc137ABI.UnpackRuleHash); err != nil {
+		return StoredRule{}, readError(r.Address, "ruleHash", err)
+	}
+	if s.Encrypted, err = bind.Call(r.bound, at, xrc137ABI.PackIsEncrypted(), xrc137ABI.UnpackIsEncrypted); err != nil {
+		return StoredRule{}, readError(r.Address, "isEncrypted", err)
+	}
+	return s, nil
+}
+
 // Hash reads ruleHash at the latest block: one eth_call, enough to tell
 // whether a cached document is still the contract's rule.
 func (r *Rule) Hash(ctx context.Context) (common.Hash, error) {
