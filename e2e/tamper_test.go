@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/xgr-sidecar/xgr/contracts/xrc729"
+	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+)
+
+// tamperProxy forwards JSON-RPC to anvil but answers every eth_call of
+// getOSTC with other text than the chain holds.
+func tamperProxy(t *testing.T, upstream string) *httptest.Server {
+	abi := xrc729.NewXRC729().GetABI()
+	getOSTC := hexutil.Encode(abi.Methods["getOSTC"].ID)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		resp, err := http.Post(upstream, "application/json", bytes.NewReader(body))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var req struct {
+			Method string            `json:"method"`
+			Params []json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(body, &req) == nil && req.Method == "eth_call" && strings.Contains(string(req.Params[0]), strings.TrimPrefix(getOSTC, "0x")) {
+			var res struct {
+				JSONRPC string `json:"jsonrpc"`
+				ID      any    `json:"id"`
+				Result  string `json:"result"`
+			}
+			json.Unmarshal(out, &res)
+			raw, _ := hex.DecodeString(strings.TrimPrefix(res.Result, "0x"))
+			if vals, err := abi.Unpack("getOSTC", raw); err == nil {
+				forged, _ := abi.Methods["getOSTC"].Outputs.Pack(strings.Replace(vals[0].(string), "A1", "X1", 1))
+				res.Result = hexutil.Encode(forged)
+				out, _ = json.Marshal(res)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// An RPC endpoint that returns other getOSTC text than the chain holds is
+// caught by the hash check: the text is never cached or served, and the
+// mismatch is counted.
+func TestTamperingRPCProxyIsCaught(t *testing.T) {
+	anvil := testenv.StartAnvil(t)
+	redis := testenv.StartRedis(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, anvil, chain.RegistryInit{IDs: []string{"flow"}, JSONs: [][]byte{readExample(t, "nested_join.json")}})
+	proxy := tamperProxy(t, anvil.URL)
+	client, _, err := chain.Dial(ctx, proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	idx := joinstore.New(redis.Client(), joinstore.Config{}).Index(31337)
+	f := &indexer.Follower{Chain: client, ChainID: 31337, Index: idx, Registries: []common.Address{reg.Address}, Log: discard()}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p, err := f.Step(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.To >= p.Head {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no progress")
+		}
+	}
+	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	if e["json"] != "" || !strings.Contains(e["mismatch"], "keccak256(getOSTC)") {
+		t.Fatalf("the tampered text reached the cache: %v", e)
+	}
+	src := indexer.NewCacheSource(idx, client)
+	if _, err := src.Orchestration(ctx, reg.Address.Hex(), "flow", common.Hash{}); err == nil || !strings.Contains(err.Error(), "never served") {
+		t.Fatalf("the source served a mismatching orchestration: %v", err)
+	}
+	if m, _ := idx.Mismatches(ctx); len(m) != 1 {
+		t.Fatalf("mismatches: %v", m)
+	}
+}
