@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,24 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
+
+// lockedBuffer collects a child process's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
 
 func readExample(t *testing.T, name string) []byte {
 	raw, err := os.ReadFile("../examples/ostc/" + name)
@@ -54,8 +73,10 @@ triggers:
 	os.WriteFile(outcomes, []byte(`{"default":{"result":"valid"}}`), 0o644)
 	redisURL := "redis://" + redis.Addr + "/0"
 
-	var logs bytes.Buffer
-	run := exec.Command(xgrBin, "--log-format", "json", "run", "--rpc", anvil.URL, "--redis", redisURL, "--config", cfg,
+	var logs lockedBuffer
+	// Over a websocket, so that the newHeads hint is used.
+	wsURL := strings.Replace(anvil.URL, "http://", "ws://", 1)
+	run := exec.Command(xgrBin, "--log-format", "json", "run", "--rpc", wsURL, "--redis", redisURL, "--config", cfg,
 		"--outcomes", outcomes, "--poll", "20ms", "--index-poll", "50ms", "--listen", "")
 	run.Stdout, run.Stderr = &logs, &logs
 	if err := run.Start(); err != nil {
@@ -97,6 +118,9 @@ triggers:
 		time.Sleep(100 * time.Millisecond)
 	}
 
+	if !strings.Contains(logs.String(), "newHeads subscription active") {
+		t.Errorf("xgr run over a websocket did not subscribe to newHeads")
+	}
 	out, err := exec.Command(xgrBin, "index", "status", "--json", "--rpc", anvil.URL, "--redis", redisURL).CombinedOutput()
 	if err != nil {
 		t.Fatalf("index status: %v\n%s", err, out)

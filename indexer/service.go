@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // Service runs a follower and a starter until the context ends: it steps
@@ -18,6 +20,11 @@ type Service struct {
 	Log      *slog.Logger
 	// OnProgress sees every step (optional; for metrics).
 	OnProgress func(Progress)
+	// Heads, when set (a newHeads subscription over websocket), wakes the
+	// follower at once on a new block instead of at the next poll. It is
+	// only a hint: logs are still read by range and checked against the
+	// window, and polling goes on.
+	Heads <-chan *types.Header
 }
 
 // Run follows the chain until ctx ends.
@@ -67,10 +74,23 @@ func (s *Service) Run(ctx context.Context) error {
 				s.Log.Warn("starting triggered sessions failed", "err", err)
 			}
 		}
-		if atHead && !sleep(ctx, s.Poll) {
+		if atHead && !s.wait(ctx) {
 			return nil
 		}
 	}
+}
+
+// wait sleeps until the next poll or a new head, whichever comes first.
+func (s *Service) wait(ctx context.Context) bool {
+	t := time.NewTimer(s.Poll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-s.Heads:
+	}
+	return true
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

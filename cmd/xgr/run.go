@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -178,7 +179,19 @@ func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.
 	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Discover: cfg.Discover, FollowRules: true, Triggers: cfg.Triggers,
 		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: c.String("rpc"), Log: slog.Default()}
 	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default()}
-	return &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}, source, nil
+	svc := &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}
+	// Over a websocket, newHeads wakes the indexer as blocks arrive (a hint;
+	// polling goes on). Over HTTP the subscription is refused: poll only.
+	heads := make(chan *types.Header, 16)
+	if sub, err := client.SubscribeNewHead(c.Context, heads); err == nil {
+		svc.Heads = heads
+		go func() {
+			<-c.Context.Done()
+			sub.Unsubscribe()
+		}()
+		slog.Info("newHeads subscription active")
+	}
+	return svc, source, nil
 }
 
 // serveOps serves /metrics and /healthz.
