@@ -106,6 +106,20 @@ func dial(c *cli.Context) (*node, error) {
 
 // sender loads the signing key ($XGR_PRIVATE_KEY or --keystore with
 // --password-file) and returns a sender that waits for --confirmations.
+// dialSender connects for a write: the node and a sender with the key.
+func dialSender(c *cli.Context) (*node, *chain.Sender, error) {
+	n, err := dial(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := n.sender(c)
+	if err != nil {
+		n.Close()
+		return nil, nil, err
+	}
+	return n, s, nil
+}
+
 func (n *node) sender(c *cli.Context) (*chain.Sender, error) {
 	key, err := chain.LoadKey(chain.KeySource{
 		Hex:          os.Getenv(chain.PrivateKeyEnv),

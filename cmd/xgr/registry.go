@@ -66,15 +66,11 @@ func registryDeployAction(c *cli.Context) error {
 		}
 		init.Executors = append(init.Executors, common.HexToAddress(e))
 	}
-	n, err := dial(c)
+	n, s, err := dialSender(c)
 	if err != nil {
 		return err
 	}
 	defer n.Close()
-	s, err := n.sender(c)
-	if err != nil {
-		return err
-	}
 	g, r, err := chain.DeployRegistry(n.ctx, s, init)
 	if err != nil {
 		return chainFailure(err)

@@ -93,15 +93,11 @@ func ruleDeployAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := dial(c)
+	n, s, err := dialSender(c)
 	if err != nil {
 		return err
 	}
 	defer n.Close()
-	s, err := n.sender(c)
-	if err != nil {
-		return err
-	}
 	rule, w, err := chain.DeployRule(n.ctx, s, raw)
 	if err != nil {
 		return chainFailure(err)
@@ -134,15 +130,11 @@ func ruleUpdateAction(c *cli.Context) error {
 	} else if c.IsSet("suite") || c.IsSet("encdek") {
 		return cli.Exit("--suite and --encdek need --rid", 2)
 	}
-	n, err := dial(c)
+	n, s, err := dialSender(c)
 	if err != nil {
 		return err
 	}
 	defer n.Close()
-	s, err := n.sender(c)
-	if err != nil {
-		return err
-	}
 	rule := chain.NewRule(addr, n.client)
 	var w chain.RuleWrite
 	if enc != nil {
