@@ -135,7 +135,7 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	if err != nil {
 		return fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
 	}
-	res, execErr := r.Exec.Execute(ctx, Execution{Owner: c.Root.Owner, Pid: c.Pid, Step: step, Payload: input, Orchestration: r.Orch})
+	res, execErr := r.Exec.Execute(ctx, Execution{Owner: c.Root.Owner, Session: c.Root.RootPid, Pid: c.Pid, Step: step, Payload: input, Orchestration: r.Orch})
 	r.executed++
 	now := r.Now()
 	aborted := execErr != nil

@@ -115,7 +115,7 @@ func (s *sessionIO) execute(ctx context.Context, c joinstore.Claim) result {
 	} else if err := json.Unmarshal(c.ResumePlain, &r.input); err != nil {
 		r.err = fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
 	} else {
-		r.res, r.err = s.m.Exec.Execute(ctx, Execution{Owner: s.root.Owner, Pid: c.Pid, Step: step, Payload: r.input, Orchestration: s.orch})
+		r.res, r.err = s.m.Exec.Execute(ctx, Execution{Owner: s.root.Owner, Session: s.root.RootPid, Pid: c.Pid, Step: step, Payload: r.input, Orchestration: s.orch})
 	}
 	return r
 }
