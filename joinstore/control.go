@@ -2,8 +2,6 @@ package joinstore
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -185,90 +183,6 @@ func (s *Store) Pause(ctx context.Context, root Root, now time.Time, pause bool,
 		return out, s.MarkRoot(ctx, root, now)
 	}
 	return out, nil
-}
-
-// ErrNotWaiting: wake was asked for a process that is running or finished.
-var ErrNotWaiting = errors.New("process is not waiting")
-
-// ErrJoinOpen: wake was asked for a join target whose join is still open.
-var ErrJoinOpen = errors.New("join target's join is still open")
-
-// ErrWakeDenied: the caller may not wake this process.
-var ErrWakeDenied = errors.New("caller may not wake this process")
-
-// Wake makes a waiting process due now. A non-empty payload is merged into
-// its resumePlain (keys starting with "_" are dropped). A caller other than
-// the owner must be listed in the process's "__wakeUp" allow list.
-func (s *Store) Wake(ctx context.Context, root Root, iter int64, now time.Time, caller string, payload map[string]any) error {
-	k := keysOf(root)
-	for attempt := 0; attempt < 10; attempt++ {
-		p, err := s.Process(ctx, root, iter)
-		if err != nil {
-			return err
-		}
-		var plain map[string]any
-		if err := json.Unmarshal([]byte(orEmpty(json.RawMessage(p["resumePlain"]))), &plain); err != nil {
-			return fmt.Errorf("wake %s: resumePlain: %w", root.Pid(iter), err)
-		}
-		if !MayWake(root.Owner, caller, plain) {
-			return fmt.Errorf("wake %s by %s: %w (not the owner and not in __wakeUp)", root.Pid(iter), caller, ErrWakeDenied)
-		}
-		next := ""
-		if len(payload) > 0 {
-			b, err := json.Marshal(MergeWake(plain, payload))
-			if err != nil {
-				return err
-			}
-			next = string(b)
-		}
-		res, err := scriptWake.Run(ctx, s.rdb, []string{k.proc(iter), k.due()}, iter, ms(now), p["updatedAt"], next).Text()
-		if err != nil {
-			return fmt.Errorf("wake %s: %w", root.Pid(iter), err)
-		}
-		switch res {
-		case "woken":
-			return s.MarkRoot(ctx, root, now)
-		case "not_waiting":
-			if p["killedAt"] != "" {
-				return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrKilled)
-			}
-			return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrNotWaiting)
-		case "join_open":
-			return fmt.Errorf("wake %s: %w", root.Pid(iter), ErrJoinOpen)
-		}
-	}
-	return fmt.Errorf("wake %s: the process kept changing", root.Pid(iter))
-}
-
-// MayWake reports whether caller may wake a process of owner whose payload
-// is plain: the owner always; others only when listed in plain["__wakeUp"]
-// (case-insensitive, as addresses are).
-func MayWake(owner, caller string, plain map[string]any) bool {
-	if caller == "" || strings.EqualFold(caller, owner) {
-		return true
-	}
-	list, _ := plain["__wakeUp"].([]any)
-	for _, x := range list {
-		if s, ok := x.(string); ok && strings.EqualFold(s, caller) {
-			return true
-		}
-	}
-	return false
-}
-
-// MergeWake overlays a wake payload on a process's payload, dropping keys
-// that start with "_" (engine-reserved; a caller cannot set them).
-func MergeWake(plain, payload map[string]any) map[string]any {
-	out := make(map[string]any, len(plain)+len(payload))
-	for k, v := range plain {
-		out[k] = v
-	}
-	for k, v := range payload {
-		if !strings.HasPrefix(k, "_") {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // Recover returns processes whose lease expired to the due set (at-least-once

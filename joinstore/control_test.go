@@ -15,6 +15,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -209,18 +210,28 @@ func TestKillPauseResumeWake(t *testing.T) {
 		}
 
 		// Pause and resume a whole session; wake with a payload merge.
-		r2, _ := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0, WakeAt: t0.Add(time.Hour), Payload: json.RawMessage(`{"a":1,"__wakeUp":["0xAB"]}`)})
+		r2, _ := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0, WakeAt: t0.Add(time.Hour), Payload: json.RawMessage(`{"a":1,"__wakeUp":{"default":{"rpc":["0x00000000000000000000000000000000000000AB"]}}}`)})
 		if out, err := s.Pause(ctx, r2.Root, t0, true); err != nil || out[1] != "paused" {
 			t.Fatalf("pause: %v %v", out, err)
 		}
 		if due, _ := s.DueIters(ctx, r2.Root, t0.Add(2*time.Hour), 10); len(due) != 0 {
 			t.Fatalf("paused process is due")
 		}
-		if err := s.Wake(ctx, r2.Root, 1, t0, "0xcd", map[string]any{"x": 1}); !errors.Is(err, joinstore.ErrWakeDenied) {
-			t.Fatalf("wake by a stranger: %v", err)
+		rpcWake := func(root joinstore.Root, iter int64, caller string, overlay map[string]any) (joinstore.WakeResult, []reactor.WakeNote) {
+			t.Helper()
+			req := reactor.WakeRequest{Runner: root.Owner, Operator: caller == "", Overlay: overlay,
+				Caller: wakeup.Caller{Scope: wakeup.ScopeRPC, Address: caller}}
+			res, notes, err := reactor.Wake(ctx, s, root, "", []int64{iter}, req, "test", t0)
+			if err != nil {
+				t.Fatalf("wake %s: %v", root.Pid(iter), err)
+			}
+			return res, notes
 		}
-		if err := s.Wake(ctx, r2.Root, 1, t0, "0xab", map[string]any{"x": 2, "_y": 3}); err != nil {
-			t.Fatalf("wake by an allowed caller: %v", err)
+		if res, notes := rpcWake(r2.Root, 1, "0x00000000000000000000000000000000000000cd", map[string]any{"x": 1}); len(res.Woken) != 0 || !strings.Contains(notes[0].Reason, "denied") {
+			t.Fatalf("wake by a stranger: %+v %+v", res, notes)
+		}
+		if res, notes := rpcWake(r2.Root, 1, "0x00000000000000000000000000000000000000ab", map[string]any{"x": 2, "_y": 3}); len(res.Woken) != 1 {
+			t.Fatalf("wake by an allowed caller: %+v %+v", res, notes)
 		}
 		if due, _ := s.DueIters(ctx, r2.Root, t0, 10); len(due) != 0 {
 			t.Fatalf("a paused process woken must stay unclaimable until resumed")
@@ -232,7 +243,7 @@ func TestKillPauseResumeWake(t *testing.T) {
 			t.Fatalf("woken and resumed process not due now: %v", due)
 		}
 		p, _ := s.Process(ctx, r2.Root, 1)
-		if p["resumePlain"] != `{"__wakeUp":["0xAB"],"a":1,"x":2}` {
+		if p["resumePlain"] != `{"__wakeUp":{"default":{"rpc":["0x00000000000000000000000000000000000000AB"]}},"a":1,"x":2}` {
 			t.Errorf("merged payload %s", p["resumePlain"])
 		}
 		// Kill the whole session: nothing is left live.
@@ -243,8 +254,8 @@ func TestKillPauseResumeWake(t *testing.T) {
 		if meta, _ := s.Session(ctx, r2.Root); meta["status"] != "finished" || meta["killedAt"] == "" {
 			t.Errorf("killed session: %v", meta)
 		}
-		if err := s.Wake(ctx, r2.Root, 1, t0, "", nil); !errors.Is(err, joinstore.ErrKilled) {
-			t.Errorf("wake of a killed process: %v", err)
+		if res, notes := rpcWake(r2.Root, 1, "", nil); !res.Killed && (len(res.Woken) != 0 || notes[0].Reason != "killed") {
+			t.Errorf("wake of a killed process: %+v %+v", res, notes)
 		}
 		// The owner's sessions, newest first, paged.
 		list, err := s.Sessions(ctx, owner, 0, 1, false)
@@ -258,8 +269,8 @@ func TestKillPauseResumeWake(t *testing.T) {
 		// A join target cannot be woken before its join closes.
 		o2 := fanOut(t, 2, `"all"`, "drain")
 		root3, _, target3 := startFan(t, s, o2)
-		if err := s.Wake(ctx, root3, target3, t0, "", nil); !errors.Is(err, joinstore.ErrJoinOpen) {
-			t.Errorf("wake of an open target: %v", err)
+		if res, notes := rpcWake(root3, target3, "", nil); len(res.Woken) != 0 || !strings.Contains(notes[0].Reason, "join is still open") {
+			t.Errorf("wake of an open target: %+v %+v", res, notes)
 		}
 	})
 }

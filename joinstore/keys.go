@@ -37,6 +37,21 @@ func ParsePid(pid string) (rootPid, iter int64, err error) {
 	return 0, 0, fmt.Errorf("pid %q: want <rootPid>:<iter> with positive decimal numbers", pid)
 }
 
+// NormalizeOwner gives an 0x address owner its one key form, lower case, so
+// that a checksummed and a lower-case spelling name the same sessions.
+// Other owners are returned as they are.
+func NormalizeOwner(owner string) string {
+	if len(owner) == 42 && (strings.HasPrefix(owner, "0x") || strings.HasPrefix(owner, "0X")) {
+		for _, c := range owner[2:] {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return owner
+			}
+		}
+		return "0x" + strings.ToLower(owner[2:])
+	}
+	return owner
+}
+
 // CheckOwner rejects owners that cannot be part of a key: empty, or holding
 // braces, colons or white space.
 func CheckOwner(owner string) error {
@@ -62,6 +77,8 @@ func (k keys) steps() string   { return k.prefix + "steps" }
 func (k keys) targets() string { return k.prefix + "targets" }
 func (k keys) lease() string   { return k.prefix + "lease" }
 func (k keys) jpend() string   { return k.prefix + "jpend" }
+func (k keys) wq() string      { return k.prefix + "wq" }
+func (k keys) woken() string   { return k.prefix + "woken" }
 func (k keys) proc(iter int64) string {
 	return k.prefix + "p:" + strconv.FormatInt(iter, 10)
 }

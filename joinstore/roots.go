@@ -22,7 +22,7 @@ var ErrFinished = errors.New("session finished")
 // ErrFinished when there is nothing left to run.
 func (s *Store) AcquireRoot(ctx context.Context, root Root, replica string, lease time.Duration) (int64, error) {
 	k := keysOf(root)
-	res, err := scriptAcquireRoot.Run(ctx, s.rdb, []string{k.lease(), k.fence(), k.meta()}, replica, lease.Milliseconds()).Text()
+	res, err := scriptAcquireRoot.Run(ctx, s.rdb, []string{k.lease(), k.fence(), k.meta(), k.wq()}, replica, lease.Milliseconds()).Text()
 	if err != nil {
 		return 0, fmt.Errorf("root lease %s: %w", root, err)
 	}

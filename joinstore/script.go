@@ -31,7 +31,8 @@ var (
 	scriptJoinApply    = load("join_apply")
 	scriptKill         = load("kill")
 	scriptPause        = load("pause")
-	scriptWake         = load("wake")
+	scriptWakeApply    = load("wake_apply")
+	scriptWakeDone     = load("wake_done")
 	scriptAcquireRoot  = load("acquire_root")
 	scriptReleaseRoot  = load("release_root")
 	scriptIndexCommit  = load("index_commit")
@@ -40,7 +41,7 @@ var (
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
-	scriptJoinLock, scriptJoinApply, scriptKill, scriptPause, scriptWake, scriptAcquireRoot, scriptReleaseRoot,
+	scriptJoinLock, scriptJoinApply, scriptKill, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptReleaseRoot,
 	scriptIndexCommit, scriptIndexRewind,
 }
 

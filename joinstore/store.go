@@ -72,6 +72,7 @@ type StartResult struct {
 // with its root process. A retry after a crash between the two steps
 // completes the session rather than creating a second one.
 func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error) {
+	req.Owner = NormalizeOwner(req.Owner)
 	if err := CheckOwner(req.Owner); err != nil {
 		return StartResult{}, err
 	}
@@ -334,6 +335,20 @@ type Commit struct {
 	// is recorded and delivered to the group's join target.
 	Payload  json.RawMessage
 	Children []Child
+	// AbortReason says why an aborted step aborted (a hard error); it is
+	// kept on the process and in its proc_steps entry.
+	AbortReason string
+	// WakeUps are the branch's wake-ups (opaque JSON, one object each): the
+	// commit queues them with the ids "<pid>#<n>" for the caller to perform
+	// (PendingWakes, WakeDone). A killed process queues none.
+	WakeUps []json.RawMessage
+}
+
+// PendingWake is a committed wake-up not yet performed.
+type PendingWake struct {
+	// ID is "<pid>#<n>", unique per committed step and wake-up.
+	ID    string
+	Entry json.RawMessage
 }
 
 // CommitResult reports what a commit did.
@@ -351,6 +366,8 @@ type CommitResult struct {
 	DeliveredTo int64
 	// Gated counts children dropped by the spawn gate.
 	Gated int
+	// Wakes are the wake-ups this commit queued: perform each, then WakeDone.
+	Wakes []PendingWake
 }
 
 type childJSON struct {
@@ -375,7 +392,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
 	keys := []string{k.meta(), k.run(), k.due(), k.steps(), k.iter(), k.fence(), k.proc(c.Iter),
-		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()}
+		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend(), k.wq()}
 	valid := ""
 	if r.Valid != nil {
 		valid = "0"
@@ -415,14 +432,23 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if err != nil {
 		return CommitResult{}, err
 	}
-	vals, err := scriptCommitStep.Run(ctx, s.rdb, keys, c.Iter, c.Token, ms(now), r.Status, valid, r.Digest, r.Worker,
-		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg)).Slice()
+	args := []any{c.Iter, c.Token, ms(now), r.Status, valid, r.Digest, r.Worker,
+		int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg), r.AbortReason}
+	wakes := make([]PendingWake, len(r.WakeUps))
+	for i, w := range r.WakeUps {
+		wakes[i] = PendingWake{ID: c.Pid + "#" + strconv.Itoa(i), Entry: w}
+		args = append(args, wakes[i].ID, string(w))
+	}
+	vals, err := scriptCommitStep.Run(ctx, s.rdb, keys, args...).Slice()
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}
 	res := CommitResult{Killed: vals[0] == "killed"}
+	if !res.Killed {
+		res.Wakes = wakes
+	}
 	res.Live, _ = vals[1].(int64)
-	if res.Live <= 0 {
+	if res.Live <= 0 && len(res.Wakes) == 0 {
 		s.finished(ctx, c.Root, now)
 	}
 	if due, _ := vals[2].(string); due != "" {
@@ -474,6 +500,28 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, 
 		if m := c.Val(); len(m) > 0 {
 			out = append(out, m)
 		}
+	}
+	return out, nil
+}
+
+// History returns the session's proc_steps entries, oldest first: one per
+// committed step (pid, step, valid, status, at, worker, digest, children,
+// abortReason when aborted) and the wake events ("event": "woken" on a
+// woken process, "wakeup" with the outcome of a wake-up this session
+// asked for). Each entry carries its stream id as "id".
+func (s *Store) History(ctx context.Context, root Root) ([]map[string]string, error) {
+	msgs, err := s.rdb.XRange(ctx, keysOf(root).steps(), "-", "+").Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]string, len(msgs))
+	for i, m := range msgs {
+		e := make(map[string]string, len(m.Values)+1)
+		for k, v := range m.Values {
+			e[k] = fmt.Sprint(v)
+		}
+		e["id"] = m.ID
+		out[i] = e
 	}
 	return out, nil
 }

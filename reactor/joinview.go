@@ -126,7 +126,8 @@ func DecideJoin(v joinstore.JoinView, reach Reach) (joinstore.JoinApply, JoinOut
 	for i, d := range v.Pending {
 		f := Finished{Pid: d.Pid, FromStep: d.From, Aborted: d.Aborted, Valid: d.Valid != nil && *d.Valid}
 		if !d.Aborted && len(d.Payload) > 0 {
-			if err := json.Unmarshal(d.Payload, &f.Payload); err != nil {
+			var err error
+			if f.Payload, err = UnmarshalPayload(d.Payload); err != nil {
 				return joinstore.JoinApply{}, out, fmt.Errorf("delivery from %s: payload: %w", d.Pid, err)
 			}
 		}

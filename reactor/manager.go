@@ -135,6 +135,21 @@ func (m *Manager) exited(pid sched.PID, err error) {
 	}
 }
 
+// poke tells this replica's actor of root, if it runs one, that work may
+// have become due (a wake-up): it looks at once instead of at its next
+// poll.
+func (m *Manager) poke(root joinstore.Root) {
+	m.mu.Lock()
+	pid, ok := m.actors[root]
+	m.mu.Unlock()
+	if ok {
+		m.sched.Send(pid, poke{})
+	}
+}
+
+// poke is the message of Manager.poke.
+type poke struct{}
+
 // adopt starts a root actor for each due session whose root lease it gets.
 func (m *Manager) adopt(ctx context.Context) error {
 	roots, err := m.Store.RootsDue(ctx, time.Now(), 256)

@@ -92,6 +92,10 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 		switch e.Type {
 		case sched.EventCancel:
 			a.draining = true
+		case sched.EventMessage:
+			if _, ok := e.Data.(poke); ok {
+				a.needClaim = true
+			}
 		case sched.EventYieldComplete:
 			o := a.ops[e.Tag]
 			delete(a.ops, e.Tag)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -138,27 +137,7 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	res, execErr := r.Exec.Execute(ctx, Execution{Owner: c.Root.Owner, Session: c.Root.RootPid, Pid: c.Pid, Step: step, Payload: input, Orchestration: r.Orch})
 	r.executed++
 	now := r.Now()
-	aborted := execErr != nil
-	next := input
-	commit := joinstore.Commit{Status: "done", Worker: r.Worker}
-	detail := "valid"
-	if aborted {
-		commit.Status, detail = "aborted", execErr.Error()
-	} else {
-		next = NextPayload(input, res.Output)
-		commit.Valid = &res.Valid
-		if !res.Valid {
-			detail = "invalid"
-			if len(res.Reasons) > 0 {
-				detail += ": " + strings.Join(res.Reasons, "; ")
-			}
-		}
-		if len(res.NotPerformed) > 0 {
-			detail += " (not performed: " + strings.Join(res.NotPerformed, ", ") + ")"
-		}
-	}
-	commit.Payload = MarshalPayload(next)
-	commit.Children = Children(step, aborted, res.Valid, Parent{Group: c.JoinGroupID, FirstChild: c.FirstChild}, commit.Payload, now, res.Wait)
+	commit, detail := commitFor(c, step, result{claim: c, res: res, err: execErr, input: input}, now, r.Worker)
 	r.emit(Event{At: now, Type: "executed", Pid: c.Pid, Step: c.ResumeStep, Detail: detail})
 	cr, err := r.Store.Commit(ctx, c, now, commit)
 	if err != nil {
@@ -185,7 +164,10 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	} else if c.GroupTarget != 0 {
 		r.emit(Event{At: now, Type: "ignored", Pid: c.Root.Pid(c.GroupTarget), Step: c.ResumeStep, Detail: "join already decided"})
 	}
-	return r.joins(ctx, c.Root, work)
+	if err := r.joins(ctx, c.Root, work); err != nil {
+		return err
+	}
+	return performWakes(ctx, r.Store, c.Root, cr.Wakes, r.emit, nil)
 }
 
 // joins runs join steps until no follow-up remains.

@@ -2,9 +2,9 @@ package reactor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -51,6 +51,14 @@ func (s *sessionIO) setup(ctx context.Context) ([]int64, error) {
 // pending join deliveries.
 func (s *sessionIO) recover(ctx context.Context) ([]int64, error) {
 	if _, err := s.m.Store.Recover(ctx, s.root, time.Now()); err != nil {
+		return nil, err
+	}
+	// Wake-ups a crash left queued between a commit and their performing.
+	wakes, err := s.m.Store.PendingWakes(ctx, s.root)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.wakes(ctx, wakes); err != nil {
 		return nil, err
 	}
 	pending, err := s.m.Store.PendingJoins(ctx, s.root)
@@ -112,9 +120,10 @@ func (s *sessionIO) execute(ctx context.Context, c joinstore.Claim) result {
 	step := s.orch.Step(c.ResumeStep)
 	if step == nil {
 		r.err = fmt.Errorf("%s runs step %q, which orchestration %q does not have", c.Pid, c.ResumeStep, s.orch.ID)
-	} else if err := json.Unmarshal(c.ResumePlain, &r.input); err != nil {
+	} else if input, err := UnmarshalPayload(c.ResumePlain); err != nil {
 		r.err = fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
 	} else {
+		r.input = input
 		r.res, r.err = s.m.Exec.Execute(ctx, Execution{Owner: s.root.Owner, Session: s.root.RootPid, Pid: c.Pid, Step: step, Payload: r.input, Orchestration: s.orch})
 	}
 	return r
@@ -136,6 +145,9 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 	step := s.orch.Step(c.ResumeStep)
 	commit, detail := commitFor(c, step, r, now, s.m.Replica)
 	s.emit(Event{At: now, Type: "executed", Pid: c.Pid, Step: c.ResumeStep, Detail: detail})
+	if commit.Status == "aborted" {
+		s.m.Log.Warn("step aborted", "session", s.root.String(), "pid", c.Pid, "step", c.ResumeStep, "reason", commit.AbortReason)
+	}
 	cr, err := s.m.Store.Commit(ctx, c, now, commit)
 	if errors.Is(err, joinstore.ErrLeaseLost) {
 		// Another holder owns the process now; this result is void.
@@ -165,23 +177,41 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 		work = append(work, joinstore.FollowUp{Target: cr.DeliveredTo})
 	}
 	promoted, err := s.joins(ctx, work)
+	if err == nil && len(cr.Wakes) > 0 {
+		err = s.wakes(ctx, cr.Wakes)
+	}
 	return append(ready, promoted...), err
 }
 
+// wakes performs queued wake-ups of this session.
+func (s *sessionIO) wakes(ctx context.Context, w []joinstore.PendingWake) error {
+	return performWakes(ctx, s.m.Store, s.root, w, s.emit, s.m.poke)
+}
+
 // commitFor turns an execution's outcome into the commit of its process:
-// payload flow and the children of the selected branch.
+// payload flow, the children of the selected branch and its wake-ups; a
+// hard error aborts the process with the error as its reason. The detail
+// is the timeline's account of the execution.
 func commitFor(c joinstore.Claim, step *registry.Step, r result, now time.Time, worker string) (joinstore.Commit, string) {
 	commit := joinstore.Commit{Status: "done", Worker: worker}
 	next, detail := r.input, "valid"
 	if r.err != nil || step == nil {
 		commit.Status = "aborted"
 		detail = fmt.Sprint(r.err)
+		commit.AbortReason = detail
 	} else {
 		next = NextPayload(r.input, r.res.Output)
 		commit.Valid = &r.res.Valid
 		if !r.res.Valid {
 			detail = "invalid"
+			if len(r.res.Reasons) > 0 {
+				detail += ": " + strings.Join(r.res.Reasons, "; ")
+			}
 		}
+		if len(r.res.NotPerformed) > 0 {
+			detail += " (not performed: " + strings.Join(r.res.NotPerformed, ", ") + ")"
+		}
+		commit.WakeUps = wakeEntries(c, r.res)
 	}
 	commit.Payload = MarshalPayload(next)
 	if step != nil {
@@ -251,8 +281,13 @@ func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) ([]in
 func (s *sessionIO) release(ctx context.Context) {
 	next, ok, err := s.m.Store.NextDue(ctx, s.root)
 	meta, merr := s.m.Store.Session(ctx, s.root)
+	wakes, werr := s.m.Store.PendingWakes(ctx, s.root)
 	switch {
-	case err != nil || merr != nil:
+	case err != nil || merr != nil || werr != nil:
+	case len(wakes) > 0:
+		// Wake-ups still to perform (their targets failed to answer): look
+		// again after a lease period.
+		s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
 	case meta["live"] == "0" || meta["status"] == "finished":
 		s.m.Store.UnmarkRoot(ctx, s.root)
 	case ok:

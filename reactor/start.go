@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -47,11 +48,34 @@ func Start(ctx context.Context, store *joinstore.Store, src Source, req StartReq
 	if o.Step(req.Step) == nil {
 		return joinstore.StartResult{}, fmt.Errorf("start %s: step %q is not a step of %q (steps: %v)", req.OstcID, req.Step, o.ID, stepIDs(o.Steps))
 	}
+	if err := CheckStartPayload(req.Payload); err != nil {
+		return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
+	}
 	return store.Start(ctx, joinstore.StartRequest{
 		Owner: req.Owner, IdempotencyKey: req.IdempotencyKey, XRC729: req.XRC729, OstcID: req.OstcID,
 		OstcHash: o.Hash.Hex(), StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt,
 		Paused: req.Paused, Window: req.Window, Now: now,
 	})
+}
+
+// CheckStartPayload checks a start payload: a JSON object whose
+// "__wakeUp" allow list, when present, is well formed (every problem named
+// with its path), so that a session never starts with a list that would
+// silently deny.
+func CheckStartPayload(raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	p, err := UnmarshalPayload(raw)
+	if err != nil || p == nil {
+		return fmt.Errorf("payload: want a JSON object (%v)", err)
+	}
+	if v, ok := p[wakeup.Key]; ok {
+		if _, err := wakeup.Parse(v); err != nil {
+			return fmt.Errorf("payload.%w", err)
+		}
+	}
+	return nil
 }
 
 func hexHash(s string) (common.Hash, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 )
 
 func ownerFlag() *cli.StringFlag {
@@ -92,13 +93,26 @@ Example:
 			},
 			{
 				Name:      "wake",
-				Usage:     "make a waiting process due now, optionally merging a payload",
-				ArgsUsage: "PID",
-				Description: `Keys of the payload that start with "_" are dropped. A --caller other than
-the owner must be listed in the process's "__wakeUp" allow list.`,
+				Usage:     "make waiting processes due now, optionally merging a payload",
+				ArgsUsage: "PID | ROOTPID --step STEP",
+				Description: `Pid mode wakes the one process named; step mode (--step) wakes every
+process of the session that waits on STEP. Keys of the payload that start
+with "_" are dropped; numbers keep every digit.
+
+Without --caller this is an operator's wake (whoever holds the Redis URL):
+no allow list is consulted. With --caller ADDR the wake is judged as an RPC
+caller's: allowed when ADDR is the owner, else only when the process's
+"__wakeUp" allow list names ADDR under scope "rpc" (the step's entry, else
+"default"). Processes that are not woken are listed with the reason.
+
+Example:
+   xgr session wake --owner 0xabc… --payload ok.json 7:3
+   xgr session wake --owner 0xabc… --step approve --caller 0xdef… 7`,
 				Flags: flags(
-					&cli.StringFlag{Name: "payload", Usage: "JSON object file to merge into the process's payload"},
-					&cli.StringFlag{Name: "caller", Usage: "who asks (default: the owner)"},
+					&cli.StringFlag{Name: "payload", Usage: "JSON object file to merge into the payload of each woken process"},
+					&cli.StringFlag{Name: "step", Usage: "step mode: wake the session's processes waiting on this step"},
+					&cli.StringFlag{Name: "caller", Usage: "judge the wake as this RPC caller's (0x address) against the __wakeUp allow list"},
+					jsonFlag(),
 				),
 				Action: sessionWakeAction,
 			},
@@ -259,13 +273,47 @@ func sessionShowAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		history, err := s.History(ctx, root)
+		if err != nil {
+			return err
+		}
 		if c.Bool("json") {
-			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum})
+			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": jsonFields(procs), "summary": sum, "history": history})
 		}
 		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live\n", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
 		drawTree(c.App.Writer, procs)
+		for _, h := range history {
+			switch h["event"] {
+			case "wakeup":
+				fmt.Fprintf(c.App.Writer, "wake-up from %s (%s): %s\n", h["pid"], h["step"], h["outcome"])
+			case "woken":
+				fmt.Fprintf(c.App.Writer, "%s (%s) woken by %s\n", h["pid"], h["step"], h["by"])
+			}
+		}
 		return nil
 	})
+}
+
+// jsonFields returns process records with their JSON-valued fields
+// (payloads, inboxes, join specs) embedded as JSON rather than as strings,
+// digits exactly as stored.
+func jsonFields(procs []map[string]string) []map[string]any {
+	out := make([]map[string]any, len(procs))
+	for i, p := range procs {
+		m := make(map[string]any, len(p))
+		for k, v := range p {
+			switch k {
+			case "resumePlain", "inbox", "fail", "fromSeen", "expect", "requireWhen":
+				if v != "" && json.Valid([]byte(v)) {
+					m[k] = json.RawMessage(v)
+					continue
+				}
+			}
+			m[k] = v
+		}
+		out[i] = m
+	}
+	return out
 }
 
 // drawTree prints processes as a tree by parentPid, with join details on
@@ -401,27 +449,61 @@ func sessionPauseAction(c *cli.Context, pause bool) error {
 
 func sessionWakeAction(c *cli.Context) error {
 	args := c.Args().Slice()
-	if len(args) != 1 {
-		return cli.Exit("session wake: name exactly one PID (ROOTPID:ITER)", 2)
+	step := c.String("step")
+	var root joinstore.Root
+	var iters []int64
+	switch {
+	case len(args) != 1:
+		return cli.Exit("session wake: name one PID (ROOTPID:ITER), or one ROOTPID with --step", 2)
+	case step != "":
+		rootPid, err := strconv.ParseInt(args[0], 10, 64)
+		if err != nil || rootPid <= 0 {
+			return cli.Exit(fmt.Sprintf("session wake --step: %q is not a root pid (a positive decimal number)", args[0]), 2)
+		}
+		root.RootPid = rootPid
+	default:
+		rootPid, iter, err := joinstore.ParsePid(args[0])
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		root.RootPid, iters = rootPid, []int64{iter}
 	}
-	rootPid, iter, err := joinstore.ParsePid(args[0])
-	if err != nil {
-		return cli.Exit(err.Error(), 2)
+	root.Owner = joinstore.NormalizeOwner(c.String("owner"))
+	caller := c.String("caller")
+	if caller != "" && !wakeup.IsAddress(caller) {
+		return cli.Exit(fmt.Sprintf("session wake --caller: %q is not an address (want 0x and 40 hex digits)", caller), 2)
 	}
-	root := joinstore.Root{Owner: strings.ToLower(c.String("owner")), RootPid: rootPid}
-	var payload map[string]any
+	req := reactor.WakeRequest{Runner: root.Owner, Step: step, Operator: caller == "",
+		Caller: wakeup.Caller{Scope: wakeup.ScopeRPC, Address: caller}}
 	if p := c.String("payload"); p != "" {
 		raw, err := readJSONObject(p)
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
-		json.Unmarshal(raw, &payload)
+		if req.Overlay, err = reactor.UnmarshalPayload(raw); err != nil {
+			return cli.Exit(fmt.Sprintf("%s: %v", p, err), 2)
+		}
+	}
+	by := "operator"
+	if caller != "" {
+		by = "rpc caller " + caller
 	}
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		if err := s.Wake(ctx, root, iter, time.Now(), c.String("caller"), payload); err != nil {
+		res, notes, err := reactor.Wake(ctx, s, root, "", iters, req, by, time.Now())
+		if err != nil {
 			return cli.Exit(err.Error(), 1)
 		}
-		_, err := fmt.Fprintf(c.App.Writer, "%s woken\n", args[0])
-		return err
+		outcome := reactor.WakeOutcome(root, step, res, notes)
+		if c.Bool("json") {
+			if err := json.NewEncoder(c.App.Writer).Encode(map[string]any{"woken": len(res.Woken), "processes": notes, "outcome": outcome}); err != nil {
+				return err
+			}
+		} else if _, err := fmt.Fprintln(c.App.Writer, outcome); err != nil {
+			return err
+		}
+		if len(res.Woken) == 0 {
+			return cli.Exit("", 1)
+		}
+		return nil
 	})
 }

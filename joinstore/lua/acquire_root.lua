@@ -5,14 +5,16 @@
 -- KEYS[1] xgr:T:lease  (value "<replica> <token>", expires)
 -- KEYS[2] xgr:T:fence  fencing token counter
 -- KEYS[3] xgr:T:meta   (the session must exist and be live)
+-- KEYS[4] xgr:T:wq     (or have wake-ups queued that are not yet performed)
 -- ARGV[1] replica id  ARGV[2] lease duration (ms)
 --
 -- Returns the lease's fencing token, "held" when another replica holds it,
--- or "finished" when the session is gone or has no live process.
+-- or "finished" when the session is gone or has no live process and no
+-- queued wake-up.
 -- Invariant: at most one replica holds a session's root lease at a time;
 -- every new holder gets a larger token than any before.
 local meta = redis.call("HMGET", KEYS[3], "status")
-if not meta[1] or meta[1] == "finished" then
+if not meta[1] or (meta[1] == "finished" and redis.call("HLEN", KEYS[4]) == 0) then
   return "finished"
 end
 local cur = redis.call("GET", KEYS[1])

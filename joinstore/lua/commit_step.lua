@@ -10,17 +10,24 @@
 -- KEYS[10] xgr:T:p:<target of G>    (KEYS[7] again when G has no target)
 -- KEYS[11] xgr:T:jq:<target of G>   pending deliveries of that target
 -- KEYS[12] xgr:T:jpend              targets with pending deliveries
--- KEYS[13..] per child two keys: xgr:T:p:<child iter>, xgr:T:g:<child group>
+-- KEYS[13] xgr:T:wq                wake-ups of this session not yet performed
+-- KEYS[14..] per child two keys: xgr:T:p:<child iter>, xgr:T:g:<child group>
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] status (done|aborted)
 -- ARGV[5] valid (1|0|"")  ARGV[6] payload digest  ARGV[7] worker
 -- ARGV[8] record TTL (s)  ARGV[9] proc_steps cap  ARGV[10] target iter of G ("" = none)
 -- ARGV[11] next payload (JSON object; delivered to G's target)
 -- ARGV[12] children (JSON array of {iter, step, wake, plain, group} and, for a
 --          join target, {fromGroup, expect, requireWhen, k, policy})
+-- ARGV[13] abort reason ("" when none): kept on the process (abortReason)
+--          and in its proc_steps entry
+-- ARGV[14..] the branch's wake-ups, two values each: wake id, wake-up JSON
+--          (queued in KEYS[13] unless the process was killed)
 --
 -- Returns {result, live, nextDue, deliveredTo, gated}: result "committed" or
 -- "killed" (killed while running: recorded aborted, no children); live is
--- the session's live process count; nextDue the earliest due time or "";
+-- the session's live process count (a session whose last process ends
+-- with wake-ups queued is finished, but stays adoptable until they are
+-- performed); nextDue the earliest due time or "";
 -- deliveredTo the target iter that got a pending delivery or ""; gated the
 -- number of children dropped by the spawn gate.
 -- Errors: LEASE_LOST (token not current, or the lease expired before now;
@@ -28,8 +35,9 @@
 -- Invariants: a step is committed at most once, by its current lease holder;
 -- child pids are unique (they come from the lease's reservation); no process
 -- is created into a group whose join closed with kill; a finished process
--- delivers to its group's open target exactly once (the pending list entry).
-local PROC = 7
+-- delivers to its group's open target exactly once (the pending list entry);
+-- a committed step's wake-ups are queued exactly once, a killed one's never.
+local PROC, WQ, CHILD0 = 7, 13, 13
 local now, ttl = ARGV[3], tonumber(ARGV[8])
 local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
@@ -74,6 +82,21 @@ end
 
 redis.call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", ARGV[5],
   "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "", "reserved", "", "resumePlain", ARGV[11])
+local reason = ARGV[13]
+if killed then
+  reason = "killed"
+end
+if reason ~= "" then
+  redis.call("HSET", KEYS[PROC], "abortReason", reason)
+end
+if not killed and #ARGV > 13 then
+  for i = 14, #ARGV, 2 do
+    redis.call("HSET", KEYS[WQ], ARGV[i], ARGV[i + 1])
+  end
+  if ttl > 0 then
+    redis.call("EXPIRE", KEYS[WQ], ttl)
+  end
+end
 redis.call("ZREM", KEYS[2], ARGV[1])
 redis.call("HDEL", KEYS[9], ARGV[1])
 if targetIter ~= "" and not targetOpen and redis.call("EXISTS", KEYS[9]) == 0 then
@@ -83,7 +106,7 @@ end
 
 local created, gated = {}, 0
 for i, c in ipairs(children) do
-  local pkey, gkey = KEYS[12 + 2 * i - 1], KEYS[12 + 2 * i]
+  local pkey, gkey = KEYS[CHILD0 + 2 * i - 1], KEYS[CHILD0 + 2 * i]
   if gateKill and c.group == group then
     gated = gated + 1
   else
@@ -123,9 +146,13 @@ if targetOpen then
   deliveredTo = targetIter
 end
 
-redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*",
-  "pid", pid, "step", step, "valid", ARGV[5], "status", status, "at", now,
-  "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","))
+local entry = {"pid", pid, "step", step, "valid", ARGV[5], "status", status, "at", now,
+  "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ",")}
+if reason ~= "" then
+  entry[#entry + 1] = "abortReason"
+  entry[#entry + 1] = reason
+end
+redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", unpack(entry))
 if ttl > 0 then
   redis.call("EXPIRE", KEYS[PROC], ttl)
 end
@@ -136,6 +163,7 @@ if live <= 0 then
     for k = 1, 6 do
       redis.call("EXPIRE", KEYS[k], ttl)
     end
+    redis.call("EXPIRE", KEYS[WQ], ttl)
   end
 end
 local nextDue = redis.call("ZRANGE", KEYS[3], 0, 0, "WITHSCORES")

@@ -1,0 +1,201 @@
+package joinstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WaitingProc is a process as a wake reads it.
+type WaitingProc struct {
+	Iter int64
+	Pid  string
+	// Step is the step the process waits to run (resumeStep).
+	Step   string
+	Status string
+	// UpdatedAt is the compare-and-set version of the read.
+	UpdatedAt string
+	Plain     json.RawMessage
+	Paused    bool
+	// JoinOpen: a join target whose join has not closed (never woken).
+	JoinOpen bool
+	Killed   bool
+}
+
+// Waking is what a wake writes to one process.
+type Waking struct {
+	Iter int64
+	// UpdatedAt is the version the decision read.
+	UpdatedAt string
+	// Plain is the merged payload; nil keeps the stored one.
+	Plain json.RawMessage
+}
+
+// WakeDecider picks, from the processes a wake read, the ones to wake and
+// their payloads. It is pure: the semantics (who may wake, how payloads
+// merge) live with the caller.
+type WakeDecider func(procs []WaitingProc) ([]Waking, error)
+
+// WakeResult reports a wake.
+type WakeResult struct {
+	// Read is what the deciding read found (the candidates).
+	Read []WaitingProc
+	// Woken are the iters made due now.
+	Woken []int64
+	// Duplicate: the wake id was applied before; nothing changed now.
+	Duplicate bool
+	// Killed: the session was killed; nothing changed.
+	Killed bool
+}
+
+// ErrNoSession: the wake named a session that does not exist (or whose
+// records expired).
+var ErrNoSession = errors.New("no such session")
+
+// Wake wakes waiting processes of root: the given iters, or, when none are
+// given, the processes whose resumeStep is step. decide sees every
+// candidate and picks; the writes happen in one script that checks each
+// picked process is still exactly as read (else it reads and decides again)
+// and makes it due now. A non-empty id makes the wake happen at most once
+// (engine wake-ups: "<pid>#<n>" of the committing step). by names the waker
+// in the session's history.
+func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []int64, now time.Time, by string, decide WakeDecider) (WakeResult, error) {
+	k := keysOf(root)
+	for attempt := 0; attempt < 10; attempt++ {
+		read, err := s.waitingProcs(ctx, root, step, iters)
+		if err != nil {
+			return WakeResult{}, err
+		}
+		res := WakeResult{Read: read}
+		picks, err := decide(read)
+		if err != nil {
+			return res, err
+		}
+		if len(picks) == 0 && id == "" {
+			return res, nil
+		}
+		keys := []string{k.meta(), k.due(), k.woken(), k.steps()}
+		args := []any{id, ms(now), int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, by}
+		for _, w := range picks {
+			keys = append(keys, k.proc(w.Iter))
+			args = append(args, w.Iter, w.UpdatedAt, string(w.Plain))
+		}
+		out, err := scriptWakeApply.Run(ctx, s.rdb, keys, args...).StringSlice()
+		if err != nil {
+			return res, fmt.Errorf("wake in %s: %w", root, err)
+		}
+		switch out[0] {
+		case "changed":
+			continue
+		case "duplicate":
+			res.Duplicate = true
+			return res, nil
+		case "killed":
+			res.Killed = true
+			return res, nil
+		}
+		for _, it := range out[1:] {
+			n, _ := strconv.ParseInt(it, 10, 64)
+			res.Woken = append(res.Woken, n)
+		}
+		if len(res.Woken) > 0 {
+			return res, s.MarkRoot(ctx, root, now)
+		}
+		return res, nil
+	}
+	return WakeResult{}, fmt.Errorf("wake in %s: the processes kept changing", root)
+}
+
+// waitingProcs reads the wake candidates: the named iters, else every
+// process of the session whose resumeStep is step.
+func (s *Store) waitingProcs(ctx context.Context, root Root, step string, iters []int64) ([]WaitingProc, error) {
+	var procs []map[string]string
+	if len(iters) == 0 {
+		all, err := s.Processes(ctx, root)
+		if errors.Is(err, ErrNotFound) {
+			return nil, fmt.Errorf("%s: %w", root, ErrNoSession)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range all {
+			if p["resumeStep"] == step {
+				procs = append(procs, p)
+			}
+		}
+	} else {
+		for _, it := range iters {
+			p, err := s.Process(ctx, root, it)
+			if err != nil {
+				return nil, err
+			}
+			procs = append(procs, p)
+		}
+	}
+	out := make([]WaitingProc, 0, len(procs))
+	for _, p := range procs {
+		_, it, err := ParsePid(p["pid"])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, WaitingProc{
+			Iter: it, Pid: p["pid"], Step: p["resumeStep"], Status: p["status"], UpdatedAt: p["updatedAt"],
+			Plain: json.RawMessage(orEmpty(json.RawMessage(p["resumePlain"]))), Paused: p["paused"] == "1",
+			JoinOpen: p["target"] == "1" && p["closed"] != "1", Killed: p["killedAt"] != "",
+		})
+	}
+	return out, nil
+}
+
+// PendingWakes returns the wake-ups the session's commits queued that are
+// not yet performed (left by a crash between a commit and its wake-ups), in
+// id order.
+func (s *Store) PendingWakes(ctx context.Context, root Root) ([]PendingWake, error) {
+	m, err := s.rdb.HGetAll(ctx, keysOf(root).wq()).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PendingWake, 0, len(m))
+	for id, e := range m {
+		out = append(out, PendingWake{ID: id, Entry: json.RawMessage(e)})
+	}
+	sort.Slice(out, func(i, j int) bool { return wakeIDLess(out[i].ID, out[j].ID) })
+	return out, nil
+}
+
+// wakeIDLess orders "<root>:<iter>#<n>" numerically.
+func wakeIDLess(a, b string) bool {
+	num := func(id string) (int64, int64) {
+		pid, n, _ := strings.Cut(id, "#")
+		_, it, _ := ParsePid(pid)
+		k, _ := strconv.ParseInt(n, 10, 64)
+		return it, k
+	}
+	ai, an := num(a)
+	bi, bn := num(b)
+	if ai != bi {
+		return ai < bi
+	}
+	return an < bn
+}
+
+// WakeDone forgets a performed wake-up and records its outcome in the
+// session's history (once, however often it is called). When it was the
+// last thing a finished session waited for, the session leaves the root
+// index.
+func (s *Store) WakeDone(ctx context.Context, root Root, w PendingWake, pid, step, outcome string, now time.Time) error {
+	k := keysOf(root)
+	vals, err := scriptWakeDone.Run(ctx, s.rdb, []string{k.wq(), k.steps(), k.meta()}, w.ID, ms(now), s.cfg.StepsCap, pid, step, outcome).Int64Slice()
+	if err != nil {
+		return fmt.Errorf("wake-up %s done: %w", w.ID, err)
+	}
+	if vals[1] == 1 {
+		s.finished(ctx, root, now)
+	}
+	return nil
+}
