@@ -17,6 +17,9 @@ type Outcome struct {
 	Payload map[string]any `json:"payload,omitempty"`
 	WaitSec float64        `json:"waitSec,omitempty"`
 	DelayMs int            `json:"delayMs,omitempty"`
+	// WakeUps are performed after the step commits, as an XRC-137
+	// branch's wakeUps are.
+	WakeUps []WakeUp `json:"wakeUps,omitempty"`
 }
 
 // Scripted is an Executor that plays outcomes from a script: per step one
@@ -36,19 +39,19 @@ var ErrScripted = errors.New("scripted hard error")
 // ParseOutcomes reads an outcomes document: {"STEP": outcome | [outcome...], "default": outcome}.
 func ParseOutcomes(raw []byte) (*Scripted, error) {
 	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if err := decodeExact(raw, &doc); err != nil {
 		return nil, fmt.Errorf("outcomes: %w", err)
 	}
 	s := &Scripted{steps: map[string][]Outcome{}, used: map[string]int{}}
 	for step, v := range doc {
 		var list []Outcome
 		if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) {
-			if err := json.Unmarshal(v, &list); err != nil {
+			if err := decodeExact(v, &list); err != nil {
 				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
 			}
 		} else {
 			var o Outcome
-			if err := json.Unmarshal(v, &o); err != nil {
+			if err := decodeExact(v, &o); err != nil {
 				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
 			}
 			list = []Outcome{o}
@@ -66,6 +69,14 @@ func ParseOutcomes(raw []byte) (*Scripted, error) {
 		s.steps[step] = list
 	}
 	return s, nil
+}
+
+// decodeExact decodes JSON keeping numbers as json.Number, so that payloads
+// in outcomes keep every digit.
+func decodeExact(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // Execute implements Executor.
@@ -89,5 +100,5 @@ func (s *Scripted) Execute(ctx context.Context, e Execution) (Result, error) {
 	if o.Result == "error" {
 		return Result{}, ErrScripted
 	}
-	return Result{Valid: o.Result == "valid", Output: o.Payload, Wait: time.Duration(o.WaitSec * float64(time.Second))}, nil
+	return Result{Valid: o.Result == "valid", Output: o.Payload, Wait: time.Duration(o.WaitSec * float64(time.Second)), WakeUps: o.WakeUps}, nil
 }

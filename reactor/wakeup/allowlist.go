@@ -254,7 +254,11 @@ func Authorize(runner, step string, plain map[string]any, c Caller) Decision {
 				return deny("%s.internal.fromXRC137 is empty, which denies every wake-up", where)
 			}
 			if c.Rule == "" || !contains(in.FromXRC137, c.Rule, false) {
-				return deny("%s.internal.fromXRC137 does not list the emitting rule %s", where, orNone(c.Rule))
+				rule := c.Rule
+				if rule == "" {
+					rule = "(none: the rule is not a contract)"
+				}
+				return deny("%s.internal.fromXRC137 does not list the emitting rule %s", where, rule)
 			}
 		}
 		return Decision{Allowed: true, Reason: where + ".internal allows " + c.Address}
