@@ -39,7 +39,7 @@ func JoinStateOf(fields map[string]string) (JoinState, error) {
 	if fields["policy"] == "kill" {
 		s.Policy = registry.PolicyKill
 	}
-	if err := json.Unmarshal([]byte(orObject(fields["inbox"])), &s.Inbox); err != nil {
+	if err := decodeExact([]byte(orObject(fields["inbox"])), &s.Inbox); err != nil {
 		return s, fmt.Errorf("target %s: inbox: %w", fields["pid"], err)
 	}
 	if err := json.Unmarshal([]byte(orObject(fields["fail"])), &s.Fail); err != nil {
