@@ -34,6 +34,7 @@ type Scripted struct {
 var ErrScripted = errors.New("scripted hard error")
 
 // ParseOutcomes reads an outcomes document: {"STEP": outcome | [outcome...], "default": outcome}.
+// Payload numbers keep their text (json.Number).
 func ParseOutcomes(raw []byte) (*Scripted, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -43,12 +44,12 @@ func ParseOutcomes(raw []byte) (*Scripted, error) {
 	for step, v := range doc {
 		var list []Outcome
 		if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) {
-			if err := json.Unmarshal(v, &list); err != nil {
+			if err := unmarshalExact(v, &list); err != nil {
 				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
 			}
 		} else {
 			var o Outcome
-			if err := json.Unmarshal(v, &o); err != nil {
+			if err := unmarshalExact(v, &o); err != nil {
 				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
 			}
 			list = []Outcome{o}
