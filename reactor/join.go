@@ -248,16 +248,25 @@ func NextPayload(input, output map[string]any) map[string]any {
 // text (json.Number), so integers beyond 2^53 and the exact digits of
 // decimals reach the executor unchanged.
 func UnmarshalPayload(raw []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var p map[string]any
-	if err := dec.Decode(&p); err != nil {
+	if err := unmarshalExact(raw, &p); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the payload object")
-	}
 	return p, nil
+}
+
+// unmarshalExact decodes one JSON value into v with numbers kept as
+// json.Number (never float64) and rejects trailing data.
+func unmarshalExact(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
 }
 
 // MarshalPayload encodes a payload as a JSON object ("{}" for nil).

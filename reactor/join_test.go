@@ -1,10 +1,14 @@
 package reactor
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -297,5 +301,41 @@ func TestReleaseExactlyOnce(t *testing.T) {
 	}
 	if _, a := ReduceLease(LeaseState{}, CommitAcked); a != Settled {
 		t.Errorf("an acknowledged commit settles the lease")
+	}
+}
+
+// A join keeps numbers exact: pending deliveries, the stored inbox, the
+// merged payload and scripted outcomes hold json.Number, never float64.
+func TestJoinKeepsNumbersExact(t *testing.T) {
+	const big, dec = "9007199254740993", "0.10000000000000000001"
+	v := joinstore.JoinView{Root: joinstore.Root{Owner: owner, RootPid: 1}, Target: 2, Members: map[int64]string{},
+		Fields: map[string]string{"pid": "1:2", "target": "1", "expect": `["B1","C1"]`, "requireWhen": `{"B1":"valid","C1":"any"}`,
+			"k": "2", "policy": "drain", "closed": "0", "fail": "{}",
+			"inbox": `{"B1":{"big":` + big + `,"_from":"B1","_when":"valid"}}`},
+		Pending: []joinstore.Delivery{{Pid: "1:4", From: "C1", Payload: json.RawMessage(`{"dec":` + dec + `}`)}}}
+	a, _, err := DecideJoin(v, noReach)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Verdict != joinstore.VerdictSatisfied || string(a.Merged) != `{"big":`+big+`,"dec":`+dec+`}` {
+		t.Errorf("verdict %s, merged %s", a.Verdict, a.Merged)
+	}
+	if !strings.Contains(string(a.Inbox), `"big":`+big) || !strings.Contains(string(a.Inbox), `"dec":`+dec) {
+		t.Errorf("inbox %s lost digits", a.Inbox)
+	}
+	v.Fields["inbox"] = string(a.Inbox)
+	s, err := JoinStateOf(v.Fields)
+	if err != nil || s.Inbox["B1"]["big"] != json.Number(big) || s.Inbox["C1"]["dec"] != json.Number(dec) {
+		t.Errorf("JoinStateOf: %v %+v", err, s.Inbox)
+	}
+	x, err := ParseOutcomes([]byte(`{"B1":{"result":"valid","payload":{"big":` + big + `}},"C1":[{"result":"valid","payload":{"dec":` + dec + `}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for step, want := range map[string]string{"B1": `{"big":` + big + `}`, "C1": `{"dec":` + dec + `}`} {
+		r, err := x.Execute(context.Background(), Execution{Step: &registry.Step{ID: step}})
+		if err != nil || string(MarshalPayload(r.Output)) != want {
+			t.Errorf("scripted %s output %s (%v), want %s", step, MarshalPayload(r.Output), err, want)
+		}
 	}
 }

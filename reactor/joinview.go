@@ -39,7 +39,7 @@ func JoinStateOf(fields map[string]string) (JoinState, error) {
 	if fields["policy"] == "kill" {
 		s.Policy = registry.PolicyKill
 	}
-	if err := decodeExact([]byte(orObject(fields["inbox"])), &s.Inbox); err != nil {
+	if err := unmarshalExact([]byte(orObject(fields["inbox"])), &s.Inbox); err != nil {
 		return s, fmt.Errorf("target %s: inbox: %w", fields["pid"], err)
 	}
 	if err := json.Unmarshal([]byte(orObject(fields["fail"])), &s.Fail); err != nil {
@@ -126,7 +126,6 @@ func DecideJoin(v joinstore.JoinView, reach Reach) (joinstore.JoinApply, JoinOut
 	for i, d := range v.Pending {
 		f := Finished{Pid: d.Pid, FromStep: d.From, Aborted: d.Aborted, Valid: d.Valid != nil && *d.Valid}
 		if !d.Aborted && len(d.Payload) > 0 {
-			var err error
 			if f.Payload, err = UnmarshalPayload(d.Payload); err != nil {
 				return joinstore.JoinApply{}, out, fmt.Errorf("delivery from %s: payload: %w", d.Pid, err)
 			}

@@ -37,21 +37,22 @@ type Scripted struct {
 var ErrScripted = errors.New("scripted hard error")
 
 // ParseOutcomes reads an outcomes document: {"STEP": outcome | [outcome...], "default": outcome}.
+// Payload numbers keep their text (json.Number).
 func ParseOutcomes(raw []byte) (*Scripted, error) {
 	var doc map[string]json.RawMessage
-	if err := decodeExact(raw, &doc); err != nil {
+	if err := unmarshalExact(raw, &doc); err != nil {
 		return nil, fmt.Errorf("outcomes: %w", err)
 	}
 	s := &Scripted{steps: map[string][]Outcome{}, used: map[string]int{}}
 	for step, v := range doc {
 		var list []Outcome
 		if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) {
-			if err := decodeExact(v, &list); err != nil {
+			if err := unmarshalExact(v, &list); err != nil {
 				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
 			}
 		} else {
 			var o Outcome
-			if err := decodeExact(v, &o); err != nil {
+			if err := unmarshalExact(v, &o); err != nil {
 				return nil, fmt.Errorf("outcomes.%s: %w", step, err)
 			}
 			list = []Outcome{o}
@@ -69,14 +70,6 @@ func ParseOutcomes(raw []byte) (*Scripted, error) {
 		s.steps[step] = list
 	}
 	return s, nil
-}
-
-// decodeExact decodes JSON keeping numbers as json.Number, so that payloads
-// in outcomes keep every digit.
-func decodeExact(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(v)
 }
 
 // Execute implements Executor.

@@ -282,20 +282,30 @@ func (s *sessionIO) release(ctx context.Context) {
 	next, ok, err := s.m.Store.NextDue(ctx, s.root)
 	meta, merr := s.m.Store.Session(ctx, s.root)
 	wakes, werr := s.m.Store.PendingWakes(ctx, s.root)
+	var mark time.Time
 	switch {
 	case err != nil || merr != nil || werr != nil:
 	case len(wakes) > 0:
 		// Wake-ups still to perform (their targets failed to answer): look
 		// again after a lease period.
-		s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
+		mark = time.Now().Add(s.m.RootLease)
 	case meta["live"] == "0" || meta["status"] == "finished":
 		s.m.Store.UnmarkRoot(ctx, s.root)
 	case ok:
-		s.m.Store.MarkRoot(ctx, s.root, next)
+		mark = next
 	default:
 		// Live but nothing due (paused, or targets waiting on work that is
 		// not due yet): look again after a lease period.
-		s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
+		mark = time.Now().Add(s.m.RootLease)
+	}
+	if !mark.IsZero() {
+		s.m.Store.MarkRoot(ctx, s.root, mark)
+		// A wake between the read above and this mark made work due sooner
+		// and marked the root for it, which the mark just overwrote. Wakes
+		// make work due before they mark, so a second read sees it.
+		if again, ok, err := s.m.Store.NextDue(ctx, s.root); err == nil && ok && again.Before(mark) {
+			s.m.Store.MarkRoot(ctx, s.root, again)
+		}
 	}
 	s.m.Store.ReleaseRoot(ctx, s.root, s.m.Replica, s.token)
 }

@@ -15,20 +15,46 @@ type ProcessSummary struct {
 	Status      string `json:"status"`
 	Valid       *bool  `json:"valid"`
 	JoinGroupID string `json:"joinGroupId"`
+	// Reason says why an aborted process aborted (AbortReason).
+	Reason string `json:"reason,omitempty"`
 	// Payload is resumePlain: the input of a process that has not run, the
 	// next payload (input overlaid by output) of one that has.
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// JoinSummary is one join target in a session summary.
+// Join statuses (JoinSummary.Status): the outcome of the join itself, read
+// from the target's join fields, never from the target process's status.
+const (
+	// JoinOpen: not decided yet.
+	JoinOpen = "open"
+	// JoinClosed: satisfied; the merged inbox became the target's payload.
+	JoinClosed = "closed"
+	// JoinUnfulfillable: the decision found it can never be satisfied and
+	// aborted the target; there is no payload.
+	JoinUnfulfillable = "unfulfillable"
+	// JoinKilled: the target was killed (a kill command, or its own group's
+	// join closing with kill) before its join was decided; no payload.
+	JoinKilled = "killed"
+)
+
+// JoinSummary is one join target in a session summary: the join's outcome
+// and, separately, what became of the target process.
 type JoinSummary struct {
-	Pid    string `json:"pid"`
-	Step   string `json:"step"`
-	Status string `json:"status"` // closed, aborted or open
+	Pid  string `json:"pid"`
+	Step string `json:"step"`
+	// Status is the join's outcome: open, closed, unfulfillable or killed.
+	Status string `json:"status"`
 	K      int    `json:"k"`
 	// Got lists the from steps that delivered, in from order.
-	Got     []string       `json:"got"`
+	Got []string `json:"got"`
+	// Payload is the merged inbox (in from order) of a closed join, nil
+	// otherwise. Numbers keep their text (json.Number).
 	Payload map[string]any `json:"payload"`
+	// TargetStatus is the target process's own status (waiting, running,
+	// done, aborted): a closed join's target may still abort in its step.
+	TargetStatus string `json:"targetStatus"`
+	// TargetReason says why the target process aborted (AbortReason).
+	TargetReason string `json:"targetReason,omitempty"`
 }
 
 // Summary is the final state of a session.
@@ -39,6 +65,78 @@ type Summary struct {
 	Stopped string `json:"stopped,omitempty"`
 }
 
+// Abort reasons the store records in a process's abortReason.
+const (
+	reasonKilled   = "killed"
+	reasonJoinKill = "join-kill"
+)
+
+// ReasonHardError is the reason of a process whose step failed with a hard
+// error when no error message was recorded for it.
+const ReasonHardError = "hard error"
+
+// AbortReason says why the process with these proc_rt fields aborted, or ""
+// when it did not: the store's abortReason (a step's hard error message,
+// unfulfillable, killed, join-kill, gated), else "killed" when it was killed
+// while running, else a hard error of its step (records written before
+// reasons were kept).
+func AbortReason(fields map[string]string) string {
+	if fields["status"] != "aborted" {
+		return ""
+	}
+	switch {
+	case fields["abortReason"] != "":
+		return fields["abortReason"]
+	case fields["killedAt"] != "":
+		return reasonKilled
+	}
+	return ReasonHardError
+}
+
+// JoinStatus is the outcome of a target's join from its join state and
+// abortReason alone. A join closes once (DESIGN.md "Decision"): satisfied
+// exactly when k expected steps delivered (the inbox never changes after
+// the close); otherwise it was closed without a verdict by a kill, or
+// aborted by the decision as unfulfillable. Whatever the target process did
+// after a satisfied close (ran, failed, was killed) does not change it.
+func JoinStatus(s JoinState, abortReason string) string {
+	if !s.Closed {
+		return JoinOpen
+	}
+	if len(delivered(s)) >= s.K {
+		return JoinClosed
+	}
+	if abortReason == reasonKilled || abortReason == reasonJoinKill {
+		return JoinKilled
+	}
+	return JoinUnfulfillable
+}
+
+// delivered lists the from steps in the inbox, in from order.
+func delivered(s JoinState) []string {
+	got := []string{}
+	for _, f := range s.From {
+		if _, ok := s.Inbox[f.Node]; ok {
+			got = append(got, f.Node)
+		}
+	}
+	return got
+}
+
+// SummarizeJoin is the join summary of a target's proc_rt record.
+func SummarizeJoin(fields map[string]string) (JoinSummary, error) {
+	st, err := JoinStateOf(fields)
+	if err != nil {
+		return JoinSummary{}, err
+	}
+	js := JoinSummary{Pid: fields["pid"], Step: fields["resumeStep"], K: st.K, Got: delivered(st),
+		Status: JoinStatus(st, fields["abortReason"]), TargetStatus: fields["status"], TargetReason: AbortReason(fields)}
+	if js.Status == JoinClosed {
+		js.Payload = Merge(st)
+	}
+	return js, nil
+}
+
 // Summarize builds a session summary from proc_rt records (any order).
 func Summarize(procs []map[string]string) (Summary, error) {
 	s := Summary{Processes: []ProcessSummary{}, Joins: []JoinSummary{}}
@@ -46,7 +144,8 @@ func Summarize(procs []map[string]string) (Summary, error) {
 	iter := func(p map[string]string) int64 { _, it, _ := joinstore.ParsePid(p["pid"]); return it }
 	sort.Slice(sorted, func(i, j int) bool { return iter(sorted[i]) < iter(sorted[j]) })
 	for _, p := range sorted {
-		ps := ProcessSummary{Pid: p["pid"], ParentPid: p["parentPid"], Step: p["resumeStep"], Status: p["status"], JoinGroupID: p["joinGroupId"]}
+		ps := ProcessSummary{Pid: p["pid"], ParentPid: p["parentPid"], Step: p["resumeStep"], Status: p["status"],
+			JoinGroupID: p["joinGroupId"], Reason: AbortReason(p)}
 		if plain := p["resumePlain"]; plain != "" && json.Valid([]byte(plain)) {
 			ps.Payload = json.RawMessage(plain)
 		}
@@ -58,24 +157,9 @@ func Summarize(procs []map[string]string) (Summary, error) {
 		if p["target"] != "1" {
 			continue
 		}
-		st, err := JoinStateOf(p)
+		js, err := SummarizeJoin(p)
 		if err != nil {
 			return s, err
-		}
-		js := JoinSummary{Pid: p["pid"], Step: p["resumeStep"], K: st.K, Got: []string{}, Status: "open"}
-		switch {
-		case p["status"] == "aborted":
-			js.Status = "aborted"
-		case p["closed"] == "1":
-			js.Status = "closed"
-		}
-		for _, f := range st.From {
-			if _, ok := st.Inbox[f.Node]; ok {
-				js.Got = append(js.Got, f.Node)
-			}
-		}
-		if js.Status == "closed" {
-			js.Payload = Merge(st)
 		}
 		s.Joins = append(s.Joins, js)
 	}

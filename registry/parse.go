@@ -58,6 +58,19 @@ func (d *decoder) expect(v *jsondoc.Value, what string, kind jsondoc.Kind) bool 
 
 func (d *decoder) unique(v *jsondoc.Value) { d.Unique(v, CodeDuplicate) }
 
+// defaulted warns that the member name of the object obj, which the
+// orchestration spec requires (seed 002, section), is missing or null (got
+// is its value, nil when absent), and says which default xgr applies and
+// what is allowed. Documents written by the public builder always carry it.
+func (d *decoder) defaulted(obj, got *jsondoc.Value, name, section, applied, allowed string) {
+	off, path, what := obj.Off, obj.Path().Key(name), "is missing"
+	if got != nil {
+		off, path, what = got.Off, got.Path(), "is null"
+	}
+	d.Warnf(off, path, CodeDefaulted, "%q %s; the orchestration spec requires it (%s), so xgr applies the default %s; allowed: %s",
+		name, what, section, applied, allowed)
+}
+
 func (d *decoder) unknown(m jsondoc.Member, allowed string) {
 	d.Warnf(m.NameOff, m.Value.Path(), CodeUnknownField, "unknown field %q is ignored (known here: %s)", m.Name, allowed)
 }
@@ -291,7 +304,7 @@ func (d *decoder) join(o *Orchestration, v *jsondoc.Value) *Join {
 	}
 	d.unique(v)
 	j := &Join{}
-	var mode, k, from *jsondoc.Value
+	var mode, k, from, policy *jsondoc.Value
 	var policyName string
 	for _, m := range v.Members {
 		switch m.Name {
@@ -308,7 +321,7 @@ func (d *decoder) join(o *Orchestration, v *jsondoc.Value) *Join {
 				d.Errorf(m.NameOff, m.Value.Path(), CodeDuplicate, "policy given twice (%q and %q); keep \"waitonjoin\"", policyName, m.Name)
 				continue
 			}
-			policyName = m.Name
+			policyName, policy = m.Name, m.Value
 			if m.Name == "waitOnJoin" {
 				d.Warnf(m.NameOff, m.Value.Path(), CodeUnknownField, "\"waitOnJoin\" is read as \"waitonjoin\"; the canonical spelling is lower case")
 			}
@@ -319,6 +332,16 @@ func (d *decoder) join(o *Orchestration, v *jsondoc.Value) *Join {
 	}
 	if v.Get("joinid") == nil {
 		d.missing(v, "joinid", "join has no \"joinid\": name the step that runs when the join closes")
+	}
+	if mode == nil || mode.Kind == jsondoc.Null {
+		applied := `"any" (k=1)`
+		if k != nil && k.Kind != jsondoc.Null {
+			applied = `"kofn", read from the given "k"`
+		}
+		d.defaulted(v, mode, "mode", "§6.2", applied, `"any", "all", "kofn" with "k", {"k": n} or {"kofn": n}`)
+	}
+	if policy == nil || policy.Kind == jsondoc.Null {
+		d.defaulted(v, policy, "waitonjoin", "§6.2", `"drain" (producers still running when the join closes may finish)`, `"kill", "drain"`)
 	}
 	n := 0
 	if from == nil {
@@ -360,6 +383,9 @@ func (d *decoder) from(o *Orchestration, v *jsondoc.Value) []From {
 			default:
 				d.unknown(m, `"node", "when"`)
 			}
+		}
+		if when := it.Get("when"); when == nil || when.Kind == jsondoc.Null {
+			d.defaulted(it, when, "when", "§6.3", `"any" (valid and invalid outcomes both deliver)`, `"valid", "invalid", "any"`)
 		}
 		node := it.Get("node")
 		if node == nil {
@@ -436,10 +462,9 @@ func (d *decoder) threshold(j *Join, v, mode, k *jsondoc.Value, n int) {
 	modeK, haveModeK := 0, false // k carried by the object form of mode
 	switch {
 	case mode == nil || mode.Kind == jsondoc.Null:
-		j.Mode = ModeAny
+		j.Mode = ModeAny // join warns about the missing mode
 		if haveJoinK {
 			j.Mode = ModeKofN
-			d.warnf(k, CodeMode, "\"k\" without \"mode\" is read as mode \"kofn\"; write \"mode\": \"kofn\" to say so")
 		}
 	case mode.Kind == jsondoc.String:
 		switch mode.Text {

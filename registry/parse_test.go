@@ -288,7 +288,7 @@ func TestModeForms(t *testing.T) {
 		{`{"joinid":"J1","mode":{"k":2},` + from3 + `}`, ModeKofN, 2, ""},
 		{`{"joinid":"J1","mode":{"kofn":3},` + from3 + `}`, ModeKofN, 3, ""},
 		{`{"joinid":"J1","mode":null,` + from3 + `}`, ModeAny, 1, ""},
-		{`{"joinid":"J1","k":2,` + from3 + `}`, ModeKofN, 2, CodeMode},
+		{`{"joinid":"J1","k":2,` + from3 + `}`, ModeKofN, 2, CodeDefaulted},
 		{`{"joinid":"J1","mode":"all","k":3,` + from3 + `}`, ModeAll, 3, CodeRedundant},
 		{`{"joinid":"J1","mode":{"kofn":2},"k":2,` + from3 + `}`, ModeKofN, 2, CodeRedundant},
 	}
@@ -375,5 +375,90 @@ func TestValidationErrorMessage(t *testing.T) {
 	msg := ve.Error()
 	if !strings.HasPrefix(msg, "invalid orchestration: 1:") || !strings.Contains(msg, "structure.A1.onValid.spawns[0]") {
 		t.Errorf("message %q lacks position or path", msg)
+	}
+}
+
+// Seed 002 §6.2/§6.3 require join "mode", "waitonjoin" and each from
+// entry's "when". A missing (or null) one gets its default and a warning
+// that says where (path, line:col), which default applied and what is
+// allowed; a join with every field has none.
+func TestMissingJoinFieldsWarn(t *testing.T) {
+	const complete = `"from":[{"node":"B1","when":"valid"},{"node":"C1","when":"any"}]`
+	type want struct {
+		path  string
+		after string // the warning is located right after this text
+		msg   string
+	}
+	modeMsg := `"mode" is missing; the orchestration spec requires it (§6.2), so xgr applies the default "any" (k=1); allowed: "any", "all", "kofn" with "k", {"k": n} or {"kofn": n}`
+	policyMsg := `"waitonjoin" is missing; the orchestration spec requires it (§6.2), so xgr applies the default "drain" (producers still running when the join closes may finish); allowed: "kill", "drain"`
+	whenMsg := `"when" is missing; the orchestration spec requires it (§6.3), so xgr applies the default "any" (valid and invalid outcomes both deliver); allowed: "valid", "invalid", "any"`
+	cases := []struct {
+		name   string
+		join   string
+		mode   Mode
+		policy Policy
+		whens  string
+		want   []want
+	}{
+		{"every field", `{"joinid":"J1","mode":"all","waitonjoin":"kill",` + complete + `}`, ModeAll, PolicyKill, "valid,any", nil},
+		{"every field, kofn object", `{"joinid":"J1","mode":{"kofn":1},"waitonjoin":"drain",` + complete + `}`, ModeKofN, PolicyDrain, "valid,any", nil},
+		{"when empty means any", `{"joinid":"J1","mode":"any","waitonjoin":"kill","from":[{"node":"B1","when":""}]}`, ModeAny, PolicyKill, "any", nil},
+		{"mode missing", `{"joinid":"J1","waitonjoin":"kill",` + complete + `}`, ModeAny, PolicyKill, "valid,any",
+			[]want{{"structure.A1.onValid.join.mode", `"join":`, modeMsg}}},
+		{"mode null", `{"joinid":"J1","mode":null,"waitonjoin":"kill",` + complete + `}`, ModeAny, PolicyKill, "valid,any",
+			[]want{{"structure.A1.onValid.join.mode", `"mode":`, `"mode" is null; the orchestration spec requires it (§6.2), so xgr applies the default "any" (k=1)`}}},
+		{"mode missing, k given", `{"joinid":"J1","k":2,"waitonjoin":"kill",` + complete + `}`, ModeKofN, PolicyKill, "valid,any",
+			[]want{{"structure.A1.onValid.join.mode", `"join":`, `"mode" is missing; the orchestration spec requires it (§6.2), so xgr applies the default "kofn", read from the given "k"; allowed: "any", "all"`}}},
+		{"waitonjoin missing", `{"joinid":"J1","mode":"all",` + complete + `}`, ModeAll, PolicyDrain, "valid,any",
+			[]want{{"structure.A1.onValid.join.waitonjoin", `"join":`, policyMsg}}},
+		{"waitonjoin null", `{"joinid":"J1","mode":"all","waitonjoin":null,` + complete + `}`, ModeAll, PolicyDrain, "valid,any",
+			[]want{{"structure.A1.onValid.join.waitonjoin", `"waitonjoin":`, `"waitonjoin" is null;`}}},
+		{"waitOnJoin null", `{"joinid":"J1","mode":"all","waitOnJoin":null,` + complete + `}`, ModeAll, PolicyDrain, "valid,any",
+			[]want{{"structure.A1.onValid.join.waitOnJoin", `"waitOnJoin":`, `"waitonjoin" is null;`}}},
+		{"waitOnJoin spelling is not missing", `{"joinid":"J1","mode":"all","waitOnJoin":"kill",` + complete + `}`, ModeAll, PolicyKill, "valid,any", nil},
+		{"when missing", `{"joinid":"J1","mode":"any","waitonjoin":"kill","from":[{"node":"B1","when":"valid"},{"node":"C1"}]}`, ModeAny, PolicyKill, "valid,any",
+			[]want{{"structure.A1.onValid.join.from[1].when", `{"node":"B1","when":"valid"},`, whenMsg}}},
+		{"when null", `{"joinid":"J1","mode":"any","waitonjoin":"kill","from":[{"node":"B1","when":null}]}`, ModeAny, PolicyKill, "any",
+			[]want{{"structure.A1.onValid.join.from[0].when", `"when":`, `"when" is null;`}}},
+		{"all missing", `{"joinid":"J1","from":[{"node":"B1"},{"node":"C1"}]}`, ModeAny, PolicyDrain, "any,any",
+			[]want{
+				{"structure.A1.onValid.join.mode", `"join":`, modeMsg},
+				{"structure.A1.onValid.join.waitonjoin", `"join":`, policyMsg},
+				{"structure.A1.onValid.join.from[0].when", `"from":[`, whenMsg},
+				{"structure.A1.onValid.join.from[1].when", `{"node":"B1"},`, whenMsg},
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := withJoin(c.join)
+			o := mustParse(t, raw)
+			j := o.Step("A1").OnValid.Join
+			var whens []string
+			for _, f := range j.From {
+				whens = append(whens, f.When.String())
+			}
+			if j.Mode != c.mode || j.Policy != c.policy || strings.Join(whens, ",") != c.whens {
+				t.Errorf("defaults: mode %v policy %v whens %v, want %v %v %s", j.Mode, j.Policy, whens, c.mode, c.policy, c.whens)
+			}
+			var got []Problem
+			for _, p := range o.Warnings {
+				if p.Code == CodeDefaulted {
+					got = append(got, p)
+				}
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("%d %s warnings, want %d:\n%v", len(got), CodeDefaulted, len(c.want), got)
+			}
+			for i, w := range c.want {
+				at := strings.Index(raw, w.after)
+				if at < 0 || strings.Contains(raw[at+1:], w.after) {
+					t.Fatalf("marker %q is not unique in %s", w.after, raw)
+				}
+				p := got[i]
+				if p.Path != w.path || p.Line != 1 || p.Col != at+len(w.after)+1 || !strings.HasPrefix(p.Message, w.msg) {
+					t.Errorf("warning %d: %s at %d:%d\nwant %s at 1:%d: %s…", i, p, p.Line, p.Col, w.path, at+len(w.after)+1, w.msg)
+				}
+			}
+		})
 	}
 }

@@ -26,6 +26,9 @@ const (
 	CodeJoinScope     = "join-scope"
 	CodeJoinNeverMet  = "join-unfulfillable"
 	CodeSpawnRepeated = "spawn-repeated"
+	// CodeDefaulted: a field the orchestration spec requires is missing
+	// (join mode, waitonjoin, from[].when); xgr applied its default.
+	CodeDefaulted = "defaulted"
 )
 
 // ValidationError is returned by Parse for a rejected document: every

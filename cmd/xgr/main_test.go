@@ -67,6 +67,45 @@ func TestValidateReportsEveryProblemWithPosition(t *testing.T) {
 	}
 }
 
+// Join "mode", "waitonjoin" and from "when" are required by the spec: a
+// document without them is valid (the defaults apply) but validate warns
+// about each, with position and path; the examples carry every field.
+func TestValidateWarnsAboutMissingJoinFields(t *testing.T) {
+	f := writeFile(t, "defaults.json", `{"id":"d","structure":{
+  "A1":{"rule":"${addr:A}","onValid":{"spawns":["B1","C1"],
+    "join":{"joinid":"J1","from":[{"node":"B1","when":"valid"},{"node":"C1"}]}}},
+  "B1":{"rule":"${addr:B}"},"C1":{"rule":"${addr:C}"},"J1":{"rule":"${addr:J}"}}}`)
+	out, code := run(t, "ostc", "validate", f)
+	for _, want := range []string{
+		f + `:3:12: warning: structure.A1.onValid.join.mode: "mode" is missing; the orchestration spec requires it (§6.2), so xgr applies the default "any" (k=1); allowed: "any", "all", "kofn" with "k", {"k": n} or {"kofn": n}`,
+		f + `:3:12: warning: structure.A1.onValid.join.waitonjoin: "waitonjoin" is missing; the orchestration spec requires it (§6.2), so xgr applies the default "drain" (producers still running when the join closes may finish); allowed: "kill", "drain"`,
+		f + `:3:64: warning: structure.A1.onValid.join.from[1].when: "when" is missing; the orchestration spec requires it (§6.3), so xgr applies the default "any" (valid and invalid outcomes both deliver); allowed: "valid", "invalid", "any"`,
+		f + ": ok: id d, 4 steps, hash ",
+		", 3 warnings",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d; output lacks %q:\n%s", code, want, out)
+		}
+	}
+	if out, code := run(t, "ostc", "validate", "--strict", f); code != 1 || !strings.Contains(out, "INVALID under --strict (3 warnings)") {
+		t.Errorf("--strict: exit %d\n%s", code, out)
+	}
+
+	files, _ := filepath.Glob("../../examples/ostc/*.json")
+	out, code = run(t, append([]string{"ostc", "validate", "--json"}, files...)...)
+	var reports []jsonReport
+	if err := json.Unmarshal([]byte(out), &reports); err != nil || code != 0 || len(reports) != len(files) {
+		t.Fatalf("--json: exit %d, %v:\n%s", code, err, out)
+	}
+	for _, r := range reports {
+		for _, w := range r.Warnings {
+			if w.Code == "defaulted" {
+				t.Errorf("%s: %s (the examples write every join field)", r.File, w)
+			}
+		}
+	}
+}
+
 func TestValidateStrictAndBrokenJSON(t *testing.T) {
 	quorum := "../../../shared/fixtures/xgr-public/ApiPriceFeedQuorum/XRC729Json/ApiPriceFeedQuorumLoop.json"
 	if _, code := run(t, "ostc", "validate", quorum); code != 0 {

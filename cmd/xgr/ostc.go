@@ -28,7 +28,9 @@ func ostcCommand() *cli.Command {
 				ArgsUsage: "FILE...",
 				Description: `Reports every problem of every file with its line:column and JSON path,
 then a summary line per file. Warnings (unknown fields, placeholders, joins
-that can never close) do not fail validation unless --strict is given.
+that can never close, required join fields left out — mode, waitonjoin,
+from[].when — for which a default applies) do not fail validation unless
+--strict is given.
 
 Exit status: 0 when every file is valid, 1 when any is not, 2 on usage errors.
 

@@ -281,7 +281,7 @@ func sessionShowAction(c *cli.Context) error {
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": jsonFields(procs), "summary": sum, "history": history})
 		}
 		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live\n", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
-		drawTree(c.App.Writer, procs)
+		drawTree(c.App.Writer, procs, sum)
 		for _, h := range history {
 			switch h["event"] {
 			case "wakeup":
@@ -316,9 +316,14 @@ func jsonFields(procs []map[string]string) []map[string]any {
 	return out
 }
 
-// drawTree prints processes as a tree by parentPid, with join details on
-// join targets.
-func drawTree(w io.Writer, procs []map[string]string) {
+// drawTree prints processes as a tree by parentPid, with an aborted
+// process's reason and, on join targets, the join's outcome and details
+// (from sum, the summary of procs).
+func drawTree(w io.Writer, procs []map[string]string, sum reactor.Summary) {
+	joins := map[string]reactor.JoinSummary{}
+	for _, j := range sum.Joins {
+		joins[j.Pid] = j
+	}
 	children := map[string][]map[string]string{}
 	for _, p := range procs {
 		children[p["parentPid"]] = append(children[p["parentPid"]], p)
@@ -345,15 +350,9 @@ func drawTree(w io.Writer, procs []map[string]string) {
 			if p["paused"] == "1" {
 				line += " paused"
 			}
-			if r := p["abortReason"]; r != "" {
-				line += " [" + r + "]"
-			}
+			line += bracketed(reactor.AbortReason(p))
 			if p["target"] == "1" {
-				state := "open"
-				if p["closed"] == "1" {
-					state = "closed"
-				}
-				line += fmt.Sprintf("  join %s k=%s expect %s inbox %s fail %s", state, p["k"], p["expect"], keysOf(p["inbox"]), p["fail"])
+				line += fmt.Sprintf("  join %s k=%s expect %s inbox %s fail %s", joins[p["pid"]].Status, p["k"], p["expect"], keysOf(p["inbox"]), p["fail"])
 			}
 			fmt.Fprintf(w, "%s%s%s  group %s\n", indent, branch, line, p["joinGroupId"])
 			walk(p["pid"], indent+next)

@@ -66,8 +66,12 @@ orchestrations that spawn themselves forever; the summary then says so
 
 Output: the timeline (spawned, claimed, executed, delivered, ignored,
 join_closed, join_aborted, killed, promoted, gated), then a summary of every
-process and join. --json prints one JSON object per event and the summary,
-with each process's payload, as the last line.
+process (an aborted one with its reason) and join: the join's outcome (open,
+closed with its merged payload, unfulfillable, or killed before it was
+decided) and, separately, its target process's status, e.g.
+   1:2      J1           closed        k=2 got [B1 C1] payload {"b":1}; target aborted [hard error]
+--json prints one JSON object per event and the summary, with each
+process's payload, as the last line.
 
 Without --redis, a private redis-server is started on a temporary socket and
 removed afterwards. --deterministic uses a virtual clock (waits take no time),
@@ -228,18 +232,30 @@ func printSummary(w io.Writer, s reactor.Summary) {
 		if p.Valid != nil {
 			valid = map[bool]string{true: "valid", false: "invalid"}[*p.Valid]
 		}
-		fmt.Fprintf(w, "  %-8s %-12s %-8s %-7s group %-4s parent %s\n", p.Pid, p.Step, p.Status, valid, p.JoinGroupID, p.ParentPid)
+		fmt.Fprintf(w, "  %-8s %-12s %-8s %-7s group %-4s parent %s%s\n", p.Pid, p.Step, p.Status, valid, p.JoinGroupID, p.ParentPid, bracketed(p.Reason))
 	}
 	if len(s.Joins) > 0 {
 		fmt.Fprintln(w, "joins:")
 	}
 	for _, j := range s.Joins {
-		payload, _ := json.Marshal(j.Payload)
-		fmt.Fprintf(w, "  %-8s %-12s %-8s k=%d got [%s] payload %s\n", j.Pid, j.Step, j.Status, j.K, strings.Join(j.Got, " "), payload)
+		payload := ""
+		if j.Status == reactor.JoinClosed {
+			b, _ := json.Marshal(j.Payload)
+			payload = " payload " + string(b)
+		}
+		fmt.Fprintf(w, "  %-8s %-12s %-13s k=%d got [%s]%s; target %s%s\n", j.Pid, j.Step, j.Status, j.K, strings.Join(j.Got, " "), payload, j.TargetStatus, bracketed(j.TargetReason))
 	}
 	if s.Stopped != "" {
 		fmt.Fprintln(w, s.Stopped)
 	}
+}
+
+// bracketed is " [reason]", or "" for no reason.
+func bracketed(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " [" + reason + "]"
 }
 
 // simulationExecutor builds the step executor from --rules, --rpc,
