@@ -1,0 +1,130 @@
+package joinstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+)
+
+// wakeAll is a decider that wakes every waiting candidate with a payload.
+func wakeAll(plain string) joinstore.WakeDecider {
+	return func(procs []joinstore.WaitingProc) ([]joinstore.Waking, error) {
+		var out []joinstore.Waking
+		for _, p := range procs {
+			if p.Status == "waiting" && !p.JoinOpen {
+				out = append(out, joinstore.Waking{Iter: p.Iter, UpdatedAt: p.UpdatedAt, Plain: json.RawMessage(plain)})
+			}
+		}
+		return out, nil
+	}
+}
+
+// The wake-up queue of a commit and the wake of another session's process,
+// each in its own slot: queued with the step (never for a stale token),
+// applied once per id, recorded once, and a finished session stays
+// adoptable until its queue is empty.
+func TestWakeQueueAndApply(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		const other = "0x00000000000000000000000000000000000000ee"
+		target, err := s.Start(ctx, joinstore.StartRequest{Owner: other, StartStep: "W1", Now: t0, WakeAt: t0.Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "C1", Now: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims, err := s.Claim(ctx, src.Root, t0, time.Minute, "w", joinstore.StepTable{"C1": {}}, []int64{1})
+		if err != nil || len(claims) != 1 {
+			t.Fatalf("claim: %v %v", claims, err)
+		}
+		valid := true
+		cr, err := s.Commit(ctx, claims[0], t0, joinstore.Commit{Status: "done", Valid: &valid,
+			WakeUps: []json.RawMessage{json.RawMessage(`{"n": 18446744073709551615}`), json.RawMessage(`{}`)}})
+		if err != nil || cr.Live != 0 || len(cr.Wakes) != 2 || cr.Wakes[0].ID != src.Root.Pid(1)+"#0" {
+			t.Fatalf("commit: %+v %v", cr, err)
+		}
+		pending, err := s.PendingWakes(ctx, src.Root)
+		if err != nil || len(pending) != 2 || string(pending[0].Entry) != `{"n": 18446744073709551615}` {
+			t.Fatalf("pending: %+v %v", pending, err)
+		}
+		// Finished, but adoptable for its queued wake-ups.
+		if _, err := s.AcquireRoot(ctx, src.Root, "r", time.Minute); err != nil {
+			t.Fatalf("a finished session with queued wake-ups must be adoptable: %v", err)
+		}
+
+		res, err := s.Wake(ctx, target.Root, pending[0].ID, "W1", nil, t0, "test", wakeAll(`{"woken":true}`))
+		if err != nil || len(res.Woken) != 1 || res.Woken[0] != 1 {
+			t.Fatalf("wake: %+v %v", res, err)
+		}
+		if due, _ := s.DueIters(ctx, target.Root, t0, 10); len(due) != 1 {
+			t.Fatalf("woken process not due now: %v", due)
+		}
+		p, _ := s.Process(ctx, target.Root, 1)
+		if p["resumePlain"] != `{"woken":true}` {
+			t.Errorf("payload %q", p["resumePlain"])
+		}
+		again, err := s.Wake(ctx, target.Root, pending[0].ID, "W1", nil, t0, "test", wakeAll(`{"twice":true}`))
+		if err != nil || !again.Duplicate {
+			t.Fatalf("the same id again: %+v %v", again, err)
+		}
+		if p, _ := s.Process(ctx, target.Root, 1); p["resumePlain"] != `{"woken":true}` {
+			t.Errorf("a duplicate changed the payload: %q", p["resumePlain"])
+		}
+		for i, w := range pending {
+			for n := 0; n < 2; n++ { // recorded once however often
+				if err := s.WakeDone(ctx, src.Root, w, src.Root.Pid(1), "C1", "outcome "+w.ID, t0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if i == 0 {
+				if _, err := s.AcquireRoot(ctx, src.Root, "r", time.Minute); err != nil {
+					t.Fatalf("one wake-up still queued: %v", err)
+				}
+			}
+		}
+		if _, err := s.AcquireRoot(ctx, src.Root, "r2", time.Minute); err != joinstore.ErrFinished {
+			t.Fatalf("nothing left: %v", err)
+		}
+		h, _ := s.History(ctx, src.Root)
+		var outcomes []string
+		for _, e := range h {
+			if e["event"] == "wakeup" {
+				outcomes = append(outcomes, e["outcome"])
+			}
+		}
+		if len(outcomes) != 2 || outcomes[0] != "outcome "+pending[0].ID {
+			t.Errorf("recorded outcomes: %v", outcomes)
+		}
+		th, _ := s.History(ctx, target.Root)
+		if len(th) != 1 || th[0]["event"] != "woken" || th[0]["by"] != "test" {
+			t.Errorf("target history: %v", th)
+		}
+
+		// A stale read: the process changed between the read and the
+		// write; the wake reads and decides again.
+		r2, _ := s.Start(ctx, joinstore.StartRequest{Owner: other, StartStep: "W1", Now: t0, WakeAt: t0.Add(time.Hour)})
+		calls := 0
+		res, err = s.Wake(ctx, r2.Root, "", "W1", nil, t0, "test", func(procs []joinstore.WaitingProc) ([]joinstore.Waking, error) {
+			calls++
+			if calls == 1 {
+				// Another writer changes the process under the decision.
+				s.Pause(ctx, r2.Root, t0.Add(time.Millisecond), true)
+			}
+			return wakeAll(`{}`)(procs)
+		})
+		if err != nil || calls != 2 || len(res.Woken) != 1 {
+			t.Fatalf("compare-and-set retry: calls %d %+v %v", calls, res, err)
+		}
+		if due, _ := s.DueIters(ctx, r2.Root, t0, 10); len(due) != 0 {
+			t.Errorf("a paused process woken must not be due: %v", due)
+		}
+	})
+}
