@@ -17,4 +17,9 @@
 // Parsed but not performed (kept on the Document and reported in a Result):
 // branch execution (inner transactions), grants, encryptLogs, logExpireDays
 // and wakeUps.
+//
+// Numbers are exact on every path: undeclared integers stay int64, uint64
+// or (beyond) exact big integers, uint256 / int256 values are big integers
+// in expressions and decimal strings outside them, and a value that is one
+// placeholder is passed through unchanged.
 package rule

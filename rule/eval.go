@@ -16,7 +16,8 @@ import (
 //
 //  1. inputs: declared fields are cast to their types and defaults applied;
 //     a missing required input forces the step invalid (rules are skipped);
-//     undeclared keys pass through as they are (numbers as doubles);
+//     undeclared keys pass through exactly (see normalize: integral
+//     numbers as int64 / uint64 or, beyond, exact big integers);
 //  2. apiCalls in array order, each alias cast or defaulted;
 //  3. contractReads in array order, each saveAs slot cast or defaulted;
 //  4. rules: all validate rules must hold; a missing key makes a rule false;
@@ -27,6 +28,11 @@ import (
 //     branch it leaves the step meta-only (no output);
 //  7. waitSec of the selected branch.
 //
+// Numbers stay exact: a value that is one placeholder ("[Key]") is passed
+// through as it is; expressions see uint256 / int256 values (and integers
+// beyond 64 bits) as exact big integers, which leave them as decimal
+// strings.
+//
 // Soft-invalid conditions (missing keys, failed calls or reads without
 // defaults) make the step invalid and are listed in Result.Reasons. Hard
 // errors (input type violations, CEL run-time errors outside API
@@ -36,7 +42,7 @@ import (
 // Evaluate does no IO except through src, reads no clock except
 // src.Clock, and is safe for concurrent use on one Document.
 func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src Sources) (*Result, error) {
-	e := &evaluation{ctx: ctx, doc: doc, src: src, env: make(map[string]any, len(payload)+len(doc.Payload)+8)}
+	e := &evaluation{ctx: ctx, doc: doc, src: src, env: newVars(len(payload) + len(doc.Payload) + 8)}
 	res := &Result{Output: map[string]any{}, Extracted: map[string]any{}, Reasons: []Reason{}}
 	e.res = res
 	start := e.now()
@@ -105,7 +111,7 @@ type evaluation struct {
 	ctx  context.Context
 	doc  *Document
 	src  Sources
-	env  map[string]any
+	env  vars
 	res  *Result
 	soft bool
 }
@@ -166,17 +172,17 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 		if err != nil {
 			return false, &HardError{Stage: "inputs", Path: "payload." + k, Err: err}
 		}
-		e.env[k] = v
+		e.env.set(k, v, celOf(v))
 	}
 	var missing []string
 	for _, f := range e.doc.Payload {
 		v, ok := payload[f.Name]
 		if !ok || v == nil {
 			if f.HasDefault {
-				e.env[f.Name] = f.Default
+				e.env.setTyped(f.Name, f.Type, f.Default)
 				continue
 			}
-			delete(e.env, f.Name)
+			e.env.del(f.Name)
 			missing = append(missing, f.Name)
 			continue
 		}
@@ -184,10 +190,10 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 		if err != nil {
 			return false, &HardError{Stage: "inputs", Path: string(jsondoc.Path("payload").Key(f.Name)), Err: err}
 		}
-		e.env[f.Name] = c
+		e.env.setTyped(f.Name, f.Type, c)
 	}
-	e.res.Inputs = make(map[string]any, len(e.env))
-	for k, v := range e.env {
+	e.res.Inputs = make(map[string]any, len(e.env.out))
+	for k, v := range e.env.out {
 		e.res.Inputs[k] = v
 	}
 	if len(missing) > 0 {
@@ -208,7 +214,7 @@ func (e *evaluation) rules(forced bool) (bool, error) {
 			continue
 		}
 		path := string(jsondoc.Path("rules").Index(r.Index))
-		ok, err := r.Expr.EvalBool(e.ctx, e.env)
+		ok, err := r.Expr.EvalBool(e.ctx, e.env.cel)
 		var mk *MissingKeysError
 		switch {
 		case errors.As(err, &mk):
@@ -268,19 +274,26 @@ func (e *evaluation) outcome(b *Branch, name string) (map[string]any, *missingAt
 }
 
 // resolve is Eval-or-Render: literals as written, templates rendered,
-// expressions evaluated.
+// expressions evaluated, and a value that is one placeholder passed
+// through exactly as the environment holds it.
 func (e *evaluation) resolve(v *Value) (any, error) {
 	switch {
 	case v.IsLiteral:
 		return v.Literal, nil
 	case v.Kind == KindTemplate:
-		s, miss := v.Template.Render(e.env)
+		s, miss := v.Template.Render(e.env.out)
 		if miss != nil {
 			return nil, &MissingKeysError{Keys: miss}
 		}
 		return s, nil
+	case v.Expr.ident != "":
+		x, ok := e.env.out[v.Expr.ident]
+		if !ok {
+			return nil, &MissingKeysError{Keys: []string{v.Expr.ident}}
+		}
+		return copyPlain(x), nil
 	}
-	return v.Expr.Eval(e.ctx, e.env)
+	return v.Expr.Eval(e.ctx, e.env.cel)
 }
 
 // isCapError reports evaluator cap violations, which stay hard errors even

@@ -29,7 +29,10 @@ type Expr struct {
 	Nodes int
 
 	bigLiteral string // set for digits-only literals of 16+ digits (guide §8.4)
-	prg        cel.Program
+	// ident is set when the expression is one environment key ("[Key]"):
+	// Eval-or-Render then passes the value through as it is, exactly.
+	ident string
+	prg   cel.Program
 }
 
 // ExprError is a hard error of an expression: it does not compile, breaks an
@@ -61,8 +64,9 @@ var typeIdents = map[string]bool{
 // the programs by source text.
 type compiler struct {
 	base     *cel.Env
-	maxLen   int // MaxExprLen
-	maxNodes int // MaxASTNodes
+	opt      *cel.StaticOptimizer // numericRewrite
+	maxLen   int                  // MaxExprLen
+	maxNodes int                  // MaxASTNodes
 	mu       sync.RWMutex
 	cache    map[string]*compiled
 }
@@ -92,11 +96,16 @@ func newCompiler(maxLen, maxNodes int) *compiler {
 		cel.CrossTypeNumericComparisons(true),
 		cel.EagerlyValidateDeclarations(true),
 	}, helperLibrary()...)
+	opts = append(opts, numericLibrary()...)
 	env, err := cel.NewEnv(opts...)
 	if err != nil {
 		panic("rule: building the CEL environment: " + err.Error())
 	}
-	return &compiler{base: env, maxLen: maxLen, maxNodes: maxNodes, cache: map[string]*compiled{}}
+	opt, err := cel.NewStaticOptimizer(numericRewrite{})
+	if err != nil {
+		panic("rule: building the operator rewrite: " + err.Error())
+	}
+	return &compiler{base: env, opt: opt, maxLen: maxLen, maxNodes: maxNodes, cache: map[string]*compiled{}}
 }
 
 // CompileExpr compiles one expression (placeholders rewritten, caps
@@ -167,6 +176,13 @@ func (c *compiler) build(src string) (*Expr, error) {
 	if nodes > c.maxNodes {
 		return fail(fmt.Errorf("%w: %d AST nodes; at most %d are allowed (MaxAstNodes)", ErrExprTooComplex, nodes, c.maxNodes))
 	}
+	if checked, iss = c.opt.Optimize(env, checked); iss.Err() != nil {
+		return fail(errors.New(oneLine(iss.Err().Error())))
+	}
+	ident := ""
+	if root := parsed.NativeRep().Expr(); root.Kind() == celast.IdentKind && len(keys) == 1 && keys[0] == root.AsIdent() {
+		ident = keys[0]
+	}
 	prg, err := env.Program(checked,
 		cel.CostLimit(MaxEvalCost),
 		cel.CostTracking(helperCost{}),
@@ -175,7 +191,7 @@ func (c *compiler) build(src string) (*Expr, error) {
 	if err != nil {
 		return fail(err)
 	}
-	return &Expr{Source: src, CEL: rewritten, Keys: keys, Nodes: nodes, prg: prg}, nil
+	return &Expr{Source: src, CEL: rewritten, Keys: keys, Nodes: nodes, ident: ident, prg: prg}, nil
 }
 
 func isDigits(s string) bool {
@@ -371,18 +387,25 @@ func (e *Expr) evalVal(ctx context.Context, env map[string]any) (ref.Val, error)
 	return out, nil
 }
 
-// Eval evaluates e against env (values as produced by Cast or JSON
-// decoding) and returns a plain Go value (see fromCEL).
+// Eval evaluates e against env (values as expressions see them: plain Go
+// scalars, lists and maps, or CEL values) and returns a plain Go value
+// (see fromCEL).
 func (e *Expr) Eval(ctx context.Context, env map[string]any) (any, error) {
+	_, out, err := e.eval(ctx, env)
+	return out, err
+}
+
+// eval is Eval that also returns the CEL value.
+func (e *Expr) eval(ctx context.Context, env map[string]any) (ref.Val, any, error) {
 	v, err := e.evalVal(ctx, env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := fromCEL(v)
 	if err != nil {
-		return nil, &ExprError{Source: e.Source, Err: err}
+		return nil, nil, &ExprError{Source: e.Source, Err: err}
 	}
-	return out, nil
+	return v, out, nil
 }
 
 // EvalBool evaluates a rule: it must produce a bool (a hard error otherwise).
