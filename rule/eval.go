@@ -17,7 +17,9 @@ import (
 //  1. inputs: declared fields are cast to their types and defaults applied;
 //     a missing required input forces the step invalid (rules are skipped);
 //     undeclared keys pass through exactly (see normalize: integral
-//     numbers as int64 / uint64 or, beyond, exact big integers);
+//     numbers as int64 / uint64 or, beyond, exact big integers); the
+//     engine meta values of src.Meta are read-only keys that payload keys
+//     of the same name cannot override;
 //  2. apiCalls in array order, each alias cast or defaulted;
 //  3. contractReads in array order, each saveAs slot cast or defaulted;
 //  4. rules: all validate rules must hold; a missing key makes a rule false;
@@ -42,7 +44,7 @@ import (
 // Evaluate does no IO except through src, reads no clock except
 // src.Clock, and is safe for concurrent use on one Document.
 func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src Sources) (*Result, error) {
-	e := &evaluation{ctx: ctx, doc: doc, src: src, env: newVars(len(payload) + len(doc.Payload) + 8)}
+	e := &evaluation{ctx: ctx, doc: doc, src: src, env: newVars(len(payload) + len(doc.Payload) + len(src.Meta) + 8)}
 	res := &Result{Output: map[string]any{}, Extracted: map[string]any{}, Reasons: []Reason{}}
 	e.res = res
 	start := e.now()
@@ -157,9 +159,26 @@ func keyList(keys []string) string {
 	return "keys " + strings.Join(q, ", ")
 }
 
-// inputs builds the environment from the payload; it reports whether a
-// required input is missing.
+// inputs builds the environment from the payload and the engine meta
+// values; it reports whether a required input is missing.
 func (e *evaluation) inputs(payload map[string]any) (bool, error) {
+	meta := e.src.Meta
+	if len(meta) > 0 {
+		merged := make(map[string]any, len(payload)+len(meta))
+		for k, v := range payload {
+			merged[k] = v
+		}
+		for k, v := range meta {
+			merged[k] = v
+		}
+		payload = merged
+	}
+	where := func(k string) jsondoc.Path {
+		if _, ok := meta[k]; ok {
+			return jsondoc.Path("meta").Key(k)
+		}
+		return jsondoc.Path("payload").Key(k)
+	}
 	extra := make([]string, 0, len(payload))
 	for k := range payload {
 		if e.doc.fields[k] == nil {
@@ -170,7 +189,7 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 	for _, k := range extra {
 		v, err := normalize(payload[k])
 		if err != nil {
-			return false, &HardError{Stage: "inputs", Path: "payload." + k, Err: err}
+			return false, &HardError{Stage: "inputs", Path: string(where(k)), Err: err}
 		}
 		e.env.set(k, v, celOf(v))
 	}
@@ -188,13 +207,15 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 		}
 		c, err := Cast(f.Type, v)
 		if err != nil {
-			return false, &HardError{Stage: "inputs", Path: string(jsondoc.Path("payload").Key(f.Name)), Err: err}
+			return false, &HardError{Stage: "inputs", Path: string(where(f.Name)), Err: err}
 		}
 		e.env.setTyped(f.Name, f.Type, c)
 	}
 	e.res.Inputs = make(map[string]any, len(e.env.out))
 	for k, v := range e.env.out {
-		e.res.Inputs[k] = v
+		if _, isMeta := meta[k]; !isMeta {
+			e.res.Inputs[k] = v
+		}
 	}
 	if len(missing) > 0 {
 		e.reason(ReasonMissingInput, "payload", missing, "required input "+keyList(missing)+" missing and without default; rules are skipped and the step is invalid")
