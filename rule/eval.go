@@ -25,9 +25,10 @@ import (
 //  4. rules: all validate rules must hold; a missing key makes a rule false;
 //     abortStep / cancelSession rules that hold end the step;
 //  5. branch selection: onValid when valid, else onInvalid;
-//  6. the branch payload by Eval-or-Render; a missing key in the valid
-//     branch downgrades the step to the invalid branch, in the invalid
-//     branch it leaves the step meta-only (no output);
+//  6. the branch payload and wakeUps by Eval-or-Render; a missing key in
+//     the valid branch downgrades the step to the invalid branch, in the
+//     invalid branch it leaves the step meta-only (no output, no
+//     wake-ups);
 //  7. waitSec of the selected branch.
 //
 // Numbers stay exact: a value that is one placeholder ("[Key]") is passed
@@ -86,26 +87,26 @@ func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src So
 	defer func() { res.Timings.Outcome = e.since(t) }()
 	valid := !forced && rulesHold && !e.soft
 	if valid {
-		out, miss, err := e.outcome(doc.OnValid, "onValid")
+		out, wakes, miss, err := e.outcome(doc.OnValid, "onValid")
 		if err != nil {
 			return res, err
 		}
 		if miss == nil {
-			e.finish(true, doc.OnValid, out)
+			e.finish(true, doc.OnValid, out, wakes)
 			return res, nil
 		}
-		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the valid branch payload; the step is downgraded to onInvalid")
+		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the valid branch "+miss.section+"; the step is downgraded to onInvalid")
 	}
-	out, miss, err := e.outcome(doc.OnInvalid, "onInvalid")
+	out, wakes, miss, err := e.outcome(doc.OnInvalid, "onInvalid")
 	if err != nil {
 		return res, err
 	}
 	if miss != nil {
-		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the invalid branch payload; the step is meta-only (no output)")
+		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the invalid branch "+miss.section+"; the step is meta-only (no output, no wake-ups)")
 		res.MetaOnly = true
-		out = map[string]any{}
+		out, wakes = map[string]any{}, nil
 	}
-	e.finish(false, doc.OnInvalid, out)
+	e.finish(false, doc.OnInvalid, out, wakes)
 	return res, nil
 }
 
@@ -136,7 +137,7 @@ func (e *evaluation) reason(code, path string, keys []string, msg string) {
 	e.res.Reasons = append(e.res.Reasons, Reason{Code: code, Path: path, Keys: keys, Message: msg})
 }
 
-func (e *evaluation) finish(valid bool, b *Branch, out map[string]any) {
+func (e *evaluation) finish(valid bool, b *Branch, out map[string]any, wakes []ResolvedWakeUp) {
 	r := e.res
 	r.Valid = valid
 	r.Branch = "onInvalid"
@@ -144,8 +145,9 @@ func (e *evaluation) finish(valid bool, b *Branch, out map[string]any) {
 		r.Branch = "onValid"
 	}
 	r.Output = out
+	r.WakeUps = wakes
 	r.WaitSec = b.WaitSec
-	r.NotPerformed = NotPerformed{Execution: b.Execution, Grants: b.Grants, WakeUps: b.WakeUps, LogExpireDays: b.LogExpireDays, EncryptLogs: b.EncryptLogs}
+	r.NotPerformed = NotPerformed{Execution: b.Execution, Grants: b.Grants, LogExpireDays: b.LogExpireDays, EncryptLogs: b.EncryptLogs}
 }
 
 func keyList(keys []string) string {
@@ -267,31 +269,63 @@ func (e *evaluation) rules(forced bool) (bool, error) {
 	return all, nil
 }
 
-// missingAt is a soft-invalid value of a branch payload.
+// missingAt is a soft-invalid value of a branch payload or wake-up.
 type missingAt struct {
-	path string
-	keys []string
+	path    string
+	section string // "payload" or "wake-ups", for messages
+	keys    []string
 }
 
-// outcome computes a branch payload; a missing key stops it with missingAt.
-func (e *evaluation) outcome(b *Branch, name string) (map[string]any, *missingAt, error) {
-	out := make(map[string]any, len(b.Payload))
-	for _, f := range b.Payload {
-		path := string(jsondoc.Path(name).Key("payload").Key(f.Key))
-		v, err := e.resolve(f.Value)
-		var mk *MissingKeysError
-		if errors.As(err, &mk) {
-			return nil, &missingAt{path: path, keys: mk.Keys}, nil
+// outcome computes a branch payload and resolves its wake-ups; a missing
+// key stops it with missingAt.
+func (e *evaluation) outcome(b *Branch, name string) (map[string]any, []ResolvedWakeUp, *missingAt, error) {
+	out, miss, err := e.outputs(b.Payload, jsondoc.Path(name).Key("payload"))
+	if miss != nil || err != nil {
+		return nil, nil, miss, err
+	}
+	var wakes []ResolvedWakeUp
+	for i, w := range b.WakeUps {
+		r, miss, err := e.wakeUp(w, jsondoc.Path(name).Key("wakeUps").Index(i))
+		if miss != nil || err != nil {
+			return nil, nil, miss, err
 		}
-		if err == nil {
-			err = checkOutput(v)
-		}
-		if err != nil {
-			return nil, nil, &HardError{Stage: "outcome", Path: path, Err: err}
+		wakes = append(wakes, r)
+	}
+	return out, wakes, nil, nil
+}
+
+// outputs resolves an output object (a branch or wake-up payload).
+func (e *evaluation) outputs(fields Outputs, base jsondoc.Path) (map[string]any, *missingAt, error) {
+	out := make(map[string]any, len(fields))
+	for _, f := range fields {
+		path := string(base.Key(f.Key))
+		v, miss, err := e.output(f.Value, path)
+		if miss != nil || err != nil {
+			return nil, miss, err
 		}
 		out[f.Key] = v
 	}
 	return out, nil, nil
+}
+
+// output resolves one value that leaves the rule.
+func (e *evaluation) output(val *Value, path string) (any, *missingAt, error) {
+	v, err := e.resolve(val)
+	var mk *MissingKeysError
+	if errors.As(err, &mk) {
+		section := "payload"
+		if strings.Contains(path, ".wakeUps[") {
+			section = "wake-ups"
+		}
+		return nil, &missingAt{path: path, section: section, keys: mk.Keys}, nil
+	}
+	if err == nil {
+		err = checkOutput(v)
+	}
+	if err != nil {
+		return nil, nil, &HardError{Stage: "outcome", Path: path, Err: err}
+	}
+	return v, nil, nil
 }
 
 // resolve is Eval-or-Render: literals as written, templates rendered,
