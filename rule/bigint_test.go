@@ -90,6 +90,14 @@ func TestBigIntComparisons(t *testing.T) {
 		// Inside lists, comprehensions and conditions.
 		helperCase{"[[U42], [N]].all(x, x == 42)", true, ""},
 		helperCase{"[U] > 0 ? 'pos' : 'zero'", "pos", ""},
+		// Operators around rewritten ones are rewritten too, however deep.
+		helperCase{"43 == 1 + (2 * (3 + [U42]) - 48)", true, ""},
+		helperCase{"([U42] > 0 ? [U42] + 1 : 0) == 43", true, ""},
+		helperCase{"[[U42] + 1][0] == 43", true, ""}, helperCase{"43 in [[U42] + 1]", true, ""},
+		// Membership compares numerically, in both directions.
+		helperCase{"42 in [[U42]]", true, ""}, helperCase{"[U42] in [1, 42]", true, ""},
+		helperCase{"[I42] in [-42.0]", true, ""}, helperCase{"41 in [[U42], 'x']", false, ""},
+		helperCase{"'k' in {'k': [U42]}", true, ""}, helperCase{"[U42] in [S]", nil, "no such overload"},
 		// Standard CEL behaviour stays where no big integer takes part.
 		helperCase{"[N] < [D]", false, ""}, helperCase{"[S] == '42'", true, ""},
 		helperCase{"[N] == [M]", true, ""}, helperCase{"'a' < 'b'", true, ""},

@@ -64,9 +64,8 @@ var typeIdents = map[string]bool{
 // the programs by source text.
 type compiler struct {
 	base     *cel.Env
-	opt      *cel.StaticOptimizer // numericRewrite
-	maxLen   int                  // MaxExprLen
-	maxNodes int                  // MaxASTNodes
+	maxLen   int // MaxExprLen
+	maxNodes int // MaxASTNodes
 	mu       sync.RWMutex
 	cache    map[string]*compiled
 }
@@ -101,11 +100,7 @@ func newCompiler(maxLen, maxNodes int) *compiler {
 	if err != nil {
 		panic("rule: building the CEL environment: " + err.Error())
 	}
-	opt, err := cel.NewStaticOptimizer(numericRewrite{})
-	if err != nil {
-		panic("rule: building the operator rewrite: " + err.Error())
-	}
-	return &compiler{base: env, opt: opt, maxLen: maxLen, maxNodes: maxNodes, cache: map[string]*compiled{}}
+	return &compiler{base: env, maxLen: maxLen, maxNodes: maxNodes, cache: map[string]*compiled{}}
 }
 
 // CompileExpr compiles one expression (placeholders rewritten, caps
@@ -176,8 +171,9 @@ func (c *compiler) build(src string) (*Expr, error) {
 	if nodes > c.maxNodes {
 		return fail(fmt.Errorf("%w: %d AST nodes; at most %d are allowed (MaxAstNodes)", ErrExprTooComplex, nodes, c.maxNodes))
 	}
-	if checked, iss = c.opt.Optimize(env, checked); iss.Err() != nil {
-		return fail(errors.New(oneLine(iss.Err().Error())))
+	checked, err := rewrite(env, checked)
+	if err != nil {
+		return fail(err)
 	}
 	ident := ""
 	if root := parsed.NativeRep().Expr(); root.Kind() == celast.IdentKind && len(keys) == 1 && keys[0] == root.AsIdent() {

@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"errors"
 	"math"
 	"math/big"
 
@@ -27,6 +28,7 @@ import (
 //     tell 2 from 2.0, so undeclared numbers of either form work alike);
 //   - int mixed with uint: exact, giving uint when the result is in
 //     [0, 2^64-1], else int, else an overflow error;
+//   - "x in list" compares the elements with == as above;
 //   - anything else: the standard CEL operator.
 //
 // Operators whose operands are all statically typed (literals, casts) are
@@ -44,6 +46,7 @@ var numericOps = map[string]string{
 	operators.GreaterEquals: "@xgr_ge",
 	operators.Equals:        "@xgr_eq",
 	operators.NotEquals:     "@xgr_ne",
+	operators.In:            "@xgr_in",
 }
 
 // opSymbols are the source spellings of the rewritten operators, for
@@ -51,6 +54,7 @@ var numericOps = map[string]string{
 var opSymbols = map[string]string{
 	"@xgr_add": "+", "@xgr_sub": "-", "@xgr_mul": "*", "@xgr_div": "/", "@xgr_mod": "%",
 	"@xgr_lt": "<", "@xgr_le": "<=", "@xgr_gt": ">", "@xgr_ge": ">=", "@xgr_eq": "==", "@xgr_ne": "!=",
+	"@xgr_in": "in",
 }
 
 // numericLibrary declares the rewritten operators.
@@ -69,46 +73,87 @@ func numericLibrary() []cel.EnvOption {
 	return []cel.EnvOption{
 		arith("@xgr_add"), arith("@xgr_sub"), arith("@xgr_mul"), arith("@xgr_div"), arith("@xgr_mod"),
 		rel("@xgr_lt"), rel("@xgr_le"), rel("@xgr_gt"), rel("@xgr_ge"), rel("@xgr_eq"), rel("@xgr_ne"),
+		cel.Function("@xgr_in", cel.Overload("xgr_in_dyn", dd, cel.BoolType, cel.BinaryBinding(inOp))),
 	}
 }
 
 // numericRewrite is the compile step that routes operators with a dyn
-// operand to the functions above.
-type numericRewrite struct{}
+// operand to the functions above. A rewritten operator yields dyn where the
+// checker had typed it from the standard overloads (e.g. "1 + [A]" as int),
+// so an operator over it counts as having a dyn operand: within a pass
+// ("43 == 1 + [A]": children are visited first), and, for a rewritten value
+// that reaches an operator through something else (a conditional, a list,
+// an index), in the next pass after the AST is checked again. rewrite runs
+// the passes until one changes nothing; from the fifth on, every operator
+// above a rewritten one is rewritten, which settles any expression in one
+// more pass.
+type numericRewrite struct {
+	changed   int
+	ancestors bool
+}
 
-// Optimize implements cel.ASTOptimizer. Calls are visited children first.
-// A rewritten operator yields dyn, while the checker had typed it (and so
-// every expression around it) from the standard overloads, e.g. "1 + [A]"
-// as int: the enclosing expressions of a rewritten call count as dyn too,
-// so that "43 == 1 + [A]" is rewritten as well.
-func (numericRewrite) Optimize(ctx *cel.OptimizerContext, a *celast.AST) *celast.AST {
-	tainted := map[int64]bool{}
-	loose := func(e celast.Expr) bool { return tainted[e.ID()] || looseType(a.GetType(e.ID())) }
+// rewrite applies numericRewrite to a checked AST until it is stable.
+func rewrite(env *cel.Env, checked *cel.Ast) (*cel.Ast, error) {
+	rw := &numericRewrite{}
+	opt, err := cel.NewStaticOptimizer(rw)
+	if err != nil {
+		return nil, err
+	}
+	for pass := 0; ; pass++ {
+		rw.changed, rw.ancestors = 0, pass >= 4
+		next, iss := opt.Optimize(env, checked)
+		if iss.Err() != nil {
+			return nil, errors.New(oneLine(iss.Err().Error()))
+		}
+		checked = next
+		if rw.changed == 0 {
+			return checked, nil
+		}
+	}
+}
+
+// Optimize implements cel.ASTOptimizer: one pass.
+func (rw *numericRewrite) Optimize(ctx *cel.OptimizerContext, a *celast.AST) *celast.AST {
+	dyn := map[int64]bool{} // rewritten in this pass (UpdateExpr keeps a node's id)
+	loose := func(e celast.Expr, elems bool) bool { return dyn[e.ID()] || looseType(a.GetType(e.ID()), elems) }
 	for _, e := range celast.MatchDescendants(celast.NavigateAST(a), celast.KindMatcher(celast.CallKind)) {
 		call := e.AsCall()
 		name, ok := numericOps[call.FunctionName()]
 		args := call.Args()
-		if !ok || call.IsMemberFunction() || len(args) != 2 || !loose(args[0]) && !loose(args[1]) {
+		if !ok || call.IsMemberFunction() || len(args) != 2 || !loose(args[0], false) && !loose(args[1], name == "@xgr_in") {
 			continue
 		}
-		tainted[e.ID()] = true // UpdateExpr keeps the node's id
-		for p, ok := e.Parent(); ok; p, ok = p.Parent() {
-			tainted[p.ID()] = true
+		dyn[e.ID()] = true
+		if rw.ancestors {
+			for p, ok := e.Parent(); ok; p, ok = p.Parent() {
+				dyn[p.ID()] = true
+			}
 		}
 		ctx.UpdateExpr(e, ctx.NewCall(name, args...))
+		rw.changed++
 	}
 	return a
 }
 
 // looseType reports whether a checked type leaves the operand's kind to
-// run time.
-func looseType(t *types.Type) bool {
+// run time; with elems, also a list or map whose elements' kind is left
+// to run time (the right operand of "in").
+func looseType(t *types.Type, elems bool) bool {
 	if t == nil {
 		return true
 	}
 	switch t.Kind() {
 	case types.DynKind, types.AnyKind, types.TypeParamKind:
 		return true
+	case types.ListKind, types.MapKind:
+		if !elems {
+			return false
+		}
+		for _, p := range t.Parameters() {
+			if looseType(p, false) {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -272,4 +317,22 @@ func relation(op string, a, b ref.Val) ref.Val {
 func isNaNVal(v ref.Val) bool {
 	d, ok := v.(types.Double)
 	return ok && math.IsNaN(float64(d))
+}
+
+// inOp is "a in b": list membership by the equality of relation, map keys
+// as CEL has them.
+func inOp(a, b ref.Val) ref.Val {
+	if l, ok := b.(traits.Lister); ok {
+		it := l.Iterator()
+		for it.HasNext() == types.True {
+			if eq, ok := relation("==", a, it.Next()).(types.Bool); ok && bool(eq) {
+				return types.True
+			}
+		}
+		return types.False
+	}
+	if c, ok := b.(traits.Container); ok {
+		return c.Contains(a)
+	}
+	return types.NewErr("no such overload: %s in %s", typeName(a), typeName(b))
 }
