@@ -39,8 +39,9 @@ import (
 // Soft-invalid conditions (missing keys, failed calls or reads without
 // defaults) make the step invalid and are listed in Result.Reasons. Hard
 // errors (input type violations, CEL run-time errors outside API
-// extraction, evaluator caps, non-boolean rules) return a *HardError along
-// with the partial Result.
+// extraction such as big-integer overflow, evaluator caps, non-boolean
+// rules, wake-up fields that resolve to malformed values) return a
+// *HardError along with the partial Result.
 //
 // Evaluate does no IO except through src, reads no clock except
 // src.Clock, and is safe for concurrent use on one Document.
