@@ -14,7 +14,13 @@
 // payload and source answers, Evaluate returns the same result. Timings are
 // measured only with a clock the caller passes in.
 //
-// Parsed but not performed (kept on the Document and reported in a Result):
-// branch execution (inner transactions), grants, encryptLogs, logExpireDays
-// and wakeUps.
+// The selected branch's wakeUps are resolved and validated into
+// Result.WakeUps for the engine to perform. Parsed but not performed (kept
+// on the Document and reported in a Result): branch execution (inner
+// transactions), grants, encryptLogs and logExpireDays.
+//
+// Numbers are exact on every path: undeclared integers stay int64, uint64
+// or (beyond) exact big integers, uint256 / int256 values are big integers
+// in expressions and decimal strings outside them, and a value that is one
+// placeholder is passed through unchanged.
 package rule

@@ -16,27 +16,37 @@ import (
 //
 //  1. inputs: declared fields are cast to their types and defaults applied;
 //     a missing required input forces the step invalid (rules are skipped);
-//     undeclared keys pass through as they are (numbers as doubles);
+//     undeclared keys pass through exactly (see normalize: integral
+//     numbers as int64 / uint64 or, beyond, exact big integers); the
+//     engine meta values of src.Meta are read-only keys that payload keys
+//     of the same name cannot override;
 //  2. apiCalls in array order, each alias cast or defaulted;
 //  3. contractReads in array order, each saveAs slot cast or defaulted;
 //  4. rules: all validate rules must hold; a missing key makes a rule false;
 //     abortStep / cancelSession rules that hold end the step;
 //  5. branch selection: onValid when valid, else onInvalid;
-//  6. the branch payload by Eval-or-Render; a missing key in the valid
-//     branch downgrades the step to the invalid branch, in the invalid
-//     branch it leaves the step meta-only (no output);
+//  6. the branch payload and wakeUps by Eval-or-Render; a missing key in
+//     the valid branch downgrades the step to the invalid branch, in the
+//     invalid branch it leaves the step meta-only (no output, no
+//     wake-ups);
 //  7. waitSec of the selected branch.
+//
+// Numbers stay exact: a value that is one placeholder ("[Key]") is passed
+// through as it is; expressions see uint256 / int256 values (and integers
+// beyond 64 bits) as exact big integers, which leave them as decimal
+// strings.
 //
 // Soft-invalid conditions (missing keys, failed calls or reads without
 // defaults) make the step invalid and are listed in Result.Reasons. Hard
 // errors (input type violations, CEL run-time errors outside API
-// extraction, evaluator caps, non-boolean rules) return a *HardError along
-// with the partial Result.
+// extraction such as big-integer overflow, evaluator caps, non-boolean
+// rules, wake-up fields that resolve to malformed values) return a
+// *HardError along with the partial Result.
 //
 // Evaluate does no IO except through src, reads no clock except
 // src.Clock, and is safe for concurrent use on one Document.
 func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src Sources) (*Result, error) {
-	e := &evaluation{ctx: ctx, doc: doc, src: src, env: make(map[string]any, len(payload)+len(doc.Payload)+8)}
+	e := &evaluation{ctx: ctx, doc: doc, src: src, env: newVars(len(payload) + len(doc.Payload) + len(src.Meta) + 8)}
 	res := &Result{Output: map[string]any{}, Extracted: map[string]any{}, Reasons: []Reason{}}
 	e.res = res
 	start := e.now()
@@ -78,26 +88,26 @@ func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src So
 	defer func() { res.Timings.Outcome = e.since(t) }()
 	valid := !forced && rulesHold && !e.soft
 	if valid {
-		out, miss, err := e.outcome(doc.OnValid, "onValid")
+		out, wakes, miss, err := e.outcome(doc.OnValid, "onValid")
 		if err != nil {
 			return res, err
 		}
 		if miss == nil {
-			e.finish(true, doc.OnValid, out)
+			e.finish(true, doc.OnValid, out, wakes)
 			return res, nil
 		}
-		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the valid branch payload; the step is downgraded to onInvalid")
+		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the valid branch "+miss.section+"; the step is downgraded to onInvalid")
 	}
-	out, miss, err := e.outcome(doc.OnInvalid, "onInvalid")
+	out, wakes, miss, err := e.outcome(doc.OnInvalid, "onInvalid")
 	if err != nil {
 		return res, err
 	}
 	if miss != nil {
-		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the invalid branch payload; the step is meta-only (no output)")
+		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the invalid branch "+miss.section+"; the step is meta-only (no output, no wake-ups)")
 		res.MetaOnly = true
-		out = map[string]any{}
+		out, wakes = map[string]any{}, nil
 	}
-	e.finish(false, doc.OnInvalid, out)
+	e.finish(false, doc.OnInvalid, out, wakes)
 	return res, nil
 }
 
@@ -105,7 +115,7 @@ type evaluation struct {
 	ctx  context.Context
 	doc  *Document
 	src  Sources
-	env  map[string]any
+	env  vars
 	res  *Result
 	soft bool
 }
@@ -128,7 +138,7 @@ func (e *evaluation) reason(code, path string, keys []string, msg string) {
 	e.res.Reasons = append(e.res.Reasons, Reason{Code: code, Path: path, Keys: keys, Message: msg})
 }
 
-func (e *evaluation) finish(valid bool, b *Branch, out map[string]any) {
+func (e *evaluation) finish(valid bool, b *Branch, out map[string]any, wakes []ResolvedWakeUp) {
 	r := e.res
 	r.Valid = valid
 	r.Branch = "onInvalid"
@@ -136,8 +146,9 @@ func (e *evaluation) finish(valid bool, b *Branch, out map[string]any) {
 		r.Branch = "onValid"
 	}
 	r.Output = out
+	r.WakeUps = wakes
 	r.WaitSec = b.WaitSec
-	r.NotPerformed = NotPerformed{Execution: b.Execution, Grants: b.Grants, WakeUps: b.WakeUps, LogExpireDays: b.LogExpireDays, EncryptLogs: b.EncryptLogs}
+	r.NotPerformed = NotPerformed{Execution: b.Execution, Grants: b.Grants, LogExpireDays: b.LogExpireDays, EncryptLogs: b.EncryptLogs}
 }
 
 func keyList(keys []string) string {
@@ -151,9 +162,26 @@ func keyList(keys []string) string {
 	return "keys " + strings.Join(q, ", ")
 }
 
-// inputs builds the environment from the payload; it reports whether a
-// required input is missing.
+// inputs builds the environment from the payload and the engine meta
+// values; it reports whether a required input is missing.
 func (e *evaluation) inputs(payload map[string]any) (bool, error) {
+	meta := e.src.Meta
+	if len(meta) > 0 {
+		merged := make(map[string]any, len(payload)+len(meta))
+		for k, v := range payload {
+			merged[k] = v
+		}
+		for k, v := range meta {
+			merged[k] = v
+		}
+		payload = merged
+	}
+	where := func(k string) jsondoc.Path {
+		if _, ok := meta[k]; ok {
+			return jsondoc.Path("meta").Key(k)
+		}
+		return jsondoc.Path("payload").Key(k)
+	}
 	extra := make([]string, 0, len(payload))
 	for k := range payload {
 		if e.doc.fields[k] == nil {
@@ -164,31 +192,33 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 	for _, k := range extra {
 		v, err := normalize(payload[k])
 		if err != nil {
-			return false, &HardError{Stage: "inputs", Path: "payload." + k, Err: err}
+			return false, &HardError{Stage: "inputs", Path: string(where(k)), Err: err}
 		}
-		e.env[k] = v
+		e.env.set(k, v, celOf(v))
 	}
 	var missing []string
 	for _, f := range e.doc.Payload {
 		v, ok := payload[f.Name]
 		if !ok || v == nil {
 			if f.HasDefault {
-				e.env[f.Name] = f.Default
+				e.env.setTyped(f.Name, f.Type, f.Default)
 				continue
 			}
-			delete(e.env, f.Name)
+			e.env.del(f.Name)
 			missing = append(missing, f.Name)
 			continue
 		}
 		c, err := Cast(f.Type, v)
 		if err != nil {
-			return false, &HardError{Stage: "inputs", Path: string(jsondoc.Path("payload").Key(f.Name)), Err: err}
+			return false, &HardError{Stage: "inputs", Path: string(where(f.Name)), Err: err}
 		}
-		e.env[f.Name] = c
+		e.env.setTyped(f.Name, f.Type, c)
 	}
-	e.res.Inputs = make(map[string]any, len(e.env))
-	for k, v := range e.env {
-		e.res.Inputs[k] = v
+	e.res.Inputs = make(map[string]any, len(e.env.out))
+	for k, v := range e.env.out {
+		if _, isMeta := meta[k]; !isMeta {
+			e.res.Inputs[k] = v
+		}
 	}
 	if len(missing) > 0 {
 		e.reason(ReasonMissingInput, "payload", missing, "required input "+keyList(missing)+" missing and without default; rules are skipped and the step is invalid")
@@ -208,7 +238,7 @@ func (e *evaluation) rules(forced bool) (bool, error) {
 			continue
 		}
 		path := string(jsondoc.Path("rules").Index(r.Index))
-		ok, err := r.Expr.EvalBool(e.ctx, e.env)
+		ok, err := r.Expr.EvalBool(e.ctx, e.env.cel)
 		var mk *MissingKeysError
 		switch {
 		case errors.As(err, &mk):
@@ -240,47 +270,86 @@ func (e *evaluation) rules(forced bool) (bool, error) {
 	return all, nil
 }
 
-// missingAt is a soft-invalid value of a branch payload.
+// missingAt is a soft-invalid value of a branch payload or wake-up.
 type missingAt struct {
-	path string
-	keys []string
+	path    string
+	section string // "payload" or "wake-ups", for messages
+	keys    []string
 }
 
-// outcome computes a branch payload; a missing key stops it with missingAt.
-func (e *evaluation) outcome(b *Branch, name string) (map[string]any, *missingAt, error) {
-	out := make(map[string]any, len(b.Payload))
-	for _, f := range b.Payload {
-		path := string(jsondoc.Path(name).Key("payload").Key(f.Key))
-		v, err := e.resolve(f.Value)
-		var mk *MissingKeysError
-		if errors.As(err, &mk) {
-			return nil, &missingAt{path: path, keys: mk.Keys}, nil
+// outcome computes a branch payload and resolves its wake-ups; a missing
+// key stops it with missingAt.
+func (e *evaluation) outcome(b *Branch, name string) (map[string]any, []ResolvedWakeUp, *missingAt, error) {
+	out, miss, err := e.outputs(b.Payload, jsondoc.Path(name).Key("payload"))
+	if miss != nil || err != nil {
+		return nil, nil, miss, err
+	}
+	var wakes []ResolvedWakeUp
+	for i, w := range b.WakeUps {
+		r, miss, err := e.wakeUp(w, jsondoc.Path(name).Key("wakeUps").Index(i))
+		if miss != nil || err != nil {
+			return nil, nil, miss, err
 		}
-		if err == nil {
-			err = checkOutput(v)
-		}
-		if err != nil {
-			return nil, nil, &HardError{Stage: "outcome", Path: path, Err: err}
+		wakes = append(wakes, r)
+	}
+	return out, wakes, nil, nil
+}
+
+// outputs resolves an output object (a branch or wake-up payload).
+func (e *evaluation) outputs(fields Outputs, base jsondoc.Path) (map[string]any, *missingAt, error) {
+	out := make(map[string]any, len(fields))
+	for _, f := range fields {
+		path := string(base.Key(f.Key))
+		v, miss, err := e.output(f.Value, path)
+		if miss != nil || err != nil {
+			return nil, miss, err
 		}
 		out[f.Key] = v
 	}
 	return out, nil, nil
 }
 
+// output resolves one value that leaves the rule.
+func (e *evaluation) output(val *Value, path string) (any, *missingAt, error) {
+	v, err := e.resolve(val)
+	var mk *MissingKeysError
+	if errors.As(err, &mk) {
+		section := "payload"
+		if strings.Contains(path, ".wakeUps[") {
+			section = "wake-ups"
+		}
+		return nil, &missingAt{path: path, section: section, keys: mk.Keys}, nil
+	}
+	if err == nil {
+		err = checkOutput(v)
+	}
+	if err != nil {
+		return nil, nil, &HardError{Stage: "outcome", Path: path, Err: err}
+	}
+	return v, nil, nil
+}
+
 // resolve is Eval-or-Render: literals as written, templates rendered,
-// expressions evaluated.
+// expressions evaluated, and a value that is one placeholder passed
+// through exactly as the environment holds it.
 func (e *evaluation) resolve(v *Value) (any, error) {
 	switch {
 	case v.IsLiteral:
 		return v.Literal, nil
 	case v.Kind == KindTemplate:
-		s, miss := v.Template.Render(e.env)
+		s, miss := v.Template.Render(e.env.out)
 		if miss != nil {
 			return nil, &MissingKeysError{Keys: miss}
 		}
 		return s, nil
+	case v.Expr.ident != "":
+		x, ok := e.env.out[v.Expr.ident]
+		if !ok {
+			return nil, &MissingKeysError{Keys: []string{v.Expr.ident}}
+		}
+		return copyPlain(x), nil
 	}
-	return v.Expr.Eval(e.ctx, e.env)
+	return v.Expr.Eval(e.ctx, e.env.cel)
 }
 
 // isCapError reports evaluator cap violations, which stay hard errors even

@@ -31,23 +31,24 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 	if failure != nil {
 		rep.Error = failure.Error()
 		for _, x := range c.Extract {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Default, x.HasDefault, x.Save,
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Type, x.Default, x.HasDefault, x.Save,
 				string(base.Key("extractMap").Key(x.Alias)), "API call "+strconv.Quote(c.Name)+" failed: "+failure.Error())
 		}
 		return nil
 	}
-	saved, had := e.env["resp"]
-	e.env["resp"] = resp
+	savedOut, had := e.env.out["resp"]
+	savedCEL := e.env.cel["resp"]
+	e.env.set("resp", resp, resp)
 	defer func() {
 		if had {
-			e.env["resp"] = saved
+			e.env.set("resp", savedOut, savedCEL)
 		} else {
-			delete(e.env, "resp")
+			e.env.del("resp")
 		}
 	}()
 	for _, x := range c.Extract {
 		path := string(base.Key("extractMap").Key(x.Alias))
-		v, err := x.Expr.Eval(e.ctx, e.env)
+		raw, v, err := x.Expr.eval(e.ctx, e.env.cel)
 		if err == nil && x.Type != TypeInvalid {
 			v, err = Cast(x.Type, v)
 		}
@@ -55,10 +56,16 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 			if isCapError(err) {
 				return &HardError{Stage: "apiCalls", Path: path, Err: err}
 			}
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Default, x.HasDefault, x.Save, path, err.Error())
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, x.Alias, x.Type, x.Default, x.HasDefault, x.Save, path, err.Error())
 			continue
 		}
-		e.env[x.Alias] = v
+		if x.Type == TypeInvalid {
+			// The string form stores the value as evaluated: expressions
+			// see the CEL value itself (a big integer stays one).
+			e.env.set(x.Alias, v, raw)
+		} else {
+			e.env.setTyped(x.Alias, x.Type, v)
+		}
 		if x.Save {
 			e.res.Extracted[x.Alias] = v
 		}
@@ -66,37 +73,39 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 	return nil
 }
 
-// fallback applies a key's default or marks it soft-invalid (and missing).
-func (e *evaluation) fallback(defaulted, soft *[]string, key string, def any, hasDef, save bool, path, why string) {
+// fallback applies a key's default (cast to t) or marks it soft-invalid
+// (and missing).
+func (e *evaluation) fallback(defaulted, soft *[]string, key string, t Type, def any, hasDef, save bool, path, why string) {
 	if hasDef {
-		e.env[key] = def
+		e.env.setTyped(key, t, def)
 		if save {
 			e.res.Extracted[key] = def
 		}
 		*defaulted = append(*defaulted, key)
 		return
 	}
-	delete(e.env, key)
+	e.env.del(key)
 	*soft = append(*soft, key)
 	e.soft = true
 	e.reason(ReasonSoftInvalid, path, []string{key}, fmt.Sprintf("[%s] has no value and no default: %s", key, why))
 }
 
-// request renders and performs the call and decodes the JSON response.
+// request renders and performs the call and decodes the JSON response
+// (numbers as respValue gives them to expressions).
 // A returned error is a failed call, except for a response that breaks
 // MaxListCap, which is a hard error (guide §5.5.4).
 func (e *evaluation) request(c *APICall, rep *CallReport) (any, error) {
 	var missing []string
-	url, miss := c.URL.Render(e.env)
+	url, miss := c.URL.Render(e.env.out)
 	missing = append(missing, miss...)
 	req := APIRequest{Name: c.Name, Method: c.Method, URL: url, Timeout: c.Timeout}
 	if c.Body != nil {
-		body, miss := c.Body.Render(e.env)
+		body, miss := c.Body.Render(e.env.out)
 		missing = append(missing, miss...)
 		req.Body = []byte(body)
 	}
 	for _, h := range c.Headers {
-		v, miss := h.Value.Render(e.env)
+		v, miss := h.Value.Render(e.env.out)
 		missing = append(missing, miss...)
 		req.Headers = append(req.Headers, RenderedHeader{Name: h.Name, Value: v})
 	}
@@ -131,7 +140,7 @@ func (e *evaluation) request(c *APICall, rep *CallReport) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("response: %w", err)
 	}
-	return n, nil
+	return respValue(n), nil
 }
 
 func dedupe(keys []string) []string {

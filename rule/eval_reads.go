@@ -20,7 +20,7 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 	fail := func(why string) {
 		rep.Error = why
 		for _, s := range r.SaveAs {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true,
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Type, s.Default, s.HasDefault, true,
 				string(base.Key("saveAs").Key(strconv.Itoa(s.Index))), "contract read failed: "+why)
 		}
 	}
@@ -74,21 +74,21 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 	for _, s := range r.SaveAs {
 		path := string(base.Key("saveAs").Key(strconv.Itoa(s.Index)))
 		if s.Index >= len(outs) {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true, path,
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Type, s.Default, s.HasDefault, true, path,
 				fmt.Sprintf("the read returned %d values", len(outs)))
 			continue
 		}
 		v := outs[s.Index]
 		if slotErr, ok := v.(error); ok {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true, path, slotErr.Error())
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Type, s.Default, s.HasDefault, true, path, slotErr.Error())
 			continue
 		}
 		c, err := Cast(s.Type, v)
 		if err != nil {
-			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Default, s.HasDefault, true, path, err.Error())
+			e.fallback(&rep.Defaulted, &rep.SoftInvalid, s.Key, s.Type, s.Default, s.HasDefault, true, path, err.Error())
 			continue
 		}
-		e.env[s.Key] = c
+		e.env.setTyped(s.Key, s.Type, c)
 		e.res.Extracted[s.Key] = c
 	}
 	return nil

@@ -287,7 +287,8 @@ func TestEvalInputsPassThrough(t *testing.T) {
 	d := mustParse(t, []byte(`{"payload": {"N": {"type": "uint64"}}, "rules": ["[N] > 0", "[Extra] == 2.0"],
 		"onValid": {"payload": {"L": "[List]"}}}`))
 	r := eval(t, d, map[string]any{"N": json.Number("3"), "Extra": json.Number("2"), "List": []any{json.Number("1"), "a"}}, Sources{})
-	if !r.Valid || r.Inputs["N"] != uint64(3) || r.Inputs["Extra"] != 2.0 || !reflect.DeepEqual(r.Output["L"], []any{1.0, "a"}) {
+	// Undeclared integers stay integers (exact), and 2 == 2.0 holds.
+	if !r.Valid || r.Inputs["N"] != uint64(3) || r.Inputs["Extra"] != int64(2) || !reflect.DeepEqual(r.Output["L"], []any{int64(1), "a"}) {
 		t.Errorf("pass-through: %+v", r)
 	}
 	long := make([]any, MaxListCap+1)

@@ -29,7 +29,10 @@ type Expr struct {
 	Nodes int
 
 	bigLiteral string // set for digits-only literals of 16+ digits (guide §8.4)
-	prg        cel.Program
+	// ident is set when the expression is one environment key ("[Key]"):
+	// Eval-or-Render then passes the value through as it is, exactly.
+	ident string
+	prg   cel.Program
 }
 
 // ExprError is a hard error of an expression: it does not compile, breaks an
@@ -92,6 +95,7 @@ func newCompiler(maxLen, maxNodes int) *compiler {
 		cel.CrossTypeNumericComparisons(true),
 		cel.EagerlyValidateDeclarations(true),
 	}, helperLibrary()...)
+	opts = append(opts, numericLibrary()...)
 	env, err := cel.NewEnv(opts...)
 	if err != nil {
 		panic("rule: building the CEL environment: " + err.Error())
@@ -167,6 +171,14 @@ func (c *compiler) build(src string) (*Expr, error) {
 	if nodes > c.maxNodes {
 		return fail(fmt.Errorf("%w: %d AST nodes; at most %d are allowed (MaxAstNodes)", ErrExprTooComplex, nodes, c.maxNodes))
 	}
+	checked, err := rewrite(env, checked)
+	if err != nil {
+		return fail(err)
+	}
+	ident := ""
+	if root := parsed.NativeRep().Expr(); root.Kind() == celast.IdentKind && len(keys) == 1 && keys[0] == root.AsIdent() {
+		ident = keys[0]
+	}
 	prg, err := env.Program(checked,
 		cel.CostLimit(MaxEvalCost),
 		cel.CostTracking(helperCost{}),
@@ -175,7 +187,7 @@ func (c *compiler) build(src string) (*Expr, error) {
 	if err != nil {
 		return fail(err)
 	}
-	return &Expr{Source: src, CEL: rewritten, Keys: keys, Nodes: nodes, prg: prg}, nil
+	return &Expr{Source: src, CEL: rewritten, Keys: keys, Nodes: nodes, ident: ident, prg: prg}, nil
 }
 
 func isDigits(s string) bool {
@@ -371,18 +383,25 @@ func (e *Expr) evalVal(ctx context.Context, env map[string]any) (ref.Val, error)
 	return out, nil
 }
 
-// Eval evaluates e against env (values as produced by Cast or JSON
-// decoding) and returns a plain Go value (see fromCEL).
+// Eval evaluates e against env (values as expressions see them: plain Go
+// scalars, lists and maps, or CEL values) and returns a plain Go value
+// (see fromCEL).
 func (e *Expr) Eval(ctx context.Context, env map[string]any) (any, error) {
+	_, out, err := e.eval(ctx, env)
+	return out, err
+}
+
+// eval is Eval that also returns the CEL value.
+func (e *Expr) eval(ctx context.Context, env map[string]any) (ref.Val, any, error) {
 	v, err := e.evalVal(ctx, env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := fromCEL(v)
 	if err != nil {
-		return nil, &ExprError{Source: e.Source, Err: err}
+		return nil, nil, &ExprError{Source: e.Source, Err: err}
 	}
-	return out, nil
+	return v, out, nil
 }
 
 // EvalBool evaluates a rule: it must produce a bool (a hard error otherwise).

@@ -61,14 +61,12 @@ func helperLibrary() []cel.EnvOption {
 		cel.Function("unique", cel.Overload("xgr_unique", d1, cel.ListType(dyn), cel.UnaryBinding(fnUnique))),
 		cel.Function("u256", cel.Overload("xgr_u256", d1, dyn, cel.UnaryBinding(toU256))),
 		cel.Function("uint256", cel.Overload("xgr_uint256", d1, dyn, cel.UnaryBinding(toU256))),
-		cel.Function("string", cel.Overload("xgr_u256_to_string", []*cel.Type{u256Type}, cel.StringType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.StringType) }))),
-		cel.Function("int", cel.Overload("xgr_u256_to_int", []*cel.Type{u256Type}, cel.IntType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.IntType) }))),
-		cel.Function("uint", cel.Overload("xgr_u256_to_uint", []*cel.Type{u256Type}, cel.UintType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.UintType) }))),
-		cel.Function("double", cel.Overload("xgr_u256_to_double", []*cel.Type{u256Type}, cel.DoubleType,
-			cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(types.DoubleType) }))),
+		cel.Function("i256", cel.Overload("xgr_i256", d1, dyn, cel.UnaryBinding(toI256))),
+		cel.Function("int256", cel.Overload("xgr_int256", d1, dyn, cel.UnaryBinding(toI256))),
+		bigConversion("string", cel.StringType, types.StringType),
+		bigConversion("int", cel.IntType, types.IntType),
+		bigConversion("uint", cel.UintType, types.UintType),
+		bigConversion("double", cel.DoubleType, types.DoubleType),
 		cel.Function("int64", cel.Overload("xgr_int64", d1, cel.IntType, cel.UnaryBinding(fnInt64))),
 		cel.Function("uint64", cel.Overload("xgr_uint64", d1, cel.UintType, cel.UnaryBinding(fnUint64))),
 		cel.Function("lowerAscii", cel.MemberOverload("xgr_string_lower_ascii", []*cel.Type{cel.StringType}, cel.StringType,
@@ -76,6 +74,15 @@ func helperLibrary() []cel.EnvOption {
 		cel.Function("upperAscii", cel.MemberOverload("xgr_string_upper_ascii", []*cel.Type{cel.StringType}, cel.StringType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(asciiCase(string(v.(types.String)), true)) }))),
 	}
+}
+
+// bigConversion declares string(x), int(x), uint(x) and double(x) for u256
+// and i256 values.
+func bigConversion(name string, result *cel.Type, to ref.Type) cel.EnvOption {
+	conv := cel.UnaryBinding(func(v ref.Val) ref.Val { return v.ConvertToType(to) })
+	return cel.Function(name,
+		cel.Overload("xgr_u256_to_"+name, []*cel.Type{u256Type}, result, conv),
+		cel.Overload("xgr_i256_to_"+name, []*cel.Type{i256Type}, result, conv))
 }
 
 func asciiCase(s string, upper bool) string {
@@ -90,7 +97,7 @@ func asciiCase(s string, upper bool) string {
 	return string(b)
 }
 
-// num reads a numeric scalar: int, uint, double or u256.
+// num reads a numeric scalar: int, uint, double, u256 or i256.
 func num(v ref.Val) (float64, bool) {
 	switch x := v.(type) {
 	case types.Double:
@@ -100,6 +107,9 @@ func num(v ref.Val) (float64, bool) {
 	case types.Uint:
 		return float64(x), true
 	case u256:
+		f, _ := new(big.Float).SetInt(x.v).Float64()
+		return f, true
+	case i256:
 		f, _ := new(big.Float).SetInt(x.v).Float64()
 		return f, true
 	}
@@ -428,6 +438,8 @@ func integerArg(v ref.Val, fn string) (*big.Int, ref.Val) {
 	case types.Uint:
 		return new(big.Int).SetUint64(uint64(x)), nil
 	case u256:
+		return x.v, nil
+	case i256:
 		return x.v, nil
 	case types.Double:
 		f := float64(x)

@@ -24,6 +24,8 @@ func FuzzParse(f *testing.F) {
 		[]byte(`{"payload": {"Amount": {"type": "int64"}}, "rules": ["[Amount] > 0"]}`),
 		[]byte(`{"payload": {}, "rules": [{"type": "abortStep", "expression": "true"}]}`),
 		[]byte(`XGR1.AESGCM.AAAA`),
+		[]byte(`{"payload": {"T": {"type": "uint256"}}, "rules": ["0 < [T]", "[__sessionId] > 0"],
+		  "onValid": {"wakeUps": [{"runner": "[R]", "sessionId": "[S]", "stepId": "[Next]", "payload": {"t": "[T] * 2"}}]}}`),
 	} {
 		f.Add(seed)
 	}
@@ -62,6 +64,7 @@ func FuzzExpr(f *testing.F) {
 		`quorum([[P1],[P2],[P3]], "rel", "ball", 0.01, 2)`,
 		`consensus([P1, P2, P3], "rel", "medoid", 0.01, 2)`,
 		`u256([Wei]) * 2 > u256("1000")`, "[L].map(x, x * 2.0)",
+		"0 < u256([Wei])", "42 == 1 + i256([A])", "[A] * 1.5 + [U]",
 	} {
 		f.Add(seed)
 	}

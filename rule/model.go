@@ -174,10 +174,13 @@ type Branch struct {
 	// WaitSec is the post-step wait ("waitSec"), 0 when absent.
 	WaitSec uint64
 
+	// WakeUps are resolved by Evaluate (Result.WakeUps) and performed by
+	// the engine.
+	WakeUps []*WakeUp
+
 	// Parsed and validated, not performed by this package.
 	Execution     *Execution
 	Grants        []*Grant
-	WakeUps       []*WakeUp
 	LogExpireDays *uint64
 	EncryptLogs   *bool
 }
@@ -212,12 +215,16 @@ const (
 	RightManage = 4
 )
 
-// WakeUp is an engine-internal wake-up request of a branch (not performed).
+// WakeUp is an engine-internal wake-up request of a branch (spec §8.5).
+// Runner, SessionID, Step and the payload values are resolved by
+// Eval-or-Render when the branch is selected.
 type WakeUp struct {
-	Runner    *Value  `json:"runner"`
-	SessionID *Value  `json:"sessionId"`
-	StepID    string  `json:"stepId"`
-	Payload   Outputs `json:"payload,omitempty"`
+	Runner    *Value `json:"runner"`
+	SessionID *Value `json:"sessionId"`
+	// StepID is "stepId" as written; Step is how it resolves.
+	StepID  string  `json:"stepId"`
+	Step    *Value  `json:"-"`
+	Payload Outputs `json:"payload,omitempty"`
 }
 
 // Outputs is an ordered list of output keys.

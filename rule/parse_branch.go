@@ -254,9 +254,11 @@ func (d *decoder) wakeUps(v *jsondoc.Value, path jsondoc.Path) []*WakeUp {
 			}
 		}
 		if d.require(it, m, ip, "stepId", "the step the target session waits on") {
-			if s, ok := d.str(m["stepId"], ip.Key("stepId"), "a step id string", MaxFieldNameLen, "MaxStepIdLen"); ok {
-				if s == "" {
+			if s, ok := d.str(m["stepId"], ip.Key("stepId"), "a step id string (a literal, template or expression)", MaxFieldNameLen, "MaxStepIdLen"); ok {
+				if strings.TrimSpace(s) == "" {
 					d.errorf(m["stepId"], ip.Key("stepId"), CodeRequired, "stepId is empty")
+				} else {
+					w.Step = d.value(m["stepId"], ip.Key("stepId"))
 				}
 				w.StepID = s
 			}

@@ -19,8 +19,12 @@ type Result struct {
 	Action *Action `json:"action,omitempty"`
 	// Output is the selected branch's outcome payload.
 	Output map[string]any `json:"output"`
-	// MetaOnly is set when the invalid branch's payload was soft-invalid
-	// itself: the step is invalid and Output is empty.
+	// WakeUps are the selected branch's wake-ups, resolved and validated
+	// (spec §8.5), for the engine to perform.
+	WakeUps []ResolvedWakeUp `json:"wakeUps,omitempty"`
+	// MetaOnly is set when the invalid branch's payload or wake-ups were
+	// soft-invalid themselves: the step is invalid, Output is empty and
+	// there are no WakeUps.
 	MetaOnly bool `json:"metaOnly,omitempty"`
 	// WaitSec is the selected branch's waitSec.
 	WaitSec uint64 `json:"waitSec"`
@@ -41,6 +45,21 @@ type Result struct {
 	// NotPerformed is what the selected branch asks for that this package
 	// parses but does not perform.
 	NotPerformed NotPerformed `json:"notPerformed"`
+}
+
+// ResolvedWakeUp is a wake-up of the selected branch with every field
+// resolved by Eval-or-Render (spec §8.5): resume the processes of session
+// SessionID of Runner that wait on StepID, overlaying Payload.
+type ResolvedWakeUp struct {
+	// Runner is the target session's owner: 0x and 40 hex digits.
+	Runner string `json:"runner"`
+	// SessionID is the target's root session id (> 0).
+	SessionID uint64 `json:"sessionId"`
+	// StepID is the step the target's processes must wait on (not empty).
+	StepID string `json:"stepId"`
+	// Payload is the resolved wake-up payload (keys starting with "_" are
+	// dropped); nil when there is none.
+	Payload map[string]any `json:"payload,omitempty"`
 }
 
 // Action is a typed rule that held.
@@ -128,11 +147,11 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Durat
 func (d Duration) String() string { return time.Duration(d).String() }
 
 // NotPerformed lists the selected branch's sections that are parsed and
-// validated but not carried out here.
+// validated but not carried out (wake-ups are resolved into
+// Result.WakeUps instead).
 type NotPerformed struct {
 	Execution     *Execution `json:"execution,omitempty"`
 	Grants        []*Grant   `json:"grants,omitempty"`
-	WakeUps       []*WakeUp  `json:"wakeUps,omitempty"`
 	LogExpireDays *uint64    `json:"logExpireDays,omitempty"`
 	EncryptLogs   *bool      `json:"encryptLogs,omitempty"`
 }
@@ -149,9 +168,6 @@ func (n NotPerformed) Sections() []string {
 	if k := len(n.Grants); k > 0 {
 		parts = append(parts, fmt.Sprintf("%d grants", k))
 	}
-	if k := len(n.WakeUps); k > 0 {
-		parts = append(parts, fmt.Sprintf("%d wakeUps", k))
-	}
 	if n.EncryptLogs != nil {
 		parts = append(parts, fmt.Sprintf("encryptLogs=%v", *n.EncryptLogs))
 	}
@@ -163,7 +179,7 @@ func (n NotPerformed) Sections() []string {
 
 // Empty reports whether nothing was left undone.
 func (n NotPerformed) Empty() bool {
-	return n.Execution == nil && len(n.Grants) == 0 && len(n.WakeUps) == 0 && n.LogExpireDays == nil && n.EncryptLogs == nil
+	return n.Execution == nil && len(n.Grants) == 0 && n.LogExpireDays == nil && n.EncryptLogs == nil
 }
 
 // HardError aborts a step: a schema or type violation of the input, an

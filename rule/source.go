@@ -147,4 +147,13 @@ type Sources struct {
 	// Clock measures Result.Timings; nil leaves them zero. Evaluation
 	// never reads the time otherwise.
 	Clock func() time.Time
+	// Meta holds the engine's read-only runtime values (e.g. "__sessionId"
+	// as a uint64, "__owner", "__pid", "__stepId", "__ostcId"). Rules,
+	// templates, expressions and branch payloads read them as [__sessionId]
+	// like any key; a payload key of the same name does not override one
+	// (the engine's value wins). They are not reported in Result.Inputs and
+	// reach the output only where a branch payload writes one to an output
+	// key. nil: no meta values (a placeholder for one is a missing key,
+	// unless the payload has it).
+	Meta map[string]any
 }

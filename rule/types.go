@@ -92,6 +92,10 @@ func describeValue(v any) string {
 		return fmt.Sprintf("%T %v", v, v)
 	case *big.Int:
 		return "integer " + x.String()
+	case u256:
+		return "u256 " + x.v.String()
+	case i256:
+		return "i256 " + x.v.String()
 	case []any:
 		return "a list"
 	case map[string]any:
@@ -207,11 +211,10 @@ func castBool(v any, fail func(string) (any, error)) (any, error) {
 		}
 		return fail(`only the strings "true" and "false" convert to bool`)
 	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil && !isRangeErr(err) {
+		if !isDecimalText(string(x), true) {
 			return fail("not a number")
 		}
-		return f != 0, nil
+		return !decimalIsZero(string(x)), nil
 	case float64:
 		if math.IsNaN(x) {
 			return fail("NaN is neither true nor false")
@@ -311,8 +314,26 @@ func goInteger(v any) (*big.Int, bool) {
 		return new(big.Int).SetUint64(uint64(x)), true
 	case uint64:
 		return new(big.Int).SetUint64(x), true
+	case u256:
+		return x.v, true
+	case i256:
+		return x.v, true
 	}
 	return nil, false
+}
+
+// decimalIsZero reports whether decimal number text (isDecimalText) has
+// the value zero: every digit of its mantissa is 0.
+func decimalIsZero(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 'e' || c == 'E':
+			return true
+		case c >= '1' && c <= '9':
+			return false
+		}
+	}
+	return true
 }
 
 // parseIntegral reads a decimal whole number: [+-]digits with an optional
@@ -577,9 +598,4 @@ func FormatFloat(f float64) string {
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }

@@ -249,3 +249,79 @@ func TestFormatFloat(t *testing.T) {
 		}
 	}
 }
+
+// json.Number casts never take a detour through float64.
+func TestCastJSONNumbersExactly(t *testing.T) {
+	runCasts(t, TypeInt64, []castCase{
+		{json.Number("9007199254740993"), int64(9007199254740993), ""},
+		{json.Number("-9007199254740993"), int64(-9007199254740993), ""},
+		{json.Number("9.007199254740993e15"), int64(9007199254740993), ""},
+	})
+	runCasts(t, TypeUint64, []castCase{
+		{json.Number("18446744073709551615"), uint64(math.MaxUint64), ""},
+		{json.Number("18446744073709551615.0"), uint64(math.MaxUint64), ""},
+		{json.Number("18446744073709551616"), nil, "out of range"},
+	})
+	runCasts(t, TypeUint256, []castCase{
+		{json.Number("123456789012345678901234567890"), "123456789012345678901234567890", ""},
+		{json.Number("1.23456789012345678901234567891e29"), "123456789012345678901234567891", ""},
+		{u256{v: big.NewInt(7)}, "7", ""},
+	})
+	runCasts(t, TypeInt256, []castCase{
+		{json.Number("-123456789012345678901234567890"), "-123456789012345678901234567890", ""},
+		{i256{v: big.NewInt(-7)}, "-7", ""},
+	})
+	runCasts(t, TypeDecimal, []castCase{
+		{json.Number("0.10000000000000000001"), "0.10000000000000000001", ""},
+	})
+	runCasts(t, TypeString, []castCase{
+		{json.Number("123456789012345678901234567890"), "123456789012345678901234567890", ""},
+	})
+	runCasts(t, TypeBool, []castCase{
+		{json.Number("1e-400"), true, ""}, // underflows a double, yet is not zero
+		{json.Number("0.0e5"), false, ""},
+		{json.Number("-0"), false, ""},
+		{json.Number("NaN"), nil, "not a number"},
+	})
+}
+
+// normalize keeps undeclared numbers exact: integers as int64 / uint64
+// where they fit, the decimal text otherwise; celOf gives expressions
+// exact big integers for integers up to 256 bits.
+func TestNormalizeNumbers(t *testing.T) {
+	for _, c := range []struct {
+		in       json.Number
+		out, cel any
+	}{
+		{"42", int64(42), int64(42)},
+		{"-42", int64(-42), int64(-42)},
+		{"42.0", int64(42), int64(42)},
+		{"4.2e1", int64(42), int64(42)},
+		{"9223372036854775808", uint64(9223372036854775808), uint64(9223372036854775808)},
+		{"18446744073709551616", json.Number("18446744073709551616"), "u256 18446744073709551616"},
+		{"-9223372036854775809", json.Number("-9223372036854775809"), "i256 -9223372036854775809"},
+		{json.Number(max256), json.Number(max256), "u256 " + max256},
+		{"0.5", json.Number("0.5"), 0.5},
+		{"1e400", json.Number("1e400"), math.Inf(1)},
+	} {
+		out, err := normalize(c.in)
+		if err != nil || out != c.out {
+			t.Errorf("normalize(%s) = %#v, %v; want %#v", c.in, out, err, c.out)
+			continue
+		}
+		cel := celOf(out)
+		if s, ok := c.cel.(string); ok {
+			cel = describeValue(cel)
+			if cel != s {
+				t.Errorf("celOf(%s) = %v, want %s", c.in, cel, s)
+			}
+			continue
+		}
+		if cel != c.cel {
+			t.Errorf("celOf(%s) = %#v, want %#v", c.in, cel, c.cel)
+		}
+	}
+	if _, err := normalize(json.Number("0x10")); err == nil {
+		t.Error("hex json.Number accepted")
+	}
+}

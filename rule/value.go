@@ -68,6 +68,10 @@ func Text(v any) string {
 		return "null"
 	case *big.Int:
 		return x.String()
+	case u256:
+		return x.v.String()
+	case i256:
+		return x.v.String()
 	case []byte:
 		return "0x" + hex.EncodeToString(x)
 	}
@@ -81,10 +85,13 @@ func Text(v any) string {
 	return string(b)
 }
 
-// normalize converts a value into what expressions see (guide §6):
-// json.Number and float32 become float64, Go integers int64 or uint64,
-// []byte a 0x hex string, *big.Int a decimal string; maps and lists are
-// copied recursively. It enforces MaxListCap and MaxValueDepth on the way.
+// normalize converts an input value into its exact plain form, the form
+// that is reported and passed through (see celOf for what expressions see):
+// json.Number and *big.Int become int64 or uint64 when they are integral
+// and fit, and stay json.Number (the exact decimal text) otherwise;
+// float32 becomes float64, other Go integers int64 or uint64, []byte a 0x
+// hex string, u256 and i256 decimal strings; maps and lists are copied
+// recursively. It enforces MaxListCap and MaxValueDepth on the way.
 func normalize(v any) (any, error) { return normalizeAt(v, 0) }
 
 func normalizeAt(v any, depth int) (any, error) {
@@ -99,15 +106,32 @@ func normalizeAt(v any, depth int) (any, error) {
 	case float32:
 		return float64(x), nil
 	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil && !isRangeErr(err) {
-			return nil, fmt.Errorf("number %s: %v", x, err)
+		if !isDecimalText(string(x), true) {
+			return nil, fmt.Errorf("number %q is not a decimal number", string(x))
 		}
-		return f, nil
+		if n, err := parseIntegral(string(x), true); err == "" {
+			switch {
+			case n.IsInt64():
+				return n.Int64(), nil
+			case n.IsUint64():
+				return n.Uint64(), nil
+			}
+		}
+		return x, nil
+	case *big.Int:
+		switch {
+		case x.IsInt64():
+			return x.Int64(), nil
+		case x.IsUint64():
+			return x.Uint64(), nil
+		}
+		return json.Number(x.String()), nil
+	case u256:
+		return x.v.String(), nil
+	case i256:
+		return x.v.String(), nil
 	case []byte:
 		return "0x" + hex.EncodeToString(x), nil
-	case *big.Int:
-		return x.String(), nil
 	case []any:
 		if len(x) > MaxListCap {
 			return nil, fmt.Errorf("%w: a list has %d elements; at most %d are allowed (MaxListCap)", ErrListCapExceeded, len(x), MaxListCap)
@@ -153,10 +177,134 @@ func normalizeAt(v any, depth int) (any, error) {
 	return nil, fmt.Errorf("unsupported value of Go type %T", v)
 }
 
+// celOf converts a normalized value into what expressions see: integral
+// numbers as int, uint, u256 or i256 (by range), other numbers as double
+// (the one inexact path: a fraction, or an integer beyond 256 bits). Lists
+// and maps are copied.
+func celOf(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		return celNumber(string(x), false)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = celOf(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = celOf(e)
+		}
+		return out
+	}
+	return v
+}
+
+// celNumber reads decimal number text for expressions. With asDouble (API
+// responses, expression guide §6.1) integers that a double holds exactly
+// (|n| <= 2^53) are doubles too.
+func celNumber(s string, asDouble bool) any {
+	if n, err := parseIntegral(s, true); err == "" && (!asDouble || n.CmpAbs(maxExactDouble) > 0) {
+		switch {
+		case n.IsInt64():
+			return n.Int64()
+		case n.IsUint64():
+			return n.Uint64()
+		case inU256(n):
+			return u256{v: n}
+		case inI256(n):
+			return i256{v: n}
+		}
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// maxExactDouble is 2^53: every integer up to it is a double exactly.
+var maxExactDouble = new(big.Int).Lsh(big.NewInt(1), 53)
+
+// respValue converts a normalized API response into what extraction
+// expressions see: numbers as doubles (expression guide §6.1), except
+// integers a double cannot hold exactly, which stay exact.
+func respValue(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		return celNumber(string(x), true)
+	case int64:
+		if x >= -1<<53 && x <= 1<<53 {
+			return float64(x)
+		}
+		return x
+	case uint64:
+		if x <= 1<<53 {
+			return float64(x)
+		}
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = respValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = respValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// celTyped is what expressions see of a value cast to t: uint256 and
+// int256 as u256 and i256, undeclared values by celOf, everything else as
+// cast.
+func celTyped(t Type, v any) any {
+	switch t {
+	case TypeUint256, TypeInt256:
+		s, ok := v.(string)
+		if !ok {
+			return v
+		}
+		n, ok := bigFromText(s)
+		if !ok {
+			return v
+		}
+		if t == TypeUint256 {
+			return u256{v: n}
+		}
+		return i256{v: n}
+	case TypeInvalid:
+		return celOf(v)
+	}
+	return v
+}
+
+// copyPlain deep-copies the lists and maps of a plain value, so that a
+// passed-through value shares nothing with the environment.
+func copyPlain(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyPlain(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyPlain(e)
+		}
+		return out
+	}
+	return v
+}
+
 // fromCEL converts an evaluation result into a plain Go value: bool, int64,
 // uint64, float64, string, nil, []any, map[string]any. Bytes become 0x hex,
-// u256 values decimal strings, timestamps RFC 3339 text and durations Go
-// duration text.
+// u256 and i256 values decimal strings (the XRC uint256 / int256 form),
+// timestamps RFC 3339 text and durations Go duration text.
 func fromCEL(v ref.Val) (any, error) { return fromCELAt(v, 0) }
 
 func fromCELAt(v ref.Val, depth int) (any, error) {
@@ -179,6 +327,8 @@ func fromCELAt(v ref.Val, depth int) (any, error) {
 	case types.Null:
 		return nil, nil
 	case u256:
+		return x.v.String(), nil
+	case i256:
 		return x.v.String(), nil
 	case types.Timestamp:
 		return x.Time.UTC().Format(time.RFC3339Nano), nil

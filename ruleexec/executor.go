@@ -1,17 +1,22 @@
 // Package ruleexec is the XRC-137 step executor: a reactor.Executor that
 // loads the rule a step names (rulesource: a file map or the contract on
 // chain), evaluates it with rule.Evaluate (API calls and contract reads
-// through the configured callers) and maps the outcome to a reactor.Result.
+// through the configured callers, the execution's engine meta keys such as
+// [__sessionId] as rule.Sources.Meta) and maps the outcome to a
+// reactor.Result.
 //
 // Mapping: the selected branch gives Valid (onValid) or not (onInvalid),
-// its outcome payload is the Output and its waitSec the Wait; soft-invalid
-// reasons become Result.Reasons. Hard errors of the evaluation, rules that
-// cannot be loaded, and abortStep / cancelSession rules that hold are
-// errors, so the process aborts. The branch sections this executor does not
-// perform (execution, grants, wakeUps, encryptLogs, logExpireDays) are
-// named in Result.NotPerformed and logged at info; a cancelSession rule
-// aborts only the step's process (cancelling the session is not performed)
-// and is logged at warn.
+// its outcome payload is the Output, its waitSec the Wait and its resolved
+// wakeUps the WakeUps, which the engine performs; each names as Rule the
+// XRC-137 contract the rule was loaded from (checksummed hex), or "" for a
+// rule read from a file. Soft-invalid reasons become Result.Reasons. Hard
+// errors of the evaluation, rules that cannot be loaded, a wake-up
+// sessionId beyond the engine's session ids (2^63-1), and abortStep /
+// cancelSession rules that hold are errors, so the process aborts. The
+// branch sections this executor does not perform (execution, grants,
+// encryptLogs, logExpireDays) are named in Result.NotPerformed and logged
+// at info; a cancelSession rule aborts only the step's process (cancelling
+// the session is not performed) and is logged at warn.
 package ruleexec
 
 import (
@@ -19,7 +24,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rule"
@@ -78,7 +86,7 @@ func (x *Executor) Execute(ctx context.Context, e reactor.Execution) (reactor.Re
 	if err != nil {
 		return reactor.Result{}, fmt.Errorf("step %s: %w", e.Step.ID, err)
 	}
-	res, err := rule.Evaluate(ctx, l.Doc, e.Payload, rule.Sources{API: x.API, Reads: x.Reads, Clock: x.Clock})
+	res, err := rule.Evaluate(ctx, l.Doc, e.Payload, rule.Sources{API: x.API, Reads: x.Reads, Clock: x.Clock, Meta: e.Meta()})
 	if err != nil {
 		return reactor.Result{}, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err)
 	}
@@ -102,9 +110,25 @@ func (x *Executor) Execute(ctx context.Context, e reactor.Execution) (reactor.Re
 	for _, r := range res.Reasons {
 		out.Reasons = append(out.Reasons, r.String())
 	}
+	for i, w := range res.WakeUps {
+		if w.SessionID > math.MaxInt64 {
+			return reactor.Result{}, fmt.Errorf("step %s: %s: %s.wakeUps[%d].sessionId: %d is beyond the engine's session ids [1, 2^63-1]",
+				e.Step.ID, l.Origin, res.Branch, i, w.SessionID)
+		}
+		out.WakeUps = append(out.WakeUps, reactor.WakeUp{Runner: w.Runner, Session: int64(w.SessionID), Step: w.StepID, Payload: w.Payload, Rule: ruleAddress(l)})
+	}
 	if len(out.NotPerformed) > 0 {
 		log.Info("XRC-137 branch sections not performed", "pid", e.Pid, "step", e.Step.ID, "rule", l.Origin,
 			"branch", res.Branch, "sections", out.NotPerformed)
 	}
 	return out, nil
+}
+
+// ruleAddress is the XRC-137 contract a rule was read from, or "" for a
+// rule read from a file.
+func ruleAddress(l *rulesource.Loaded) string {
+	if l.File != "" || l.Address == (common.Address{}) {
+		return ""
+	}
+	return l.Address.Hex()
 }

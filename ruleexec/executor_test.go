@@ -3,6 +3,7 @@ package ruleexec_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -178,5 +179,70 @@ func TestExecuteRuleFromChainWithReads(t *testing.T) {
 	res, err = x.Execute(context.Background(), step(r137.Address.Hex(), map[string]any{"Holder": sim.Address(1).Hex()}))
 	if err != nil || res.Valid || res.Output["Balance"] != "0" {
 		t.Fatalf("non-holder: %+v, %v", res, err)
+	}
+}
+
+// The selected branch's wake-ups reach the reactor resolved, the engine
+// meta keys reach the rule, and numbers stay exact on the way.
+const requestKyc = `{
+  "payload": {"orderId": {"type": "string"}, "totalAmount": {"type": "uint256"},
+              "KycRunner": {"type": "string"}, "KycSessionId": {"type": "uint64"}},
+  "rules": ["[orderId] != ''", "[totalAmount] > 0", "0 < [totalAmount]", "[KycSessionId] > 0"],
+  "onValid": {
+    "wakeUps": [{"runner": "[KycRunner]", "sessionId": "[KycSessionId]", "stepId": "wait_for_kyc_request",
+                 "payload": {"orderId": "[orderId]", "amount": "[totalAmount]", "from": "[__stepId]"}}],
+    "payload": {"OrderSessionId": "[__sessionId]", "owner": "[__owner]", "pid": "[__pid]", "ostc": "[__ostcId]",
+                "totalAmount": "[totalAmount]", "n": "[n]", "u": "[u]"},
+    "waitSec": 60
+  },
+  "onInvalid": {"payload": {"kycRequestSent": false}}
+}`
+
+func kycExecution(t *testing.T, session int64, kycSession string) reactor.Execution {
+	t.Helper()
+	payload, err := reactor.UnmarshalPayload([]byte(`{"orderId": "O-1", "totalAmount": 19900,
+	  "KycRunner": "0x00000000000000000000000000000000000000aa", "KycSessionId": ` + kycSession + `,
+	  "__sessionId": 1, "n": 9007199254740993, "u": 123456789012345678901234567890}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reactor.Execution{Owner: "0x00000000000000000000000000000000000000bb", Session: session, Pid: fmt.Sprintf("%d:3", session),
+		Step: &registry.Step{ID: "request_kyc", Rule: "<RequestKyc>"}, Orchestration: &registry.Orchestration{ID: "order_process"}, Payload: payload}
+}
+
+func TestExecuteWakeUpsAndMeta(t *testing.T) {
+	x := &ruleexec.Executor{Rules: files(t, map[string]string{"RequestKyc.json": requestKyc})}
+	r, err := x.Execute(context.Background(), kycExecution(t, 9007199254740993, "18"))
+	if err != nil || !r.Valid || r.Wait != time.Minute || r.NotPerformed != nil {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	want := []reactor.WakeUp{{Runner: "0x00000000000000000000000000000000000000aa", Session: 18, Step: "wait_for_kyc_request",
+		Payload: map[string]any{"orderId": "O-1", "amount": "19900", "from": "request_kyc"}, Rule: ""}}
+	if !reflect.DeepEqual(r.WakeUps, want) {
+		t.Errorf("wake-ups\n got %#v\nwant %#v", r.WakeUps, want)
+	}
+	out, _ := json.Marshal(r.Output)
+	if string(out) != `{"OrderSessionId":9007199254740993,"n":9007199254740993,"ostc":"order_process","owner":"0x00000000000000000000000000000000000000bb",`+
+		`"pid":"9007199254740993:3","totalAmount":"19900","u":123456789012345678901234567890}` {
+		t.Errorf("output %s", out)
+	}
+	// A session id the engine cannot hold is a hard error.
+	if _, err := x.Execute(context.Background(), kycExecution(t, 1, "9223372036854775808")); err == nil ||
+		!strings.Contains(err.Error(), "onValid.wakeUps[0].sessionId: 9223372036854775808 is beyond the engine's session ids") {
+		t.Errorf("session id beyond int64: %v", err)
+	}
+}
+
+// A rule read from an XRC-137 contract names it in its wake-ups (what a
+// "fromXRC137" allow list binds to).
+func TestExecuteWakeUpsFromChainNameTheContract(t *testing.T) {
+	sim := testenv.StartSim(t)
+	r137, _ := testenv.DeployXRC137(t, sim, requestKyc)
+	x := &ruleexec.Executor{Rules: &rulesource.Loader{Chain: rulesource.NewChain(sim.Backend())}, Timeout: time.Minute}
+	e := kycExecution(t, 5, "18")
+	e.Step.Rule = r137.Address.Hex()
+	r, err := x.Execute(context.Background(), e)
+	if err != nil || len(r.WakeUps) != 1 || r.WakeUps[0].Rule != r137.Address.Hex() || r.WakeUps[0].Session != 18 {
+		t.Fatalf("%+v, %v", r, err)
 	}
 }
