@@ -194,7 +194,10 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 		if err != nil {
 			return false, &HardError{Stage: "inputs", Path: string(where(k)), Err: err}
 		}
-		e.env.set(k, v, celOf(v))
+		// Undeclared numbers are doubles in expressions (expression guide
+		// §6.1), except integers a double cannot hold exactly; passed
+		// through they keep their text.
+		e.env.set(k, v, respValue(v))
 	}
 	var missing []string
 	for _, f := range e.doc.Payload {

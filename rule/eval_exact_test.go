@@ -97,7 +97,7 @@ func TestEvalExactPaths(t *testing.T) {
 		"negCmp":   true,
 		"huge":     json.Number("1" + strings.Repeat("0", 80)),
 		"whole":    int64(42),
-		"wholeDiv": int64(8),
+		"wholeDiv": 8.4, // undeclared numbers are doubles in expressions (expression guide §6.1)
 		"obj":      map[string]any{"n": json.Number("99999999999999999999"), "l": []any{json.Number("1.50")}},
 		"objSel":   "100000000000000000000",
 		"delta":    "-5",

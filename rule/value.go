@@ -224,9 +224,10 @@ func celNumber(s string, asDouble bool) any {
 // maxExactDouble is 2^53: every integer up to it is a double exactly.
 var maxExactDouble = new(big.Int).Lsh(big.NewInt(1), 53)
 
-// respValue converts a normalized API response into what extraction
-// expressions see: numbers as doubles (expression guide §6.1), except
-// integers a double cannot hold exactly, which stay exact.
+// respValue converts an undeclared value (a payload key the rule does not
+// declare, an API response) into what expressions see: numbers as doubles
+// (expression guide §6.1), except integers a double cannot hold exactly
+// (beyond ±2^53), which stay exact.
 func respValue(v any) any {
 	switch x := v.(type) {
 	case json.Number:
