@@ -339,14 +339,15 @@ type Commit struct {
 	// kept on the process and in its proc_steps entry.
 	AbortReason string
 	// WakeUps are the branch's wake-ups (opaque JSON, one object each): the
-	// commit queues them with the ids "<pid>#<n>" for the caller to perform
-	// (PendingWakes, WakeDone). A killed process queues none.
+	// commit queues them for the caller to perform
+	// (PendingWakes, WakeDone) with the ids "<owner>:<pid>#<n>", unique
+	// across sessions. A killed process queues none.
 	WakeUps []json.RawMessage
 }
 
 // PendingWake is a committed wake-up not yet performed.
 type PendingWake struct {
-	// ID is "<pid>#<n>", unique per committed step and wake-up.
+	// ID is "<owner>:<pid>#<n>", unique per committed step and wake-up.
 	ID    string
 	Entry json.RawMessage
 }
@@ -436,7 +437,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg), r.AbortReason}
 	wakes := make([]PendingWake, len(r.WakeUps))
 	for i, w := range r.WakeUps {
-		wakes[i] = PendingWake{ID: c.Pid + "#" + strconv.Itoa(i), Entry: w}
+		wakes[i] = PendingWake{ID: c.Root.Owner + ":" + c.Pid + "#" + strconv.Itoa(i), Entry: w}
 		args = append(args, wakes[i].ID, string(w))
 	}
 	vals, err := scriptCommitStep.Run(ctx, s.rdb, keys, args...).Slice()

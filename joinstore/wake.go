@@ -62,7 +62,7 @@ var ErrNoSession = errors.New("no such session")
 // candidate and picks; the writes happen in one script that checks each
 // picked process is still exactly as read (else it reads and decides again)
 // and makes it due now. A non-empty id makes the wake happen at most once
-// (engine wake-ups: "<pid>#<n>" of the committing step). by names the waker
+// (engine wake-ups: "<owner>:<pid>#<n>" of the committing step). by names the waker
 // in the session's history.
 func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []int64, now time.Time, by string, decide WakeDecider) (WakeResult, error) {
 	k := keysOf(root)
@@ -168,10 +168,12 @@ func (s *Store) PendingWakes(ctx context.Context, root Root) ([]PendingWake, err
 	return out, nil
 }
 
-// wakeIDLess orders "<root>:<iter>#<n>" numerically.
+// wakeIDLess orders "<owner>:<rootPid>:<iter>#<n>" of one session by iter
+// and n.
 func wakeIDLess(a, b string) bool {
 	num := func(id string) (int64, int64) {
 		pid, n, _ := strings.Cut(id, "#")
+		_, pid, _ = strings.Cut(pid, ":")
 		_, it, _ := ParsePid(pid)
 		k, _ := strconv.ParseInt(n, 10, 64)
 		return it, k

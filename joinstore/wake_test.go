@@ -48,7 +48,7 @@ func TestWakeQueueAndApply(t *testing.T) {
 		valid := true
 		cr, err := s.Commit(ctx, claims[0], t0, joinstore.Commit{Status: "done", Valid: &valid,
 			WakeUps: []json.RawMessage{json.RawMessage(`{"n": 18446744073709551615}`), json.RawMessage(`{}`)}})
-		if err != nil || cr.Live != 0 || len(cr.Wakes) != 2 || cr.Wakes[0].ID != src.Root.Pid(1)+"#0" {
+		if err != nil || cr.Live != 0 || len(cr.Wakes) != 2 || cr.Wakes[0].ID != owner+":"+src.Root.Pid(1)+"#0" {
 			t.Fatalf("commit: %+v %v", cr, err)
 		}
 		pending, err := s.PendingWakes(ctx, src.Root)

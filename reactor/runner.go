@@ -167,7 +167,7 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	if err := r.joins(ctx, c.Root, work); err != nil {
 		return err
 	}
-	return performWakes(ctx, r.Store, c.Root, cr.Wakes, r.emit, nil)
+	return performWakes(ctx, r.Store, c.Root, cr.Wakes, r.Now, r.emit, nil)
 }
 
 // joins runs join steps until no follow-up remains.

@@ -185,7 +185,7 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 
 // wakes performs queued wake-ups of this session.
 func (s *sessionIO) wakes(ctx context.Context, w []joinstore.PendingWake) error {
-	return performWakes(ctx, s.m.Store, s.root, w, s.emit, s.m.poke)
+	return performWakes(ctx, s.m.Store, s.root, w, time.Now, s.emit, s.m.poke)
 }
 
 // commitFor turns an execution's outcome into the commit of its process:

@@ -29,10 +29,10 @@ func Wake(ctx context.Context, store *joinstore.Store, root joinstore.Root, id s
 // most once, and records each outcome in root's history. A wake-up whose
 // target is gone, not waiting or not allowing it is a recorded no-op. An
 // error leaves the rest queued for the next attempt (recovery performs
-// them). poke, when set, tells a local actor of a woken session to look.
-func performWakes(ctx context.Context, store *joinstore.Store, root joinstore.Root, wakes []joinstore.PendingWake, emit func(Event), poke func(joinstore.Root)) error {
+// them). clock gives the time (a virtual one in simulation); poke, when set, tells a local actor of a woken session to look.
+func performWakes(ctx context.Context, store *joinstore.Store, root joinstore.Root, wakes []joinstore.PendingWake, clock func() time.Time, emit func(Event), poke func(joinstore.Root)) error {
 	for _, w := range wakes {
-		now := time.Now()
+		now := clock()
 		var e wakeEntry
 		outcome := ""
 		if err := json.Unmarshal(w.Entry, &e); err != nil {
@@ -46,7 +46,7 @@ func performWakes(ctx context.Context, store *joinstore.Store, root joinstore.Ro
 			case joinstore.CheckOwner(target.Owner) != nil || target.RootPid <= 0:
 				outcome = fmt.Sprintf("no-op: no session %s:%d", e.Runner, e.Session)
 			default:
-				res, notes, err := Wake(ctx, store, target, w.ID, nil, req, "wake-up "+w.ID+" of "+root.Owner, now)
+				res, notes, err := Wake(ctx, store, target, w.ID, nil, req, "wake-up "+w.ID, now)
 				switch {
 				case errors.Is(err, joinstore.ErrNoSession):
 					outcome = "no-op: no session " + target.String()

@@ -111,17 +111,5 @@ func TestSessionCommandsAndRun(t *testing.T) {
 
 func waitStatus(t *testing.T, url string, root int64, status string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		out, _ := run(t, "session", "show", "--json", "--redis", url, "--owner", testOwner, fmt.Sprint(root))
-		var v struct{ Session map[string]string }
-		json.Unmarshal([]byte(out), &v)
-		if v.Session["status"] == status {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("session %d not %s: %s", root, status, out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitStatusOf(t, url, testOwner, root, status)
 }
