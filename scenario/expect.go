@@ -104,6 +104,12 @@ func evalAlt(a *Alt, o *Observed) Check {
 	if a.Exist && p != nil {
 		if a.Valid != nil {
 			d := Check{Name: "valid", Path: a.Path, Expected: strconv.FormatBool(*a.Valid), Actual: validText(p)}
+			if len(p.Reasons) > 0 {
+				d.Actual += " (" + strings.Join(p.Reasons, "; ") + ")"
+			}
+			if p.Error != "" {
+				d.Actual += " (" + p.Status + ": " + p.Error + ")"
+			}
 			d.Passed = p.Valid != nil && *p.Valid == *a.Valid
 			c.Details = append(c.Details, d)
 		}
@@ -133,8 +139,17 @@ func evalAlt(a *Alt, o *Observed) Check {
 	return c
 }
 
+// describe says what a process shows: "1:2 done valid", "1:3 waiting",
+// "1:1 aborted (error: …)".
 func describe(p *Proc) string {
-	return fmt.Sprintf("%s %s %s", p.Pid, p.Status, validText(p))
+	s := p.Pid + " " + p.Status
+	if p.Valid != nil || p.Executed {
+		s += " " + validText(p)
+	}
+	if p.Error != "" {
+		s += " (error: " + p.Error + ")"
+	}
+	return s
 }
 
 func validText(p *Proc) string {

@@ -37,6 +37,10 @@ type Proc struct {
 	Input    map[string]any `json:"input,omitempty"`
 	API      map[string]any `json:"api,omitempty"`
 	Reads    map[string]any `json:"contractReads,omitempty"`
+	// Reasons say why the evaluation was invalid; Error why the execution
+	// failed (the process aborted).
+	Reasons []string `json:"reasons,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // Live reports whether the process may still run.
@@ -44,9 +48,13 @@ func (p *Proc) Live() bool { return p.Status == "waiting" || p.Status == "runnin
 
 // Evaluation is what the executor saw of one evaluation.
 type Evaluation struct {
-	Input map[string]any
-	API   map[string]any
-	Reads map[string]any
+	Input   map[string]any
+	API     map[string]any
+	Reads   map[string]any
+	Reasons []string
+	// Error is set when the execution failed (a hard error: the process
+	// aborts); the maps may then be empty.
+	Error string
 }
 
 // HistoryEntry is one proc_steps entry (a committed step), in commit order.
@@ -83,7 +91,7 @@ func ObservedFrom(meta map[string]string, procs []map[string]string, history []H
 		p.Executed = r["lastStep"] != "" || p.Commit >= 0
 		p.Updated, _ = strconv.ParseInt(r["updatedAt"], 10, 64)
 		if e, ok := evals[p.Pid]; ok {
-			p.Recorded, p.Input, p.API, p.Reads = true, e.Input, e.API, e.Reads
+			p.Recorded, p.Input, p.API, p.Reads, p.Reasons, p.Error = true, e.Input, e.API, e.Reads, e.Reasons, e.Error
 		}
 		o.Procs = append(o.Procs, p)
 	}

@@ -69,16 +69,21 @@ func (f *File) Aliases() []string {
 // expected against actual, then the totals.
 func (r *Report) WriteText(w io.Writer) {
 	for _, run := range r.Runs {
-		fmt.Fprintf(w, "%s %q\n", run.Kind, run.Title)
+		WriteRunHeader(w, run)
 		for _, s := range run.Steps {
-			writeStep(w, s)
-		}
-		for _, d := range run.Deployments {
-			for _, n := range d.Notes {
-				fmt.Fprintf(w, "  note (%s): %s\n", d.Plan, n)
-			}
+			WriteStep(w, s)
 		}
 	}
+	r.WriteTotals(w)
+}
+
+// WriteRunHeader prints the line that opens a scenario or plan run.
+func WriteRunHeader(w io.Writer, run *RunReport) {
+	fmt.Fprintf(w, "%s %q\n", run.Kind, run.Title)
+}
+
+// WriteTotals prints the verdict line.
+func (r *Report) WriteTotals(w io.Writer) {
 	verdict := "PASSED"
 	if !r.Passed {
 		verdict = "FAILED"
@@ -86,7 +91,10 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s: %d checks, %d passed, %d failed\n", verdict, r.Checks, r.Checks-r.Failed, r.Failed)
 }
 
-func writeStep(w io.Writer, s *StepReport) {
+// WriteStep prints one step: a line with its verdict and detail, its error,
+// its notes, and its checks (failed ones with expected, actual and where
+// the expectation is in the file).
+func WriteStep(w io.Writer, s *StepReport) {
 	mark := "ok  "
 	if s.Failed() {
 		mark = "FAIL"
@@ -99,11 +107,13 @@ func writeStep(w io.Writer, s *StepReport) {
 	if s.Error != "" {
 		fmt.Fprintf(w, "       error: %s\n", indent(s.Error, "              "))
 	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "       note: %s\n", indent(n, "             "))
+	}
 	for _, c := range s.Checks {
 		writeCheck(w, c, "       ")
 	}
 }
-
 func writeCheck(w io.Writer, c Check, pad string) {
 	mark := "pass"
 	if !c.Passed {

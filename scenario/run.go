@@ -104,6 +104,9 @@ type StepReport struct {
 	// failed check.
 	Error  string  `json:"error,omitempty"`
 	Checks []Check `json:"checks,omitempty"`
+	// Notes are remarks that are not checks (what a deployment could not
+	// do, rules the evaluator may refuse).
+	Notes []string `json:"notes,omitempty"`
 	// Observed is the session as the step last saw it (waits, asserts).
 	Observed *Observed `json:"observed,omitempty"`
 }
@@ -194,6 +197,7 @@ func (r *Runner) deploy(ctx context.Context, run *RunReport, plans []*Plan) (map
 		if len(d.Setup) > 0 {
 			s.Detail += fmt.Sprintf(", %d setup contracts", len(d.Setup))
 		}
+		s.Notes = d.Notes
 		r.add(run, s)
 	}
 	return deps, true
@@ -416,6 +420,9 @@ func summary(o *Observed) string {
 		parts[i] = p.Pid + " " + p.Step + " " + p.Status
 		if p.Valid != nil {
 			parts[i] += " " + validText(p)
+		}
+		if p.Error != "" {
+			parts[i] += " (error: " + p.Error + ")"
 		}
 	}
 	return "processes: " + strings.Join(parts, ", ")
