@@ -188,9 +188,12 @@ func (e *scenarioEngine) setupContract(ctx context.Context, p *scenario.Plan, s 
 			return "", "", err
 		}
 	}
-	parsed, bytecode, err := compileSolidity(ctx, s.FileName, s.Source, s.ContractName)
+	parsed, bytecode, version, err := compileSolidity(ctx, s.FileName, s.Source, s.ContractName)
 	if err != nil {
 		return "", "", err
+	}
+	if !strings.HasPrefix(version, pinnedSolc+"+") {
+		note = fmt.Sprintf("setup contract %q was compiled with solc-js %s, not the pinned %s (make tools)", s.Key, version, pinnedSolc)
 	}
 	args, err := constructorArgs(parsed, s.ConstructorArgs)
 	if err != nil {
@@ -200,13 +203,30 @@ func (e *scenarioEngine) setupContract(ctx context.Context, p *scenario.Plan, s 
 	if err != nil {
 		return "", "", err
 	}
-	return strings.ToLower(r.ContractAddress.Hex()), "", nil
+	return strings.ToLower(r.ContractAddress.Hex()), note, nil
 }
+
+// pinnedSolc is the solc-js version scripts/install-tools.sh installs.
+const pinnedSolc = "0.8.30"
 
 // compileSolidity compiles one source with the pinned solc-js (toolbin
 // "solcjs": $XGR_SOLCJS_BIN, .tools/bin, PATH) through its standard-JSON
-// interface, with the settings of the repository's own contracts.
-func compileSolidity(ctx context.Context, fileName, code, contract string) (abi.ABI, []byte, error) {
+// interface, with the settings of the repository's own contracts, and
+// returns the contract's ABI, its bytecode and the compiler version.
+func compileSolidity(ctx context.Context, fileName, code, contract string) (abi.ABI, []byte, string, error) {
+	parsed, bytecode, err := compileStandardJSON(ctx, fileName, code, contract)
+	if err != nil {
+		return abi.ABI{}, nil, "", err
+	}
+	bin, _ := toolbin.Find("solcjs")
+	v, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err != nil {
+		return abi.ABI{}, nil, "", fmt.Errorf("solc-js --version: %w", err)
+	}
+	return parsed, bytecode, strings.TrimSpace(string(v)), nil
+}
+
+func compileStandardJSON(ctx context.Context, fileName, code, contract string) (abi.ABI, []byte, error) {
 	bin, err := toolbin.Find("solcjs")
 	if err != nil {
 		return abi.ABI{}, nil, err
