@@ -55,6 +55,12 @@ type Executor struct {
 	Clock func() time.Time
 	// Log receives the info and warn records (nil: slog.Default()).
 	Log *slog.Logger
+	// Observe, when set, sees every evaluation that completed (valid,
+	// invalid, or ended by an abortStep/cancelSession rule): the execution,
+	// the rule it loaded and the full evaluation result (inputs after
+	// casts, extracted API and contract-read values). It runs on the
+	// executing goroutine and must not modify its arguments.
+	Observe func(e reactor.Execution, l *rulesource.Loaded, res *rule.Result)
 }
 
 // ActionError is a typed rule that held: the step ends without a branch.
@@ -89,6 +95,9 @@ func (x *Executor) Execute(ctx context.Context, e reactor.Execution) (reactor.Re
 	res, err := rule.Evaluate(ctx, l.Doc, e.Payload, rule.Sources{API: x.API, Reads: x.Reads, Clock: x.Clock, Meta: e.Meta()})
 	if err != nil {
 		return reactor.Result{}, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err)
+	}
+	if x.Observe != nil {
+		x.Observe(e, l, res)
 	}
 	log := x.Log
 	if log == nil {

@@ -103,6 +103,34 @@ func TestExecuteMapsOutcomes(t *testing.T) {
 	}
 }
 
+// Observe sees each completed evaluation with its rule and full result,
+// including the one an abortStep rule ended; a load failure is not seen.
+func TestExecuteObserve(t *testing.T) {
+	type seen struct {
+		pid, origin string
+		inputs      map[string]any
+		action      bool
+	}
+	var got []seen
+	x := &ruleexec.Executor{Rules: files(t, map[string]string{"Gate.json": gate}), Log: logTo(&bytes.Buffer{}),
+		Observe: func(e reactor.Execution, l *rulesource.Loaded, res *rule.Result) {
+			got = append(got, seen{e.Pid, l.Origin, res.Inputs, res.Action != nil})
+		}}
+	ctx := context.Background()
+	if _, err := x.Execute(ctx, step("<Gate>", map[string]any{"A": 41})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Execute(ctx, step("<Gate>", map[string]any{"A": 1, "Fraud": 0.95})); err == nil {
+		t.Fatal("abortStep should end the step with an error")
+	}
+	if _, err := x.Execute(ctx, step("<Elsewhere>", nil)); err == nil {
+		t.Fatal("an uncovered rule should fail")
+	}
+	if len(got) != 2 || got[0].pid != "1:1" || !strings.HasSuffix(got[0].origin, "Gate.json") || got[0].inputs["A"] != int64(41) || got[0].action || !got[1].action {
+		t.Fatalf("observed: %+v", got)
+	}
+}
+
 func TestExecuteUnresolvedRules(t *testing.T) {
 	src := files(t, map[string]string{"Broken.json": `{"payload": {`})
 	x := &ruleexec.Executor{Rules: src}

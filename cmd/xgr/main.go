@@ -56,6 +56,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			indexCommand(),
 			devCommand(),
+			scenarioCommand(),
 			versionCommand(),
 		},
 	}

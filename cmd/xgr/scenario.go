@@ -1,0 +1,493 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/redis/go-redis/v9"
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/internal/anvil"
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/devchain"
+	"github.com/xgr-sidecar/xgr/internal/jsondoc"
+	"github.com/xgr-sidecar/xgr/internal/redisserver"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rule"
+	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/scenario"
+)
+
+func scenarioCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "scenario",
+		Usage: "run XGR test-suite files (scenarios and test plans) end to end on a chain and xgr's engine",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "run",
+				Usage:     "deploy a test-suite file's bundles, run its sessions and check every expectation",
+				ArgsUsage: "FILE",
+				Description: `Runs an XGR test-suite file (kind xgr.multi-test-scenario, xgr.test-scenario,
+xgr.multi-test-plan or xgr.test-plan; see docs/scenario.md) with nothing but
+the file:
+  1. starts a private anvil and a private redis-server (unless --rpc and
+     --redis name existing ones) and removes them afterwards, also on
+     SIGINT/SIGTERM;
+  2. deploys each plan's embedded bundle: its setup contracts (Solidity
+     compiled with the pinned solc-js), its XRC-137 rules, and an XRC-729
+     registry holding its orchestration with every step's "rule" pointed at
+     the contract deployed in this run (so the orchestration's hash is new);
+  3. runs the sessions on xgr's own engine (the session manager on Redis,
+     steps evaluated by the XRC-137 executor from the rules on chain);
+  4. carries out the scenario's steps (startSession, waitForStep,
+     assertSession) — a plan file starts each plan at runtime.stepId and
+     waits for its session to finish — and checks every expectation.
+
+With --redis, the run is a session-manager replica of that Redis: it
+executes every due session it finds there, and a replica running elsewhere
+may execute the run's sessions (then input, API and contract-read checks
+cannot see their evaluations). Give a run a Redis database of its own.
+Neither --rpc nor --redis reads XGR_RPC or XGR_REDIS, so a run never reaches
+a node or a store by accident.
+
+Actors (owner, owner1, $actor.address:ALIAS) get anvil's development keys in
+order of first use; --actor ALIAS=0xKEY overrides one (repeatable; also
+XGR_SCENARIO_ACTORS=a=0x…,b=0x… or --actors-file with ALIAS=0xKEY lines).
+
+Exit status: 0 when every check passed, 1 when one failed (or the run could
+not finish), 2 for usage errors (a bad file is reported with the JSON path
+and line:column of each problem).
+
+Examples:
+   xgr scenario run examples/scenario/Order_process_waits_for_KYC_and_continues_when_KYC_is_valid_scenario.json
+   xgr scenario run --json plans.json > report.json
+   xgr scenario run --rpc http://127.0.0.1:8545 --redis redis://127.0.0.1:6379/15 --actor owner=0x… plans.json`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_SCENARIO_RPC"}, Usage: "node to deploy to and run against (default: a private anvil started for the run)"},
+					&cli.StringFlag{Name: "redis", EnvVars: []string{"XGR_SCENARIO_REDIS"}, Usage: "Redis URL for session state (default: a private redis-server on a temporary socket); the run executes every due session it finds there, so give it a database of its own"},
+					&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, EnvVars: []string{"XGR_SCENARIO_TIMEOUT"}, Usage: "give up on the whole run after this long"},
+					&cli.StringSliceFlag{Name: "actor", EnvVars: []string{"XGR_SCENARIO_ACTORS"}, Usage: "ALIAS=0xPRIVATEKEY: the key of an actor alias (repeatable)"},
+					&cli.StringFlag{Name: "actors-file", EnvVars: []string{"XGR_SCENARIO_ACTORS_FILE"}, Usage: "file of ALIAS=0xPRIVATEKEY lines (# comments)"},
+					&cli.DurationFlag{Name: "settle", Value: 5 * time.Second, EnvVars: []string{"XGR_SCENARIO_SETTLE"}, Usage: "how long an assertSession waits for its session to finish before checking"},
+					&cli.DurationFlag{Name: "plan-wait", Value: 2 * time.Minute, EnvVars: []string{"XGR_SCENARIO_PLAN_WAIT"}, Usage: "how long a plan run waits for its session to finish before checking"},
+					allowHostFlag(),
+					jsonFlag(),
+				},
+				Action: scenarioRunAction,
+			},
+			{
+				Name:      "validate",
+				Usage:     "check a test-suite file without running it: what would be deployed, started and checked",
+				ArgsUsage: "FILE",
+				Action:    scenarioValidateAction,
+			},
+		},
+	}
+}
+
+// loadScenarioFile reads and parses a test-suite file; problems are usage
+// errors listing FILE:LINE:COL: error: PATH: message.
+func loadScenarioFile(c *cli.Context, cmd string) (*scenario.File, error) {
+	file, err := oneFile(c, cmd)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, cli.Exit(cmd+": "+err.Error(), 2)
+	}
+	f, err := scenario.Parse(raw)
+	if err != nil {
+		var inv *jsondoc.Invalid
+		if errors.As(err, &inv) {
+			lines := []string{fmt.Sprintf("%s: %s is not a test-suite file this runner can run:", cmd, file)}
+			for _, p := range inv.Problems {
+				lines = append(lines, "  "+located(file, "error", p))
+			}
+			return nil, cli.Exit(strings.Join(lines, "\n"), 2)
+		}
+		return nil, cli.Exit(fmt.Sprintf("%s: %s: %v", cmd, file, err), 2)
+	}
+	return f, nil
+}
+
+func scenarioValidateAction(c *cli.Context) error {
+	f, err := loadScenarioFile(c, "scenario validate")
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "%s %q: ok\n", f.Kind, f.Title)
+	plan := func(p *scenario.Plan, pad string) {
+		fmt.Fprintf(w, "%splan %s: orchestration %q (%d steps), %d XRC-137 rules, %d setup contracts, owner %s, starter %s\n",
+			pad, p.Key, p.OstcID, len(p.OSTC.Orchestration.Steps), len(p.Rules), len(p.Setup), p.OwnerAlias, p.StarterAlias)
+	}
+	for _, s := range f.Scenarios {
+		fmt.Fprintf(w, "scenario %q: %d plans, %d steps\n", s.Title, len(s.Plans), len(s.Steps))
+		for _, p := range s.Plans {
+			plan(p, "  ")
+		}
+		for _, st := range s.Steps {
+			fmt.Fprintf(w, "  step %s: %s\n", st.ID, st.Type)
+		}
+	}
+	for _, p := range f.Plans {
+		plan(p, "")
+	}
+	fmt.Fprintf(w, "actors in order of first use: %s\n", strings.Join(f.Aliases(), ", "))
+	return nil
+}
+
+// actorKeys gives every alias the file uses a key: the ones named with
+// --actor / --actors-file, the others the development accounts in order of
+// first use (skipping accounts already given to an alias).
+func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, map[string]string, error) {
+	given := map[string]*ecdsa.PrivateKey{}
+	add := func(spec, where string) error {
+		alias, hex, ok := strings.Cut(strings.TrimSpace(spec), "=")
+		alias = strings.TrimSpace(alias)
+		if !ok || alias == "" {
+			return fmt.Errorf("%s: %q: want ALIAS=0xPRIVATEKEY", where, redact(spec))
+		}
+		key, err := chain.KeyFromHex(hex)
+		if err != nil {
+			return fmt.Errorf("%s: actor %q: not a private key (64 hex digits, optionally 0x-prefixed)", where, alias)
+		}
+		given[alias] = key
+		return nil
+	}
+	if file := c.String("actors-file"); file != "" {
+		fh, err := os.Open(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer fh.Close()
+		sc := bufio.NewScanner(fh)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if err := add(line, fmt.Sprintf("%s:%d", file, n)); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, spec := range c.StringSlice("actor") {
+		if err := add(spec, "--actor"); err != nil {
+			return nil, nil, err
+		}
+	}
+	dev, err := devchain.DevKeys(devchain.DevAccounts)
+	if err != nil {
+		return nil, nil, err
+	}
+	used := map[string]bool{}
+	for _, k := range given {
+		used[chain.Address(k).Hex()] = true
+	}
+	keys, source := map[string]*ecdsa.PrivateKey{}, map[string]string{}
+	next := 0
+	for _, a := range aliases {
+		if k, ok := given[a]; ok {
+			keys[a], source[a] = k, "--actor"
+			continue
+		}
+		for next < len(dev) && used[chain.Address(dev[next]).Hex()] {
+			next++
+		}
+		if next >= len(dev) {
+			return nil, nil, fmt.Errorf("the file uses %d actors (%s) and only %d development keys exist: give the others with --actor ALIAS=0xKEY", len(aliases), strings.Join(aliases, ", "), len(dev))
+		}
+		keys[a], source[a] = dev[next], fmt.Sprintf("development account %d", next)
+		used[chain.Address(dev[next]).Hex()] = true
+		next++
+	}
+	for a, k := range given { // keys for aliases the file does not use are kept (harmless)
+		if _, ok := keys[a]; !ok {
+			keys[a], source[a] = k, "--actor (unused by the file)"
+		}
+	}
+	return keys, source, nil
+}
+
+// redact hides what follows "=" in an actor spec (a private key).
+func redact(spec string) string {
+	if a, _, ok := strings.Cut(spec, "="); ok {
+		return a + "=…"
+	}
+	return spec
+}
+
+// scenarioEnv is the chain and Redis a run uses, and how to put them away.
+type scenarioEnv struct {
+	RPC     string `json:"rpc"`
+	ChainID uint64 `json:"chainId"`
+	Anvil   bool   `json:"privateAnvil"`
+	Redis   string `json:"redis"`
+	Private bool   `json:"privateRedis"`
+
+	client  *ethclient.Client
+	rdb     redis.UniversalClient
+	cleanup []func()
+}
+
+func (e *scenarioEnv) close() {
+	for i := len(e.cleanup) - 1; i >= 0; i-- {
+		e.cleanup[i]()
+	}
+}
+
+// openScenarioEnv starts (or connects to) the chain and Redis.
+func openScenarioEnv(ctx context.Context, c *cli.Context) (*scenarioEnv, error) {
+	e := &scenarioEnv{RPC: c.String("rpc"), Redis: c.String("redis")}
+	fail := func(code int, format string, args ...any) (*scenarioEnv, error) {
+		e.close()
+		return nil, cli.Exit(fmt.Sprintf("scenario run: "+format, args...), code)
+	}
+	if e.RPC == "" {
+		p, err := anvil.Start(ctx)
+		if err != nil {
+			return fail(2, "cannot start a private anvil: %v", err)
+		}
+		e.cleanup = append(e.cleanup, p.Stop)
+		e.RPC, e.Anvil = p.URL, true
+	}
+	client, id, err := chain.Dial(ctx, e.RPC)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	e.cleanup = append(e.cleanup, client.Close)
+	e.client, e.ChainID = client, id.Uint64()
+	if e.Redis == "" {
+		dir, err := os.MkdirTemp("", "xgr-scenario-")
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		e.cleanup = append(e.cleanup, func() { os.RemoveAll(dir) })
+		srv, err := redisserver.Start(redisserver.Options{Dir: dir})
+		if err != nil {
+			return fail(2, "cannot start a private redis-server: %v", err)
+		}
+		e.cleanup = append(e.cleanup, srv.Stop)
+		e.rdb, e.Redis, e.Private = srv.Client(), "unix:"+srv.Addr, true
+	} else {
+		opts, err := redis.ParseURL(e.Redis)
+		if err != nil {
+			return fail(2, "--redis %q: %v", e.Redis, err)
+		}
+		e.rdb = redis.NewClient(opts)
+		if err := e.rdb.Ping(ctx).Err(); err != nil {
+			e.rdb.Close()
+			return fail(1, "redis %s: %v", e.Redis, err)
+		}
+	}
+	e.cleanup = append(e.cleanup, func() { e.rdb.Close() })
+	return e, nil
+}
+
+func scenarioRunAction(c *cli.Context) error {
+	f, err := loadScenarioFile(c, "scenario run")
+	if err != nil {
+		return err
+	}
+	aliases := f.Aliases()
+	keys, keySource, err := actorKeys(c, aliases)
+	if err != nil {
+		return cli.Exit("scenario run: "+err.Error(), 2)
+	}
+	api := &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}
+	if err := api.Check(); err != nil {
+		return cli.Exit("scenario run: --allow-host: "+err.Error(), 2)
+	}
+	ctx, cancel := context.WithTimeoutCause(c.Context, c.Duration("timeout"), fmt.Errorf("--timeout %s passed", c.Duration("timeout")))
+	defer cancel()
+	env, err := openScenarioEnv(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+
+	engine, err := newScenarioEngine(ctx, env, keys, api)
+	if err != nil {
+		return cli.Exit("scenario run: "+err.Error(), 1)
+	}
+	// The session manager runs until the steps are done; cancelling drains it.
+	mctx, stopManager := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := engine.manager.Run(mctx); err != nil {
+			slog.Error("session manager stopped", "err", err)
+		}
+	}()
+	actors := map[string]string{}
+	for a, k := range keys {
+		actors[a] = strings.ToLower(chain.Address(k).Hex())
+	}
+	w := c.App.Writer
+	asJSON := c.Bool("json")
+	if !asJSON {
+		envLine := fmt.Sprintf("chain %d at %s", env.ChainID, env.RPC)
+		if env.Anvil {
+			envLine += " (private anvil)"
+		}
+		redisLine := env.Redis
+		if env.Private {
+			redisLine += " (private redis-server)"
+		}
+		fmt.Fprintf(w, "environment: %s; redis %s\n", envLine, redisLine)
+		for _, a := range aliases {
+			fmt.Fprintf(w, "actor %s = %s (%s)\n", a, actors[a], keySource[a])
+		}
+	}
+	var last *scenario.RunReport
+	runner := &scenario.Runner{Engine: engine, Actors: actors, Settle: c.Duration("settle"), PlanWait: c.Duration("plan-wait")}
+	if !asJSON {
+		runner.Progress = func(run *scenario.RunReport, s *scenario.StepReport) {
+			if run != last {
+				scenario.WriteRunHeader(w, run)
+				last = run
+			}
+			scenario.WriteStep(w, s)
+		}
+	}
+	rep := runner.Run(ctx, f)
+	stopManager()
+	wg.Wait()
+	if asJSON {
+		type actor struct {
+			Alias   string `json:"alias"`
+			Address string `json:"address"`
+			Key     string `json:"key"`
+		}
+		out := struct {
+			File        string       `json:"file"`
+			Environment *scenarioEnv `json:"environment"`
+			Actors      []actor      `json:"actors"`
+			*scenario.Report
+		}{File: c.Args().First(), Environment: env, Report: rep}
+		for _, a := range aliases {
+			out.Actors = append(out.Actors, actor{a, actors[a], keySource[a]})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		rep.WriteTotals(w)
+	}
+	if !rep.Passed {
+		return cli.Exit("", 1)
+	}
+	return nil
+}
+
+// scenarioRecorder keeps what the XRC-137 executor saw of each evaluation:
+// the input payload and the extracted API and contract-read values, by
+// owner and pid (the store keeps only each process's next payload).
+type scenarioRecorder struct {
+	mu    sync.Mutex
+	evals map[string]scenario.Evaluation
+}
+
+func (r *scenarioRecorder) observe(e reactor.Execution, l *rulesource.Loaded, res *rule.Result) {
+	ev := scenario.Evaluation{Input: map[string]any{}, API: map[string]any{}, Reads: map[string]any{}}
+	for k, v := range e.Payload {
+		ev.Input[k] = v
+	}
+	for _, call := range l.Doc.APICalls {
+		for _, x := range call.Extract {
+			if v, ok := res.Extracted[x.Alias]; ok {
+				ev.API[x.Alias] = v
+			}
+		}
+	}
+	for _, read := range l.Doc.ContractReads {
+		for _, s := range read.SaveAs {
+			if v, ok := res.Extracted[s.Key]; ok {
+				ev.Reads[s.Key] = v
+			}
+		}
+	}
+	for _, why := range res.Reasons {
+		ev.Reasons = append(ev.Reasons, why.String())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.evals == nil {
+		r.evals = map[string]scenario.Evaluation{}
+	}
+	r.evals[strings.ToLower(e.Owner)+"#"+e.Pid] = ev
+}
+
+// failed records an execution that ended in an error (the process aborts).
+func (r *scenarioRecorder) failed(e reactor.Execution, err error) {
+	ev := scenario.Evaluation{Input: map[string]any{}, Error: err.Error()}
+	for k, v := range e.Payload {
+		ev.Input[k] = v
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.evals == nil {
+		r.evals = map[string]scenario.Evaluation{}
+	}
+	key := strings.ToLower(e.Owner) + "#" + e.Pid
+	if prev, ok := r.evals[key]; ok { // an abortStep rule: keep what the evaluation saw
+		prev.Error = ev.Error
+		ev = prev
+	}
+	r.evals[key] = ev
+}
+
+// recordingExecutor records the executions that fail.
+type recordingExecutor struct {
+	reactor.Executor
+	rec *scenarioRecorder
+}
+
+func (x recordingExecutor) Execute(ctx context.Context, e reactor.Execution) (reactor.Result, error) {
+	res, err := x.Executor.Execute(ctx, e)
+	if err != nil {
+		x.rec.failed(e, err)
+	}
+	return res, err
+}
+
+// of returns the evaluations of one owner's session by pid.
+func (r *scenarioRecorder) of(owner string, session int64) map[string]scenario.Evaluation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prefix := fmt.Sprintf("%s#%d:", strings.ToLower(owner), session)
+	out := map[string]scenario.Evaluation{}
+	for k, v := range r.evals {
+		if strings.HasPrefix(k, prefix) {
+			out[strings.TrimPrefix(k, strings.ToLower(owner)+"#")] = v
+		}
+	}
+	return out
+}
+
+// newCacheSource serves orchestrations from the chain (the indexer's cache
+// stays empty: nothing follows the chain in a scenario run), verified
+// against the registry's recorded hash.
+func newCacheSource(store *joinstore.Store, env *scenarioEnv) reactor.Source {
+	return indexer.NewCacheSource(store.Index(env.ChainID), env.client)
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/devchain"
+	"github.com/xgr-sidecar/xgr/internal/toolbin"
+)
+
+const kycExample = "../../examples/scenario/Order_process_waits_for_KYC_and_continues_when_KYC_is_valid_scenario.json"
+
+func TestScenarioValidate(t *testing.T) {
+	out, code := run(t, "scenario", "validate", kycExample)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"plan order_process: orchestration \"order_kyc_bestellprozess\" (5 steps), 5 XRC-137 rules, 0 setup contracts, owner owner, starter owner",
+		"plan kyc_worker: orchestration \"kyc_order_wakeup_process\" (12 steps), 12 XRC-137 rules",
+		"step assert_kyc_worker_session: assertSession",
+		"actors in order of first use: owner, owner1",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A bad file is a usage error (exit 2) before anything starts: every
+// problem with file:line:col, its JSON path and what is allowed.
+func TestScenarioRunBadFile(t *testing.T) {
+	raw, err := os.ReadFile(kycExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(raw), `"type": "waitForStep"`, `"type": "waitFor"`, 1)
+	bad = strings.Replace(bad, `"$actor.address:owner1"`, `"$actor.address:owner2"`, 1)
+	file := writeFile(t, "bad.json", bad)
+	t.Setenv(toolbin.EnvName("anvil"), "/nonexistent/anvil") // nothing may start
+	out, code := run(t, "scenario", "run", file)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, out)
+	}
+	for _, want := range []string{
+		file + " is not a test-suite file this runner can run:",
+		file + `:1912:19: error: scenarios[0].steps[1].type: step type "waitFor": want "startSession", "waitForStep", "assertSession"`,
+		`:1955:23: error: scenarios[0].steps[2].payload.__wakeUp.steps.wait_for_kyc_result.internal.allow[0]: actor "owner2" is not declared in actors (declared: "owner", "owner1")`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "anvil") {
+		t.Errorf("a bad file must stop the run before anything starts:\n%s", out)
+	}
+	out, code = run(t, "scenario", "run", filepath.Join(t.TempDir(), "missing.json"))
+	if code != 2 || !strings.Contains(out, "no such file") {
+		t.Errorf("missing file: exit %d:\n%s", code, out)
+	}
+}
+
+func TestScenarioRunEnvironmentErrors(t *testing.T) {
+	// A missing anvil says how to install it.
+	t.Setenv(toolbin.EnvName("anvil"), "/nonexistent/anvil")
+	out, code := run(t, "scenario", "run", kycExample)
+	if code != 2 || !strings.Contains(out, "cannot start a private anvil") || !strings.Contains(out, "XGR_ANVIL_BIN") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// A malformed --actor is a usage error that does not echo the key.
+	out, code = run(t, "scenario", "run", "--actor", "owner=0x1234secret", kycExample)
+	if code != 2 || !strings.Contains(out, `--actor: actor "owner": not a private key`) || strings.Contains(out, "secret") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	out, code = run(t, "scenario", "run", "--actor", "0xabc", kycExample)
+	if code != 2 || !strings.Contains(out, "want ALIAS=0xPRIVATEKEY") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// Aliases get the development keys in order of first use; --actor and
+// --actors-file override, and the development key an override takes is
+// skipped for the others.
+func TestActorKeys(t *testing.T) {
+	dev, _ := devchain.DevKeys(4)
+	file := writeFile(t, "actors.txt", "# test actors\n\nowner1="+padKey(dev[0])+"\n")
+	var keys map[string]*ecdsa.PrivateKey
+	var src map[string]string
+	app := &cli.App{
+		Flags: []cli.Flag{&cli.StringSliceFlag{Name: "actor"}, &cli.StringFlag{Name: "actors-file"}},
+		Action: func(c *cli.Context) (err error) {
+			keys, src, err = actorKeys(c, []string{"owner", "owner1", "owner2", "auditor"})
+			return err
+		},
+	}
+	if err := app.Run([]string{"x", "--actors-file", file, "--actor", "auditor=" + padKey(dev[3])}); err != nil {
+		t.Fatal(err)
+	}
+	addr := func(a string) string { return chain.Address(keys[a]).Hex() }
+	want := map[string]*ecdsa.PrivateKey{"owner1": dev[0], "auditor": dev[3], "owner": dev[1], "owner2": dev[2]}
+	for a, k := range want {
+		if addr(a) != chain.Address(k).Hex() {
+			t.Errorf("%s = %s (%s), want %s", a, addr(a), src[a], chain.Address(k).Hex())
+		}
+	}
+	if src["owner"] != "development account 1" || src["owner1"] != "--actor" {
+		t.Errorf("sources: %v", src)
+	}
+}
+
+func padKey(k *ecdsa.PrivateKey) string { return "0x" + hex.EncodeToString(crypto.FromECDSA(k)) }
