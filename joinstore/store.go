@@ -505,28 +505,6 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, 
 	return out, nil
 }
 
-// History returns the session's proc_steps entries, oldest first: one per
-// committed step (pid, step, valid, status, at, worker, digest, children,
-// abortReason when aborted) and the wake events ("event": "woken" on a
-// woken process, "wakeup" with the outcome of a wake-up this session
-// asked for). Each entry carries its stream id as "id".
-func (s *Store) History(ctx context.Context, root Root) ([]map[string]string, error) {
-	msgs, err := s.rdb.XRange(ctx, keysOf(root).steps(), "-", "+").Result()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]map[string]string, len(msgs))
-	for i, m := range msgs {
-		e := make(map[string]string, len(m.Values)+1)
-		for k, v := range m.Values {
-			e[k] = fmt.Sprint(v)
-		}
-		e["id"] = m.ID
-		out[i] = e
-	}
-	return out, nil
-}
-
 // finished updates the cross-slot indexes of a session that has no live
 // process left: it leaves the root index, and the owner's index learns when
 // its records expire. Both writes are idempotent; a crash between them only

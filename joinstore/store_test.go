@@ -139,7 +139,7 @@ func TestClaimCommitChain(t *testing.T) {
 		if p["status"] != "done" || p["lastStep"] != "A1" || p["lastEvalValid"] != "1" || p["lease"] != "" {
 			t.Errorf("committed process: %v", p)
 		}
-		if h, err := s.Steps(ctx, root); err != nil || len(h) != 1 || h[0].Pid != "1:1" || h[0].Step != "A1" || h[0].Valid != "1" ||
+		if h, err := s.History(ctx, root); err != nil || len(h) != 1 || h[0].Pid != "1:1" || h[0].Step != "A1" || h[0].Valid != "1" ||
 			h[0].Status != "done" || h[0].Worker != "w1" || len(h[0].Children) != 2 || h[0].Children[0] != "1:2" {
 			t.Errorf("proc_steps: %+v %v", h, err)
 		}

@@ -96,15 +96,15 @@ func TestWakeQueueAndApply(t *testing.T) {
 		h, _ := s.History(ctx, src.Root)
 		var outcomes []string
 		for _, e := range h {
-			if e["event"] == "wakeup" {
-				outcomes = append(outcomes, e["outcome"])
+			if e.Event == joinstore.EventWakeUp {
+				outcomes = append(outcomes, e.Outcome)
 			}
 		}
 		if len(outcomes) != 2 || outcomes[0] != "outcome "+pending[0].ID {
 			t.Errorf("recorded outcomes: %v", outcomes)
 		}
 		th, _ := s.History(ctx, target.Root)
-		if len(th) != 1 || th[0]["event"] != "woken" || th[0]["by"] != "test" {
+		if len(th) != 1 || th[0].Event != joinstore.EventWoken || th[0].By != "test" {
 			t.Errorf("target history: %v", th)
 		}
 

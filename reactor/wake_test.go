@@ -97,15 +97,15 @@ func (f *wakeFixture) status(root joinstore.Root, iter int64) string {
 	return p["status"]
 }
 
-func (f *wakeFixture) history(root joinstore.Root, event string) []map[string]string {
+func (f *wakeFixture) history(root joinstore.Root, event string) []joinstore.HistoryEntry {
 	f.t.Helper()
 	h, err := f.store.History(context.Background(), root)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	var out []map[string]string
+	var out []joinstore.HistoryEntry
 	for _, e := range h {
-		if e["event"] == event {
+		if e.Event == event {
 			out = append(out, e)
 		}
 	}
@@ -148,10 +148,10 @@ func TestWakeUpBetweenSessions(t *testing.T) {
 		t.Fatalf("W1 ran with\n%s\nwant\n%s", got, want)
 	}
 	f.until("the waker's outcome recorded", func() bool { return len(f.history(a, "wakeup")) == 1 })
-	if out := f.history(a, "wakeup")[0]["outcome"]; !strings.HasPrefix(out, "woke "+b.Pid(2)) {
+	if out := f.history(a, "wakeup")[0].Outcome; !strings.HasPrefix(out, "woke "+b.Pid(2)) {
 		t.Errorf("waker's history: %q", out)
 	}
-	if woken := f.history(b, "woken"); len(woken) != 1 || woken[0]["pid"] != b.Pid(2) {
+	if woken := f.history(b, "woken"); len(woken) != 1 || woken[0].Pid != b.Pid(2) {
 		t.Errorf("sleeper's history: %v", woken)
 	}
 	if w, _ := f.store.PendingWakes(context.Background(), a); len(w) != 0 {
@@ -192,8 +192,8 @@ func TestWakeUpNoOps(t *testing.T) {
 		`no-op: no process of ` + b.String() + ` waits on step "nope"`,
 	}
 	for i, h := range f.history(a, "wakeup") {
-		if !strings.Contains(h["outcome"], want[i]) {
-			t.Errorf("wake-up %d: outcome %q, want it to contain %q", i, h["outcome"], want[i])
+		if !strings.Contains(h.Outcome, want[i]) {
+			t.Errorf("wake-up %d: outcome %q, want it to contain %q", i, h.Outcome, want[i])
 		}
 	}
 	if f.status(b, 2) != "waiting" || f.status(open, 2) != "waiting" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // A step's hard error is kept with the process: in session show (text and
@@ -33,7 +34,7 @@ func TestHardErrorIsRecorded(t *testing.T) {
 		out, _ = run(t, append([]string{"session", "show", "1", "--json"}, common...)...)
 		var v struct {
 			Processes []map[string]any
-			History   []map[string]string
+			History   []joinstore.HistoryEntry
 		}
 		if err := json.Unmarshal([]byte(out), &v); err != nil {
 			t.Fatalf("%v\n%s", err, out)
@@ -41,7 +42,7 @@ func TestHardErrorIsRecorded(t *testing.T) {
 		if len(v.Processes) != 1 || !strings.Contains(v.Processes[0]["abortReason"].(string), reason) {
 			t.Errorf("show --json: %v", v.Processes)
 		}
-		if len(v.History) != 1 || v.History[0]["status"] != "aborted" || !strings.Contains(v.History[0]["abortReason"], reason) {
+		if len(v.History) != 1 || v.History[0].Status != "aborted" || !strings.Contains(v.History[0].AbortReason, reason) {
 			t.Errorf("proc_steps entry: %v", v.History)
 		}
 	})

@@ -158,13 +158,15 @@ func (e *scenarioEngine) Observe(ctx context.Context, s scenario.SessionRef) (*s
 	if err != nil {
 		return nil, err
 	}
-	steps, err := e.store.Steps(ctx, root)
+	steps, err := e.store.History(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	hist := make([]scenario.HistoryEntry, len(steps))
-	for i, h := range steps {
-		hist[i] = scenario.HistoryEntry{Pid: h.Pid}
+	hist := make([]scenario.HistoryEntry, 0, len(steps))
+	for _, h := range steps {
+		if h.Commit() { // wake events are not commits
+			hist = append(hist, scenario.HistoryEntry{Pid: h.Pid})
+		}
 	}
 	return scenario.ObservedFrom(meta, procs, hist, e.recorder.of(s.Owner, s.ID)), nil
 }

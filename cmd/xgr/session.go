@@ -283,11 +283,11 @@ func sessionShowAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live\n", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
 		drawTree(c.App.Writer, procs, sum)
 		for _, h := range history {
-			switch h["event"] {
-			case "wakeup":
-				fmt.Fprintf(c.App.Writer, "wake-up from %s (%s): %s\n", h["pid"], h["step"], h["outcome"])
-			case "woken":
-				fmt.Fprintf(c.App.Writer, "%s (%s) woken by %s\n", h["pid"], h["step"], h["by"])
+			switch h.Event {
+			case joinstore.EventWakeUp:
+				fmt.Fprintf(c.App.Writer, "wake-up from %s (%s): %s\n", h.Pid, h.Step, h.Outcome)
+			case joinstore.EventWoken:
+				fmt.Fprintf(c.App.Writer, "%s (%s) woken by %s\n", h.Pid, h.Step, h.By)
 			}
 		}
 		return nil
