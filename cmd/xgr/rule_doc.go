@@ -266,6 +266,10 @@ func writeEvalText(w io.Writer, file string, r *rule.Result, evalErr error) {
 			fmt.Fprintf(w, "  %s: %s\n", x.Code, x)
 		}
 	}
+	for i, wu := range r.WakeUps {
+		p, _ := json.Marshal(wu.Payload)
+		fmt.Fprintf(w, "wake-up %d: runner %s session %d step %s payload %s\n", i, wu.Runner, wu.SessionID, wu.StepID, p)
+	}
 	if np := r.NotPerformed.Sections(); len(np) > 0 {
 		fmt.Fprintf(w, "not performed: %s\n", strings.Join(np, ", "))
 	}
