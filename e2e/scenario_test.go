@@ -87,10 +87,10 @@ func failures(r *scenario.Report) string {
 // meta key [__sessionId]; the worker's NotifyOrderKycValid wakes the
 // order's wait_for_kyc_result, and the order is fulfilled. Every one of
 // the file's 22 checks must pass.
-//
-// This needs the engine to perform wake-ups between sessions and the rule
-// evaluator to compare uint256 inputs ([totalAmount] > 0) and read
-// [__sessionId]; until those are in, it fails at receive_order.
+// It needs the rule evaluator to compare uint256 inputs ([totalAmount] > 0)
+// and read [__sessionId], and the engine to perform the wake-ups: without
+// them it fails at receive_order, and the worker's wait runs unwoken after
+// its 60 s.
 func TestScenarioKYC(t *testing.T) {
 	anvil := testenv.StartAnvil(t)
 	redis := testenv.StartRedis(t)
