@@ -15,7 +15,7 @@ const (
 )
 
 // bigEnv holds the values as evaluation presents them: declared uint256 /
-// int256 inputs through celTyped, undeclared numbers through celOf.
+// int256 inputs through celTyped, undeclared numbers through celValue.
 func bigEnv(t *testing.T) map[string]any {
 	t.Helper()
 	typed := func(typ Type, v any) any {
@@ -40,8 +40,8 @@ func bigEnv(t *testing.T) map[string]any {
 		"F":    2.5,
 		"NaN":  math.NaN(),
 		"S":    "42",
-		"X":    celOf(json.Number(big30)), // undeclared: exact as well
-		"Neg":  celOf(json.Number("-" + big30)),
+		"X":    celValue(json.Number(big30), false), // undeclared: exact as well
+		"Neg":  celValue(json.Number("-"+big30), false),
 	}
 }
 

@@ -1,7 +1,7 @@
 package rule
 
 // vars is the evaluation environment. Every key is held in two views: cel
-// is what expressions see (see celOf and celTyped: exact big integers for
+// is what expressions see (see celValue and celTyped: exact big integers for
 // uint256 / int256 values), out is the exact plain value that templates
 // render, pass-throughs copy and Result reports.
 type vars struct {

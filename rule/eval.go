@@ -197,7 +197,7 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 		// Undeclared numbers are doubles in expressions (expression guide
 		// §6.1), except integers a double cannot hold exactly; passed
 		// through they keep their text.
-		e.env.set(k, v, respValue(v))
+		e.env.set(k, v, celValue(v, true))
 	}
 	var missing []string
 	for _, f := range e.doc.Payload {

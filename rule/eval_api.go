@@ -91,7 +91,7 @@ func (e *evaluation) fallback(defaulted, soft *[]string, key string, t Type, def
 }
 
 // request renders and performs the call and decodes the JSON response
-// (numbers as respValue gives them to expressions).
+// (numbers as celValue gives them to expressions).
 // A returned error is a failed call, except for a response that breaks
 // MaxListCap, which is a hard error (guide §5.5.4).
 func (e *evaluation) request(c *APICall, rep *CallReport) (any, error) {
@@ -140,7 +140,7 @@ func (e *evaluation) request(c *APICall, rep *CallReport) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("response: %w", err)
 	}
-	return respValue(n), nil
+	return celValue(n, true), nil
 }
 
 func dedupe(keys []string) []string {

@@ -286,7 +286,7 @@ func TestCastJSONNumbersExactly(t *testing.T) {
 }
 
 // normalize keeps undeclared numbers exact: integers as int64 / uint64
-// where they fit, the decimal text otherwise; celOf gives expressions
+// where they fit, the decimal text otherwise; celValue gives expressions
 // exact big integers for integers up to 256 bits.
 func TestNormalizeNumbers(t *testing.T) {
 	for _, c := range []struct {
@@ -309,16 +309,16 @@ func TestNormalizeNumbers(t *testing.T) {
 			t.Errorf("normalize(%s) = %#v, %v; want %#v", c.in, out, err, c.out)
 			continue
 		}
-		cel := celOf(out)
+		cel := celValue(out, false)
 		if s, ok := c.cel.(string); ok {
 			cel = describeValue(cel)
 			if cel != s {
-				t.Errorf("celOf(%s) = %v, want %s", c.in, cel, s)
+				t.Errorf("celValue(%s) = %v, want %s", c.in, cel, s)
 			}
 			continue
 		}
 		if cel != c.cel {
-			t.Errorf("celOf(%s) = %#v, want %#v", c.in, cel, c.cel)
+			t.Errorf("celValue(%s) = %#v, want %#v", c.in, cel, c.cel)
 		}
 	}
 	if _, err := normalize(json.Number("0x10")); err == nil {

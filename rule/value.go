@@ -86,7 +86,7 @@ func Text(v any) string {
 }
 
 // normalize converts an input value into its exact plain form, the form
-// that is reported and passed through (see celOf for what expressions see):
+// that is reported and passed through (see celValue for what expressions see):
 // json.Number and *big.Int become int64 or uint64 when they are integral
 // and fit, and stay json.Number (the exact decimal text) otherwise;
 // float32 becomes float64, other Go integers int64 or uint64, []byte a 0x
@@ -177,30 +177,6 @@ func normalizeAt(v any, depth int) (any, error) {
 	return nil, fmt.Errorf("unsupported value of Go type %T", v)
 }
 
-// celOf converts a normalized value into what expressions see: integral
-// numbers as int, uint, u256 or i256 (by range), other numbers as double
-// (the one inexact path: a fraction, or an integer beyond 256 bits). Lists
-// and maps are copied.
-func celOf(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		return celNumber(string(x), false)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = celOf(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = celOf(e)
-		}
-		return out
-	}
-	return v
-}
-
 // celNumber reads decimal number text for expressions. With asDouble (API
 // responses, expression guide §6.1) integers that a double holds exactly
 // (|n| <= 2^53) are doubles too.
@@ -224,34 +200,37 @@ func celNumber(s string, asDouble bool) any {
 // maxExactDouble is 2^53: every integer up to it is a double exactly.
 var maxExactDouble = new(big.Int).Lsh(big.NewInt(1), 53)
 
-// respValue converts an undeclared value (a payload key the rule does not
-// declare, an API response) into what expressions see: numbers as doubles
-// (expression guide §6.1), except integers a double cannot hold exactly
-// (beyond ±2^53), which stay exact.
-func respValue(v any) any {
+// celValue converts a normalized value into what expressions see. With
+// doubles (an undeclared payload key, an API response: expression guide
+// §6.1) numbers are doubles, except integers a double cannot hold exactly
+// (beyond ±2^53), which stay exact; without, integral numbers are int,
+// uint, u256 or i256 by range and other numbers double (the one inexact
+// path: a fraction, or an integer beyond 256 bits). Lists and maps are
+// copied.
+func celValue(v any, doubles bool) any {
 	switch x := v.(type) {
 	case json.Number:
-		return celNumber(string(x), true)
+		return celNumber(string(x), doubles)
 	case int64:
-		if x >= -1<<53 && x <= 1<<53 {
+		if doubles && x >= -1<<53 && x <= 1<<53 {
 			return float64(x)
 		}
 		return x
 	case uint64:
-		if x <= 1<<53 {
+		if doubles && x <= 1<<53 {
 			return float64(x)
 		}
 		return x
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = respValue(e)
+			out[i] = celValue(e, doubles)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = respValue(e)
+			out[k] = celValue(e, doubles)
 		}
 		return out
 	}
@@ -259,7 +238,7 @@ func respValue(v any) any {
 }
 
 // celTyped is what expressions see of a value cast to t: uint256 and
-// int256 as u256 and i256, undeclared values by celOf, everything else as
+// int256 as u256 and i256, undeclared values by celValue, everything else as
 // cast.
 func celTyped(t Type, v any) any {
 	switch t {
@@ -277,7 +256,7 @@ func celTyped(t Type, v any) any {
 		}
 		return i256{v: n}
 	case TypeInvalid:
-		return celOf(v)
+		return celValue(v, false)
 	}
 	return v
 }

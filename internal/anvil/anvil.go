@@ -61,11 +61,16 @@ func Start(ctx context.Context) (*Process, error) {
 			return p, nil
 		}
 		last = err
-		if !strings.Contains(err.Error(), "in use") {
+		if !portTaken(err) {
 			break
 		}
 	}
 	return nil, last
+}
+
+// portTaken reports whether a start failed because the port was in use.
+func portTaken(err error) bool {
+	return strings.Contains(err.Error(), "in use")
 }
 
 func start(ctx context.Context, bin string, port int) (*Process, error) {
