@@ -77,4 +77,3 @@ func (a *Anvil) Mine(t testing.TB, n int) {
 		t.Fatalf("anvil_mine %d: %v", n, err)
 	}
 }
-
