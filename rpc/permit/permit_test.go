@@ -564,7 +564,7 @@ func TestSignerInputChecks(t *testing.T) {
 }
 
 // The Go signer writes envelopes the way ethers' getPayload does: numbers
-// as decimal strings, addresses lowercase, chainId a JSON number, v 27/28.
+// as decimal strings, addresses lowercase, chainId a hex quantity, v 27/28.
 func TestSignedEnvelopeShape(t *testing.T) {
 	raw := signedControl(t, true)
 	var env struct {
@@ -580,7 +580,7 @@ func TestSignedEnvelopeShape(t *testing.T) {
 	if err := dec.Decode(&env); err != nil {
 		t.Fatal(err)
 	}
-	if env.Domain["chainId"] != json.Number("1337") || env.Domain["verifyingContract"] != lowerHex(contract) {
+	if env.Domain["chainId"] != "0x539" || env.Domain["verifyingContract"] != lowerHex(contract) {
 		t.Errorf("domain %v", env.Domain)
 	}
 	if env.Message["sessionId"] != "42" || env.Message["from"] != lowerHex(addrA) || env.Message["runner"] != lowerHex(addrB) {
@@ -589,7 +589,7 @@ func TestSignedEnvelopeShape(t *testing.T) {
 	if sig := hexutil.MustDecode(env.Signature); len(sig) != 65 || sig[64] != 27 && sig[64] != 28 {
 		t.Errorf("signature %s", env.Signature)
 	}
-	if !bytes.HasPrefix(raw, []byte(`{"domain":{"name":"XDaLa Control","version":"1","chainId":1337,"verifyingContract":`)) {
+	if !bytes.HasPrefix(raw, []byte(`{"domain":{"name":"XDaLa Control","version":"1","chainId":"0x539","verifyingContract":`)) {
 		t.Errorf("member order: %s", raw)
 	}
 }

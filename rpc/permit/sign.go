@@ -157,14 +157,10 @@ func signEnvelope(key *ecdsa.PrivateKey, kind Kind, fields []field, name, versio
 	return json.Marshal(env)
 }
 
-// chainIDJSON writes a chain id as ethers.js does: a JSON number when it is
-// a safe integer, a hex string otherwise.
-func chainIDJSON(id *big.Int) any {
-	if id.IsInt64() && id.Int64() <= 1<<53-1 {
-		return json.Number(id.String())
-	}
-	return hexutil.EncodeBig(id)
-}
+// chainIDJSON writes a chain id as ethers.js v6 getPayload does (the
+// payload its JsonRpcSigner sends to eth_signTypedData_v4): a hex quantity
+// string. (Its "safe integer → number" branch never fires: it tests a bigint.)
+func chainIDJSON(id *big.Int) any { return hexutil.EncodeBig(id) }
 
 func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
 
