@@ -16,6 +16,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
 )
@@ -112,8 +113,8 @@ func jsonValue(t *testing.T, raw []byte) any {
 // expiry, another signer or a malformed signature are refused with their
 // distinct codes.
 func TestEthersCrossCheck(t *testing.T) {
-	privA := hexutil.Encode(keyA.D.FillBytes(make([]byte, 32)))
-	privB := hexutil.Encode(keyB.D.FillBytes(make([]byte, 32)))
+	privA := hexutil.Encode(crypto.FromECDSA(keyA))
+	privB := hexutil.Encode(crypto.FromECDSA(keyB))
 	sessionDomain := func(chain any) map[string]any {
 		return map[string]any{"name": SessionDomainName, "version": "1", "chainId": chain}
 	}
