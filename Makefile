@@ -47,8 +47,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzExpr$$' -fuzztime $(FUZZTIME) ./rule
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSignature$$' -fuzztime $(FUZZTIME) ./internal/chain
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./reactor/wakeup
+	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./rpc/permit
 
-## tools: install redis-server (apt), anvil and solc (npm, pinned) when missing
+## tools: install redis-server (apt), anvil, solc and ethers (npm, pinned) when missing
 tools:
 	@bash scripts/install-tools.sh
 

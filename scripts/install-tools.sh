@@ -5,11 +5,14 @@
 #   dot                          from apt (package graphviz; checks `xgr ostc graph` output)
 #   anvil                        npm @foundry-rs/anvil-linux-amd64 (pinned) into .tools/
 #   solc (solc-js)               npm solc (pinned) into .tools/
+#   ethers (module, no binary)   npm ethers (pinned) into .tools/npm/node_modules; the
+#                                rpc/permit tests sign permits with it under node
 # Idempotent and quiet when everything is present.
 set -euo pipefail
 
 ANVIL_VERSION=1.7.1
 SOLC_VERSION=0.8.30
+ETHERS_VERSION=6.17.0
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 tools="$root/.tools"
@@ -28,13 +31,14 @@ if [ ${#apt_pkgs[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null
 fi
 
-# The npm tools live in .tools/npm with a generated package.json that pins both versions.
+# The npm tools live in .tools/npm with a generated package.json that pins every version.
 have_version() { # have_version NAME VERSION
   local manifest="$tools/npm/node_modules/$1/package.json"
   [ -f "$manifest" ] && grep -q "\"version\": *\"$2\"" "$manifest"
 }
-if ! have_version @foundry-rs/anvil-linux-amd64 "$ANVIL_VERSION" || ! have_version solc "$SOLC_VERSION"; then
-  say "installing @foundry-rs/anvil-linux-amd64@$ANVIL_VERSION and solc@$SOLC_VERSION from npm into .tools/npm"
+if ! have_version @foundry-rs/anvil-linux-amd64 "$ANVIL_VERSION" || ! have_version solc "$SOLC_VERSION" ||
+  ! have_version ethers "$ETHERS_VERSION"; then
+  say "installing @foundry-rs/anvil-linux-amd64@$ANVIL_VERSION, solc@$SOLC_VERSION and ethers@$ETHERS_VERSION from npm into .tools/npm"
   mkdir -p "$tools/npm"
   cat >"$tools/npm/package.json" <<JSON
 {
@@ -42,7 +46,8 @@ if ! have_version @foundry-rs/anvil-linux-amd64 "$ANVIL_VERSION" || ! have_versi
   "private": true,
   "dependencies": {
     "@foundry-rs/anvil-linux-amd64": "$ANVIL_VERSION",
-    "solc": "$SOLC_VERSION"
+    "solc": "$SOLC_VERSION",
+    "ethers": "$ETHERS_VERSION"
   }
 }
 JSON

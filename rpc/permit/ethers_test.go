@@ -1,0 +1,292 @@
+package permit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/xgr-sidecar/xgr/internal/toolbin"
+)
+
+// ethersJob is the input of testdata/sign.mjs.
+type ethersJob struct {
+	PrivateKey  string             `json:"privateKey"`
+	Domain      map[string]any     `json:"domain"`
+	Types       map[string][]field `json:"types"`
+	PrimaryType string             `json:"primaryType"`
+	Message     map[string]any     `json:"message"`
+	Form        string             `json:"form,omitempty"`
+}
+
+// ethers finds node and the pinned ethers module; a missing one fails the
+// test with the command that installs it.
+func ethers(t *testing.T) (node, modules string) {
+	t.Helper()
+	node, err := toolbin.Find("node")
+	if err != nil {
+		t.Fatalf("%v\nthe ethers.js cross-check needs Node.js and the pinned ethers module: install Node.js with npm, then run `make tools`", err)
+	}
+	dir, err := toolbin.ToolDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "scripts", "install-tools.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ETHERS_VERSION=(\S+)$`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("scripts/install-tools.sh pins no ETHERS_VERSION")
+	}
+	pinned := string(m[1])
+	modules = filepath.Join(dir, "npm", "node_modules")
+	manifest, err := os.ReadFile(filepath.Join(modules, "ethers", "package.json"))
+	if err != nil {
+		t.Fatalf("ethers %s is not installed in %s (%v): run `make tools`", pinned, modules, err)
+	}
+	var pkg struct{ Version string }
+	if err := json.Unmarshal(manifest, &pkg); err != nil || pkg.Version != pinned {
+		t.Fatalf("ethers in %s is %q, scripts/install-tools.sh pins %s: run `make tools`", modules, pkg.Version, pinned)
+	}
+	return node, modules
+}
+
+// signWithEthers runs testdata/sign.mjs on the jobs and returns one
+// envelope per job.
+func signWithEthers(t *testing.T, jobs []ethersJob) [][]byte {
+	t.Helper()
+	node, modules := ethers(t)
+	in, err := json.Marshal(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "sign.mjs"))
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node testdata/sign.mjs: %v\n%s", err, stderr.String())
+	}
+	var envs []json.RawMessage
+	if err := json.Unmarshal(out, &envs); err != nil || len(envs) != len(jobs) {
+		t.Fatalf("sign.mjs printed %d envelopes for %d jobs (%v):\n%s", len(envs), len(jobs), err, out)
+	}
+	res := make([][]byte, len(envs))
+	for i, e := range envs {
+		res[i] = e
+	}
+	return res
+}
+
+func jsonValue(t *testing.T, raw []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestEthersCrossCheck signs permits of every kind with ethers.js v6 and
+// checks that Verify accepts them, that the Go signer produces the very
+// same envelopes (RFC 6979 makes both signatures deterministic), and that
+// ethers-signed permits with a changed field, the wrong chain, a past
+// expiry, another signer or a malformed signature are refused with their
+// distinct codes.
+func TestEthersCrossCheck(t *testing.T) {
+	privA := hexutil.Encode(crypto.FromECDSA(keyA))
+	privB := hexutil.Encode(crypto.FromECDSA(keyB))
+	sessionDomain := func(chain any) map[string]any {
+		return map[string]any{"name": SessionDomainName, "version": "1", "chainId": chain}
+	}
+	controlDomain := func(vc common.Address) map[string]any {
+		return map[string]any{"name": DefaultControlDomainName, "version": "1", "chainId": 1337, "verifyingContract": vc.Hex()}
+	}
+	sessionMessage := func(exp any) map[string]any {
+		return map[string]any{"from": addrA.Hex(), "ostcId": "hello_xdala", "ostcHash": ostcHash.Hex(),
+			"sessionId": 42, "maxTotalGas": "5000000", "expiry": exp}
+	}
+	bigChain, _ := new(big.Int).SetString("9007199254740993", 10) // 2^53 + 1: ethers writes it as hex
+	hugeGas := "57896044618658097711785492504343953926634992332820282019728792003956564819969"
+
+	type tc struct {
+		name string
+		job  ethersJob
+		want func(e *Expect)
+		code Code                                        // "" = accepted
+		goEq func() ([]byte, error)                      // the Go signer's envelope for the same permit
+		chk  func(t *testing.T, v *Verified, raw []byte) // extra checks on acceptance
+	}
+	cases := []tc{
+		{name: "SessionPermit", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
+			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit", Message: sessionMessage(expiry.String())},
+			goEq: func() ([]byte, error) { return SignSession(keyA, chainID, sessionMsg()) }},
+		{name: "SessionPermit as the XDaLa demo client sends it (ostcHash string, numbers mixed)", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
+			Types:       map[string][]field{"EIP712Domain": domainFields, "SessionPermit": sessionFieldsStringHash},
+			PrimaryType: "SessionPermit", Form: "asis",
+			Message: map[string]any{"from": strings.ToLower(addrA.Hex()), "ostcId": "hello_xdala", "ostcHash": ostcHash.Hex(),
+				"sessionId": "42", "maxTotalGas": 5000000, "expiry": expiry.Int64()}},
+			chk: func(t *testing.T, v *Verified, _ []byte) {
+				if v.Session.OstcHash != ostcHash || v.SessionID != 42 {
+					t.Errorf("session %+v", v.Session)
+				}
+			}},
+		{name: "SessionPermit with exact big numbers", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
+			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit",
+			Message: map[string]any{"from": addrA.Hex(), "ostcId": "big", "ostcHash": ostcHash.Hex(),
+				"sessionId": "9223372036854775807", "maxTotalGas": hugeGas, "expiry": "0x" + strings.Repeat("f", 64)}},
+			chk: func(t *testing.T, v *Verified, _ []byte) {
+				if v.SessionID != 1<<63-1 || v.Session.MaxTotalGas.String() != hugeGas || v.Session.Expiry.BitLen() != 256 {
+					t.Errorf("numbers not exact: %d %s %s", v.SessionID, v.Session.MaxTotalGas, v.Session.Expiry)
+				}
+			}},
+		{name: "ControlPermit with stepId", job: ethersJob{PrivateKey: privA, Domain: controlDomain(contract),
+			Types: map[string][]field{"ControlPermit": controlFields}, PrimaryType: "ControlPermit",
+			Message: map[string]any{"from": addrA.Hex(), "sessionId": "42", "action": "wake", "stepId": "E1", "expiry": expiry.String()}},
+			goEq: func() ([]byte, error) { return SignControl(keyA, chainID, contract, controlMsg(), false) }},
+		{name: "ControlPermit without stepId", job: ethersJob{PrivateKey: privA, Domain: controlDomain(contract),
+			Types: map[string][]field{"ControlPermit": controlFieldsNoStep}, PrimaryType: "ControlPermit",
+			Message: map[string]any{"from": addrA.Hex(), "sessionId": "42", "action": "kill", "expiry": expiry.String()}},
+			chk: func(t *testing.T, v *Verified, _ []byte) {
+				if v.Control.Action != ActionKill || v.Control.StepID != "" || v.Control.Runner != addrA {
+					t.Errorf("control %+v", v.Control)
+				}
+			}},
+		{name: "ControlPermitV2", job: ethersJob{PrivateKey: privA, Domain: controlDomain(contract),
+			Types: map[string][]field{"ControlPermitV2": controlV2Fields}, PrimaryType: "ControlPermitV2",
+			Message: map[string]any{"from": addrA.Hex(), "runner": addrB.Hex(), "sessionId": "42", "action": "wake", "stepId": "E1", "expiry": expiry.String()}},
+			goEq: func() ([]byte, error) {
+				m := controlMsg()
+				m.Runner = addrB
+				return SignControl(keyA, chainID, contract, m, true)
+			}},
+		{name: "xdalaPermit", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": "XDaLa Control", "version": "1", "chainId": 1337},
+			Types: map[string][]field{"xdalaPermit": xdalaFields}, PrimaryType: "xdalaPermit",
+			Message: map[string]any{"from": addrA.Hex(), "expiry": expiry.String()}},
+			goEq: func() ([]byte, error) {
+				return SignXdala(keyA, chainID, "XDaLa Control", "1", XdalaMsg{Expiry: expiry})
+			}},
+		{name: "xdalaPermit on a chain id past 2^53", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": "n", "version": "v", "chainId": bigChain.String()},
+			Types: map[string][]field{"xdalaPermit": xdalaFields}, PrimaryType: "xdalaPermit",
+			Message: map[string]any{"from": addrA.Hex(), "expiry": expiry.String()}},
+			want: func(e *Expect) { e.ChainID = bigChain },
+			goEq: func() ([]byte, error) { return SignXdala(keyA, bigChain, "n", "v", XdalaMsg{Expiry: expiry}) }},
+
+		{name: "wrong chain", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1),
+			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit", Message: sessionMessage(expiry.String())},
+			code: CodeChainIDMismatch},
+		{name: "expired", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
+			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit", Message: sessionMessage(now.Unix() - 3600)},
+			code: CodeExpired},
+		{name: "signed by another key", job: ethersJob{PrivateKey: privB, Domain: sessionDomain(1337),
+			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit", Message: sessionMessage(expiry.String())},
+			code: CodeSignerMismatch},
+		{name: "other verifying contract", job: ethersJob{PrivateKey: privA, Domain: controlDomain(addrB),
+			Types: map[string][]field{"ControlPermitV2": controlV2Fields}, PrimaryType: "ControlPermitV2",
+			Message: map[string]any{"from": addrA.Hex(), "runner": addrB.Hex(), "sessionId": "42", "action": "wake", "stepId": "", "expiry": expiry.String()}},
+			code: CodeVerifyingContractMismatch},
+		{name: "session id past int64", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": DefaultControlDomainName, "version": "1", "chainId": 1337, "verifyingContract": contract.Hex()},
+			Types: map[string][]field{"ControlPermit": controlFields}, PrimaryType: "ControlPermit",
+			Message: map[string]any{"from": addrA.Hex(), "sessionId": "18446744073709551615", "action": "kill", "stepId": "", "expiry": expiry.String()}},
+			code: CodeOutOfRange},
+		{name: "action outside the set", job: ethersJob{PrivateKey: privA, Domain: controlDomain(contract),
+			Types: map[string][]field{"ControlPermit": controlFields}, PrimaryType: "ControlPermit",
+			Message: map[string]any{"from": addrA.Hex(), "sessionId": "42", "action": "drain", "stepId": "", "expiry": expiry.String()}},
+			code: CodeInvalidValue},
+	}
+	jobs := make([]ethersJob, len(cases))
+	for i, c := range cases {
+		jobs[i] = c.job
+	}
+	envs := signWithEthers(t, jobs)
+
+	for i, c := range cases {
+		raw := envs[i]
+		t.Run(c.name, func(t *testing.T) {
+			want := expect()
+			if c.want != nil {
+				c.want(&want)
+			}
+			v, err := Verify(raw, want)
+			if c.code != "" {
+				if CodeOf(err) != c.code {
+					t.Fatalf("got %v (code %q), want code %q\n%s", err, CodeOf(err), c.code, raw)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v\n%s", err, raw)
+			}
+			if v.Signer != addrA || string(v.Kind) != c.job.PrimaryType {
+				t.Fatalf("signer %s kind %s", v.Signer.Hex(), v.Kind)
+			}
+			if c.chk != nil {
+				c.chk(t, v, raw)
+			}
+			if c.goEq != nil {
+				mine, err := c.goEq()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(jsonValue(t, mine), jsonValue(t, raw)) {
+					t.Errorf("the Go signer's envelope differs from ethers':\n go:     %s\n ethers: %s", mine, raw)
+				}
+			}
+		})
+	}
+
+	// Tampering with an ethers-signed permit.
+	session := envs[0]
+	base, err := Verify(session, expect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct {
+		name string
+		raw  []byte
+		code Code
+	}{
+		{"changed maxTotalGas", edit(t, session, func(env map[string]any) { obj(env, "message")["maxTotalGas"] = "5000001" }), CodeSignerMismatch},
+		{"changed ostcHash", edit(t, session, func(env map[string]any) { obj(env, "message")["ostcHash"] = common.Hash{1}.Hex() }), CodeSignerMismatch},
+		{"changed sessionId", edit(t, session, func(env map[string]any) { obj(env, "message")["sessionId"] = "43" }), CodeSignerMismatch},
+		{"changed domain chainId to this chain's twin", edit(t, session, func(env map[string]any) { obj(env, "domain")["chainId"] = 1338 }), CodeChainIDMismatch},
+		{"truncated signature", edit(t, session, func(env map[string]any) { env["signature"] = env["signature"].(string)[:100] }), CodeSignature},
+		{"v 29", setSig(t, session, func(s []byte) []byte { s[64] = 29; return s }), CodeSignature},
+		{"malleable twin", setSig(t, session, func(s []byte) []byte {
+			sv := new(big.Int).SetBytes(s[32:64])
+			copy(s[32:64], common.LeftPadBytes(new(big.Int).Sub(curveN, sv).Bytes(), 32))
+			s[64] = 55 - s[64]
+			return s
+		}), CodeSignature},
+		{"v as 0/1", setSig(t, session, func(s []byte) []byte { s[64] -= 27; return s }), ""},
+	} {
+		t.Run("tampered/"+m.name, func(t *testing.T) {
+			v, err := Verify(m.raw, expect())
+			if CodeOf(err) != m.code {
+				t.Fatalf("got %v (code %q), want %q", err, CodeOf(err), m.code)
+			}
+			if m.code == "" && v.Digest != base.Digest {
+				t.Fatalf("digest %s, want %s", v.Digest, base.Digest)
+			}
+		})
+	}
+}

@@ -1,0 +1,136 @@
+package permit
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+const corpusDir = "testdata/fuzz/FuzzVerify"
+
+// fuzzSeeds are the committed seed corpus of FuzzVerify: valid permits of
+// every kind and small variations that reach each stage of the checks.
+// TestFuzzCorpusIsCurrent keeps the files equal to this list; to rewrite
+// them run XGR_UPDATE_FUZZ_CORPUS=1 go test -run TestFuzzCorpusIsCurrent ./rpc/permit
+func fuzzSeeds(t testing.TB) map[string][]byte {
+	session := signedSession(t)
+	control := signedControl(t, false)
+	return map[string][]byte{
+		"session":            session,
+		"session-stringhash": signedSessionStringHash(t),
+		"control":            control,
+		"control-nostep":     signedControlNoStep(t),
+		"control-v2":         signedControl(t, true),
+		"xdala":              signedXdala(t),
+		"session-numbers": edit(t, session, func(env map[string]any) {
+			m := obj(env, "message")
+			m["sessionId"], m["maxTotalGas"], m["expiry"] = json.Number("42"), json.Number("5e6"), "0x6b49d458"
+		}),
+		"session-changed":   edit(t, session, func(env map[string]any) { obj(env, "message")["ostcId"] = "x" }),
+		"session-v0":        setSig(t, session, func(s []byte) []byte { s[64] -= 27; return s }),
+		"session-badtypes":  edit(t, session, func(env map[string]any) { typeList(env, "SessionPermit")[3].(map[string]any)["type"] = "uint" }),
+		"control-badaction": edit(t, control, func(env map[string]any) { obj(env, "message")["action"] = "stop" }),
+		"control-nocontract": edit(t, control, func(env map[string]any) {
+			delete(obj(env, "domain"), "verifyingContract")
+		}),
+		"duplicate":     append([]byte(`{"primaryType":"xdalaPermit",`), session[1:]...),
+		"truncated":     session[:len(session)/2],
+		"nested":        []byte(`{"domain":[[[[[[[[[[]]]]]]]]]]}`),
+		"huge-exponent": []byte(`{"domain":{"name":"n","version":"v","chainId":1e999999999},"types":{"xdalaPermit":[{"name":"from","type":"address"},{"name":"expiry","type":"uint256"}],"EIP712Domain":[{"name":"name","type":"string"},{"name":"version","type":"string"},{"name":"chainId","type":"uint256"}]},"primaryType":"xdalaPermit","message":{"from":"0x0000000000000000000000000000000000000001","expiry":1},"signature":"0x"}`),
+	}
+}
+
+func corpusFile(raw []byte) []byte {
+	return []byte("go test fuzz v1\n[]byte(" + strconv.Quote(string(raw)) + ")\n")
+}
+
+func TestFuzzCorpusIsCurrent(t *testing.T) {
+	seeds := fuzzSeeds(t)
+	if os.Getenv("XGR_UPDATE_FUZZ_CORPUS") == "1" {
+		if err := os.RemoveAll(corpusDir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(corpusDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, raw := range seeds {
+			if err := os.WriteFile(filepath.Join(corpusDir, name), corpusFile(raw), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	entries, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Fatalf("%v: run XGR_UPDATE_FUZZ_CORPUS=1 go test -run TestFuzzCorpusIsCurrent ./rpc/permit", err)
+	}
+	var have []string
+	for _, e := range entries {
+		have = append(have, e.Name())
+		got, err := os.ReadFile(filepath.Join(corpusDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, ok := seeds[e.Name()]; !ok || string(got) != string(corpusFile(want)) {
+			t.Errorf("%s/%s is stale or unknown: run XGR_UPDATE_FUZZ_CORPUS=1 go test -run TestFuzzCorpusIsCurrent ./rpc/permit", corpusDir, e.Name())
+		}
+	}
+	for name := range seeds {
+		if !slices.Contains(have, name) {
+			t.Errorf("%s/%s is missing: run XGR_UPDATE_FUZZ_CORPUS=1 go test -run TestFuzzCorpusIsCurrent ./rpc/permit", corpusDir, name)
+		}
+	}
+}
+
+// FuzzVerify: Verify never panics, every refusal is an *Error with a known
+// code, a message and a path under the permit, and whatever it accepts is
+// consistent (the signer is message.from, exactly one message is set, the
+// session id is in range).
+func FuzzVerify(f *testing.F) {
+	want := expect()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v, err := Verify(raw, want)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T is not an *Error: %v", err, err)
+			}
+			if v != nil {
+				t.Fatalf("both a result and an error: %v", err)
+			}
+			if !slices.Contains(Codes(), pe.Code) || pe.Code == CodeConfig || pe.Msg == "" {
+				t.Fatalf("unexpected code %q or empty message: %v", pe.Code, err)
+			}
+			if !strings.HasPrefix(pe.Path, "permit") {
+				t.Fatalf("path %q is not under the permit: %v", pe.Path, err)
+			}
+			return
+		}
+		set := 0
+		var from common.Address
+		if v.Session != nil {
+			set, from = set+1, v.Session.From
+		}
+		if v.Control != nil {
+			set, from = set+1, v.Control.From
+		}
+		if v.Xdala != nil {
+			set, from = set+1, v.Xdala.From
+		}
+		if set != 1 || from != v.Signer || v.Signer == (common.Address{}) {
+			t.Fatalf("inconsistent result %+v", v)
+		}
+		if (v.Kind == KindXdala) != (v.SessionID == 0) || v.SessionID < 0 {
+			t.Fatalf("session id %d for %s", v.SessionID, v.Kind)
+		}
+		if v.Domain.ChainID.Cmp(want.ChainID) != 0 {
+			t.Fatalf("chain %s", v.Domain.ChainID)
+		}
+	})
+}

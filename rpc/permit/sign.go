@@ -1,0 +1,197 @@
+package permit
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// SignSession signs a SessionPermit for chainID with key and returns the
+// envelope JSON, as an eth_signTypedData_v4 client sends it. m.From may be
+// left zero (it becomes the key's address); otherwise it must be that
+// address. The message is checked as Verify would check it (but not its
+// expiry): a permit Verify would refuse is not signed.
+func SignSession(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg) ([]byte, error) {
+	from, err := signerOf(key, m.From)
+	if err != nil {
+		return nil, err
+	}
+	if err := notNil("SessionMsg", map[string]*big.Int{"SessionID": m.SessionID, "MaxTotalGas": m.MaxTotalGas, "Expiry": m.Expiry}); err != nil {
+		return nil, err
+	}
+	msg := object{
+		{"from", lowerHex(from)},
+		{"ostcId", m.OstcID},
+		{"ostcHash", hexutil.Encode(m.OstcHash[:])},
+		{"sessionId", m.SessionID.String()},
+		{"maxTotalGas", m.MaxTotalGas.String()},
+		{"expiry", m.Expiry.String()},
+	}
+	return signEnvelope(key, KindSession, sessionFields, SessionDomainName, SessionDomainVersion, chainID, nil, msg)
+}
+
+// SignControl signs a control permit for chainID and the control-domain
+// contract with key and returns the envelope JSON. With v2 it is a
+// ControlPermitV2 naming m.Runner (zero Runner means the signer itself);
+// without, a ControlPermit with stepId (the endpoint reference's form),
+// whose runner is the signer, so m.Runner must be zero or m.From. The
+// domain is DefaultControlDomainName, version DefaultControlDomainVersion.
+func SignControl(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Address, m ControlMsg, v2 bool) ([]byte, error) {
+	from, err := signerOf(key, m.From)
+	if err != nil {
+		return nil, err
+	}
+	if err := notNil("ControlMsg", map[string]*big.Int{"SessionID": m.SessionID, "Expiry": m.Expiry}); err != nil {
+		return nil, err
+	}
+	if contract == (common.Address{}) {
+		return nil, errors.New("permit: SignControl needs the control-domain contract address (xgr_getCoreAddrs precompile)")
+	}
+	runner := m.Runner
+	if runner == (common.Address{}) {
+		runner = from
+	}
+	kind, fields := KindControl, controlFields
+	msg := object{{"from", lowerHex(from)}}
+	if v2 {
+		kind, fields = KindControlV2, controlV2Fields
+		msg = append(msg, member{"runner", lowerHex(runner)})
+	} else if runner != from {
+		return nil, fmt.Errorf("permit: a ControlPermit's runner is its signer %s; to act for runner %s sign a ControlPermitV2 (v2 = true)", from.Hex(), runner.Hex())
+	}
+	msg = append(msg,
+		member{"sessionId", m.SessionID.String()},
+		member{"action", string(m.Action)},
+		member{"stepId", m.StepID},
+		member{"expiry", m.Expiry.String()},
+	)
+	return signEnvelope(key, kind, fields, DefaultControlDomainName, DefaultControlDomainVersion, chainID, &contract, msg)
+}
+
+// SignXdala signs an xdalaPermit in the domain (name, version, chainID)
+// with key and returns the envelope JSON.
+func SignXdala(key *ecdsa.PrivateKey, chainID *big.Int, name, version string, m XdalaMsg) ([]byte, error) {
+	from, err := signerOf(key, m.From)
+	if err != nil {
+		return nil, err
+	}
+	if err := notNil("XdalaMsg", map[string]*big.Int{"Expiry": m.Expiry}); err != nil {
+		return nil, err
+	}
+	msg := object{{"from", lowerHex(from)}, {"expiry", m.Expiry.String()}}
+	return signEnvelope(key, KindXdala, xdalaFields, name, version, chainID, nil, msg)
+}
+
+func signerOf(key *ecdsa.PrivateKey, from common.Address) (common.Address, error) {
+	if key == nil {
+		return common.Address{}, errors.New("permit: no signing key")
+	}
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	if from != (common.Address{}) && from != addr {
+		return common.Address{}, fmt.Errorf("permit: message from is %s but the key is %s's: leave From zero or set it to the key's address", from.Hex(), addr.Hex())
+	}
+	return addr, nil
+}
+
+func notNil(what string, fields map[string]*big.Int) error {
+	for _, name := range []string{"SessionID", "MaxTotalGas", "Expiry"} {
+		if v, ok := fields[name]; ok && v == nil {
+			return fmt.Errorf("permit: %s.%s is nil", what, name)
+		}
+	}
+	return nil
+}
+
+// signEnvelope builds the envelope without a signature, runs it through
+// the verifier's parser (so the digest signed is the digest Verify will
+// compute, and invalid input is refused with Verify's errors), signs the
+// digest and adds the signature with v = 27 or 28.
+func signEnvelope(key *ecdsa.PrivateKey, kind Kind, fields []field, name, version string, chainID *big.Int, contract *common.Address, msg object) ([]byte, error) {
+	if chainID == nil || chainID.Sign() <= 0 {
+		return nil, fmt.Errorf("permit: chain id must be positive, got %v", chainID)
+	}
+	dom := object{{"name", name}, {"version", version}, {"chainId", chainIDJSON(chainID)}}
+	dtypes := domainFields
+	want := Expect{ChainID: chainID}
+	if contract != nil {
+		dom = append(dom, member{"verifyingContract", lowerHex(*contract)})
+		dtypes = domainFieldsContract
+		want.ControlContract = *contract
+	}
+	env := object{
+		{"domain", dom},
+		{"types", object{{string(kind), fields}, {"EIP712Domain", dtypes}}},
+		{"primaryType", string(kind)},
+		{"message", msg},
+	}
+	raw, err := json.Marshal(env)
+	if err != nil {
+		return nil, err
+	}
+	c, perr := newChecker(want, false)
+	if perr != nil {
+		return nil, perr
+	}
+	p, perr := c.parse(raw, false)
+	if perr != nil {
+		return nil, perr
+	}
+	digest, perr := c.digest(p)
+	if perr != nil {
+		return nil, perr
+	}
+	sig, err := crypto.Sign(digest[:], key)
+	if err != nil {
+		return nil, fmt.Errorf("permit: signing: %w", err)
+	}
+	sig[crypto.RecoveryIDOffset] += 27
+	env = append(env, member{"signature", hexutil.Encode(sig)})
+	return json.Marshal(env)
+}
+
+// chainIDJSON writes a chain id as ethers.js v6 getPayload does (the
+// payload its JsonRpcSigner sends to eth_signTypedData_v4): a hex quantity
+// string. (Its "safe integer → number" branch never fires: it tests a bigint.)
+func chainIDJSON(id *big.Int) any { return hexutil.EncodeBig(id) }
+
+func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// object is a JSON object that keeps its member order.
+type object []member
+
+type member struct {
+	name  string
+	value any
+}
+
+// MarshalJSON writes the members in order.
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(m.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
