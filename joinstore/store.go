@@ -3,6 +3,7 @@ package joinstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -57,8 +58,15 @@ type StartRequest struct {
 	Paused bool
 	// Window caps concurrent executions in the session (0 = unlimited).
 	Window int
-	Now    time.Time
+	// RootPid, when not 0, is the root pid the session must get: the
+	// owner's next one (else ErrStaleRoot), or the one IdempotencyKey
+	// already names.
+	RootPid int64
+	Now     time.Time
 }
+
+// ErrStaleRoot: StartRequest.RootPid is not the owner's next root pid.
+var ErrStaleRoot = errors.New("not the owner's next root pid")
 
 // StartResult says what Start did. Ack is queued, scheduled, paused or
 // already_queued (seed 001 §2.1).
@@ -95,9 +103,16 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	if req.IdempotencyKey == "-" {
 		return StartResult{}, fmt.Errorf("start: idempotency key \"-\" is reserved")
 	}
-	res, err := scriptAllocRoot.Run(ctx, s.rdb, ok.all(), req.IdempotencyKey, ms(req.Now)).StringSlice()
+	expect := ""
+	if req.RootPid != 0 {
+		expect = strconv.FormatInt(req.RootPid, 10)
+	}
+	res, err := scriptAllocRoot.Run(ctx, s.rdb, ok.all(), req.IdempotencyKey, ms(req.Now), expect).StringSlice()
 	if err != nil {
 		return StartResult{}, fmt.Errorf("start: allocate root: %w", err)
+	}
+	if res[1] == "stale" {
+		return StartResult{}, fmt.Errorf("start: root pid %s of %s: %w (the next one is %s)", expect, req.Owner, ErrStaleRoot, res[0])
 	}
 	rootPid, err := strconv.ParseInt(res[0], 10, 64)
 	if err != nil {
@@ -121,6 +136,19 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 		}
 	}
 	return StartResult{Ack: out[0], Root: root, Pid: out[1]}, nil
+}
+
+// NextRootPid is the root pid the owner's next session will get.
+func (s *Store) NextRootPid(ctx context.Context, owner string) (int64, error) {
+	owner = NormalizeOwner(owner)
+	if err := CheckOwner(owner); err != nil {
+		return 0, err
+	}
+	n, err := s.rdb.Get(ctx, ownerKeysOf(owner).seq()).Int64()
+	if err == redis.Nil {
+		return 1, nil
+	}
+	return n + 1, err
 }
 
 // DueIters returns up to limit iters of the session whose nextWakeAt has come.

@@ -67,7 +67,7 @@ var ErrNoSession = errors.New("no such session")
 func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []int64, now time.Time, by string, decide WakeDecider) (WakeResult, error) {
 	k := keysOf(root)
 	for attempt := 0; attempt < 10; attempt++ {
-		read, err := s.waitingProcs(ctx, root, step, iters)
+		read, err := s.WaitingProcs(ctx, root, step, iters)
 		if err != nil {
 			return WakeResult{}, err
 		}
@@ -76,8 +76,12 @@ func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []in
 		if err != nil {
 			return res, err
 		}
-		if len(picks) == 0 && id == "" {
-			return res, nil
+		if len(picks) == 0 {
+			// Nothing to write; still say whether the id was applied before.
+			if id != "" {
+				res.Duplicate, err = s.rdb.HExists(ctx, k.woken(), id).Result()
+			}
+			return res, err
 		}
 		keys := []string{k.meta(), k.due(), k.woken(), k.steps()}
 		args := []any{id, ms(now), int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, by}
@@ -111,9 +115,10 @@ func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []in
 	return WakeResult{}, fmt.Errorf("wake in %s: the processes kept changing", root)
 }
 
-// waitingProcs reads the wake candidates: the named iters, else every
-// process of the session whose resumeStep is step.
-func (s *Store) waitingProcs(ctx context.Context, root Root, step string, iters []int64) ([]WaitingProc, error) {
+// WaitingProcs reads what a wake would decide on: the named iters, else
+// every process of the session whose resumeStep is step (every process when
+// step is "" too). ErrNoSession when the session does not exist.
+func (s *Store) WaitingProcs(ctx context.Context, root Root, step string, iters []int64) ([]WaitingProc, error) {
 	var procs []map[string]string
 	if len(iters) == 0 {
 		all, err := s.Processes(ctx, root)
@@ -124,7 +129,7 @@ func (s *Store) waitingProcs(ctx context.Context, root Root, step string, iters 
 			return nil, err
 		}
 		for _, p := range all {
-			if p["resumeStep"] == step {
+			if step == "" || p["resumeStep"] == step {
 				procs = append(procs, p)
 			}
 		}

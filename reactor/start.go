@@ -27,6 +27,9 @@ type StartRequest struct {
 	WakeAt         time.Time
 	Paused         bool
 	Window         int
+	// RootPid, when not 0, is the root pid the session must get (a
+	// SessionPermit's sessionId): joinstore.ErrStaleRoot otherwise.
+	RootPid int64
 }
 
 // Start checks a session request against its orchestration — hash pinning,
@@ -54,7 +57,7 @@ func Start(ctx context.Context, store *joinstore.Store, src Source, req StartReq
 	return store.Start(ctx, joinstore.StartRequest{
 		Owner: req.Owner, IdempotencyKey: req.IdempotencyKey, XRC729: req.XRC729, OstcID: req.OstcID,
 		OstcHash: o.Hash.Hex(), StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt,
-		Paused: req.Paused, Window: req.Window, Now: now,
+		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now,
 	})
 }
 

@@ -382,27 +382,9 @@ func sessionKillAction(c *cli.Context) error {
 		return cli.Exit(err.Error(), 2)
 	}
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		now := time.Now()
-		res, err := s.Kill(ctx, root, now, its...)
+		res, err := reactor.Kill(ctx, s, root, time.Now(), its...)
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
-		}
-		// Kill-policy join targets aborted by the kill take their own groups
-		// down (no orchestration needed); failure deliveries are applied by
-		// the replica running the session.
-		for i := 0; i < len(res.FollowUps); i++ {
-			f := res.FollowUps[i]
-			if !f.Kill {
-				continue
-			}
-			jr, err := s.JoinStep(ctx, root, f.Target, now, time.Minute, reactor.KillGroup)
-			if err != nil {
-				return cli.Exit(err.Error(), 1)
-			}
-			for _, it := range jr.Killed {
-				res.Results[it] = "aborted"
-			}
-			res.FollowUps = append(res.FollowUps, jr.FollowUps...)
 		}
 		return printResults(c, res.Results)
 	})

@@ -8,8 +8,12 @@
 -- KEYS[5] xgr:{own:O}:idemof  hash: rootPid -> idempotency key
 -- ARGV[1] idempotency key ("" = none, or "-" to only collect garbage)
 -- ARGV[2] now (ms)
+-- ARGV[3] the rootPid the caller expects to get ("" = any): a SessionPermit
+--         signs the session id it starts
 --
--- Returns {rootPid, "new"|"existing"}, or {"", "gc"} for a collection only.
+-- Returns {rootPid, "new"|"existing"}, {"", "gc"} for a collection only, or
+-- {next, "stale"} when ARGV[3] is not the owner's next rootPid (nothing
+-- allocated; next is what it would have been).
 -- Invariant: one idempotency key maps to one rootPid while its session
 -- exists; rootPids of an owner are never reused; the owner's indexes hold
 -- only sessions whose records still exist.
@@ -30,6 +34,12 @@ if key ~= "" then
   local have = redis.call("HGET", KEYS[2], key)
   if have then
     return {have, "existing"}
+  end
+end
+if ARGV[3] and ARGV[3] ~= "" then
+  local nextRoot = tonumber(redis.call("GET", KEYS[1]) or "0") + 1
+  if tostring(nextRoot) ~= ARGV[3] then
+    return {tostring(nextRoot), "stale"}
   end
 end
 local root = redis.call("INCR", KEYS[1])

@@ -1,0 +1,94 @@
+package rpc
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/xgr-sidecar/xgr/rpc/permit"
+)
+
+// JSON-RPC error codes of the gateway. Every refusal carries one of them
+// and, in its data, a stable reason (and the JSON path where one applies),
+// so clients can tell every refusal apart.
+const (
+	// CodeInvalidParams: a request field is missing or malformed (JSON-RPC's
+	// own code).
+	CodeInvalidParams = -32602
+	// CodeInternal: the gateway could not do its part (Redis or the node
+	// failed); nothing was decided.
+	CodeInternal = -32000
+	// CodePermit: the permit is refused (data.reason is the permit package's
+	// code: signer-mismatch, expired, chain-id-mismatch, …).
+	CodePermit = -32001
+	// CodeUnauthorized: the permit is valid, but its signer may not do this
+	// (not the orchestration owner, not the session's runner, not on the
+	// allow list).
+	CodeUnauthorized = -32002
+	// CodeReplay: the permit was used before.
+	CodeReplay = -32003
+	// CodeNotFound: no such session, process or orchestration.
+	CodeNotFound = -32004
+	// CodeConflict: the request does not fit the state (the permit's
+	// sessionId is not the signer's next root id, the orchestration's hash
+	// is not the signed one, a process is not waiting).
+	CodeConflict = -32005
+	// CodeLimit: the connection has too many requests in flight.
+	CodeLimit = -32006
+)
+
+// Error is a gateway refusal: a JSON-RPC error with a code, a message and
+// data {reason, path?, …}.
+type Error struct {
+	Code   int
+	Msg    string
+	Reason string
+	Path   string
+	// Extra is merged into the error data.
+	Extra map[string]any
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// ErrorCode implements go-ethereum's rpc.Error.
+func (e *Error) ErrorCode() int { return e.Code }
+
+// ErrorData implements go-ethereum's rpc.DataError.
+func (e *Error) ErrorData() any {
+	d := map[string]any{"reason": e.Reason}
+	if e.Path != "" {
+		d["path"] = e.Path
+	}
+	for k, v := range e.Extra {
+		d[k] = v
+	}
+	return d
+}
+
+func fail(code int, reason, path, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return &Error{Code: code, Msg: msg, Reason: reason, Path: path}
+}
+
+func invalid(path, format string, args ...any) *Error {
+	return fail(CodeInvalidParams, "invalid-params", path, format, args...)
+}
+
+func internal(what string, err error) *Error {
+	return &Error{Code: CodeInternal, Msg: what + ": " + err.Error(), Reason: "internal"}
+}
+
+// permitError turns a permit refusal into a gateway error.
+func permitError(err error) *Error {
+	var pe *permit.Error
+	if errors.As(err, &pe) {
+		code := CodePermit
+		if pe.Code == permit.CodeConfig {
+			code = CodeInternal
+		}
+		return &Error{Code: code, Msg: "permit refused: " + pe.Error(), Reason: string(pe.Code), Path: pe.Path}
+	}
+	return internal("permit", err)
+}
