@@ -1,0 +1,218 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rpc/permit"
+)
+
+// Owners tells who owns an XRC-729 registry: the authority a SessionPermit
+// must be signed by (indexer.CacheSource implements it).
+type Owners interface {
+	Owner(ctx context.Context, registry common.Address) (common.Address, error)
+}
+
+// Config is what the gateway needs.
+type Config struct {
+	Store *joinstore.Store
+	// Source serves hash-verified orchestrations (the indexer's cache).
+	Source reactor.Source
+	Owners Owners
+	// ChainID is the chain permits must be signed for.
+	ChainID *big.Int
+	// ControlContract is the verifyingContract of ControlPermits (reported
+	// as "precompile" by xgr_getCoreAddrs).
+	ControlContract common.Address
+	// Skew is the clock skew allowed on permit expiries.
+	Skew time.Duration
+	// MaxInFlight caps the requests one connection has in flight (0: 16).
+	MaxInFlight int
+	// Grants and PublicSale are reported by xgr_getCoreAddrs ("" if none).
+	Grants, PublicSale string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Service implements the xgr_* methods. Its exported methods are exactly
+// the JSON-RPC methods (go-ethereum's rpc registers every one).
+type Service struct {
+	cfg Config
+
+	mu       sync.Mutex
+	inFlight map[string]int
+}
+
+// NewService checks the configuration and returns the service.
+func NewService(cfg Config) (*Service, error) {
+	switch {
+	case cfg.Store == nil || cfg.Source == nil || cfg.Owners == nil:
+		return nil, fmt.Errorf("rpc: a store, an orchestration source and an owner source are required")
+	case cfg.ChainID == nil || cfg.ChainID.Sign() <= 0:
+		return nil, fmt.Errorf("rpc: the chain id is required")
+	case cfg.ControlContract == (common.Address{}):
+		return nil, fmt.Errorf("rpc: the control-domain contract (precompile) address is required")
+	case cfg.Skew < 0 || cfg.Skew > permit.MaxSkew:
+		return nil, fmt.Errorf("rpc: clock skew %s outside [0, %s]", cfg.Skew, permit.MaxSkew)
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 16
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Service{cfg: cfg, inFlight: map[string]int{}}, nil
+}
+
+// enter counts a request against its connection's in-flight cap.
+func (s *Service) enter(ctx context.Context) (func(), error) {
+	peer := gethrpc.PeerInfoFromContext(ctx)
+	key := peer.Transport + " " + peer.RemoteAddr
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight[key] >= s.cfg.MaxInFlight {
+		return nil, fail(CodeLimit, "too-many-requests", "", "this connection has %d requests in flight, at most %d are allowed; wait for answers", s.inFlight[key], s.cfg.MaxInFlight)
+	}
+	s.inFlight[key]++
+	return func() {
+		s.mu.Lock()
+		if s.inFlight[key]--; s.inFlight[key] <= 0 {
+			delete(s.inFlight, key)
+		}
+		s.mu.Unlock()
+	}, nil
+}
+
+// expect is what permits of the given kinds must satisfy now.
+func (s *Service) expect(path string, kinds ...permit.Kind) permit.Expect {
+	return permit.Expect{ChainID: s.cfg.ChainID, ControlContract: s.cfg.ControlContract, Now: s.cfg.Now(), Skew: s.cfg.Skew, Kinds: kinds, Path: path}
+}
+
+// verify checks a permit envelope; a missing one is an invalid parameter.
+func (s *Service) verify(raw json.RawMessage, path string, kinds ...permit.Kind) (*permit.Verified, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		names := make([]string, len(kinds))
+		for i, k := range kinds {
+			names[i] = string(k)
+		}
+		return nil, invalid(path, "required: a %s (EIP-712 typed data with its signature)", strings.Join(names, " or "))
+	}
+	v, err := permit.Verify(raw, s.expect(path, kinds...))
+	if err != nil {
+		return nil, permitError(err)
+	}
+	return v, nil
+}
+
+// owner is the key form of an address.
+func owner(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// GetCoreAddrs implements xgr_getCoreAddrs.
+func (s *Service) GetCoreAddrs() CoreAddrs {
+	return CoreAddrs{Grants: s.cfg.Grants, PublicSale: s.cfg.PublicSale, Precompile: owner(s.cfg.ControlContract),
+		ChainID: "0x" + s.cfg.ChainID.Text(16)}
+}
+
+// GetNextProcessId implements xgr_getNextProcessId.
+func (s *Service) GetNextProcessId(ctx context.Context, req NextProcessIDRequest) (*NextProcessID, error) {
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if !common.IsHexAddress(req.From) {
+		return nil, invalid("from", "want an address (0x and 40 hex digits), got %q", req.From)
+	}
+	n, err := s.cfg.Store.NextRootPid(ctx, owner(common.HexToAddress(req.From)))
+	if err != nil {
+		return nil, internal("next process id", err)
+	}
+	return &NextProcessID{NextProcessID: strconv.FormatInt(n, 10)}, nil
+}
+
+// sessionNumber is a session id given as a JSON number or a decimal string.
+type sessionNumber int64
+
+// UnmarshalJSON accepts 123 and "123".
+func (n *sessionNumber) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("sessionId %s: want a root session id (a positive decimal number)", b)
+	}
+	*n = sessionNumber(v)
+	return nil
+}
+
+// StepExecuted implements xgr_stepExecuted: true when the process is
+// finished (done or aborted), false while it waits or runs, null when there
+// is no such process.
+func (s *Service) StepExecuted(ctx context.Context, ownerAddr string, sessionID sessionNumber, iteration uint64) (*bool, error) {
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	root, err := rootOf(ownerAddr, int64(sessionID))
+	if err != nil {
+		return nil, err
+	}
+	if iteration == 0 || iteration > 1<<62 {
+		return nil, invalid("params[2]", "iteration %d: want the process's iteration (1 or more)", iteration)
+	}
+	p, err := s.cfg.Store.Process(ctx, root, int64(iteration))
+	switch {
+	case joinstoreNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, internal("process", err)
+	}
+	done := p["status"] == "done" || p["status"] == "aborted"
+	return &done, nil
+}
+
+// SessionAlive implements xgr_sessionAlive: whether the session still has a
+// waiting or running process.
+func (s *Service) SessionAlive(ctx context.Context, ownerAddr string, sessionID sessionNumber) (bool, error) {
+	release, err := s.enter(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	root, err := rootOf(ownerAddr, int64(sessionID))
+	if err != nil {
+		return false, err
+	}
+	meta, err := s.cfg.Store.Session(ctx, root)
+	switch {
+	case joinstoreNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, internal("session", err)
+	}
+	live, _ := strconv.Atoi(meta["live"])
+	return live > 0, nil
+}
+
+func rootOf(ownerAddr string, sessionID int64) (joinstore.Root, error) {
+	if !common.IsHexAddress(ownerAddr) {
+		return joinstore.Root{}, invalid("params[0]", "want the owner's address (0x and 40 hex digits), got %q", ownerAddr)
+	}
+	return joinstore.Root{Owner: owner(common.HexToAddress(ownerAddr)), RootPid: sessionID}, nil
+}

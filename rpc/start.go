@@ -1,0 +1,101 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rpc/permit"
+)
+
+func joinstoreNotFound(err error) bool {
+	return errors.Is(err, joinstore.ErrNotFound) || errors.Is(err, joinstore.ErrNoSession)
+}
+
+// ValidateDataTransfer implements xgr_validateDataTransfer: it starts a
+// session of the orchestration under a SessionPermit. Every check runs
+// before anything is written: the permit (domain, chain id, expiry,
+// signature), its signer against the XRC-729 registry's owner, its ostcId
+// and ostcHash against the hash-verified orchestration, the start step,
+// the payload (with its __wakeUp allow list), and its sessionId against the
+// signer's next root id. The session is created with that id; the permit's
+// digest is its idempotency key, so the permit starts at most one session:
+// a second use is refused (CodeReplay, data.ack "already_queued").
+func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequest) (*DataTransferResult, error) {
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if !common.IsHexAddress(req.Orchestration) {
+		return nil, invalid("orchestration", "want the XRC-729 contract's address (0x and 40 hex digits), got %q", req.Orchestration)
+	}
+	if req.StepID == "" {
+		return nil, invalid("stepId", "required: the step the session starts at")
+	}
+	payload := req.Payload
+	if len(payload) == 0 || string(payload) == "null" {
+		payload = json.RawMessage("{}")
+	}
+	if err := reactor.CheckStartPayload(payload); err != nil {
+		return nil, invalid("payload", "%v", err)
+	}
+	v, err := s.verify(req.Permit, "permit", permit.KindSession)
+	if err != nil {
+		return nil, err
+	}
+	m := v.Session
+	reg := common.HexToAddress(req.Orchestration)
+	own, err := s.cfg.Owners.Owner(ctx, reg)
+	if err != nil {
+		return nil, internal("owner of XRC-729 "+reg.Hex(), err)
+	}
+	if own != v.Signer {
+		return nil, fail(CodeUnauthorized, "not-orchestration-owner", "permit.message.from",
+			"the signer %s is not the owner %s of XRC-729 %s: only the orchestration's owner may start its sessions", v.Signer.Hex(), own.Hex(), reg.Hex())
+	}
+	o, err := s.cfg.Source.Orchestration(ctx, reg.Hex(), m.OstcID, m.OstcHash)
+	switch {
+	case errors.Is(err, reactor.ErrUnknownOrchestration):
+		return nil, fail(CodeNotFound, "unknown-orchestration", "permit.message.ostcId", "%v", err)
+	case errors.Is(err, reactor.ErrHashMismatch):
+		return nil, fail(CodeConflict, "ostc-hash-mismatch", "permit.message.ostcHash", "%v", err)
+	case err != nil:
+		return nil, internal("orchestration", err)
+	}
+	if o.Step(req.StepID) == nil {
+		return nil, invalid("stepId", "%q is not a step of orchestration %q", req.StepID, o.ID)
+	}
+	who := owner(v.Signer)
+	res, err := reactor.Start(ctx, s.cfg.Store, s.cfg.Source, reactor.StartRequest{
+		Owner: who, XRC729: reg.Hex(), OstcID: m.OstcID, OstcHash: m.OstcHash.Hex(), Step: req.StepID,
+		Payload: payload, IdempotencyKey: "permit:" + v.Digest.Hex(), RootPid: v.SessionID,
+	}, s.cfg.Now())
+	switch {
+	case errors.Is(err, joinstore.ErrStaleRoot):
+		next, _ := s.cfg.Store.NextRootPid(ctx, who)
+		e := fail(CodeConflict, "stale-session-id", "permit.message.sessionId",
+			"%d is not the signer's next root session id (%d): sign a permit for xgr_getNextProcessId's value", v.SessionID, next)
+		e.Extra = map[string]any{"next": strconv.FormatInt(next, 10)}
+		return nil, e
+	case err != nil:
+		return nil, internal("start", err)
+	}
+	if res.Ack == "already_queued" {
+		e := fail(CodeReplay, "permit-reused", "permit",
+			"this SessionPermit already started session %d of %s; a permit starts one session", res.Root.RootPid, who)
+		e.Extra = map[string]any{"ack": res.Ack, "processId": res.Pid}
+		return nil, e
+	}
+	s.cfg.Log.Info("session started over RPC", "owner", who, "session", res.Root.RootPid, "ostc", m.OstcID, "step", req.StepID, "ack", res.Ack)
+	return &DataTransferResult{
+		ProcessID: res.Pid, SessionID: strconv.FormatInt(res.Root.RootPid, 10), Owner: who, Ack: res.Ack,
+		ExecutedSteps: []json.RawMessage{}, Payload: payload, OutputPayload: json.RawMessage("{}"),
+		OstcID: m.OstcID, OstcHash: o.Hash.Hex(),
+	}, nil
+}
