@@ -127,7 +127,7 @@ triggers:
 	}
 	var st map[string]any
 	json.Unmarshal(out, &st)
-	if st["cacheEntries"] != float64(6) || st["triggerStarts"] != float64(6) || st["pendingTriggers"] != float64(0) || st["mismatches"] != float64(0) {
+	if st["cacheEntries"] != float64(6) || st["ownerEntries"] != float64(1) || st["triggerStarts"] != float64(6) || st["pendingTriggers"] != float64(0) || st["mismatches"] != float64(0) {
 		t.Fatalf("index status: %s", out)
 	}
 	run.Process.Signal(syscall.SIGTERM)

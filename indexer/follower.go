@@ -25,7 +25,8 @@ import (
 // continues the indexed chain (rewinding to the common ancestor after a
 // reorg), turns the registry logs into cache changes — fetching each
 // orchestration at the log's block and checking its keccak256 against the
-// event and getOSTCMeta — and commits the range atomically.
+// event and getOSTCMeta, and recording each OwnershipTransferred as the
+// registry's owner entry — and commits the range atomically.
 type Follower struct {
 	Chain   chain.Backend
 	ChainID uint64
@@ -196,6 +197,12 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 		if !f.followed(l.Address) {
 			continue
 		}
+		if o, ok, err := DecodeOwnership(l); err != nil {
+			return p, err
+		} else if ok {
+			changes = append(changes, o.Entry())
+			continue
+		}
 		c, ok, err := Decode(l)
 		if err != nil {
 			return p, err
@@ -347,7 +354,7 @@ func (f *Follower) logs(ctx context.Context, from, to uint64) ([]types.Log, erro
 		out = append(out, logs...)
 	}
 	if regs := f.registries(); len(regs) > 0 {
-		logs, err := q(regs, []common.Hash{TopicOSTCUpdated, TopicOSTCDeletedIndexed})
+		logs, err := q(regs, []common.Hash{TopicOSTCUpdated, TopicOSTCDeletedIndexed, TopicOwnershipTransferred})
 		if err != nil {
 			return nil, err
 		}

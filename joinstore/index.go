@@ -23,6 +23,7 @@ import (
 //	xgr:{idx:C}:blocks             hash    number → "hash parent" of recent blocks
 //	xgr:{idx:C}:undo:<n>           list    how to undo block n's cache changes
 //	xgr:{idx:C}:ostc:<reg>:<id>    hash    a cache entry: json, hash, version, block, valid, problems
+//	xgr:{idx:C}:owner:<reg>        hash    a registry's owner: owner (lower-case 0x address), block, tx
 //	xgr:{idx:C}:start:<key>        hash    a trigger start: status (pending|started), block, owner, payload, root, …
 //	xgr:{idx:C}:pending            zset    trigger starts not yet started, by block
 //	xgr:{idx:C}:mismatch           list    hash mismatches seen (newest last, capped)
@@ -45,6 +46,11 @@ func (x *Index) pending() string      { return x.prefix + "pending" }
 // OSTCKey is the cache entry of an orchestration, relative to the index.
 func OSTCKey(registry common.Address, id string) string {
 	return "ostc:" + strings.ToLower(registry.Hex()) + ":" + id
+}
+
+// OwnerKey is the cache entry of a registry's owner, relative to the index.
+func OwnerKey(registry common.Address) string {
+	return "owner:" + strings.ToLower(registry.Hex())
 }
 
 // StartKey is the record of a trigger start, relative to the index.
@@ -90,10 +96,10 @@ func (x *Index) Window(ctx context.Context) ([]IndexBlock, error) {
 }
 
 // Change is one change a block makes to the index: a cache entry
-// (OSTCKey) or a trigger start (StartKey, with Pending set).
+// (OSTCKey, OwnerKey, …) or a trigger start (StartKey, with Pending set).
 type Change struct {
 	Block uint64
-	// Key is relative to the index (OSTCKey, StartKey).
+	// Key is relative to the index (OSTCKey, OwnerKey, StartKey).
 	Key string
 	// Delete removes the entry; otherwise it becomes Fields.
 	Delete bool
@@ -260,7 +266,7 @@ func (x *Index) MarkStarted(ctx context.Context, key string, fields map[string]s
 	return err
 }
 
-// Count returns how many entries of a kind ("ostc:", "start:") exist; it
+// Count returns how many entries of a kind ("ostc:", "owner:", "start:") exist; it
 // scans the index's own keys, for status output only.
 func (x *Index) Count(ctx context.Context, kind string) (int, error) {
 	keys, err := x.Keys(ctx, kind)

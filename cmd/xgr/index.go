@@ -19,7 +19,7 @@ func indexCommand() *cli.Command {
 		Usage: "inspect the chain index (verified orchestration cache, checkpoint, triggers)",
 		Subcommands: []*cli.Command{{
 			Name:  "status",
-			Usage: "head, finalized, checkpoint, lag, cache entries, pending triggers, mismatches, learned log ranges",
+			Usage: "head, finalized, checkpoint, lag, cache entries, registry owners, pending triggers, mismatches, learned log ranges",
 			Flags: append(redisFlags(),
 				&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Value: "http://127.0.0.1:8545", Usage: "node the index follows"},
 				jsonFlag()),
@@ -51,6 +51,7 @@ func indexStatusAction(c *cli.Context) error {
 			st["checkpoint"], st["checkpointHash"], st["lag"] = head.Number, head.Hash.Hex(), int64(tip)-int64(head.Number)
 		}
 		st["cacheEntries"], _ = idx.Count(ctx, "ostc:")
+		st["ownerEntries"], _ = idx.Count(ctx, "owner:")
 		st["triggerStarts"], _ = idx.Count(ctx, "start:")
 		st["pendingTriggers"], _ = idx.PendingCount(ctx)
 		mm, _ := idx.Mismatches(ctx)
@@ -59,7 +60,7 @@ func indexStatusAction(c *cli.Context) error {
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(st)
 		}
-		for _, k := range []string{"chainId", "head", "finalized", "checkpoint", "checkpointHash", "lag", "cacheEntries", "triggerStarts", "pendingTriggers", "mismatches", "ranges"} {
+		for _, k := range []string{"chainId", "head", "finalized", "checkpoint", "checkpointHash", "lag", "cacheEntries", "ownerEntries", "triggerStarts", "pendingTriggers", "mismatches", "ranges"} {
 			if v, ok := st[k]; ok {
 				fmt.Fprintf(c.App.Writer, "%-16s %v\n", k, v)
 			}
