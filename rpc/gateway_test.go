@@ -30,9 +30,9 @@ import (
 )
 
 var (
-	chainID  = big.NewInt(31337)
-	precomp  = common.HexToAddress("0x0000000000000000000000000000000000001729")
-	xrc729 = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
+	chainID = big.NewInt(31337)
+	precomp = common.HexToAddress("0x0000000000000000000000000000000000001729")
+	xrc729  = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
 )
 
 const flowText = `{"id": "approval", "structure": {

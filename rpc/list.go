@@ -159,4 +159,3 @@ func row(root joinstore.Root, meta, p map[string]string) SessionRow {
 		XRC729: strings.ToLower(meta["xrc729"]), OstcID: meta["ostcId"], JoinGroupID: p["joinGroupId"], JoinFromGroupID: p["joinFromGroupId"],
 	}
 }
-
