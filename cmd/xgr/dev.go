@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/indexer"
@@ -20,6 +21,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/rpc"
 )
 
 func devCommand() *cli.Command {
@@ -35,16 +37,21 @@ xgr dev registers --orders of them, one every --every, and prints what
 happens. Steps run from --outcomes (all valid by default), as the example
 orchestrations name placeholder rules. Nothing is left behind.
 
+The xgr_* JSON-RPC gateway listens on --rpc-listen (default
+127.0.0.1:8645; empty: off). xgr dev prints its URL, the chain id, the
+registry address and the development key that owns the registry (so it may
+sign SessionPermits for its orchestrations) — for local use only.
+
 Example:
    xgr dev --orders 3 --exit-when-done`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "ostc-dir", Value: "examples/ostc", Usage: "orchestrations to register"},
 			&cli.StringFlag{Name: "flow", Value: "nested_join_example", Usage: "orchestration id the demo trigger starts"},
 			&cli.IntFlag{Name: "orders", Value: 3, Usage: "demo trigger events to emit"},
 			&cli.DurationFlag{Name: "every", Value: time.Second, Usage: "time between demo events"},
 			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (default: every step valid)"},
 			&cli.BoolFlag{Name: "exit-when-done", Usage: "stop once every demo session finished"},
-		},
+		}, gatewayFlags("127.0.0.1:8645")...),
 		Action: devAction,
 	}
 }
@@ -134,6 +141,16 @@ triggers:
 	}
 	idx := store.Index(chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
+	url, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source, ChainID: dev.ChainID(), Log: log})
+	if err != nil {
+		return err
+	}
+	defer stopGateway()
+	if url != "" {
+		fmt.Fprintf(w, "xgr dev: JSON-RPC gateway %s (chain id %d, registry %s, control contract %s)\n", url, chainID, reg.Address.Hex(), c.String("rpc-precompile"))
+		fmt.Fprintf(w, "xgr dev: the registry's owner is dev account %s, private key 0x%x (a well-known development key: never use it on a real chain)\n",
+			dev.Address(0).Hex(), crypto.FromECDSA(dev.Key(0)))
+	}
 	var mu sync.Mutex
 	say := func(format string, args ...any) { // the timeline and the demo write from several goroutines
 		mu.Lock()

@@ -25,6 +25,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/ruleexec"
@@ -51,9 +52,14 @@ xgr simulate); --outcomes scripts the steps no rule covers.
 
 /metrics serves Prometheus metrics and /healthz answers 200 while Redis does.
 
+With --rpc-listen (and --rpc: permits are checked against the chain), the
+replica serves the xgr_* JSON-RPC gateway over HTTP and WebSocket: clients
+start sessions with EIP-712 SessionPermits signed by the XRC-729 owner, and
+kill, wake and list them with control permits (see docs/rpc.md).
+
 Example:
    xgr run --redis redis://127.0.0.1:6379/0 --ostc flow.json --outcomes outcomes.json`,
-		Flags: append(redisFlags(),
+		Flags: append(append(redisFlags(),
 			&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Usage: "node to follow (http, ws or IPC); empty: no chain following"},
 			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "YAML config: registries, finality, triggers"},
 			&cli.DurationFlag{Name: "index-poll", Value: time.Second, EnvVars: []string{"XGR_INDEX_POLL"}, Usage: "how often to look for new blocks at the head"},
@@ -67,7 +73,7 @@ Example:
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
 			&cli.IntFlag{Name: "max-sessions", EnvVars: []string{"XGR_MAX_SESSIONS"}, Usage: "most sessions this replica runs at once (0 = no cap)"},
-		),
+		), gatewayFlags("")...),
 		Action: runAction,
 	}
 }
@@ -150,6 +156,16 @@ func runAction(c *cli.Context) error {
 		}()
 	} else {
 		indexErr <- nil
+	}
+	if c.String("rpc-listen") != "" {
+		if client == nil {
+			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id, the registries' owners)", 2)
+		}
+		_, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: cache, ChainID: chainIDOf(chainID), Log: slog.Default()})
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	slog.Info("session manager running", "replica", replica, "orchestrations", len(orchs), "following", c.String("rpc") != "")
 	err = m.Run(ctx)

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/rpc"
+)
+
+// DefaultPrecompile is the control-domain verifyingContract xgr reports
+// and ControlPermits are checked against, unless --rpc-precompile names
+// another (the XDaLa engine's precompile address of the chain, for
+// permits signed for it).
+const DefaultPrecompile = "0x0000000000000000000000000000000000000729"
+
+// gatewayFlags are the JSON-RPC gateway's flags; listen is the default of
+// --rpc-listen ("" = off).
+func gatewayFlags(listen string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "rpc-listen", Value: listen, EnvVars: []string{"XGR_RPC_LISTEN"}, Usage: "serve the xgr_* JSON-RPC gateway (HTTP and WebSocket) on this address (empty: off)"},
+		&cli.StringSliceFlag{Name: "rpc-cors", EnvVars: []string{"XGR_RPC_CORS"}, Usage: "browser origins allowed to call the gateway (repeatable; * for any)"},
+		&cli.StringFlag{Name: "rpc-precompile", Value: DefaultPrecompile, EnvVars: []string{"XGR_RPC_PRECOMPILE"}, Usage: "control-domain verifyingContract of ControlPermits"},
+		&cli.DurationFlag{Name: "rpc-skew", Value: 30 * time.Second, EnvVars: []string{"XGR_RPC_SKEW"}, Usage: "clock skew allowed on permit expiries"},
+		&cli.IntFlag{Name: "rpc-max-body", Value: 1 << 20, EnvVars: []string{"XGR_RPC_MAX_BODY"}, Usage: "largest request body or websocket message in bytes"},
+		&cli.IntFlag{Name: "rpc-max-inflight", Value: 16, EnvVars: []string{"XGR_RPC_MAX_INFLIGHT"}, Usage: "requests one connection may have in flight"},
+	}
+}
+
+// serveGateway starts the gateway if --rpc-listen is set; it returns the
+// URL it serves ("" when off) and a stop function.
+func serveGateway(c *cli.Context, cfg rpc.Config) (string, func(), error) {
+	addr := c.String("rpc-listen")
+	if addr == "" {
+		return "", func() {}, nil
+	}
+	pre := c.String("rpc-precompile")
+	if !common.IsHexAddress(pre) {
+		return "", nil, cli.Exit(fmt.Sprintf("--rpc-precompile %q: want an address (0x and 40 hex digits)", pre), 2)
+	}
+	if c.Int("rpc-max-body") < 1024 || c.Int("rpc-max-inflight") < 1 {
+		return "", nil, cli.Exit("--rpc-max-body must be at least 1024 and --rpc-max-inflight at least 1", 2)
+	}
+	cfg.ControlContract = common.HexToAddress(pre)
+	cfg.Skew = c.Duration("rpc-skew")
+	cfg.MaxInFlight = c.Int("rpc-max-inflight")
+	svc, err := rpc.NewService(cfg)
+	if err != nil {
+		return "", nil, cli.Exit(err.Error(), 2)
+	}
+	srv, err := rpc.NewServer(svc, rpc.ServerConfig{CORSOrigins: c.StringSlice("rpc-cors"), MaxBodyBytes: c.Int("rpc-max-body")})
+	if err != nil {
+		return "", nil, err
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, cli.Exit(fmt.Sprintf("--rpc-listen %s: %v", addr, err), 2)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("JSON-RPC gateway stopped", "err", err)
+		}
+	}()
+	url := "http://" + l.Addr().String()
+	slog.Info("serving the xgr_* JSON-RPC gateway", "url", url, "chainId", cfg.ChainID, "precompile", pre)
+	return url, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(ctx)
+		srv.Stop()
+	}, nil
+}
+
+// chainIDOf is the chain id as a big integer.
+func chainIDOf(id uint64) *big.Int { return new(big.Int).SetUint64(id) }
