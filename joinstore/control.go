@@ -39,6 +39,9 @@ func (s *Store) refs(ctx context.Context, root Root, iters []int64) ([]procRef, 
 		groups[g] = true
 		out = append(out, procRef{iter: iters[i], group: g})
 	}
+	if len(groups) == 0 {
+		return out, nil // no processes: nothing to look up (HMGET needs a field)
+	}
 	list := make([]string, 0, len(groups))
 	for g := range groups {
 		list = append(list, g)

@@ -128,3 +128,21 @@ func TestWakeQueueAndApply(t *testing.T) {
 		}
 	})
 }
+
+// Killing a session with no live process (finished) is a no-op, not a
+// Redis error (it used to send HMGET without fields).
+func TestKillFinishedSession(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		r, _ := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0})
+		claims, _ := s.Claim(ctx, r.Root, t0, time.Minute, "w", joinstore.StepTable{"A1": {}}, []int64{1})
+		valid := true
+		if _, err := s.Commit(ctx, claims[0], t0, joinstore.Commit{Status: "done", Valid: &valid}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Kill(ctx, r.Root, t0)
+		if err != nil || len(res.Results) != 0 || res.Live != 0 {
+			t.Fatalf("kill of a finished session: %+v %v", res, err)
+		}
+	})
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/rpc"
+)
+
+type fixedOwner common.Address
+
+func (o fixedOwner) Owner(context.Context, common.Address) (common.Address, error) {
+	return common.Address(o), nil
+}
+
+// xgr rpc start|list|alive|executed|wake|kill against a gateway, with the
+// key from XGR_PRIVATE_KEY.
+func TestRPCVerbs(t *testing.T) {
+	flow := "../../examples/ostc/minimal_join.json"
+	o, err := loadOSTC(flow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := testenv.DevKeys(2)
+	owner := crypto.PubkeyToAddress(keys[0].PublicKey)
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Owners: fixedOwner(owner),
+		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := rpc.NewServer(svc, rpc.ServerConfig{})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	ep := []string{"--endpoint", hs.URL}
+	reg := "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+	t.Setenv("XGR_PRIVATE_KEY", common.Bytes2Hex(crypto.FromECDSA(keys[1])))
+	out, code := run(t, append([]string{"rpc", "start", flow, "--orchestration", reg}, ep...)...)
+	if code != 1 || !strings.Contains(out, `"reason":"not-orchestration-owner"`) {
+		t.Fatalf("a non-owner's start: %d %s", code, out)
+	}
+	t.Setenv("XGR_PRIVATE_KEY", "0x"+common.Bytes2Hex(crypto.FromECDSA(keys[0])))
+	payload := writeFile(t, "p.json", `{"big": 123456789012345678901234567890}`)
+	out, code = run(t, append([]string{"rpc", "start", flow, "--orchestration", reg, "--payload", payload, "--json"}, ep...)...)
+	var started rpc.DataTransferResult
+	if code != 0 || json.Unmarshal([]byte(out), &started) != nil || started.ProcessID != "1:1" || !strings.Contains(string(started.Payload), "123456789012345678901234567890") {
+		t.Fatalf("start: %d %s", code, out)
+	}
+	o1 := owner.Hex()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rpc", "list"}, "1:1      A1           waiting  minimal_join"},
+		{[]string{"rpc", "alive", o1, "1"}, "true"},
+		{[]string{"rpc", "executed", o1, "1", "1"}, "false"},
+		{[]string{"rpc", "executed", o1, "1", "7"}, "null"},
+		{[]string{"rpc", "wake", "1:1"}, "woke 1 process(es) of session 1"},
+		{[]string{"rpc", "kill", "1"}, "session 1 of " + strings.ToLower(o1) + " killed: 1 processes affected"},
+		{[]string{"rpc", "alive", o1, "1"}, "false"},
+		{[]string{"rpc", "kill", "1"}, "killed: 0 processes affected"},
+	} {
+		out, code := run(t, append(tc.args, ep...)...)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %d %q, want %q", tc.args, code, out, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"rpc", "wake", "1:1", "--expiry", "6m"}, 1, `"reason":"not-waiting"`}, // the same permit again would be a replay
+		{[]string{"rpc", "kill", "x"}, 2, `"x" is not a session id`},
+		{[]string{"rpc", "executed", "0xnope", "1", "1"}, 2, "is not an address"},
+		{[]string{"rpc", "list", "--runner", o1}, 2, "allow mode needs --runner ADDR and --session N"},
+	} {
+		out, code := run(t, append(tc.args, ep...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %d %q, want %d %q", tc.args, code, out, tc.code, tc.want)
+		}
+	}
+}
