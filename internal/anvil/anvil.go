@@ -5,7 +5,6 @@
 package anvil
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/big"
@@ -34,7 +33,7 @@ type Process struct {
 	ChainID *big.Int
 
 	cmd    *exec.Cmd
-	log    *syncBuffer
+	log    *toolbin.Output
 	exited chan struct{}
 	once   sync.Once
 }
@@ -74,7 +73,7 @@ func portTaken(err error) bool {
 }
 
 func start(ctx context.Context, bin string, port int) (*Process, error) {
-	p := &Process{URL: "http://127.0.0.1:" + strconv.Itoa(port), log: &syncBuffer{}, exited: make(chan struct{})}
+	p := &Process{URL: "http://127.0.0.1:" + strconv.Itoa(port), log: &toolbin.Output{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--mnemonic", devchain.DevMnemonic, "--accounts", strconv.Itoa(devchain.DevAccounts))
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
@@ -133,21 +132,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(b)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -4,7 +4,6 @@
 package redisserver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -40,7 +39,7 @@ type Server struct {
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
-	log *bytes.Buffer
+	log *toolbin.Output
 }
 
 // Start starts the server and waits (up to 10 s) until it answers PING.
@@ -70,7 +69,7 @@ func (s *Server) start() error {
 	}
 	args = append(args, s.opts.Args...)
 	s.mu.Lock()
-	s.log = &bytes.Buffer{}
+	s.log = &toolbin.Output{}
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	dieWithParent(s.cmd)
