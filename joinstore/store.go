@@ -307,6 +307,9 @@ const (
 	Released ReleaseResult = "released"
 	// Gated: its group's join closed with kill meanwhile; it was aborted.
 	Gated ReleaseResult = "gated"
+	// Killed: it was killed while it ran; it was aborted (and failed at its
+	// group's open join target: run PendingJoins).
+	Killed ReleaseResult = "killed"
 	// Stale: the lease was no longer current; nothing changed (a second
 	// release is a visible no-op).
 	Stale ReleaseResult = "stale"
@@ -322,10 +325,15 @@ func (s *Store) release(ctx context.Context, c Claim, now, retryAt time.Time, ex
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
 	res, err := scriptReleaseLease.Run(ctx, s.rdb,
-		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue},
+		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()},
 		c.Iter, c.Token, ms(now), ms(retryAt), targ, int64(s.cfg.SessionTTL/time.Second), expiredBefore).Text()
 	if err != nil {
 		return Stale, err
+	}
+	if res == string(Killed) || res == string(Gated) {
+		if meta, err := s.rdb.HGet(ctx, k.meta(), "status").Result(); err == nil && meta == "finished" {
+			s.finished(ctx, c.Root, now)
+		}
 	}
 	return ReleaseResult(res), nil
 }

@@ -146,3 +146,49 @@ func TestKillFinishedSession(t *testing.T) {
 		}
 	})
 }
+
+// A process killed while it runs whose replica then dies: when its lease
+// expires, recovery aborts it (it used to sit waiting with a kill mark,
+// never run and never ended); in a join group it fails at the open target.
+func TestKilledRunningProcessRecoveredAborted(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		// Whole session killed under a running root process.
+		r, _ := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0})
+		claims, err := s.Claim(ctx, r.Root, t0, time.Second, "dead", joinstore.StepTable{"A1": {}}, []int64{1})
+		if err != nil || len(claims) != 1 {
+			t.Fatalf("claim: %v %v", claims, err)
+		}
+		kr, err := s.Kill(ctx, r.Root, t0)
+		if err != nil || kr.Results[1] != "killing" {
+			t.Fatalf("kill: %+v %v", kr, err)
+		}
+		rec, err := s.Recover(ctx, r.Root, t0.Add(2*time.Second))
+		if err != nil || rec[1] != joinstore.Killed {
+			t.Fatalf("recover: %v %v", rec, err)
+		}
+		p, _ := s.Process(ctx, r.Root, 1)
+		meta, _ := s.Session(ctx, r.Root)
+		if p["status"] != "aborted" || p["abortReason"] != "killed" || meta["status"] != "finished" || meta["live"] != "0" {
+			t.Fatalf("after recovery: %v %v", p, meta)
+		}
+		if due, _ := s.DueIters(ctx, r.Root, t0.Add(time.Hour), 10); len(due) != 0 {
+			t.Fatalf("a killed process is due again: %v", due)
+		}
+
+		// One producer of a join killed while running: it fails at the target.
+		o := fanOut(t, 2, `"all"`, "drain")
+		root, producers, target := startFan(t, s, o)
+		if _, err := s.Kill(ctx, root, t0, producers[0].Iter); err != nil {
+			t.Fatal(err)
+		}
+		rec, err = s.Recover(ctx, root, t0.Add(2*time.Hour))
+		if err != nil || rec[producers[0].Iter] != joinstore.Killed {
+			t.Fatalf("recover producer: %v %v", rec, err)
+		}
+		pending, _ := s.PendingJoins(ctx, root)
+		if len(pending) != 1 || pending[0] != target {
+			t.Fatalf("the target must get the failure: %v", pending)
+		}
+	})
+}

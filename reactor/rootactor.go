@@ -65,6 +65,11 @@ type rootActor struct {
 	next                                              time.Time
 	hasNext                                           bool
 	lastRenew                                         time.Time
+	// sleepUntil is when the latest (earliest-ending) sleep ends; sleeps
+	// counts the sleeps still pending (an earlier due time issues a shorter
+	// sleep without waiting for the longer one).
+	sleepUntil time.Time
+	sleeps     int
 }
 
 func newRootActor(m *Manager, root joinstore.Root, token int64) *rootActor {
@@ -134,7 +139,11 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 					a.ready = append(a.ready, ready...)
 				}
 			case opSleep:
-				a.sleeping, a.needClaim = false, true
+				a.sleeps--
+				a.needClaim = true
+				if a.sleeps == 0 || !time.Now().Before(a.sleepUntil) {
+					a.sleeping = false
+				}
 			case opRenew:
 				a.renewing = false
 				if errors.Is(e.Error, joinstore.ErrRootHeld) {
@@ -207,12 +216,20 @@ func (a *rootActor) decide(out *sched.StepOutput) {
 		// Nothing runs and nothing is due soon: hand the session back; the
 		// root index brings it back when it is due.
 		a.release(out)
-	case !a.sleeping:
+	default:
+		// Sleep until the next due time (or a third of the root lease, to
+		// renew); a due time earlier than the pending sleep's end gets a
+		// shorter sleep of its own, so it is met within the poll interval.
 		wait := m.RootLease / 3
 		if a.hasNext {
 			wait = min(wait, max(time.Until(a.next), time.Millisecond))
 		}
-		a.sleeping = true
+		until := time.Now().Add(wait)
+		if a.sleeping && !until.Before(a.sleepUntil) {
+			return
+		}
+		a.sleeping, a.sleepUntil = true, until
+		a.sleeps++
 		a.yield(out, opSleep, sleepCmd(wait))
 	}
 }

@@ -250,6 +250,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
 			return nil, nil, cli.Exit("run: "+err.Error(), 2)
 		}
+		scripted.Sleep = time.Sleep // delayMs is an execution time: spend it
 	}
 	if client == nil && c.String("rules") == "" {
 		if scripted == nil {

@@ -1,22 +1,26 @@
 -- release_lease: give up a running process's lease without a result (the
 -- execution failed transiently). The process returns to the due set at
--- ARGV[4] to be claimed again, unless its group's join closed with kill
--- meanwhile: then it is aborted (the dispatch gate) and leaves its group.
+-- ARGV[4] to be claimed again, unless it was killed while it ran (its own
+-- killedAt or the session's): then it is aborted, leaves its group and fails
+-- at its group's open join target; or unless its group's join closed with
+-- kill meanwhile: then it is aborted (the dispatch gate) and leaves its group.
 --
 -- KEYS[1] xgr:T:p:<iter>  KEYS[2] xgr:T:run  KEYS[3] xgr:T:due
 -- KEYS[4] xgr:T:meta      KEYS[5] xgr:T:g:<group of the process>
 -- KEYS[6] xgr:T:p:<target of that group> (KEYS[1] again when none)
--- KEYS[7] xgr:T:jq:<target of that group>
+-- KEYS[7] xgr:T:jq:<target of that group>  KEYS[8] xgr:T:jpend
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] retry at (ms)
 -- ARGV[5] target iter ("" = none)  ARGV[6] record TTL (s)
 -- ARGV[7] "" for a holder's release; for recovery the time (ms) before
 --         which the lease must have expired (a renewed lease is left alone)
 --
--- Returns "released", "gated" (aborted by the dispatch gate), or "stale"
+-- Returns "released", "killed" (killed while it ran: aborted now), "gated"
+-- (aborted by the dispatch gate), or "stale"
 -- when the token is no longer the current lease (a second release is a
 -- reported no-op, never a second effect).
 -- Invariant: a lease is released at most once; a stale holder changes
--- nothing; nothing runs in a group whose join closed with kill.
+-- nothing; nothing runs in a group whose join closed with kill; a killed
+-- process never runs again, and a release does not leave it waiting forever.
 local p = redis.call("HMGET", KEYS[1], "status", "lease", "resumeStep", "pid", "leaseUntil")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return "stale"
@@ -25,19 +29,35 @@ if ARGV[7] ~= "" and tonumber(p[5]) >= tonumber(ARGV[7]) then
   return "stale"
 end
 redis.call("ZREM", KEYS[2], ARGV[1])
+local function finish(reason)
+  redis.call("HSET", KEYS[1], "status", "aborted", "lease", "", "leaseUntil", "", "worker", "",
+    "reserved", "", "abortReason", reason, "updatedAt", ARGV[3])
+  redis.call("HDEL", KEYS[5], ARGV[1])
+  local live = redis.call("HINCRBY", KEYS[4], "live", -1)
+  if tonumber(ARGV[6]) > 0 then
+    redis.call("EXPIRE", KEYS[1], ARGV[6])
+  end
+  if live <= 0 then
+    redis.call("HSET", KEYS[4], "status", "finished", "finishedAt", ARGV[3])
+  end
+end
+local killedAt = redis.call("HGET", KEYS[1], "killedAt")
+local sessionKilled = redis.call("HGET", KEYS[4], "killedAt")
+if (killedAt and killedAt ~= "") or (sessionKilled and sessionKilled ~= "") then
+  if not killedAt or killedAt == "" then
+    redis.call("HSET", KEYS[1], "killedAt", ARGV[3])
+  end
+  finish("killed")
+  if ARGV[5] ~= "" and redis.call("HGET", KEYS[6], "closed") ~= "1" then
+    redis.call("RPUSH", KEYS[7], cjson.encode({pid = p[4], from = p[3], aborted = true, valid = cjson.null, payload = "{}"}))
+    redis.call("ZADD", KEYS[8], "NX", ARGV[3], ARGV[5])
+  end
+  return "killed"
+end
 if ARGV[5] ~= "" then
   local t = redis.call("HMGET", KEYS[6], "closed", "policy")
   if t[1] == "1" and t[2] == "kill" then
-    redis.call("HSET", KEYS[1], "status", "aborted", "lease", "", "leaseUntil", "", "worker", "",
-      "reserved", "", "abortReason", "gated", "updatedAt", ARGV[3])
-    redis.call("HDEL", KEYS[5], ARGV[1])
-    local live = redis.call("HINCRBY", KEYS[4], "live", -1)
-    if tonumber(ARGV[6]) > 0 then
-      redis.call("EXPIRE", KEYS[1], ARGV[6])
-    end
-    if live <= 0 then
-      redis.call("HSET", KEYS[4], "status", "finished", "finishedAt", ARGV[3])
-    end
+    finish("gated")
     return "gated"
   end
 end
