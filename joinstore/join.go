@@ -105,7 +105,9 @@ func (s *Store) JoinStep(ctx context.Context, root Root, target int64, now time.
 		}
 		apply, err := decide(view)
 		if err != nil {
-			s.rdb.Del(ctx, keysOf(root).joinLock(target)) // best effort; the lock also expires
+			// Best effort (the lock also expires), and only our own lock: a
+			// lock that expired meanwhile may be another holder's now.
+			scriptJoinUnlock.Run(ctx, s.rdb, []string{keysOf(root).joinLock(target)}, token)
 			return res, fmt.Errorf("join step %s: %w", root.Pid(target), err)
 		}
 		remaining, follow, err := s.joinApply(ctx, view, token, now, apply, &res)

@@ -29,6 +29,7 @@ var (
 	scriptCommitStep   = load("commit_step")
 	scriptJoinLock     = load("join_lock")
 	scriptJoinApply    = load("join_apply")
+	scriptJoinUnlock   = load("join_unlock")
 	scriptKill         = load("kill")
 	scriptPause        = load("pause")
 	scriptWakeApply    = load("wake_apply")
@@ -41,7 +42,7 @@ var (
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
-	scriptJoinLock, scriptJoinApply, scriptKill, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptReleaseRoot,
+	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptReleaseRoot,
 	scriptIndexCommit, scriptIndexRewind,
 }
 

@@ -3,6 +3,8 @@ package joinstore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -189,6 +191,34 @@ func TestKilledRunningProcessRecoveredAborted(t *testing.T) {
 		pending, _ := s.PendingJoins(ctx, root)
 		if len(pending) != 1 || pending[0] != target {
 			t.Fatalf("the target must get the failure: %v", pending)
+		}
+	})
+}
+
+// A failing join decision gives its lock back only if it still holds it:
+// a lock that expired and was taken by another holder is left alone.
+func TestFailedDecisionLeavesAnotherHoldersLock(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		o := fanOut(t, 2, `"all"`, "drain")
+		root, _, target := startFan(t, s, o)
+		lock := fmt.Sprintf("xgr:{%s:%d}:jl:%d", root.Owner, root.RootPid, target)
+		_, err := s.JoinStep(ctx, root, target, t0, time.Minute, func(joinstore.JoinView) (joinstore.JoinApply, error) {
+			rdb.Set(ctx, lock, "999999", time.Minute) // our lock expired; another holder took it
+			return joinstore.JoinApply{}, errors.New("decision failed")
+		})
+		if err == nil {
+			t.Fatal("the failed decision was not reported")
+		}
+		if v, _ := rdb.Get(ctx, lock).Result(); v != "999999" {
+			t.Fatalf("another holder's lock was removed (now %q)", v)
+		}
+		rdb.Del(ctx, lock)
+		s.JoinStep(ctx, root, target, t0, time.Minute, func(joinstore.JoinView) (joinstore.JoinApply, error) {
+			return joinstore.JoinApply{}, errors.New("decision failed")
+		})
+		if n, _ := rdb.Exists(ctx, lock).Result(); n != 0 {
+			t.Fatal("a failed decision kept its own lock")
 		}
 	})
 }

@@ -267,7 +267,12 @@ func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) ([]in
 	}
 	s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
 	for _, c := range inflight {
-		if _, err := s.m.Store.Renew(ctx, c, time.Now(), s.m.ProcLease); err != nil {
+		switch _, err := s.m.Store.Renew(ctx, c, time.Now(), s.m.ProcLease); {
+		case errors.Is(err, joinstore.ErrLeaseLost):
+			// Usually its own commit came first (the renewal read the
+			// in-flight list before it); a real loss shows at the commit.
+			s.m.Log.Debug("lease not renewed: no longer held", "pid", c.Pid, "err", err)
+		case err != nil:
 			s.m.Log.Warn("lease renewal failed", "pid", c.Pid, "err", err)
 		}
 	}
