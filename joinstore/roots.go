@@ -102,3 +102,16 @@ func (s *Store) PendingJoins(ctx context.Context, root Root) ([]int64, error) {
 func (s *Store) UnmarkRoot(ctx context.Context, root Root) error {
 	return s.rdb.ZRem(ctx, rootShardKey(root), root.String()).Err()
 }
+
+// Health writes a replica's heartbeat (a SET with a TTL, under its own hash
+// tag) and returns when Redis acknowledged it: the round trip a replica
+// needs for every transition. A Redis that refuses writes (out of memory,
+// read-only replica, paused writes) or answers too late fails it; ctx
+// carries the deadline.
+func (s *Store) Health(ctx context.Context, replica string) error {
+	key := "xgr:{health}:" + replica
+	if err := s.rdb.Set(ctx, key, time.Now().UnixMilli(), time.Minute).Err(); err != nil {
+		return fmt.Errorf("redis write %s: %w", key, err)
+	}
+	return nil
+}

@@ -144,11 +144,18 @@ func (s *Store) NextRootPid(ctx context.Context, owner string) (int64, error) {
 	if err := CheckOwner(owner); err != nil {
 		return 0, err
 	}
-	n, err := s.rdb.Get(ctx, ownerKeysOf(owner).seq()).Int64()
-	if err == redis.Nil {
-		return 1, nil
+	ok := ownerKeysOf(owner)
+	n, err := s.rdb.Get(ctx, ok.seq()).Int64()
+	if err != nil && err != redis.Nil {
+		return 0, err
 	}
-	return n + 1, err
+	// As alloc_root does: never below the newest session still indexed.
+	if newest, err := s.rdb.ZRevRange(ctx, ok.roots(), 0, 0).Result(); err == nil && len(newest) == 1 {
+		if top, err := strconv.ParseInt(newest[0], 10, 64); err == nil && top > n {
+			n = top
+		}
+	}
+	return n + 1, nil
 }
 
 // DueIters returns up to limit iters of the session whose nextWakeAt has come.

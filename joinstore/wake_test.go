@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,6 +220,50 @@ func TestFailedDecisionLeavesAnotherHoldersLock(t *testing.T) {
 		})
 		if n, _ := rdb.Exists(ctx, lock).Result(); n != 0 {
 			t.Fatal("a failed decision kept its own lock")
+		}
+	})
+}
+
+// Root pids are not reused after Redis lost recent writes of an owner's
+// counter (restoring an older append-only file): the next one is above the
+// newest session still indexed.
+func TestRootPidsMonotonicAfterLostCounter(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		for i := 0; i < 3; i++ {
+			if _, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rdb.Set(ctx, "xgr:{own:"+owner+"}:seq", 1, 0) // the counter went back
+		if n, err := s.NextRootPid(ctx, owner); err != nil || n != 4 {
+			t.Fatalf("next root pid: %d %v", n, err)
+		}
+		r, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0})
+		if err != nil || r.Root.RootPid != 4 || r.Ack != "queued" {
+			t.Fatalf("start after the counter went back: %+v %v", r, err)
+		}
+	})
+}
+
+func TestDurabilityProblem(t *testing.T) {
+	for _, tc := range []struct {
+		d    joinstore.Durability
+		want string
+	}{
+		{joinstore.Durability{AppendOnly: "yes", Fsync: "everysec"}, ""},
+		{joinstore.Durability{AppendOnly: "yes", Fsync: "always"}, ""},
+		{joinstore.Durability{AppendOnly: "no", Fsync: "everysec"}, `appendonly is "no"`},
+		{joinstore.Durability{AppendOnly: "yes", Fsync: "no"}, `appendfsync is "no"`},
+	} {
+		if got := tc.d.Problem(); tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.d, got, tc.want)
+		}
+	}
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		nodes, err := joinstore.New(rdb, joinstore.Config{}).Durability(context.Background())
+		if err != nil || len(nodes) == 0 || nodes[0].AppendOnly == "" || nodes[0].Fsync == "" {
+			t.Fatalf("durability: %+v %v", nodes, err)
 		}
 	})
 }

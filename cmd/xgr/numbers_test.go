@@ -103,8 +103,16 @@ func TestNumbersStayExact(t *testing.T) {
 // startReplica runs `xgr run` with args until the test's cleanup.
 func startReplica(t *testing.T, args ...string) (stop func()) {
 	t.Helper()
+	stop, _ = startReplicaAt(t, args...)
+	return stop
+}
+
+// startReplicaAt is startReplica that also returns the ops address
+// (/metrics, /healthz, /readyz).
+func startReplicaAt(t *testing.T, args ...string) (stop func(), addr string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	addr = fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
 	done := make(chan error, 1)
 	go func() {
 		done <- runApp(ctx, newApp(io.Discard, io.Discard), append([]string{"xgr", "run", "--listen", addr}, args...))
@@ -130,7 +138,7 @@ func startReplica(t *testing.T, args ...string) (stop func()) {
 		if err := <-done; err != nil {
 			t.Errorf("xgr run: %v", err)
 		}
-	}
+	}, addr
 }
 
 // waitProcess waits until a process of the session runs step with status.

@@ -31,16 +31,19 @@ func openRedis(c *cli.Context) (redis.UniversalClient, error) {
 	}
 	switch {
 	case c.String("redis-cluster") != "":
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: split(c.String("redis-cluster"))}), nil
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: split(c.String("redis-cluster")), ContextTimeoutEnabled: true}), nil
 	case c.String("redis-sentinel") != "":
 		if c.String("redis-master") == "" {
 			return nil, fmt.Errorf("--redis-sentinel needs --redis-master")
 		}
-		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.String("redis-master"), SentinelAddrs: split(c.String("redis-sentinel"))}), nil
+		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.String("redis-master"), SentinelAddrs: split(c.String("redis-sentinel")), ContextTimeoutEnabled: true}), nil
 	}
 	opts, err := redis.ParseURL(c.String("redis"))
 	if err != nil {
 		return nil, fmt.Errorf("--redis %q: %w", c.String("redis"), err)
 	}
+	// Deadlines of a context bound the socket too (a health check must not
+	// wait out a paused or frozen Redis).
+	opts.ContextTimeoutEnabled = true
 	return redis.NewClient(opts), nil
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/indexer"
@@ -50,7 +49,10 @@ Steps run their XRC-137 rules: read from the rule contracts over --rpc
 (verified against ruleHash, cached by hash) or from a --rules directory (see
 xgr simulate); --outcomes scripts the steps no rule covers.
 
-/metrics serves Prometheus metrics and /healthz answers 200 while Redis does.
+/metrics serves Prometheus metrics; /healthz answers 200 while Redis
+acknowledges a write within --health-timeout (503 with the reason
+otherwise: out of memory, read-only, paused, frozen); /readyz also fails
+while the replica drains.
 
 With --rpc-listen (and --rpc: permits are checked against the chain), the
 replica serves the xgr_* JSON-RPC gateway over HTTP and WebSocket: clients
@@ -68,7 +70,9 @@ Example:
 			&cli.StringFlag{Name: "outcomes", EnvVars: []string{"XGR_OUTCOMES"}, Usage: "scripted outcomes for steps no rule covers"},
 			allowHostFlag(), rpcBackendFlag(),
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics and /healthz (empty: off)"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics, /healthz and /readyz (empty: off)"},
+			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync everysec|always"},
+			&cli.DurationFlag{Name: "health-timeout", Value: time.Second, EnvVars: []string{"XGR_HEALTH_TIMEOUT"}, Usage: "/healthz fails when a Redis write takes longer"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often to look for sessions"},
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
@@ -121,6 +125,9 @@ func runAction(c *cli.Context) error {
 	if err := store.Preload(c.Context); err != nil {
 		return cli.Exit("run: redis: "+err.Error(), 1)
 	}
+	if err := checkDurability(c, store); err != nil {
+		return err
+	}
 	events := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_events_total", Help: "Session timeline events by type."}, []string{"type"})
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
@@ -137,7 +144,12 @@ func runAction(c *cli.Context) error {
 	reg.MustRegister(events, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
 		func() float64 { return float64(m.Running()) }))
 	if addr := c.String("listen"); addr != "" {
-		srv, err := serveOps(addr, reg, rdb)
+		srv, err := serveOps(addr, reg, store, replica, c.Duration("health-timeout"), func() error {
+			if c.Context.Err() != nil {
+				return errors.New("draining: the replica is stopping")
+			}
+			return nil
+		})
 		if err != nil {
 			return cli.Exit("run: "+err.Error(), 2)
 		}
@@ -177,6 +189,28 @@ func runAction(c *cli.Context) error {
 	return err
 }
 
+// checkDurability reads Redis's persistence settings: a setting that can
+// lose acknowledged writes is a warning, or with --require-aof a refusal.
+func checkDurability(c *cli.Context, store *joinstore.Store) error {
+	nodes, err := store.Durability(c.Context)
+	if err != nil {
+		if c.Bool("require-aof") {
+			return cli.Exit("run: --require-aof: cannot check Redis persistence: "+err.Error(), 1)
+		}
+		slog.Warn("cannot check Redis persistence (appendonly, appendfsync)", "err", err)
+		return nil
+	}
+	for _, d := range nodes {
+		if p := d.Problem(); p != "" {
+			if c.Bool("require-aof") {
+				return cli.Exit(fmt.Sprintf("run: --require-aof: redis %s: %s", d.Node, p), 1)
+			}
+			slog.Warn("redis may lose acknowledged writes", "node", d.Node, "problem", p)
+		}
+	}
+	return nil
+}
+
 // chainService dials the node and builds the indexer: follower, starter and
 // the cache-backed orchestration source (before the static one).
 func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
@@ -210,19 +244,33 @@ func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.
 	return svc, source, nil
 }
 
-// serveOps serves /metrics and /healthz.
-func serveOps(addr string, reg *prometheus.Registry, rdb redis.UniversalClient) (*http.Server, error) {
+// serveOps serves /metrics, /healthz (the replica can write to Redis within
+// the timeout: a heartbeat SET round trip) and /readyz (healthy and not
+// draining). A failing check answers 503 with the reason in the body.
+func serveOps(addr string, reg *prometheus.Registry, store *joinstore.Store, replica string, timeout time.Duration, ready func() error) (*http.Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	health := func(w http.ResponseWriter, r *http.Request, checks ...func() error) {
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		if err := rdb.Ping(ctx).Err(); err != nil {
-			http.Error(w, "redis: "+err.Error(), http.StatusServiceUnavailable)
+		start := time.Now()
+		if err := store.Health(ctx, replica); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("redis did not acknowledge a write within %s (frozen, paused or overloaded): %w", timeout, err)
+			}
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		fmt.Fprintln(w, "ok")
-	})
+		for _, check := range checks {
+			if err := check(); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		fmt.Fprintf(w, "ok: redis write acknowledged in %s\n", time.Since(start).Round(time.Microsecond))
+	}
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { health(w, r) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { health(w, r, ready) })
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -233,7 +281,7 @@ func serveOps(addr string, reg *prometheus.Registry, rdb redis.UniversalClient) 
 			slog.Error("ops server stopped", "err", err)
 		}
 	}()
-	slog.Info("serving /metrics and /healthz", "addr", l.Addr().String())
+	slog.Info("serving /metrics, /healthz and /readyz", "addr", l.Addr().String())
 	return srv, nil
 }
 

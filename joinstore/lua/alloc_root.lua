@@ -15,8 +15,10 @@
 -- {next, "stale"} when ARGV[3] is not the owner's next rootPid (nothing
 -- allocated; next is what it would have been).
 -- Invariant: one idempotency key maps to one rootPid while its session
--- exists; rootPids of an owner are never reused; the owner's indexes hold
--- only sessions whose records still exist.
+-- exists; rootPids of an owner are never reused, not even after Redis lost
+-- recent writes of the counter (an older append-only file): the next pid is
+-- above the newest session the owner's index still holds; the owner's
+-- indexes hold only sessions whose records still exist.
 for _, r in ipairs(redis.call("ZRANGEBYSCORE", KEYS[4], "-inf", ARGV[2], "LIMIT", 0, 1000)) do
   redis.call("ZREM", KEYS[3], r)
   redis.call("ZREM", KEYS[4], r)
@@ -36,8 +38,15 @@ if key ~= "" then
     return {have, "existing"}
   end
 end
+-- The counter, raised to the newest indexed session if it fell behind.
+local seq = tonumber(redis.call("GET", KEYS[1]) or "0")
+local newest = redis.call("ZREVRANGE", KEYS[3], 0, 0)[1]
+if newest and tonumber(newest) > seq then
+  seq = tonumber(newest)
+  redis.call("SET", KEYS[1], seq)
+end
 if ARGV[3] and ARGV[3] ~= "" then
-  local nextRoot = tonumber(redis.call("GET", KEYS[1]) or "0") + 1
+  local nextRoot = seq + 1
   if tostring(nextRoot) ~= ARGV[3] then
     return {tostring(nextRoot), "stale"}
   end
