@@ -34,7 +34,8 @@
 -- nothing changed), BAD_CHILD (child iter not reserved by this lease).
 -- Invariants: a step is committed at most once, by its current lease holder;
 -- child pids are unique (they come from the lease's reservation); no process
--- is created into a group whose join closed with kill; a finished process
+-- is created into a group whose join closed with kill, nor into the fresh
+-- group of a join target gated there; a finished process
 -- delivers to its group's open target exactly once (the pending list entry);
 -- a committed step's wake-ups are queued exactly once, a killed one's never.
 local PROC, WQ, CHILD0 = 7, 13, 13
@@ -104,10 +105,22 @@ if targetIter ~= "" and not targetOpen and redis.call("EXISTS", KEYS[9]) == 0 th
   redis.call("HDEL", KEYS[8], group)
 end
 
+-- The spawn gate covers the whole join scope: a nested join's target gated
+-- into the closed group takes its producers (its fresh group, named by the
+-- target's iter) with it, so no half of a join is created.
+local gatedGroup = {}
+if gateKill then
+  gatedGroup[group] = true
+  for _, c in ipairs(children) do
+    if c.expect and c.group == group then
+      gatedGroup[c.iter] = true
+    end
+  end
+end
 local created, gated = {}, 0
 for i, c in ipairs(children) do
   local pkey, gkey = KEYS[CHILD0 + 2 * i - 1], KEYS[CHILD0 + 2 * i]
-  if gateKill and c.group == group then
+  if gatedGroup[c.group] then
     gated = gated + 1
   else
     local cpid = root .. ":" .. c.iter
