@@ -21,6 +21,29 @@ type Config struct {
 	// StepsCap bounds the proc_steps stream of one session (approximate
 	// trimming; default 100000 entries) so that endless loops stay bounded.
 	StepsCap int
+	// MaxPayloadBytes caps a process's payload: a start payload, a step's
+	// next payload, a woken process's merged payload (default
+	// DefaultMaxPayload).
+	MaxPayloadBytes int
+}
+
+// DefaultMaxPayload is the default payload cap: 256 KiB, twice the largest
+// XRC-137 document (MaxXRC137Bytes) and far above what a branch can write
+// (64 keys of at most 8 KiB strings).
+const DefaultMaxPayload = 256 << 10
+
+// ErrPayloadTooLarge: a payload is over the store's MaxPayloadBytes.
+var ErrPayloadTooLarge = errors.New("payload too large")
+
+// MaxPayload is the payload cap in bytes.
+func (s *Store) MaxPayload() int { return s.cfg.MaxPayloadBytes }
+
+// CheckPayload refuses a payload over the cap, naming both sizes.
+func (s *Store) CheckPayload(what string, p []byte) error {
+	if len(p) > s.cfg.MaxPayloadBytes {
+		return fmt.Errorf("%s is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD): %w", what, len(p), s.cfg.MaxPayloadBytes, ErrPayloadTooLarge)
+	}
+	return nil
 }
 
 // Store is the Redis-backed session store. It is safe for concurrent use and
@@ -37,6 +60,9 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 	}
 	if cfg.StepsCap <= 0 {
 		cfg.StepsCap = 100000
+	}
+	if cfg.MaxPayloadBytes <= 0 {
+		cfg.MaxPayloadBytes = DefaultMaxPayload
 	}
 	return &Store{rdb: rdb, cfg: cfg}
 }
@@ -90,6 +116,9 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	payload := req.Payload
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
+	}
+	if err := s.CheckPayload("the start payload", payload); err != nil {
+		return StartResult{}, fmt.Errorf("start: %w", err)
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &obj); err != nil || obj == nil {

@@ -143,7 +143,7 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 	now := time.Now()
 	c := r.claim
 	step := s.orch.Step(c.ResumeStep)
-	commit, detail := commitFor(c, step, r, now, s.m.Replica)
+	commit, detail := commitFor(c, step, s.m.Store.CheckPayload, r, now, s.m.Replica)
 	s.emit(Event{At: now, Type: "executed", Pid: c.Pid, Step: c.ResumeStep, Detail: detail})
 	if commit.Status == "aborted" {
 		s.m.Log.Warn("step aborted", "session", s.root.String(), "pid", c.Pid, "step", c.ResumeStep, "reason", commit.AbortReason)
@@ -192,15 +192,23 @@ func (s *sessionIO) wakes(ctx context.Context, w []joinstore.PendingWake) error 
 // payload flow, the children of the selected branch and its wake-ups; a
 // hard error aborts the process with the error as its reason. The detail
 // is the timeline's account of the execution.
-func commitFor(c joinstore.Claim, step *registry.Step, r result, now time.Time, worker string) (joinstore.Commit, string) {
+func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p []byte) error, r result, now time.Time, worker string) (joinstore.Commit, string) {
 	commit := joinstore.Commit{Status: "done", Worker: worker}
-	next, detail := r.input, "valid"
+	detail := "valid"
+	if r.err == nil && step != nil {
+		commit.Payload = MarshalPayload(NextPayload(r.input, r.res.Output))
+		// A payload over the cap aborts the step: nothing it asked for
+		// happens (children, wake-ups), and its payload stays the input.
+		if err := check("the step's next payload", commit.Payload); err != nil {
+			r.err = fmt.Errorf("step %s: %w", c.ResumeStep, err)
+		}
+	}
 	if r.err != nil || step == nil {
 		commit.Status = "aborted"
 		detail = fmt.Sprint(r.err)
 		commit.AbortReason = detail
+		commit.Payload = MarshalPayload(r.input)
 	} else {
-		next = NextPayload(r.input, r.res.Output)
 		commit.Valid = &r.res.Valid
 		if !r.res.Valid {
 			detail = "invalid"
@@ -213,7 +221,6 @@ func commitFor(c joinstore.Claim, step *registry.Step, r result, now time.Time, 
 		}
 		commit.WakeUps = wakeEntries(c, r.res)
 	}
-	commit.Payload = MarshalPayload(next)
 	if step != nil {
 		commit.Children = Children(step, r.err != nil, r.res.Valid, Parent{Group: c.JoinGroupID, FirstChild: c.FirstChild}, commit.Payload, now, r.res.Wait)
 	}

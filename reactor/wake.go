@@ -26,6 +26,9 @@ type WakeRequest struct {
 	// payload) are merged into each woken process's payload in that order
 	// (rule spec §8.5.3); both nil keeps the payload as it is.
 	Base, Overlay map[string]any
+	// MaxPayload caps a woken process's merged payload in bytes (0: no cap;
+	// Wake sets the store's).
+	MaxPayload int
 }
 
 // WakeNote says what a wake did with one candidate process.
@@ -76,6 +79,11 @@ func DecideWake(req WakeRequest, procs []joinstore.WaitingProc) ([]joinstore.Wak
 		w := joinstore.Waking{Iter: p.Iter, UpdatedAt: p.UpdatedAt}
 		if req.Base != nil || req.Overlay != nil {
 			w.Plain = MarshalPayload(wakeup.Merge(plain, req.Base, req.Overlay))
+			if req.MaxPayload > 0 && len(w.Plain) > req.MaxPayload {
+				note.Reason = fmt.Sprintf("not woken: the merged payload would be %d bytes, at most %d are allowed", len(w.Plain), req.MaxPayload)
+				notes = append(notes, note)
+				continue
+			}
 		}
 		picks = append(picks, w)
 		note.Woken = true

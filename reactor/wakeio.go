@@ -17,6 +17,9 @@ import (
 // candidate.
 func Wake(ctx context.Context, store *joinstore.Store, root joinstore.Root, id string, iters []int64, req WakeRequest, by string, now time.Time) (joinstore.WakeResult, []WakeNote, error) {
 	var notes []WakeNote
+	if req.MaxPayload == 0 {
+		req.MaxPayload = store.MaxPayload()
+	}
 	res, err := store.Wake(ctx, root, id, req.Step, iters, now, by, func(procs []joinstore.WaitingProc) ([]joinstore.Waking, error) {
 		picks, n, err := DecideWake(req, procs)
 		notes = n

@@ -106,7 +106,7 @@ func runAction(c *cli.Context) error {
 		return cli.Exit(err.Error(), 2)
 	}
 	defer rdb.Close()
-	store0 := joinstore.New(rdb, joinstore.Config{SessionTTL: sessionTTL()})
+	store0 := joinstore.New(rdb, storeConfig())
 	var cache *indexer.CacheSource
 	if client != nil {
 		cache = indexer.NewCacheSource(store0.Index(chainID), client)

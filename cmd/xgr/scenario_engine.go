@@ -43,7 +43,7 @@ type scenarioEngine struct {
 }
 
 func newScenarioEngine(ctx context.Context, env *scenarioEnv, keys map[string]*ecdsa.PrivateKey, api *rule.HTTPCaller) (*scenarioEngine, error) {
-	store := joinstore.New(env.rdb, joinstore.Config{SessionTTL: sessionTTL()})
+	store := joinstore.New(env.rdb, storeConfig())
 	if err := store.Preload(ctx); err != nil {
 		return nil, fmt.Errorf("redis: %w", err)
 	}

@@ -127,10 +127,20 @@ func withStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) e
 		return cli.Exit(err.Error(), 2)
 	}
 	defer rdb.Close()
-	return f(c.Context, joinstore.New(rdb, joinstore.Config{SessionTTL: sessionTTL()}))
+	return f(c.Context, joinstore.New(rdb, storeConfig()))
 }
 
 // sessionTTL is XGR_SESSION_TTL_SECS (default 86400).
+// storeConfig is the store configuration of the environment:
+// XGR_SESSION_TTL_SECS and XGR_MAX_PAYLOAD (bytes; default 256 KiB).
+func storeConfig() joinstore.Config {
+	cfg := joinstore.Config{SessionTTL: sessionTTL()}
+	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_PAYLOAD")); err == nil && v > 0 {
+		cfg.MaxPayloadBytes = v
+	}
+	return cfg
+}
+
 func sessionTTL() time.Duration {
 	if v, err := strconv.Atoi(os.Getenv("XGR_SESSION_TTL_SECS")); err == nil && v > 0 {
 		return time.Duration(v) * time.Second

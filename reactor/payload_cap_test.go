@@ -1,0 +1,62 @@
+package reactor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// Payloads are capped on every path: a start payload over the cap creates
+// nothing; a step whose next payload would be over it aborts with the
+// reason and creates nothing; a wake whose merge would be over it wakes
+// nothing.
+func TestPayloadCap(t *testing.T) {
+	o, err := registry.Parse([]byte(`{"id": "cap", "structure": {"A1": {"rule": "x", "onValid": {"spawns": ["B1"]}}, "B1": {"rule": "x"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := testenv.StartRedis(t).Client()
+	store, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, MaxPayloadBytes: 100}), context.Background()
+	src := NewStaticSource(o)
+	big := json.RawMessage(`{"x": "` + strings.Repeat("a", 200) + `"}`)
+	_, err = Start(ctx, store, src, StartRequest{Owner: owner, XRC729: "t", OstcID: "cap", Step: "A1", Payload: big}, time.Now())
+	if !errors.Is(err, joinstore.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the start payload is 209 bytes, at most 100") {
+		t.Fatalf("a start payload over the cap: %v", err)
+	}
+	if n, _ := rdb.DBSize(ctx).Result(); n != 0 {
+		t.Fatalf("a refused start left %d keys", n)
+	}
+	res, err := Start(ctx, store, src, StartRequest{Owner: owner, XRC729: "t", OstcID: "cap", Step: "A1", Payload: json.RawMessage(`{"n": 1}`)}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := execFunc(func(_ context.Context, e Execution) (Result, error) {
+		return Result{Valid: true, Output: map[string]any{"blob": strings.Repeat("b", 200)}}, nil
+	})
+	r := &Runner{Store: store, Orch: o, Exec: exec, Worker: "w", Now: time.Now, Advance: func(time.Time) {}}
+	if err := r.Run(ctx, res.Root); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := store.Process(ctx, res.Root, 1)
+	if p["status"] != "aborted" || !strings.Contains(p["abortReason"], "the step's next payload is") || p["resumePlain"] != `{"n":1}` {
+		t.Fatalf("an output over the cap: %v", p)
+	}
+	if procs, _ := store.Processes(ctx, res.Root); len(procs) != 1 {
+		t.Fatalf("an aborted step created children: %v", procs)
+	}
+
+	// A wake whose merge would be over the cap.
+	w, _ := Start(ctx, store, src, StartRequest{Owner: owner, XRC729: "t", OstcID: "cap", Step: "A1", WakeAt: time.Now().Add(time.Hour)}, time.Now())
+	wres, notes, err := Wake(ctx, store, w.Root, "", []int64{1}, WakeRequest{Runner: owner, Operator: true,
+		Overlay: map[string]any{"blob": strings.Repeat("c", 200)}}, "test", time.Now())
+	if err != nil || len(wres.Woken) != 0 || !strings.Contains(notes[0].Reason, "not woken: the merged payload would be") {
+		t.Fatalf("a wake over the cap: %+v %+v %v", wres, notes, err)
+	}
+}
