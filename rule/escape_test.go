@@ -300,6 +300,7 @@ func TestParseRefusesUnsafePlaceholders(t *testing.T) {
 		{`"urlTemplate": "https://e.org/x", "bodyTemplate": "{\"a\": 1[A]}"`, "apiCalls[0].bodyTemplate", CodeBody, "whole value"},
 		{`"urlTemplate": "https://e.org/x", "bodyTemplate": "a=[A]"`, "apiCalls[0].bodyTemplate", CodeBody, "must be a JSON text"},
 		{`"urlTemplate": "https://e.org/x", "bodyTemplate": "a=[A]", "headers": {"content-type": "application/x-www-form-urlencoded"}`, "apiCalls[0].bodyTemplate", CodeBody, "JSON bodies only"},
+		{`"urlTemplate": "https://e.org/x", "headers": {"X-A": "a\u0000[A]"}`, "apiCalls[0].headers.X-A", CodeHeader, "control characters"},
 	} {
 		ve := problemsOf(t, call(c.fields))
 		p := findProblem(ve.Problems, c.path, c.code)

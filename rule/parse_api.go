@@ -177,8 +177,8 @@ func (d *decoder) headers(v *jsondoc.Value, path jsondoc.Path) []Header {
 		if !ok {
 			continue
 		}
-		if strings.ContainsAny(s, "\r\n") {
-			d.errorf(m.Value, hp, CodeHeader, "header values must not contain line breaks")
+		if strings.IndexFunc(s, isControl) >= 0 {
+			d.errorf(m.Value, hp, CodeHeader, "header values must not contain line breaks or other control characters; visible characters, spaces and tabs are allowed")
 			continue
 		}
 		if t := d.template(m.Value, hp, s); t != nil {
