@@ -40,8 +40,11 @@ import (
 // defaults) make the step invalid and are listed in Result.Reasons. Hard
 // errors (input type violations, CEL run-time errors outside API
 // extraction such as big-integer overflow, evaluator caps, non-boolean
-// rules, wake-up fields that resolve to malformed values) return a
-// *HardError along with the partial Result.
+// rules, wake-up fields that resolve to malformed values, API call
+// placeholder values that cannot stand where they are placed: a URL path
+// segment "." or "..", a header line break, a number without a JSON form)
+// return a *HardError along with the partial Result. API call templates
+// escape every placeholder for its place (see CallTemplate).
 //
 // Evaluate does no IO except through src, reads no clock except
 // src.Clock, and is safe for concurrent use on one Document.

@@ -23,7 +23,12 @@ func (e *evaluation) apiCall(i int, c *APICall) error {
 		e.res.Calls = append(e.res.Calls, rep)
 	}()
 	base := jsondoc.Path("apiCalls").Index(i)
-	resp, failure := e.request(c, &rep)
+	req, missing, hard := e.renderCall(base, c)
+	if hard != nil {
+		rep.Error = hard.Err.Error()
+		return hard
+	}
+	resp, failure := e.request(req, missing, &rep)
 	if failure != nil && isCapError(failure) {
 		rep.Error = failure.Error()
 		return &HardError{Stage: "apiCalls", Path: string(base), Err: failure}
@@ -90,29 +95,64 @@ func (e *evaluation) fallback(defaulted, soft *[]string, key string, t Type, def
 	e.reason(ReasonSoftInvalid, path, []string{key}, fmt.Sprintf("[%s] has no value and no default: %s", key, why))
 }
 
-// request renders and performs the call and decodes the JSON response
-// (numbers as celValue gives them to expressions).
-// A returned error is a failed call, except for a response that breaks
-// MaxListCap, which is a hard error (guide §5.5.4).
-func (e *evaluation) request(c *APICall, rep *CallReport) (any, error) {
+// lookup is the value a call template renders for key: the plain value,
+// or for uint256 / int256 values the exact integer expressions see, so that
+// a whole-value body placeholder renders a JSON number.
+func (e *evaluation) lookup(key string) (any, bool) {
+	v, ok := e.env.out[key]
+	if !ok {
+		return nil, false
+	}
+	switch x := e.env.cel[key].(type) {
+	case u256, i256:
+		return x, true
+	}
+	return v, true
+}
+
+// renderCall renders the call's templates, each placeholder escaped for
+// where it stands (see CallTemplate). A value that cannot stand there
+// safely is a hard error at the template's path; missing keys are
+// returned for the caller to fail the call.
+func (e *evaluation) renderCall(base jsondoc.Path, c *APICall) (APIRequest, []string, *HardError) {
+	hard := func(p jsondoc.Path, err error) *HardError {
+		return &HardError{Stage: "apiCalls", Path: string(p), Err: err}
+	}
 	var missing []string
-	url, miss := c.URL.Render(e.env.out)
+	url, miss, err := c.URL.render(e.lookup)
+	if err != nil {
+		return APIRequest{}, nil, hard(base.Key("urlTemplate"), err)
+	}
 	missing = append(missing, miss...)
 	req := APIRequest{Name: c.Name, Method: c.Method, URL: url, Timeout: c.Timeout}
 	if c.Body != nil {
-		body, miss := c.Body.Render(e.env.out)
+		body, miss, err := c.Body.render(e.lookup)
+		if err != nil {
+			return APIRequest{}, nil, hard(base.Key("bodyTemplate"), err)
+		}
 		missing = append(missing, miss...)
 		req.Body = []byte(body)
 	}
 	for _, h := range c.Headers {
-		v, miss := h.Value.Render(e.env.out)
+		v, miss, err := h.Value.render(e.lookup)
+		if err != nil {
+			return APIRequest{}, nil, hard(base.Key("headers").Key(h.Name), err)
+		}
 		missing = append(missing, miss...)
 		req.Headers = append(req.Headers, RenderedHeader{Name: h.Name, Value: v})
 	}
+	return req, missing, nil
+}
+
+// request performs a rendered call and decodes the JSON response
+// (numbers as celValue gives them to expressions).
+// A returned error is a failed call, except for a response that breaks
+// MaxListCap, which is a hard error (guide §5.5.4).
+func (e *evaluation) request(req APIRequest, missing []string, rep *CallReport) (any, error) {
 	if len(missing) > 0 {
 		return nil, &MissingKeysError{Keys: dedupe(missing)}
 	}
-	rep.URL = url
+	rep.URL = req.URL
 	if e.src.API == nil {
 		return nil, ErrNoAPICaller
 	}

@@ -2,7 +2,12 @@ package rule
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -101,4 +106,157 @@ func FuzzExpr(f *testing.F) {
 		}
 		e.EvalBool(ctx, env)
 	})
+}
+
+// FuzzRender renders arbitrary API call templates with an arbitrary value
+// for every placeholder and checks the escaping invariants: a URL keeps
+// the template's scheme, host, path segments, query pairs and fragment; a
+// JSON body stays valid JSON with the same keys; a header value never gets
+// a line break.
+func FuzzRender(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"https://api.example.net/quote/[T]", "XGR/../../admin/drop"},
+		{"https://api.example.net/q?sym=[S]&n=1", "x&admin=1"},
+		{"https://api.example.net/v2/[Base]-[Quote]/spot?x=[Base]", "a#b"},
+		{`{"name": "[Name]", "amount": [Amount], "list": [[Amount], "[Name]"]}`, `"},"admin":true,"x":{"`},
+		{`{"amount": [Amount]}`, `{"nested": [1, 2.50, "x"]}`},
+		{"Bearer [Token]", "\r\nX-Evil: 1"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, tmpl, value string) {
+		tp, bad := ParseTemplate(tmpl)
+		if bad != "" || len(tp.Keys()) == 0 {
+			return
+		}
+		fill := func(v any) map[string]any {
+			env := map[string]any{}
+			for _, k := range tp.Keys() {
+				env[k] = v
+			}
+			return env
+		}
+		if c, err := newURLTemplate(tp); err == nil {
+			checkRenderedURL(t, c, fill("x"), fill(value))
+		}
+		if c, err := newBodyTemplate(tp, "", false); err == nil {
+			checkRenderedBody(t, c, fill("x"), fill(value))
+			dec := json.NewDecoder(strings.NewReader(value))
+			dec.UseNumber()
+			var v any
+			if dec.Decode(&v) == nil {
+				if out, _, err := c.Render(fill(v)); err == nil && !json.Valid([]byte(out)) {
+					t.Fatalf("body %q with %s rendered invalid JSON %q", tmpl, value, out)
+				}
+			}
+		}
+		if strings.IndexFunc(tmpl, isControl) < 0 { // Parse refuses control characters in header values
+			out, _, err := newHeaderTemplate(tp).Render(fill(value))
+			if err == nil && strings.IndexFunc(out, isControl) >= 0 {
+				t.Fatalf("header %q with %q rendered %q", tmpl, value, out)
+			}
+			if err != nil && strings.IndexFunc(value, isControl) < 0 {
+				t.Fatalf("header %q refused %q: %v", tmpl, value, err)
+			}
+		}
+	})
+}
+
+// urlShape splits a rendered URL as a client sends it.
+func urlShape(s string) (path string, u *url.URL, ok bool) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", nil, false
+	}
+	path = s
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		path = s[:i]
+	}
+	return path, u, true
+}
+
+func checkRenderedURL(t *testing.T, c *CallTemplate, probeEnv, env map[string]any) {
+	probe, _, err := c.Render(probeEnv)
+	if err != nil {
+		return // the literal text around the probe makes a dot segment
+	}
+	ppath, pu, ok := urlShape(probe)
+	if !ok {
+		return // Parse refuses this urlTemplate
+	}
+	out, _, err := c.Render(env)
+	if err != nil {
+		if !strings.Contains(err.Error(), `may not be "." or ".."`) {
+			t.Fatalf("%q with %v: %v", c.Source, env, err)
+		}
+		return
+	}
+	path, u, ok := urlShape(out)
+	if !ok {
+		t.Fatalf("%q with %v rendered %q, which is not an absolute URL", c.Source, env, out)
+	}
+	if u.Scheme != pu.Scheme || u.Host != pu.Host || u.User.String() != pu.User.String() || u.Fragment != pu.Fragment || u.RawFragment != pu.RawFragment {
+		t.Fatalf("%q with %v: %q changed the scheme, host or fragment of %q", c.Source, env, out, probe)
+	}
+	segs, psegs := strings.Split(path, "/"), strings.Split(ppath, "/")
+	if len(segs) != len(psegs) {
+		t.Fatalf("%q with %v: %q has %d path segments, the template %d", c.Source, env, out, len(segs), len(psegs))
+	}
+	for i, s := range segs {
+		if (s == "." || s == "..") && s != psegs[i] {
+			t.Fatalf("%q with %v: %q has the dot segment %q", c.Source, env, out, s)
+		}
+	}
+	if strings.Count(u.RawQuery, "&") != strings.Count(pu.RawQuery, "&") || strings.Count(u.RawQuery, "=") != strings.Count(pu.RawQuery, "=") {
+		t.Fatalf("%q with %v: query %q has other pairs than %q", c.Source, env, u.RawQuery, pu.RawQuery)
+	}
+}
+
+func checkRenderedBody(t *testing.T, c *CallTemplate, probeEnv, env map[string]any) {
+	probe, _, err := c.Render(probeEnv)
+	if err != nil {
+		t.Fatalf("%q with a probe: %v", c.Source, err)
+	}
+	out, _, err := c.Render(env)
+	if err != nil {
+		t.Fatalf("%q with %v: %v", c.Source, env, err)
+	}
+	want, err1 := jsonKeys(probe)
+	got, err2 := jsonKeys(out)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("%q rendered invalid JSON: %q (%v), %q (%v)", c.Source, probe, err1, out, err2)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%q with %v: keys %q, the template's %q", c.Source, env, got, want)
+	}
+}
+
+// jsonKeys lists the object keys of a JSON text by their paths.
+func jsonKeys(s string) ([]string, error) {
+	if !json.Valid([]byte(s)) {
+		return nil, errors.New("not valid JSON")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, err
+	}
+	var keys []string
+	var walk func(string, any)
+	walk = func(at string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				p := at + "." + strconv.Quote(k)
+				keys = append(keys, p)
+				walk(p, e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(at+"["+strconv.Itoa(i)+"]", e)
+			}
+		}
+	}
+	walk("", v)
+	sort.Strings(keys)
+	return keys, nil
 }

@@ -48,9 +48,10 @@ type APICall struct {
 	Name   string
 	Method string
 	// URL, Body and the header values are templates (rendered, never
-	// evaluated as CEL).
-	URL         *Template
-	Body        *Template
+	// evaluated as CEL) whose placeholders are escaped for where they stand
+	// (see CallTemplate).
+	URL         *CallTemplate
+	Body        *CallTemplate
 	Headers     []Header
 	ContentType string
 	// Timeout is timeoutMs; zero means the caller's default.
@@ -62,7 +63,7 @@ type APICall struct {
 // Header is one request header; its value is a template.
 type Header struct {
 	Name  string
-	Value *Template
+	Value *CallTemplate
 }
 
 // Extract is one alias of an extractMap.

@@ -76,13 +76,30 @@ func (d *decoder) apiCall(v *jsondoc.Value, path jsondoc.Path) *APICall {
 			d.errorf(m["contentType"], path.Key("contentType"), CodeContentType, `contentType %q is not supported; only "json" is`, c.ContentType)
 		}
 	}
-	if bv, has := m["bodyTemplate"]; has && bv.Kind != jsondoc.Null {
+	var body *Template
+	bv, hasBody := m["bodyTemplate"]
+	if hasBody && bv.Kind != jsondoc.Null {
 		if s, good := d.str(bv, path.Key("bodyTemplate"), "a string", MaxBodyTemplateLen, "MaxBodyTemplateLen"); good {
-			c.Body = d.template(bv, path.Key("bodyTemplate"), s)
+			body = d.template(bv, path.Key("bodyTemplate"), s)
 		}
 	}
 	if hv, has := m["headers"]; has && hv.Kind != jsondoc.Null {
 		c.Headers = d.headers(hv, path.Key("headers"))
+	}
+	if body != nil {
+		// How the body is escaped depends on the Content-Type it is sent as.
+		var ct string
+		var ctTemplated bool
+		for _, h := range c.Headers {
+			if strings.EqualFold(h.Name, "Content-Type") {
+				ct, ctTemplated = h.Value.Source, len(h.Value.Keys()) > 0
+			}
+		}
+		if bt, err := newBodyTemplate(body, ct, ctTemplated); err != nil {
+			d.errorf(bv, path.Key("bodyTemplate"), CodeBody, "%v", err)
+		} else {
+			c.Body = bt
+		}
 	}
 	if tv, has := m["timeoutMs"]; has && tv.Kind != jsondoc.Null {
 		if ms, good := d.uintValue(tv, path.Key("timeoutMs"), "timeoutMs", maxTimeoutMs); good {
@@ -111,7 +128,9 @@ func (d *decoder) template(v *jsondoc.Value, path jsondoc.Path, s string) *Templ
 	return t
 }
 
-func (d *decoder) urlTemplate(v *jsondoc.Value, path jsondoc.Path) *Template {
+// urlTemplate reads a urlTemplate: an absolute http(s) URL whose scheme and
+// host are written literally; placeholders stand in the path or the query.
+func (d *decoder) urlTemplate(v *jsondoc.Value, path jsondoc.Path) *CallTemplate {
 	s, ok := d.str(v, path, "a string", MaxURLTemplateLen, "MaxURLTemplateLen")
 	if !ok {
 		return nil
@@ -120,14 +139,16 @@ func (d *decoder) urlTemplate(v *jsondoc.Value, path jsondoc.Path) *Template {
 	if t == nil {
 		return nil
 	}
-	if strings.HasPrefix(strings.TrimSpace(s), "[") {
-		return t // the scheme and host come from a placeholder
+	c, err := newURLTemplate(t)
+	if err != nil {
+		d.errorf(v, path, CodeURL, "%v", err)
+		return nil
 	}
 	probe := make(map[string]any)
-	for _, k := range t.Keys() {
+	for _, k := range c.Keys() {
 		probe[k] = "x"
 	}
-	rendered, _ := t.Render(probe)
+	rendered, _, _ := c.Render(probe)
 	u, err := url.Parse(rendered)
 	switch {
 	case err != nil:
@@ -137,7 +158,7 @@ func (d *decoder) urlTemplate(v *jsondoc.Value, path jsondoc.Path) *Template {
 	case u.Host == "":
 		d.errorf(v, path, CodeURL, "urlTemplate has no host")
 	}
-	return t
+	return c
 }
 
 func (d *decoder) headers(v *jsondoc.Value, path jsondoc.Path) []Header {
@@ -156,12 +177,12 @@ func (d *decoder) headers(v *jsondoc.Value, path jsondoc.Path) []Header {
 		if !ok {
 			continue
 		}
-		if strings.ContainsAny(s, "\r\n") {
-			d.errorf(m.Value, hp, CodeHeader, "header values must not contain line breaks")
+		if strings.IndexFunc(s, isControl) >= 0 {
+			d.errorf(m.Value, hp, CodeHeader, "header values must not contain line breaks or other control characters; visible characters, spaces and tabs are allowed")
 			continue
 		}
 		if t := d.template(m.Value, hp, s); t != nil {
-			out = append(out, Header{Name: m.Name, Value: t})
+			out = append(out, Header{Name: m.Name, Value: newHeaderTemplate(t)})
 		}
 	}
 	return out

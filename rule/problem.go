@@ -25,6 +25,7 @@ const (
 	CodeContentType  = "content-type"
 	CodeURL          = "url"
 	CodeHeader       = "header"
+	CodeBody         = "body"
 	CodeSignature    = "signature"
 	CodeRuleType     = "rule-type"
 	CodeRange        = "range"
