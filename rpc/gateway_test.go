@@ -313,6 +313,14 @@ func TestControlWakeAndList(t *testing.T) {
 	if alive, _ := g.client.SessionAlive(ctx, runner, root.RootPid); alive {
 		t.Error("alive after kill")
 	}
+	// Kill is idempotent: a second kill (nothing live) succeeds and affects nothing.
+	before := g.keys0()
+	if res, err = g.client.Kill(ctx, runnerKey, root.RootPid); err != nil || !res.OK || res.Affected != 0 || res.Status != "killed" {
+		t.Fatalf("second kill: %+v %v", res, err)
+	}
+	if g.keys0() != before {
+		t.Error("a second kill wrote to Redis")
+	}
 	// A wake permit used where a kill is asked for.
 	wp, _ := g.client.ControlPermit(ctx, runnerKey, runner, root.RootPid, permit.ActionWake, "", false)
 	refused(t, g.client.Raw(ctx, &kr, "xgr_control", rpc.ControlRequest{Permit: wp}), rpc.CodeUnauthorized, "action-not-supported")
