@@ -273,6 +273,11 @@ func TestControlWakeAndList(t *testing.T) {
 	// A delegate cannot use pid mode.
 	_, err = g.client.Wake(ctx, delegate, runner, root.RootPid, root.Pid(2), "", nil)
 	refused(t, err, rpc.CodeUnauthorized, "not-runner")
+	// Pid mode tells a missing process of the session from a missing session.
+	_, err = g.client.Wake(ctx, runnerKey, runner, root.RootPid, root.Pid(9), "", nil)
+	refused(t, err, rpc.CodeNotFound, "no-waiting-process")
+	_, err = g.client.Wake(ctx, runnerKey, runner, 99, "99:1", "", nil)
+	refused(t, err, rpc.CodeNotFound, "unknown-session")
 	p, _ := g.client.ControlPermit(ctx, delegate, runner, root.RootPid, permit.ActionWake, "W1", true)
 	var out rpc.WakeResult
 	req := rpc.WakeRequest{Payload: json.RawMessage(`{"ok": 123456789012345678901234567890, "__wakeUp": "x"}`), Permit: p}
