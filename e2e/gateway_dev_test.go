@@ -31,6 +31,7 @@ var devBanner = struct {
 // xgr_sessionAlive, xgr_stepExecuted and xgr_listSessions (owner mode) and
 // kills it with xgr_control.
 func TestGatewayOnDev(t *testing.T) {
+	testenv.Ethers(t) // fail at once, naming make tools, without node or ethers
 	dir := t.TempDir()
 	outcomes := filepath.Join(dir, "outcomes.json")
 	// A1 parks its children for an hour: the session stays alive until killed.

@@ -526,6 +526,7 @@ func goRefused(t *testing.T, err error, code int, reason string) {
 // __wakeUp list names lists and wakes its waiting step (ethers-signed
 // ControlPermitV2s and the Go client), and a third key is refused.
 func TestGatewayOnAnvil(t *testing.T) {
+	testenv.Ethers(t) // fail at once, naming make tools, without node or ethers
 	g := startRunGateway(t)
 	ctx := context.Background()
 	owner, delegate, stranger := g.keys[0], g.keys[1], g.keys[2]
