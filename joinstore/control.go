@@ -94,12 +94,17 @@ type KillResult struct {
 
 // Kill kills processes of a session; with no iters it kills the whole
 // session (every live process, and no process is created in it afterwards).
+// Killing a whole session that has nothing live (killed before, or
+// finished) changes nothing and returns an empty result: kill is idempotent.
 func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int64) (KillResult, error) {
 	whole := len(iters) == 0
 	if whole {
 		var err error
 		if iters, err = s.LiveIters(ctx, root); err != nil {
 			return KillResult{}, err
+		}
+		if len(iters) == 0 {
+			return KillResult{Results: map[int64]string{}}, nil
 		}
 	}
 	refs, err := s.refs(ctx, root, iters)

@@ -251,8 +251,18 @@ func TestKillPauseResumeWake(t *testing.T) {
 		if err != nil || kr.Live != 0 {
 			t.Fatalf("kill root: %+v %v", kr, err)
 		}
-		if meta, _ := s.Session(ctx, r2.Root); meta["status"] != "finished" || meta["killedAt"] == "" {
+		meta, _ := s.Session(ctx, r2.Root)
+		if meta["status"] != "finished" || meta["killedAt"] == "" {
 			t.Errorf("killed session: %v", meta)
+		}
+		// Killing it again (nothing live) is a no-op, not an error, and
+		// leaves the first kill's record as it was.
+		kr, err = s.Kill(ctx, r2.Root, t0.Add(time.Minute))
+		if err != nil || kr.Live != 0 || len(kr.Results) != 0 || len(kr.FollowUps) != 0 {
+			t.Fatalf("second kill of the whole session: %+v %v", kr, err)
+		}
+		if again, _ := s.Session(ctx, r2.Root); again["killedAt"] != meta["killedAt"] || again["finishedAt"] != meta["finishedAt"] {
+			t.Errorf("a second kill rewrote the session: %v, was %v", again, meta)
 		}
 		if res, notes := rpcWake(r2.Root, 1, "", nil); !res.Killed && (len(res.Woken) != 0 || notes[0].Reason != "killed") {
 			t.Errorf("wake of a killed process: %+v %+v", res, notes)

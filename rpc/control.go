@@ -108,6 +108,14 @@ func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResu
 	}
 	res, notes, err := reactor.Wake(ctx, s.cfg.Store, root, "permit:"+v.Digest.Hex(), iters, wreq, "rpc "+owner(c.From), s.cfg.Now())
 	switch {
+	case joinstoreNotFound(err) && out.Mode == "pid":
+		// A missing process record: of an existing session, or of none.
+		if _, serr := s.cfg.Store.Session(ctx, root); serr == nil {
+			return nil, fail(CodeNotFound, "no-waiting-process", "processId", "session %d of %s has no process %s", root.RootPid, root.Owner, req.ProcessID)
+		} else if !joinstoreNotFound(serr) {
+			return nil, internal("session", serr)
+		}
+		return nil, fail(CodeNotFound, "unknown-session", "permit.message.sessionId", "%s has no session %d", root.Owner, root.RootPid)
 	case joinstoreNotFound(err):
 		return nil, fail(CodeNotFound, "unknown-session", "permit.message.sessionId", "%v", err)
 	case err != nil:

@@ -276,6 +276,11 @@ func TestControlWakeAndList(t *testing.T) {
 	// A delegate cannot use pid mode.
 	_, err = g.client.Wake(ctx, delegate, runner, root.RootPid, root.Pid(2), "", nil)
 	refused(t, err, rpc.CodeUnauthorized, "not-runner")
+	// Pid mode tells a missing process of the session from a missing session.
+	_, err = g.client.Wake(ctx, runnerKey, runner, root.RootPid, root.Pid(9), "", nil)
+	refused(t, err, rpc.CodeNotFound, "no-waiting-process")
+	_, err = g.client.Wake(ctx, runnerKey, runner, 99, "99:1", "", nil)
+	refused(t, err, rpc.CodeNotFound, "unknown-session")
 	p, _ := g.client.ControlPermit(ctx, delegate, runner, root.RootPid, permit.ActionWake, "W1", true)
 	var out rpc.WakeResult
 	req := rpc.WakeRequest{Payload: json.RawMessage(`{"ok": 123456789012345678901234567890, "__wakeUp": "x"}`), Permit: p}
@@ -315,6 +320,14 @@ func TestControlWakeAndList(t *testing.T) {
 	}
 	if alive, _ := g.client.SessionAlive(ctx, runner, root.RootPid); alive {
 		t.Error("alive after kill")
+	}
+	// Kill is idempotent: a second kill (nothing live) succeeds and affects nothing.
+	before := g.keys0()
+	if res, err = g.client.Kill(ctx, runnerKey, root.RootPid); err != nil || !res.OK || res.Affected != 0 || res.Status != "killed" {
+		t.Fatalf("second kill: %+v %v", res, err)
+	}
+	if g.keys0() != before {
+		t.Error("a second kill wrote to Redis")
 	}
 	// A wake permit used where a kill is asked for.
 	wp, _ := g.client.ControlPermit(ctx, runnerKey, runner, root.RootPid, permit.ActionWake, "", false)

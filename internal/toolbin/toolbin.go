@@ -21,6 +21,7 @@ var install = map[string]string{
 	"anvil":        "run `make tools` (installs the npm package @foundry-rs/anvil-linux-amd64 into .tools/)",
 	"solcjs":       "run `make tools` (installs the npm package solc into .tools/)",
 	"dot":          "run `make tools` (installs the apt package graphviz) or `apt-get install graphviz`",
+	"node":         "install Node.js with npm (`apt-get install nodejs npm`), then run `make tools` (installs the pinned ethers module into .tools/)",
 }
 
 // EnvName is the variable that overrides the location of a binary:

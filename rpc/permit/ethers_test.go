@@ -2,23 +2,17 @@ package permit
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"math/big"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/xgr-sidecar/xgr/internal/toolbin"
+	"github.com/xgr-sidecar/xgr/internal/testenv"
 )
 
 // ethersJob is the input of testdata/sign.mjs.
@@ -31,63 +25,12 @@ type ethersJob struct {
 	Form        string             `json:"form,omitempty"`
 }
 
-// ethers finds node and the pinned ethers module; a missing one fails the
-// test with the command that installs it.
-func ethers(t *testing.T) (node, modules string) {
-	t.Helper()
-	node, err := toolbin.Find("node")
-	if err != nil {
-		t.Fatalf("%v\nthe ethers.js cross-check needs Node.js and the pinned ethers module: install Node.js with npm, then run `make tools`", err)
-	}
-	dir, err := toolbin.ToolDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "scripts", "install-tools.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^ETHERS_VERSION=(\S+)$`).FindSubmatch(script)
-	if m == nil {
-		t.Fatal("scripts/install-tools.sh pins no ETHERS_VERSION")
-	}
-	pinned := string(m[1])
-	modules = filepath.Join(dir, "npm", "node_modules")
-	manifest, err := os.ReadFile(filepath.Join(modules, "ethers", "package.json"))
-	if err != nil {
-		t.Fatalf("ethers %s is not installed in %s (%v): run `make tools`", pinned, modules, err)
-	}
-	var pkg struct{ Version string }
-	if err := json.Unmarshal(manifest, &pkg); err != nil || pkg.Version != pinned {
-		t.Fatalf("ethers in %s is %q, scripts/install-tools.sh pins %s: run `make tools`", modules, pkg.Version, pinned)
-	}
-	return node, modules
-}
-
-// signWithEthers runs testdata/sign.mjs on the jobs and returns one
-// envelope per job.
+// signWithEthers runs testdata/sign.mjs on the jobs (testenv.SignWithEthers:
+// node and the pinned ethers module, a failure naming `make tools` when
+// they are missing) and returns one envelope per job.
 func signWithEthers(t *testing.T, jobs []ethersJob) [][]byte {
 	t.Helper()
-	node, modules := ethers(t)
-	in, err := json.Marshal(jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "sign.mjs"))
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node testdata/sign.mjs: %v\n%s", err, stderr.String())
-	}
-	var envs []json.RawMessage
-	if err := json.Unmarshal(out, &envs); err != nil || len(envs) != len(jobs) {
-		t.Fatalf("sign.mjs printed %d envelopes for %d jobs (%v):\n%s", len(envs), len(jobs), err, out)
-	}
+	envs := testenv.SignWithEthers(t, jobs)
 	res := make([][]byte, len(envs))
 	for i, e := range envs {
 		res[i] = e
