@@ -40,7 +40,25 @@ type Server struct {
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
-	log *bytes.Buffer
+	log *logBuffer
+}
+
+// logBuffer collects the child's output while Log may read it.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // Start starts the server and waits (up to 10 s) until it answers PING.
@@ -70,7 +88,7 @@ func (s *Server) start() error {
 	}
 	args = append(args, s.opts.Args...)
 	s.mu.Lock()
-	s.log = &bytes.Buffer{}
+	s.log = &logBuffer{}
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	dieWithParent(s.cmd)
@@ -101,14 +119,16 @@ func (s *Server) start() error {
 	return fmt.Errorf("redis-server on %s did not answer PING within 10s\n%s", s.Addr, s.Log())
 }
 
-// Log returns what the server printed.
+// Log returns what the server printed since it was last started; it may be
+// called while the server runs.
 func (s *Server) Log() string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log == nil {
+	log := s.log
+	s.mu.Unlock()
+	if log == nil {
 		return ""
 	}
-	return s.log.String()
+	return log.String()
 }
 
 // Stop kills the server as a crash would (no shutdown save).
