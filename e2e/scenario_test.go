@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,10 +207,11 @@ func TestScenarioMechanics(t *testing.T) {
 // into the rule's ${addr:feed}; an API call to a local stand-in; input,
 // API-save and contract-read checks.
 func TestScenarioPlanSetupAndAPI(t *testing.T) {
-	ok := true
+	var ok atomic.Bool // read by the server's goroutines
+	ok.Store(true)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"ok": %v}`, ok)
+		fmt.Fprintf(w, `{"ok": %v}`, ok.Load())
 	}))
 	defer srv.Close()
 	anvil := testenv.StartAnvil(t)
@@ -225,7 +227,7 @@ func TestScenarioPlanSetupAndAPI(t *testing.T) {
 		t.Errorf("deployment: %+v", dep)
 	}
 	// The API now says no: the step is invalid and the API check fails.
-	ok = false
+	ok.Store(false)
 	out, code, _ = runScenario(t, args...)
 	f := failures(&out.Report)
 	if code != 1 || !strings.Contains(f, "api Ok: expected eq true, actual false") || !strings.Contains(f, `valid: expected true, actual invalid (rules[0]: rule "[Ok] == true" is false)`) {
