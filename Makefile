@@ -4,7 +4,7 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test lint fmt-check vet unit bench fuzz tools contracts bindings contracts-check build clean
+.PHONY: run test provider lint fmt-check vet unit bench fuzz tools contracts bindings contracts-check build clean
 
 ## run: the main job on embedded defaults
 run:
@@ -15,7 +15,13 @@ build:
 	$(GO) build -o bin/xgr ./cmd/xgr
 
 ## test: vet, formatting, staticcheck and every test (race detector on the concurrent packages)
-test: lint unit
+test: provider lint unit
+
+## provider: say where the tests' Redis and anvil run (XGR_TEST_PROVIDER=docker|local|auto,
+## default auto); stops here at once when none can serve (docker without an engine)
+provider:
+	@out=$$($(GO) run ./internal/testenv/provider/report 2>&1); rc=$$?; \
+	printf '%s\n' "$$out" | grep -v '^exit status [0-9]*$$'; exit $$rc
 
 lint: vet fmt-check
 	$(GO) run $(STATICCHECK) $(PKGS)
@@ -30,7 +36,7 @@ fmt-check:
 # Every test runs under the race detector except the exhaustive event-order
 # test of the pure join core, which would take minutes under it.
 SLOW_PURE := TestJoinEveryOrder
-unit:
+unit: provider
 	$(GO) test -race -count=1 -skip '^$(SLOW_PURE)$$' ./...
 	$(GO) test -count=1 -run '^$(SLOW_PURE)$$' ./reactor
 

@@ -8,12 +8,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
 )
 
 // xgrBin is the xgr binary built for this test run.
 var xgrBin string
 
 func TestMain(m *testing.M) {
+	// Fail before the build when no provider can serve the servers
+	// (XGR_TEST_PROVIDER=docker without an engine): one line, not a
+	// failure per test.
+	if _, err := testenv.Provider(); err != nil {
+		os.Exit(1) // the line is already on stderr
+	}
 	dir, err := os.MkdirTemp("", "xgr-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

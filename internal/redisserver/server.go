@@ -100,14 +100,16 @@ func (s *Server) start() error {
 	return fmt.Errorf("redis-server on %s did not answer PING within 10s\n%s", s.Addr, s.Log())
 }
 
-// Log returns what the server printed.
+// Log returns what the server printed since it was last started; it may be
+// called while the server runs.
 func (s *Server) Log() string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log == nil {
+	log := s.log
+	s.mu.Unlock()
+	if log == nil {
 		return ""
 	}
-	return s.log.String()
+	return log.String()
 }
 
 // Stop kills the server as a crash would (no shutdown save).

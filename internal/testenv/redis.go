@@ -3,9 +3,6 @@ package testenv
 import (
 	"context"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,16 +10,30 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/xgr-sidecar/xgr/internal/redisserver"
-	"github.com/xgr-sidecar/xgr/internal/toolbin"
+	"github.com/xgr-sidecar/xgr/internal/testenv/provider"
 )
 
-// Redis is a real redis-server started for one test on a free loopback port.
-// It writes into a private temporary directory and is stopped on cleanup;
-// its log is printed when the test failed.
+// Redis is a real Redis server started for one test on a loopback port:
+// a local redis-server in a private temporary directory, or a container of
+// provider.RedisImage with its port published on 127.0.0.1. It is stopped
+// on cleanup; its log is printed when the test failed.
 type Redis struct {
-	*redisserver.Server
-	t testing.TB
+	// Network and Addr are what a client dials: "tcp" and 127.0.0.1:PORT.
+	Network, Addr string
+
+	t   testing.TB
+	srv server
+}
+
+// server is one running Redis process, local or in a container.
+type server interface {
+	// Log is what the server printed so far.
+	Log() string
+	// Stop kills the server as a crash would (no shutdown save).
+	Stop()
+	// Restart kills the server and starts it again on the same address and
+	// data directory.
+	Restart() error
 }
 
 // RedisOption adjusts the server's command line.
@@ -39,50 +50,44 @@ func WithArgs(args ...string) RedisOption {
 	return func(a *[]string) { *a = append(*a, args...) }
 }
 
-// StartRedis starts a redis-server and waits until it answers PING. A missing
-// binary fails the test with the command that installs it.
+// StartRedis starts a Redis server on the test provider (see Provider) and
+// waits until it answers PING. A missing binary (local) or engine (docker)
+// fails the test with what to install.
 func StartRedis(t testing.TB, opts ...RedisOption) *Redis {
 	t.Helper()
-	if _, err := toolbin.Find("redis-server"); err != nil {
-		t.Fatal(err)
-	}
+	return startRedis(t, kind(t), opts...)
+}
+
+func startRedis(t testing.TB, k provider.Kind, opts ...RedisOption) *Redis {
+	t.Helper()
 	var args []string
 	for _, o := range opts {
 		o(&args)
 	}
-	dir := t.TempDir()
-	var srv *redisserver.Server
-	var err error
-	for attempt := 0; attempt < 5; attempt++ {
-		if srv, err = redisserver.Start(redisserver.Options{Dir: dir, Port: FreePort(t), Args: args}); err == nil {
-			break
-		}
+	if k == provider.Docker {
+		return dockerRedis(t, args, nil)
 	}
-	if err != nil {
-		t.Fatalf("redis-server did not start: %v", err)
-	}
-	r := &Redis{Server: srv, t: t}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("redis-server %s log:\n%s", r.Addr, r.Log())
-		}
-		r.Stop()
-	})
-	return r
+	return localRedis(t, args)
 }
+
+// Log is what the server printed so far.
+func (r *Redis) Log() string { return r.srv.Log() }
+
+// Stop kills the server as a crash would (no shutdown save).
+func (r *Redis) Stop() { r.srv.Stop() }
 
 // Restart kills the server and starts it again on the same port and data
 // directory (with AOF on, acknowledged writes survive).
 func (r *Redis) Restart() {
 	r.t.Helper()
-	if err := r.Server.Restart(); err != nil {
+	if err := r.srv.Restart(); err != nil {
 		r.t.Fatalf("redis-server did not restart: %v", err)
 	}
 }
 
 // Client returns a client for the server, closed on cleanup.
 func (r *Redis) Client() *redis.Client {
-	c := r.Server.Client()
+	c := redis.NewClient(&redis.Options{Network: r.Network, Addr: r.Addr})
 	r.t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -92,27 +97,27 @@ type Cluster struct {
 	Nodes []*Redis
 }
 
+// clusterArgs turn a redis-server into a cluster node.
+var clusterArgs = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"}
+
 // StartCluster starts n masters with cluster mode on, joins them with
 // `redis-cli --cluster create` and waits until every node reports
-// cluster_state:ok.
+// cluster_state:ok. Every node is reachable on 127.0.0.1 under the address
+// it announces: locally each node is a process on a loopback port; in
+// containers the nodes share one network namespace, each listening on the
+// port that is published under the same number on 127.0.0.1.
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
-	cli, err := toolbin.Find("redis-cli")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &Cluster{}
-	var addrs []string
-	for i := 0; i < n; i++ {
-		// Cluster nodes also use port+10000 for the bus; FreePort checks both.
-		node := StartRedis(t, WithArgs("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"))
-		c.Nodes = append(c.Nodes, node)
-		addrs = append(addrs, node.Addr)
-	}
-	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
-	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	return startCluster(t, kind(t), n)
+}
+
+func startCluster(t testing.TB, k provider.Kind, n int) *Cluster {
+	t.Helper()
+	var c *Cluster
+	if k == provider.Docker {
+		c = dockerCluster(t, n)
+	} else {
+		c = localCluster(t, n)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for _, node := range c.Nodes {
@@ -167,7 +172,7 @@ func FreePort(t testing.TB) int {
 	return 0
 }
 
-// Backends runs test against a single redis-server and, in parallel, against
+// Backends runs test against a single Redis server and, in parallel, against
 // a three-master Redis Cluster, each started for the test.
 func Backends(t *testing.T, test func(t *testing.T, rdb redis.UniversalClient)) {
 	t.Run("single", func(t *testing.T) {
@@ -180,7 +185,7 @@ func Backends(t *testing.T, test func(t *testing.T, rdb redis.UniversalClient)) 
 	})
 }
 
-// Sentinel is a master redis-server watched by one Redis Sentinel.
+// Sentinel is a master Redis server watched by one Redis Sentinel.
 type Sentinel struct {
 	Master   *Redis
 	Sentinel *Redis
@@ -188,29 +193,26 @@ type Sentinel struct {
 	Name string
 }
 
-// StartSentinel starts a master and a sentinel monitoring it as "xgr".
+// sentinelConf is the sentinel's configuration for a master on loopback
+// port masterPort. Sentinel rewrites the file, so it must be writable.
+func sentinelConf(masterPort int) string {
+	return "sentinel monitor xgr 127.0.0.1 " + strconv.Itoa(masterPort) + " 1\nsentinel down-after-milliseconds xgr 2000\n"
+}
+
+// StartSentinel starts a master and a sentinel monitoring it as "xgr" at
+// 127.0.0.1 (in containers, the sentinel shares the master's network
+// namespace, so that address is the same inside and outside).
 func StartSentinel(t testing.TB) *Sentinel {
 	t.Helper()
-	master := StartRedis(t)
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "sentinel.conf")
-	_, port, _ := net.SplitHostPort(master.Addr)
-	text := "sentinel monitor xgr 127.0.0.1 " + port + " 1\nsentinel down-after-milliseconds xgr 2000\n"
-	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+	return startSentinel(t, kind(t))
+}
+
+func startSentinel(t testing.TB, k provider.Kind) *Sentinel {
+	t.Helper()
+	if k == provider.Docker {
+		return dockerSentinel(t)
 	}
-	srv, err := redisserver.Start(redisserver.Options{Dir: dir, Port: FreePort(t), ConfigFile: conf, Args: []string{"--sentinel"}})
-	if err != nil {
-		t.Fatalf("redis sentinel did not start: %v", err)
-	}
-	s := &Redis{Server: srv, t: t}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("sentinel log:\n%s", s.Log())
-		}
-		s.Stop()
-	})
-	return &Sentinel{Master: master, Sentinel: s, Name: "xgr"}
+	return localSentinel(t)
 }
 
 // Client returns a go-redis universal client that finds the master through

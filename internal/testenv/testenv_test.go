@@ -3,13 +3,14 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/devchain"
+	"github.com/xgr-sidecar/xgr/internal/testenv/provider"
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
 )
 
@@ -31,7 +32,10 @@ func TestDevKeysDeriveTheWellKnownFirstAccount(t *testing.T) {
 }
 
 func TestAnvilFundsTheDerivedAccounts(t *testing.T) {
-	a := StartAnvil(t)
+	eachProvider(t, []string{"anvil"}, func(t *testing.T, k provider.Kind) { checkAnvil(t, startAnvil(t, k)) })
+}
+
+func checkAnvil(t *testing.T, a *Anvil) {
 	ctx := context.Background()
 	var accounts []common.Address
 	if err := a.Client.Client().CallContext(ctx, &accounts, "eth_accounts"); err != nil {
@@ -60,6 +64,9 @@ func TestAnvilFundsTheDerivedAccounts(t *testing.T) {
 	if after, _ := a.Client.BlockNumber(ctx); after != before+3 {
 		t.Fatalf("mined 3 blocks: head %d -> %d", before, after)
 	}
+	if !strings.Contains(a.Log(), "Listening on") {
+		t.Errorf("anvil log lacks its listening line:\n%s", a.Log())
+	}
 }
 
 func TestMissingAnvilSaysHowToInstall(t *testing.T) {
@@ -67,7 +74,7 @@ func TestMissingAnvilSaysHowToInstall(t *testing.T) {
 	ft := &fatalRecorder{TB: t}
 	func() {
 		defer func() { _ = recover() }()
-		StartAnvil(ft)
+		startAnvil(ft, provider.Local)
 	}()
 	if !ft.failed || !strings.Contains(ft.msg, "make tools") && !strings.Contains(ft.msg, "not an executable") {
 		t.Fatalf("StartAnvil without a binary: failed=%v msg=%q; want a failure naming the fix", ft.failed, ft.msg)
