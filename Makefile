@@ -52,14 +52,14 @@ fuzz:
 ## chaos: the chaos suite (not part of test): real `xgr run` replicas, redis-server
 ## with AOF and a Redis Cluster with replicas, kill -9s, a Redis restart, a pause, a
 ## master failover, then an audit of Redis. Knobs: XGR_CHAOS_SESSIONS, _REPLICAS,
-## _KILLS, _DURATION, _SETTLE, _SEED, XGR_CHAOS_RACE=1 (see chaos/doc.go).
+## _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, XGR_CHAOS_RACE=1 (docs/operating.md).
 CHAOS_RUN ?= TestChaos
 chaos:
 	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
 
 ## chaos-short: the short preset (about a minute; what CI may run)
 chaos-short:
-	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-40} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
+	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-60} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
 	XGR_CHAOS_DURATION=$${XGR_CHAOS_DURATION:-15s} XGR_CHAOS_SETTLE=$${XGR_CHAOS_SETTLE:-30s} \
 	$(GO) test -tags chaos -count=1 -timeout 5m -run '$(CHAOS_RUN)' ./chaos -v
 

@@ -20,6 +20,9 @@ const (
 	// KindExtraSession: Redis holds a session of the owner that no
 	// acknowledged start names (a retried start created a second one).
 	KindExtraSession = "extra-session"
+	// KindNotIndexed: a session exists but its owner's session index
+	// (xgr session list) does not name it.
+	KindNotIndexed = "not-indexed"
 	// KindNotFinished: the session's status is not "finished".
 	KindNotFinished = "not-finished"
 	// KindLiveProcess: a process is still waiting or running (stuck).

@@ -303,15 +303,11 @@ func (f *fleet) scrapeAll() {
 	}
 }
 
-// total sums an event type over every incarnation (each one's last scrape).
-func (f *fleet) total(typ string) float64 {
+// incarnations are every replica process the fleet started.
+func (f *fleet) incarnations() []*replica {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var n float64
-	for _, r := range f.all {
-		n += r.count(typ)
-	}
-	return n
+	return append([]*replica(nil), f.all...)
 }
 
 func (f *fleet) unexpectedExits() []string {
