@@ -4,7 +4,7 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test provider lint fmt-check vet unit bench fuzz tools contracts bindings contracts-check build clean
+.PHONY: run test provider lint fmt-check vet unit bench fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint
 
 ## run: the main job on embedded defaults
 run:
@@ -55,6 +55,25 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSignature$$' -fuzztime $(FUZZTIME) ./internal/chain
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./reactor/wakeup
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./rpc/permit
+
+## chaos: the chaos suite (not part of test): real `xgr run` replicas, redis-server
+## with AOF and a Redis Cluster with replicas, kill -9s, a Redis restart, a pause, a
+## master failover, then an audit of Redis. Knobs: XGR_CHAOS_SESSIONS, _REPLICAS,
+## _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, XGR_CHAOS_RACE=1 (docs/operating.md).
+CHAOS_RUN ?= TestChaos
+chaos:
+	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
+
+## chaos-short: the short preset (about a minute; what CI may run)
+chaos-short:
+	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-60} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
+	XGR_CHAOS_DURATION=$${XGR_CHAOS_DURATION:-15s} XGR_CHAOS_SETTLE=$${XGR_CHAOS_SETTLE:-30s} \
+	$(GO) test -tags chaos -count=1 -timeout 5m -run '$(CHAOS_RUN)' ./chaos -v
+
+## chaos-lint: vet and staticcheck of the chaos suite (its files carry the chaos tag)
+chaos-lint:
+	$(GO) vet -tags chaos ./chaos
+	$(GO) run $(STATICCHECK) -tags chaos ./chaos
 
 ## tools: install redis-server (apt), anvil, solc and ethers (npm, pinned) when missing
 tools:

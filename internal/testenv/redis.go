@@ -80,10 +80,14 @@ func (r *Redis) Stop() { r.srv.Stop() }
 // directory (with AOF on, acknowledged writes survive).
 func (r *Redis) Restart() {
 	r.t.Helper()
-	if err := r.srv.Restart(); err != nil {
+	if err := r.TryRestart(); err != nil {
 		r.t.Fatalf("redis-server did not restart: %v", err)
 	}
 }
+
+// TryRestart is Restart that reports a failure instead of failing the test
+// (for goroutines other than the test's).
+func (r *Redis) TryRestart() error { return r.srv.Restart() }
 
 // Client returns a client for the server, closed on cleanup.
 func (r *Redis) Client() *redis.Client {
