@@ -93,19 +93,12 @@ type KillResult struct {
 }
 
 // Kill kills processes of a session; with no iters it kills the whole
-// session (every live process, and no process is created in it afterwards).
-// Killing a whole session that has nothing live (killed before, or
-// finished) changes nothing and returns an empty result: kill is idempotent.
+// session: KillSession (an O(1) mark, then a bounded first batch; the
+// replicas reap the rest). Killing a whole session again, or a finished
+// one, changes nothing: kill is idempotent.
 func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int64) (KillResult, error) {
-	whole := len(iters) == 0
-	if whole {
-		var err error
-		if iters, err = s.LiveIters(ctx, root); err != nil {
-			return KillResult{}, err
-		}
-		if len(iters) == 0 {
-			return KillResult{Results: map[int64]string{}}, nil
-		}
+	if len(iters) == 0 {
+		return s.KillSession(ctx, root, now, "killed")
 	}
 	refs, err := s.refs(ctx, root, iters)
 	if err != nil {
@@ -113,11 +106,7 @@ func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int
 	}
 	k := keysOf(root)
 	keys := []string{k.meta(), k.due(), k.jpend()}
-	flag := 0
-	if whole {
-		flag = 1
-	}
-	args := []any{ms(now), int64(s.cfg.SessionTTL / time.Second), flag}
+	args := []any{ms(now), int64(s.cfg.SessionTTL / time.Second)}
 	for _, r := range refs {
 		tproc, tqueue, targ := k.targetKeys(r.target, r.iter)
 		keys = append(keys, k.proc(r.iter), k.group(r.group), tproc, tqueue)

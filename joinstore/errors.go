@@ -15,6 +15,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrKilled: the process or session was killed.
 	ErrKilled = errors.New("killed")
+	// ErrSessionKilled: the session was killed (by a command or a cap):
+	// nothing is claimed in it; Reap aborts its waiting processes.
+	ErrSessionKilled = errors.New("session killed")
 	// ErrBadChild: a commit named a child iter its lease did not reserve.
 	ErrBadChild = errors.New("child iter outside the lease's reservation")
 	// ErrLockLost: the join lock's token is not current; nothing was applied.

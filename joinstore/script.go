@@ -31,6 +31,7 @@ var (
 	scriptJoinApply    = load("join_apply")
 	scriptJoinUnlock   = load("join_unlock")
 	scriptKill         = load("kill")
+	scriptKillSession  = load("kill_session")
 	scriptPause        = load("pause")
 	scriptWakeApply    = load("wake_apply")
 	scriptWakeDone     = load("wake_done")
@@ -42,7 +43,7 @@ var (
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
-	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptReleaseRoot,
+	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptReleaseRoot,
 	scriptIndexCommit, scriptIndexRewind,
 }
 

@@ -25,7 +25,19 @@ type Config struct {
 	// next payload, a woken process's merged payload (default
 	// DefaultMaxPayload).
 	MaxPayloadBytes int
+	// MaxLive caps a session's live processes and MaxSteps its committed
+	// steps (defaults DefaultMaxLive, DefaultMaxSteps; negative: no cap). A
+	// commit over either kills the session with the reason.
+	MaxLive, MaxSteps int
 }
+
+// Default session caps: generous for real orchestrations (a 128-step
+// document with 32-way joins stays far below), small enough that a runaway
+// session is stopped before it fills Redis.
+const (
+	DefaultMaxLive  = 10000
+	DefaultMaxSteps = 1000000
+)
 
 // DefaultMaxPayload is the default payload cap: 256 KiB, twice the largest
 // XRC-137 document (MaxXRC137Bytes) and far above what a branch can write
@@ -63,6 +75,12 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 	}
 	if cfg.MaxPayloadBytes <= 0 {
 		cfg.MaxPayloadBytes = DefaultMaxPayload
+	}
+	if cfg.MaxLive == 0 {
+		cfg.MaxLive = DefaultMaxLive
+	}
+	if cfg.MaxSteps == 0 {
+		cfg.MaxSteps = DefaultMaxSteps
 	}
 	return &Store{rdb: rdb, cfg: cfg}
 }
@@ -286,6 +304,9 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 	if err != nil {
 		return nil, fmt.Errorf("claim in %s: %w", root, err)
 	}
+	if len(vals) == 1 && vals[0] == "killed" {
+		return nil, fmt.Errorf("claim in %s: %w", root, ErrSessionKilled)
+	}
 	const fields = 9
 	out := make([]Claim, 0, len(vals)/fields)
 	for i := 0; i+fields <= len(vals); i += fields {
@@ -441,6 +462,9 @@ type CommitResult struct {
 	Gated int
 	// Wakes are the wake-ups this commit queued: perform each, then WakeDone.
 	Wakes []PendingWake
+	// Capped is the reason when this commit went over a session cap and
+	// killed the session ("" otherwise; Killed is then true).
+	Capped string
 }
 
 type childJSON struct {
@@ -506,7 +530,8 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		return CommitResult{}, err
 	}
 	args := []any{c.Iter, c.Token, ms(now), r.Status, valid, r.Digest, r.Worker,
-		int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg), r.AbortReason}
+		int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg), r.AbortReason,
+		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0)}
 	wakes := make([]PendingWake, len(r.WakeUps))
 	for i, w := range r.WakeUps {
 		wakes[i] = PendingWake{ID: c.Root.Owner + ":" + c.Pid + "#" + strconv.Itoa(i), Entry: w}
@@ -534,6 +559,11 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	}
 	gated, _ := vals[4].(int64)
 	res.Gated = int(gated)
+	res.Capped, _ = vals[5].(string)
+	if res.Capped != "" {
+		// Replicas observe the kill at their next claim; look now.
+		s.MarkRoot(ctx, c.Root, now)
+	}
 	return res, nil
 }
 

@@ -112,6 +112,12 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 		// One worker executes one process at a time: claim the earliest due
 		// one only, so every later decision sees its effects.
 		claims, err := r.Store.Claim(ctx, root, now, r.Lease, r.Worker, r.table, iters[:1])
+		if errors.Is(err, joinstore.ErrSessionKilled) {
+			if err := r.reap(ctx, root); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -120,6 +126,33 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 			if err := r.step(ctx, c); err != nil {
 				return err
 			}
+		}
+	}
+}
+
+// reap aborts a killed session's waiting processes (a cap or a kill), with
+// the joins their failures cause, until none is left.
+func (r *Runner) reap(ctx context.Context, root joinstore.Root) error {
+	for {
+		now := r.Now()
+		res, err := Reap(ctx, r.Store, root, now)
+		if err != nil {
+			return err
+		}
+		var work []joinstore.FollowUp
+		for it, st := range res.Results {
+			r.emit(Event{At: now, Type: "killed", Pid: root.Pid(it), Detail: st})
+		}
+		for _, f := range res.FollowUps {
+			if !f.Kill {
+				work = append(work, f)
+			}
+		}
+		if err := r.joins(ctx, root, work); err != nil {
+			return err
+		}
+		if len(res.Results) == 0 {
+			return nil
 		}
 	}
 }
@@ -145,6 +178,12 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	}
 	if cr.Killed {
 		r.emit(Event{At: now, Type: "killed", Pid: c.Pid, Step: c.ResumeStep})
+	}
+	if cr.Capped != "" {
+		r.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
+		if err := r.reap(ctx, c.Root); err != nil {
+			return err
+		}
 	}
 	var work []joinstore.FollowUp
 	for _, ch := range commit.Children {

@@ -23,6 +23,10 @@ type sessionIO struct {
 	// orch and table are set by setup, before any other call.
 	orch  *registry.Orchestration
 	table joinstore.StepTable
+	// killed: the session was killed (a command or a cap); claim rounds
+	// reap instead. The actor's store calls are never concurrent, so no
+	// lock is needed.
+	killed bool
 }
 
 func (s *sessionIO) emit(e Event) {
@@ -52,6 +56,19 @@ func (s *sessionIO) setup(ctx context.Context) ([]int64, error) {
 func (s *sessionIO) recover(ctx context.Context) ([]int64, error) {
 	if _, err := s.m.Store.Recover(ctx, s.root, time.Now()); err != nil {
 		return nil, err
+	}
+	// A killed session (a command or a cap): abort a batch of its waiting
+	// processes each round, whether they are due or not.
+	if !s.killed {
+		var err error
+		if s.killed, err = s.m.Store.SessionKilled(ctx, s.root); err != nil {
+			return nil, err
+		}
+	}
+	if s.killed {
+		if _, err := s.reap(ctx, time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	// Wake-ups a crash left queued between a commit and their performing.
 	wakes, err := s.m.Store.PendingWakes(ctx, s.root)
@@ -85,6 +102,9 @@ type claimed struct {
 // flight here.
 func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]bool) (claimed, error) {
 	now := time.Now()
+	if s.killed {
+		return s.reap(ctx, now)
+	}
 	var out claimed
 	iters := ready
 	if len(iters) == 0 {
@@ -103,6 +123,10 @@ func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]boo
 		}
 	}
 	claims, err := s.m.Store.Claim(ctx, s.root, now, s.m.ProcLease, s.m.Replica, s.table, fresh)
+	if errors.Is(err, joinstore.ErrSessionKilled) {
+		s.killed = true
+		return s.reap(ctx, now)
+	}
 	if err != nil {
 		return out, err
 	}
@@ -112,6 +136,32 @@ func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]boo
 		out.next, out.ok = now.Add(s.m.Poll), true
 	}
 	return out, nil
+}
+
+// reap aborts a batch of a killed session's waiting processes (and applies
+// the failures they deliver to open join targets); while some are left it
+// asks to look again at once, then polls until the running ones commit.
+func (s *sessionIO) reap(ctx context.Context, now time.Time) (claimed, error) {
+	res, err := Reap(ctx, s.m.Store, s.root, now)
+	if err != nil {
+		return claimed{}, err
+	}
+	var work []joinstore.FollowUp
+	for _, f := range res.FollowUps {
+		if !f.Kill {
+			work = append(work, f)
+		}
+	}
+	if _, err := s.joins(ctx, work); err != nil {
+		return claimed{}, err
+	}
+	switch {
+	case res.Live <= 0:
+		return claimed{}, nil
+	case len(res.Results) > 0:
+		return claimed{next: now, ok: true}, nil
+	}
+	return claimed{next: now.Add(s.m.Poll), ok: true}, nil
 }
 
 // execute runs one claimed process's step.
@@ -159,6 +209,11 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 			return nil, errors.Join(err, rerr)
 		}
 		return nil, err
+	}
+	if cr.Capped != "" {
+		s.killed = true
+		s.m.Log.Warn("session killed by a cap", "session", s.root.String(), "pid", c.Pid, "reason", cr.Capped)
+		s.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
 	}
 	var ready []int64
 	var work []joinstore.FollowUp

@@ -132,11 +132,18 @@ func withStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) e
 
 // sessionTTL is XGR_SESSION_TTL_SECS (default 86400).
 // storeConfig is the store configuration of the environment:
-// XGR_SESSION_TTL_SECS and XGR_MAX_PAYLOAD (bytes; default 256 KiB).
+// XGR_SESSION_TTL_SECS, XGR_MAX_PAYLOAD (bytes; default 256 KiB),
+// XGR_MAX_LIVE and XGR_MAX_STEPS (session caps; -1: none).
 func storeConfig() joinstore.Config {
 	cfg := joinstore.Config{SessionTTL: sessionTTL()}
 	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_PAYLOAD")); err == nil && v > 0 {
 		cfg.MaxPayloadBytes = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_LIVE")); err == nil && v != 0 {
+		cfg.MaxLive = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_STEPS")); err == nil && v != 0 {
+		cfg.MaxSteps = v
 	}
 	return cfg
 }
@@ -395,6 +402,10 @@ func sessionKillAction(c *cli.Context) error {
 		res, err := reactor.Kill(ctx, s, root, time.Now(), its...)
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
+		}
+		if len(its) == 0 && res.Live > 0 && !c.Bool("json") {
+			// A whole-session kill is a mark plus a bounded first batch.
+			fmt.Fprintf(c.App.Writer, "session %d killed: %d processes still live (running ones end at their commit; the replica running the session aborts the waiting rest)\n", root.RootPid, res.Live)
 		}
 		return printResults(c, res.Results)
 	})

@@ -14,9 +14,15 @@
 -- resumeStep, resumePlain, parentPid, joinGroupId, threadHeadPid, and the
 -- iter of the join target of its group ("" when none).
 -- Candidates that are no longer due, not waiting, paused or killed are
--- skipped; claiming stops when the session's window is full.
+-- skipped; claiming stops when the session's window is full. Returns
+-- {"killed"} when the session was killed: nothing is claimed in it any
+-- more (its waiting processes are reaped).
 -- Invariant: a process is running under exactly one lease; a join target is
 -- never claimed by time (targets enter the due set only when promoted).
+local killedAt = redis.call("HGET", KEYS[1], "killedAt")
+if killedAt and killedAt ~= "" then
+  return {"killed"}
+end
 local now, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 local window = tonumber(redis.call("HGET", KEYS[1], "window") or "0") or 0
 local running = redis.call("ZCOUNT", KEYS[3], now, "+inf")

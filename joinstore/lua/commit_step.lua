@@ -20,11 +20,15 @@
 --          join target, {fromGroup, expect, requireWhen, k, policy})
 -- ARGV[13] abort reason ("" when none): kept on the process (abortReason)
 --          and in its proc_steps entry
--- ARGV[14..] the branch's wake-ups, two values each: wake id, wake-up JSON
+-- ARGV[14] the session's live process cap, ARGV[15] its step cap (0 = none):
+--          a commit over either kills the session (killedAt, killReason), is
+--          recorded aborted with that reason and creates nothing
+-- ARGV[16..] the branch's wake-ups, two values each: wake id, wake-up JSON
 --          (queued in KEYS[13] unless the process was killed)
 --
--- Returns {result, live, nextDue, deliveredTo, gated}: result "committed" or
--- "killed" (killed while running: recorded aborted, no children); live is
+-- Returns {result, live, nextDue, deliveredTo, gated, cap}: result
+-- "committed" or "killed" (killed while running, or by a cap: recorded
+-- aborted, no children); cap is the cap's reason or ""; live is
 -- the session's live process count (a session whose last process ends
 -- with wake-ups queued is finished, but stays adoptable until they are
 -- performed); nextDue the earliest due time or "";
@@ -58,6 +62,24 @@ local children = cjson.decode(ARGV[12])
 if killed then
   status, children = "aborted", {}
 end
+-- Caps: a runaway session (endless spawning, an endless loop) is killed
+-- by the commit that would go over them; its other processes observe the
+-- kill and are aborted lazily.
+local capReason = ""
+local steps = redis.call("HINCRBY", KEYS[1], "steps", 1)
+if not killed then
+  local maxLive, maxSteps = tonumber(ARGV[14]), tonumber(ARGV[15])
+  local liveAfter = tonumber(redis.call("HGET", KEYS[1], "live") or "1") - 1 + #children
+  if maxSteps > 0 and steps > maxSteps then
+    capReason = "step cap: the session committed its step " .. steps .. ", at most " .. maxSteps .. " are allowed (XGR_MAX_STEPS)"
+  elseif maxLive > 0 and liveAfter > maxLive then
+    capReason = "live process cap: the session would have " .. liveAfter .. " live processes, at most " .. maxLive .. " are allowed (XGR_MAX_LIVE)"
+  end
+  if capReason ~= "" then
+    redis.call("HSET", KEYS[1], "killedAt", now, "killReason", capReason)
+    killed, status, children = true, "aborted", {}
+  end
+end
 local first, count = 0, 0
 if p[4] and p[4] ~= "" then
   local a, b = string.match(p[4], "^(%d+):(%d+)$")
@@ -84,14 +106,16 @@ end
 redis.call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", ARGV[5],
   "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "", "reserved", "", "resumePlain", ARGV[11])
 local reason = ARGV[13]
-if killed then
+if capReason ~= "" then
+  reason = capReason
+elseif killed then
   reason = "killed"
 end
 if reason ~= "" then
   redis.call("HSET", KEYS[PROC], "abortReason", reason)
 end
-if not killed and #ARGV > 13 then
-  for i = 14, #ARGV, 2 do
+if not killed and #ARGV > 15 then
+  for i = 16, #ARGV, 2 do
     redis.call("HSET", KEYS[WQ], ARGV[i], ARGV[i + 1])
   end
   if ttl > 0 then
@@ -184,4 +208,4 @@ local result = "committed"
 if killed then
   result = "killed"
 end
-return {result, live, nextDue[2] or "", deliveredTo, gated}
+return {result, live, nextDue[2] or "", deliveredTo, gated, capReason}

@@ -6,9 +6,10 @@
 -- KEYS[4..] per process four keys: xgr:T:p:<iter>, xgr:T:g:<its group>,
 --           xgr:T:p:<target of its group> (the process key when none),
 --           xgr:T:jq:<target of its group>
--- ARGV[1] now (ms)  ARGV[2] record TTL (s)  ARGV[3] 1 to mark the whole
---         session killed (no process is created in it afterwards)
--- ARGV[4..] per process two values: iter, target iter of its group ("" = none)
+-- ARGV[1] now (ms)  ARGV[2] record TTL (s)
+-- ARGV[3..] per process two values: iter, target iter of its group ("" = none)
+-- (A whole session is killed by kill_session; this script then aborts its
+-- waiting processes in batches.)
 --
 -- Returns {live, then per process: iter, result} with result "aborted"
 -- (was waiting), "killing" (running; aborted at its commit), "finished"
@@ -18,14 +19,11 @@
 -- Invariant: a killed process never runs again and never creates processes;
 -- a killed waiting process fails its step at its group's open join target.
 local now, ttl = ARGV[1], tonumber(ARGV[2])
-if ARGV[3] == "1" then
-  redis.call("HSET", KEYS[1], "killedAt", now)
-end
 local out = {}
 local delivered = {}
-local n = (#ARGV - 3) / 2
+local n = (#ARGV - 2) / 2
 for i = 1, n do
-  local iter, titer = ARGV[3 + 2 * i - 1], ARGV[3 + 2 * i]
+  local iter, titer = ARGV[2 + 2 * i - 1], ARGV[2 + 2 * i]
   local pkey, gkey, tkey, qkey = KEYS[4 * i], KEYS[4 * i + 1], KEYS[4 * i + 2], KEYS[4 * i + 3]
   local p = redis.call("HMGET", pkey, "status", "pid", "resumeStep", "target", "closed", "policy")
   if p[1] == "waiting" then
