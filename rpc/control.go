@@ -15,20 +15,13 @@ import (
 // ControlPermit (or V2) with action kill, signed by the session's runner.
 // A kill is idempotent: a second one affects nothing.
 func (s *Service) Control(ctx context.Context, req ControlRequest) (*ControlResult, error) {
-	release, err := s.enter(ctx)
+	v, release, err := s.control(ctx, req.Permit, permit.ActionKill, "action-not-supported",
+		"xgr_control performs kill only; the permit allows %q (a wake goes through xgr_wakeUpProcess)")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	v, err := s.verify(req.Permit, "permit", permit.KindControl, permit.KindControlV2)
-	if err != nil {
-		return nil, err
-	}
 	c := v.Control
-	if c.Action != permit.ActionKill {
-		return nil, fail(CodeUnauthorized, "action-not-supported", "permit.message.action",
-			"xgr_control performs kill only; the permit allows %q (a wake goes through xgr_wakeUpProcess)", c.Action)
-	}
 	if req.Action != "" && req.Action != string(c.Action) {
 		return nil, invalid("action", "%q differs from the permit's action %q", req.Action, c.Action)
 	}
@@ -65,19 +58,13 @@ func (s *Service) Control(ctx context.Context, req ControlRequest) (*ControlResu
 // under scope rpc. The payload is merged without its "_" keys. A permit
 // wakes at most once: its digest is the wake's id.
 func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResult, error) {
-	release, err := s.enter(ctx)
+	v, release, err := s.control(ctx, req.Permit, permit.ActionWake, "wrong-action",
+		"xgr_wakeUpProcess needs a permit with action \"wake\", not %q")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	v, err := s.verify(req.Permit, "permit", permit.KindControl, permit.KindControlV2)
-	if err != nil {
-		return nil, err
-	}
 	c := v.Control
-	if c.Action != permit.ActionWake {
-		return nil, fail(CodeUnauthorized, "wrong-action", "permit.message.action", "xgr_wakeUpProcess needs a permit with action \"wake\", not %q", c.Action)
-	}
 	root := joinstore.Root{Owner: owner(c.Runner), RootPid: v.SessionID}
 	out := &WakeResult{Owner: root.Owner, SessionID: root.RootPid, RootPid: strconv.FormatInt(root.RootPid, 10), Mode: "step"}
 	var iters []int64
@@ -134,6 +121,25 @@ func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResu
 	}
 	out.OK = true
 	return out, nil
+}
+
+// control takes a connection slot and verifies a ControlPermit (or V2)
+// for action; a permit for another action is refused with reason and the
+// message (one %q for the permit's action). release gives the slot back.
+func (s *Service) control(ctx context.Context, raw []byte, action permit.Action, reason, msg string) (*permit.Verified, func(), error) {
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := s.verify(raw, "permit", permit.KindControl, permit.KindControlV2)
+	if err == nil && v.Control.Action != action {
+		err = fail(CodeUnauthorized, reason, "permit.message.action", msg, v.Control.Action)
+	}
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return v, release, nil
 }
 
 // notWoken explains a wake that woke nothing: denied by the allow list,
