@@ -211,7 +211,7 @@ func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int6
 			continue // committed, released or renewed since the read
 		}
 		c := Claim{Root: root, Iter: r.iter, Token: token, JoinGroupID: r.group, GroupTarget: r.target}
-		res, err := s.release(ctx, c, now, now, ms(now))
+		res, err := s.release(ctx, c, now, now, "recover")
 		if err != nil {
 			return nil, err
 		}

@@ -185,7 +185,7 @@ func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now tim
 		k.group(group), tproc, tqueue, k.jpend()}
 	kill := append([]int64(nil), a.Kill...)
 	sort.Slice(kill, func(i, j int) bool { return kill[i] < kill[j] })
-	args := []any{token, ms(now), a.Consumed, orEmpty(a.Inbox), orEmpty(a.Fail), a.Verdict, orEmpty(a.Merged),
+	args := []any{token, s.clock(now), a.Consumed, orEmpty(a.Inbox), orEmpty(a.Fail), a.Verdict, orEmpty(a.Merged),
 		int64(s.cfg.SessionTTL / time.Second), targ}
 	for _, it := range kill {
 		keys = append(keys, k.proc(it))

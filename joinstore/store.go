@@ -25,6 +25,12 @@ type Config struct {
 	// next payload, a woken process's merged payload (default
 	// DefaultMaxPayload).
 	MaxPayloadBytes int
+	// ServerClock makes Redis's own clock (TIME, in the scripts) judge
+	// every lease and due decision, so replicas whose clocks disagree still
+	// agree on when a lease expired or a process is due; the times callers
+	// pass are then used only for reads that merely look for work. Without
+	// it the caller's clock decides (a simulation's virtual clock, tests).
+	ServerClock bool
 	// MaxLive caps a session's live processes and MaxSteps its committed
 	// steps (defaults DefaultMaxLive, DefaultMaxSteps; negative: no cap). A
 	// commit over either kills the session with the reason.
@@ -86,6 +92,19 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 }
 
 func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+// clock is the "now" a script decides with: the caller's, or "" for the
+// server's own clock (Config.ServerClock).
+func (s *Store) clock(now time.Time) string {
+	if s.cfg.ServerClock {
+		return ""
+	}
+	return ms(now)
+}
+
+// after is the time from now to at in ms (never negative): scripts add it to
+// their own now.
+func after(now, at time.Time) int64 { return max(at.Sub(now).Milliseconds(), 0) }
 
 // StartRequest describes a new session.
 type StartRequest struct {
@@ -173,11 +192,22 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	}
 	out, err := scriptStartSession.Run(ctx, s.rdb, []string{k.meta(), k.iter(), k.due(), k.proc(1)},
 		req.Owner, rootPid, req.XRC729, req.OstcID, req.OstcHash, req.StartStep, string(payload),
-		ms(req.Now), ms(wake), paused, req.Window).StringSlice()
+		s.clock(req.Now), after(req.Now, wake), paused, req.Window).StringSlice()
 	if err != nil {
 		return StartResult{}, fmt.Errorf("start %s: %w", root, err)
 	}
-	if out[0] != "already_queued" && out[0] != "paused" {
+	switch out[0] {
+	case "paused":
+		// Not indexed until resumed (resume marks the root).
+	case "already_queued":
+		// A retry after a failure between creating the session and indexing
+		// it (the root index lives in another slot, another master): index it
+		// now, without moving an entry that is there (a finished session
+		// found this way is dropped by the replica that looks at it).
+		if err := s.rdb.ZAddNX(ctx, rootShardKey(root), redis.Z{Score: float64(wake.UnixMilli()), Member: root.String()}).Err(); err != nil {
+			return StartResult{}, fmt.Errorf("start %s: index root: %w", root, err)
+		}
+	default:
 		if err := s.rdb.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(wake.UnixMilli()), Member: root.String()}).Err(); err != nil {
 			return StartResult{}, fmt.Errorf("start %s: index root: %w", root, err)
 		}
@@ -295,7 +325,7 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 	}
 	k := keysOf(root)
 	keys := []string{k.meta(), k.due(), k.run(), k.fence(), k.iter(), k.targets()}
-	args := []any{ms(now), lease.Milliseconds(), worker, string(table)}
+	args := []any{s.clock(now), lease.Milliseconds(), worker, string(table)}
 	for _, it := range iters {
 		keys = append(keys, k.proc(it))
 		args = append(args, it)
@@ -348,7 +378,7 @@ func (s *Store) Session(ctx context.Context, root Root) (map[string]string, erro
 // Renew extends a lease; ErrLeaseLost when it is no longer current.
 func (s *Store) Renew(ctx context.Context, c Claim, now time.Time, lease time.Duration) (time.Time, error) {
 	k := keysOf(c.Root)
-	until, err := scriptRenewLease.Run(ctx, s.rdb, []string{k.proc(c.Iter), k.run()}, c.Iter, c.Token, ms(now), lease.Milliseconds()).Int64()
+	until, err := scriptRenewLease.Run(ctx, s.rdb, []string{k.proc(c.Iter), k.run()}, c.Iter, c.Token, s.clock(now), lease.Milliseconds()).Int64()
 	if err != nil {
 		return time.Time{}, scriptError(err)
 	}
@@ -378,12 +408,12 @@ func (s *Store) Release(ctx context.Context, c Claim, now, retryAt time.Time) (R
 	return s.release(ctx, c, now, retryAt, "")
 }
 
-func (s *Store) release(ctx context.Context, c Claim, now, retryAt time.Time, expiredBefore string) (ReleaseResult, error) {
+func (s *Store) release(ctx context.Context, c Claim, now, retryAt time.Time, recovery string) (ReleaseResult, error) {
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
 	res, err := scriptReleaseLease.Run(ctx, s.rdb,
 		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()},
-		c.Iter, c.Token, ms(now), ms(retryAt), targ, int64(s.cfg.SessionTTL/time.Second), expiredBefore).Text()
+		c.Iter, c.Token, s.clock(now), after(now, retryAt), targ, int64(s.cfg.SessionTTL/time.Second), recovery).Text()
 	if err != nil {
 		return Stale, err
 	}
@@ -470,7 +500,7 @@ type CommitResult struct {
 type childJSON struct {
 	Iter        string `json:"iter"`
 	Step        string `json:"step"`
-	Wake        string `json:"wake"`
+	WakeIn      int64  `json:"wakeIn"`
 	Plain       string `json:"plain"`
 	Group       string `json:"group"`
 	FromGroup   string `json:"fromGroup,omitempty"`
@@ -511,7 +541,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		if wake.IsZero() {
 			wake = now
 		}
-		cj := childJSON{Iter: strconv.FormatInt(ch.Iter, 10), Step: ch.ResumeStep, Wake: ms(wake), Plain: string(plain), Group: ch.JoinGroupID}
+		cj := childJSON{Iter: strconv.FormatInt(ch.Iter, 10), Step: ch.ResumeStep, WakeIn: after(now, wake), Plain: string(plain), Group: ch.JoinGroupID}
 		if j := ch.Join; j != nil {
 			expect := make([]string, len(j.From))
 			when := make(map[string]string, len(j.From))
@@ -529,7 +559,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if err != nil {
 		return CommitResult{}, err
 	}
-	args := []any{c.Iter, c.Token, ms(now), r.Status, valid, r.Digest, r.Worker,
+	args := []any{c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
 		int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg), r.AbortReason,
 		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0)}
 	wakes := make([]PendingWake, len(r.WakeUps))

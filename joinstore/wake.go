@@ -84,7 +84,7 @@ func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []in
 			return res, err
 		}
 		keys := []string{k.meta(), k.due(), k.woken(), k.steps()}
-		args := []any{id, ms(now), int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, by}
+		args := []any{id, s.clock(now), int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, by}
 		for _, w := range picks {
 			keys = append(keys, k.proc(w.Iter))
 			args = append(args, w.Iter, w.UpdatedAt, string(w.Plain))

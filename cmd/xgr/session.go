@@ -135,7 +135,8 @@ func withStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) e
 // XGR_SESSION_TTL_SECS, XGR_MAX_PAYLOAD (bytes; default 256 KiB),
 // XGR_MAX_LIVE and XGR_MAX_STEPS (session caps; -1: none).
 func storeConfig() joinstore.Config {
-	cfg := joinstore.Config{SessionTTL: sessionTTL()}
+	// Real sessions: Redis's clock judges leases and due times.
+	cfg := joinstore.Config{SessionTTL: sessionTTL(), ServerClock: true}
 	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_PAYLOAD")); err == nil && v > 0 {
 		cfg.MaxPayloadBytes = v
 	}

@@ -4,7 +4,7 @@
 -- KEYS[1] xgr:T:meta  KEYS[2] xgr:T:due  KEYS[3] xgr:T:run
 -- KEYS[4] xgr:T:fence KEYS[5] xgr:T:iter  KEYS[6] xgr:T:targets
 -- KEYS[7..] xgr:T:p:<iter> of each candidate, in ARGV order
--- ARGV[1] now (ms)  ARGV[2] lease duration (ms)  ARGV[3] worker id
+-- ARGV[1] now (ms; "" = the server clock)  ARGV[2] lease duration (ms)  ARGV[3] worker id
 -- ARGV[4] step table (JSON object step -> [reserve, bypass]): how many child
 --         iters a claim of the step reserves, and whether it may exceed the
 --         window (1 for join-creating steps); absent steps reserve 0
@@ -19,11 +19,21 @@
 -- more (its waiting processes are reaped).
 -- Invariant: a process is running under exactly one lease; a join target is
 -- never claimed by time (targets enter the due set only when promoted).
+-- now: the caller's clock (ms) when it gives one, else the server's (TIME):
+-- with a server clock every lease and due decision of every replica is
+-- judged by one clock, whatever the replicas' own clocks say.
+local function clock(arg)
+  if arg and arg ~= "" then
+    return tonumber(arg)
+  end
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local killedAt = redis.call("HGET", KEYS[1], "killedAt")
 if killedAt and killedAt ~= "" then
   return {"killed"}
 end
-local now, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now, leaseMs = clock(ARGV[1]), tonumber(ARGV[2])
 local window = tonumber(redis.call("HGET", KEYS[1], "window") or "0") or 0
 local running = redis.call("ZCOUNT", KEYS[3], now, "+inf")
 local steps = cjson.decode(ARGV[4])

@@ -12,11 +12,11 @@
 -- KEYS[12] xgr:T:jpend              targets with pending deliveries
 -- KEYS[13] xgr:T:wq                wake-ups of this session not yet performed
 -- KEYS[14..] per child two keys: xgr:T:p:<child iter>, xgr:T:g:<child group>
--- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] status (done|aborted)
+-- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms; "" = the server clock)  ARGV[4] status (done|aborted)
 -- ARGV[5] valid (1|0|"")  ARGV[6] payload digest  ARGV[7] worker
 -- ARGV[8] record TTL (s)  ARGV[9] proc_steps cap  ARGV[10] target iter of G ("" = none)
 -- ARGV[11] next payload (JSON object; delivered to G's target)
--- ARGV[12] children (JSON array of {iter, step, wake, plain, group} and, for a
+-- ARGV[12] children (JSON array of {iter, step, wakeIn (ms after now), plain, group} and, for a
 --          join target, {fromGroup, expect, requireWhen, k, policy})
 -- ARGV[13] abort reason ("" when none): kept on the process (abortReason)
 --          and in its proc_steps entry
@@ -42,13 +42,23 @@
 -- group of a join target gated there; a finished process
 -- delivers to its group's open target exactly once (the pending list entry);
 -- a committed step's wake-ups are queued exactly once, a killed one's never.
+-- now: the caller's clock (ms) when it gives one, else the server's (TIME):
+-- with a server clock every lease and due decision of every replica is
+-- judged by one clock, whatever the replicas' own clocks say.
+local function clock(arg)
+  if arg and arg ~= "" then
+    return tonumber(arg)
+  end
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local PROC, WQ, CHILD0 = 7, 13, 13
-local now, ttl = ARGV[3], tonumber(ARGV[8])
+local now, ttl = clock(ARGV[3]), tonumber(ARGV[8])
 local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return redis.error_reply("LEASE_LOST token is not the current lease")
 end
-if tonumber(p[9]) < tonumber(now) then
+if tonumber(p[9]) < now then
   return redis.error_reply("LEASE_LOST the lease expired at " .. p[9])
 end
 local session = redis.call("HMGET", KEYS[1], "killedAt", "paused")
@@ -155,7 +165,7 @@ for i, c in ipairs(children) do
     redis.call("HSET", pkey,
       "pid", cpid, "parentPid", pid, "threadHeadPid", head, "status", "waiting",
       "paused", childPaused, "resumeStep", c.step, "lastStep", "", "lastEvalValid", "",
-      "nextWakeAt", c.wake, "resumePlain", c.plain, "joinGroupId", c.group,
+      "nextWakeAt", now + tonumber(c.wakeIn), "resumePlain", c.plain, "joinGroupId", c.group,
       "killedAt", "", "createdAt", now, "updatedAt", now,
       "lease", "", "leaseUntil", "", "worker", "")
     redis.call("HSET", gkey, c.iter, c.step)
@@ -166,7 +176,7 @@ for i, c in ipairs(children) do
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
       redis.call("HSET", KEYS[8], c.fromGroup, c.iter)
     elseif childPaused ~= "1" then
-      redis.call("ZADD", KEYS[3], c.wake, c.iter)
+      redis.call("ZADD", KEYS[3], now + tonumber(c.wakeIn), c.iter)
     end
     created[#created + 1] = cpid
   end

@@ -9,7 +9,7 @@
 -- KEYS[14] xgr:T:jq:<target of P>
 -- KEYS[15] xgr:T:jpend   targets with pending deliveries, by first push time
 -- KEYS[16..] xgr:T:p:<iter> of each member to kill, in ARGV order
--- ARGV[1] token  ARGV[2] now (ms)  ARGV[3] pending entries consumed
+-- ARGV[1] token  ARGV[2] now (ms; "" = the server clock)  ARGV[3] pending entries consumed
 -- ARGV[4] inbox (JSON)  ARGV[5] fail (JSON)
 -- ARGV[6] verdict: open | satisfied | unfulfillable | kill (kill the waiting
 --         members of an already closed kill-policy target: a cascade)
@@ -27,7 +27,17 @@
 -- Invariants: only the lock holder applies; deliveries are consumed exactly
 -- once; a closed join never reopens; on a close with kill every waiting
 -- member of the group is aborted at once.
-local token, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[8])
+-- now: the caller's clock (ms) when it gives one, else the server's (TIME):
+-- with a server clock every lease and due decision of every replica is
+-- judged by one clock, whatever the replicas' own clocks say.
+local function clock(arg)
+  if arg and arg ~= "" then
+    return tonumber(arg)
+  end
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local token, now, ttl = ARGV[1], clock(ARGV[2]), tonumber(ARGV[8])
 if redis.call("GET", KEYS[1]) ~= token then
   return redis.error_reply("LOCK_LOST join lock token is not current")
 end
@@ -74,7 +84,7 @@ if closing then
   if verdict == "satisfied" then
     redis.call("HSET", KEYS[2], "resumePlain", ARGV[7])
     if t[6] ~= "1" then
-      local wake = math.max(tonumber(t[5]) or 0, tonumber(now))
+      local wake = math.max(tonumber(t[5]) or 0, now)
       redis.call("ZADD", KEYS[6], wake, titer)
     end
   else

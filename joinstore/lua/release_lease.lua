@@ -1,6 +1,6 @@
 -- release_lease: give up a running process's lease without a result (the
--- execution failed transiently). The process returns to the due set at
--- ARGV[4] to be claimed again, unless it was killed while it ran (its own
+-- execution failed transiently). The process returns to the due set
+-- ARGV[4] ms later, to be claimed again, unless it was killed while it ran (its own
 -- killedAt or the session's): then it is aborted, leaves its group and fails
 -- at its group's open join target; or unless its group's join closed with
 -- kill meanwhile: then it is aborted (the dispatch gate) and leaves its group.
@@ -9,10 +9,11 @@
 -- KEYS[4] xgr:T:meta      KEYS[5] xgr:T:g:<group of the process>
 -- KEYS[6] xgr:T:p:<target of that group> (KEYS[1] again when none)
 -- KEYS[7] xgr:T:jq:<target of that group>  KEYS[8] xgr:T:jpend
--- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms)  ARGV[4] retry at (ms)
+-- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms; "" = the server clock)
+-- ARGV[4] retry after (ms from now)
 -- ARGV[5] target iter ("" = none)  ARGV[6] record TTL (s)
--- ARGV[7] "" for a holder's release; for recovery the time (ms) before
---         which the lease must have expired (a renewed lease is left alone)
+-- ARGV[7] "" for a holder's release; "recover" for recovery: the lease must
+--         have expired by now (a renewed lease is left alone)
 --
 -- Returns "released", "killed" (killed while it ran: aborted now), "gated"
 -- (aborted by the dispatch gate), or "stale"
@@ -21,36 +22,47 @@
 -- Invariant: a lease is released at most once; a stale holder changes
 -- nothing; nothing runs in a group whose join closed with kill; a killed
 -- process never runs again, and a release does not leave it waiting forever.
+-- now: the caller's clock (ms) when it gives one, else the server's (TIME):
+-- with a server clock every lease and due decision of every replica is
+-- judged by one clock, whatever the replicas' own clocks say.
+local function clock(arg)
+  if arg and arg ~= "" then
+    return tonumber(arg)
+  end
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local p = redis.call("HMGET", KEYS[1], "status", "lease", "resumeStep", "pid", "leaseUntil")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return "stale"
 end
-if ARGV[7] ~= "" and tonumber(p[5]) >= tonumber(ARGV[7]) then
+local now = clock(ARGV[3])
+if ARGV[7] ~= "" and tonumber(p[5]) >= now then
   return "stale"
 end
 redis.call("ZREM", KEYS[2], ARGV[1])
 local function finish(reason)
   redis.call("HSET", KEYS[1], "status", "aborted", "lease", "", "leaseUntil", "", "worker", "",
-    "reserved", "", "abortReason", reason, "updatedAt", ARGV[3])
+    "reserved", "", "abortReason", reason, "updatedAt", now)
   redis.call("HDEL", KEYS[5], ARGV[1])
   local live = redis.call("HINCRBY", KEYS[4], "live", -1)
   if tonumber(ARGV[6]) > 0 then
     redis.call("EXPIRE", KEYS[1], ARGV[6])
   end
   if live <= 0 then
-    redis.call("HSET", KEYS[4], "status", "finished", "finishedAt", ARGV[3])
+    redis.call("HSET", KEYS[4], "status", "finished", "finishedAt", now)
   end
 end
 local killedAt = redis.call("HGET", KEYS[1], "killedAt")
 local sessionKilled = redis.call("HGET", KEYS[4], "killedAt")
 if (killedAt and killedAt ~= "") or (sessionKilled and sessionKilled ~= "") then
   if not killedAt or killedAt == "" then
-    redis.call("HSET", KEYS[1], "killedAt", ARGV[3])
+    redis.call("HSET", KEYS[1], "killedAt", now)
   end
   finish("killed")
   if ARGV[5] ~= "" and redis.call("HGET", KEYS[6], "closed") ~= "1" then
     redis.call("RPUSH", KEYS[7], cjson.encode({pid = p[4], from = p[3], aborted = true, valid = cjson.null, payload = "{}"}))
-    redis.call("ZADD", KEYS[8], "NX", ARGV[3], ARGV[5])
+    redis.call("ZADD", KEYS[8], "NX", now, ARGV[5])
   end
   return "killed"
 end
@@ -62,6 +74,6 @@ if ARGV[5] ~= "" then
   end
 end
 redis.call("HSET", KEYS[1], "status", "waiting", "lease", "", "leaseUntil", "",
-  "worker", "", "reserved", "", "nextWakeAt", ARGV[4], "updatedAt", ARGV[3])
-redis.call("ZADD", KEYS[3], ARGV[4], ARGV[1])
+  "worker", "", "reserved", "", "nextWakeAt", now + tonumber(ARGV[4]), "updatedAt", now)
+redis.call("ZADD", KEYS[3], now + tonumber(ARGV[4]), ARGV[1])
 return "released"

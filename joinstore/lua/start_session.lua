@@ -6,33 +6,46 @@
 -- KEYS[4] xgr:T:p:1    the root process
 -- ARGV[1] owner        ARGV[2] rootPid     ARGV[3] xrc729    ARGV[4] ostcId
 -- ARGV[5] ostcHash     ARGV[6] startStep   ARGV[7] payload (JSON object)
--- ARGV[8] now (ms)     ARGV[9] wakeAt (ms) ARGV[10] paused (0|1)
+-- ARGV[8] now (ms; "" = the server clock)  ARGV[9] wake after (ms from now)
+-- ARGV[10] paused (0|1)
 -- ARGV[11] window (max concurrent executions; 0 = unlimited)
 --
 -- Returns {ack, pid}: ack is "already_queued" when the session exists,
 -- else "paused", "scheduled" (wakeAt > now) or "queued".
 -- Invariant: a session is created at most once; its root process is iter 1
 -- and is claimable only through the due set.
+-- now: the caller's clock (ms) when it gives one, else the server's (TIME):
+-- with a server clock every lease and due decision of every replica is
+-- judged by one clock, whatever the replicas' own clocks say.
+local function clock(arg)
+  if arg and arg ~= "" then
+    return tonumber(arg)
+  end
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 if redis.call("EXISTS", KEYS[1]) == 1 then
   return {"already_queued", ARGV[2] .. ":1"}
 end
 local pid = ARGV[2] .. ":1"
+local now = clock(ARGV[8])
+local wake = now + tonumber(ARGV[9])
 redis.call("HSET", KEYS[1],
   "owner", ARGV[1], "rootPid", ARGV[2], "xrc729", ARGV[3], "ostcId", ARGV[4],
-  "ostcHash", ARGV[5], "startStep", ARGV[6], "createdAt", ARGV[8],
+  "ostcHash", ARGV[5], "startStep", ARGV[6], "createdAt", now,
   "window", ARGV[11], "live", 1, "status", "live")
 redis.call("SET", KEYS[2], 1)
 redis.call("HSET", KEYS[4],
   "pid", pid, "parentPid", "", "threadHeadPid", pid, "status", "waiting",
   "paused", ARGV[10], "resumeStep", ARGV[6], "lastStep", "", "lastEvalValid", "",
-  "nextWakeAt", ARGV[9], "resumePlain", ARGV[7], "joinGroupId", "0",
-  "killedAt", "", "createdAt", ARGV[8], "updatedAt", ARGV[8],
+  "nextWakeAt", wake, "resumePlain", ARGV[7], "joinGroupId", "0",
+  "killedAt", "", "createdAt", now, "updatedAt", now,
   "lease", "", "leaseUntil", "", "worker", "")
 if ARGV[10] == "1" then
   return {"paused", pid}
 end
-redis.call("ZADD", KEYS[3], ARGV[9], 1)
-if tonumber(ARGV[9]) > tonumber(ARGV[8]) then
+redis.call("ZADD", KEYS[3], wake, 1)
+if wake > now then
   return {"scheduled", pid}
 end
 return {"queued", pid}

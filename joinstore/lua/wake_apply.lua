@@ -6,7 +6,7 @@
 -- KEYS[1] xgr:T:meta  KEYS[2] xgr:T:due  KEYS[3] xgr:T:woken (hash: wake id -> ms)
 -- KEYS[4] xgr:T:steps  KEYS[5..] xgr:T:p:<iter>, one per process to wake
 -- ARGV[1] wake id ("" = none: an operator's or caller's wake, not deduplicated)
--- ARGV[2] now (ms)  ARGV[3] record TTL (s)  ARGV[4] proc_steps cap
+-- ARGV[2] now (ms; "" = the server clock)  ARGV[3] record TTL (s)  ARGV[4] proc_steps cap
 -- ARGV[5] who woke (for the history)
 -- ARGV[6..] per process three values: iter, updatedAt the caller read,
 --           new resumePlain (JSON) or "" to keep it
@@ -18,7 +18,17 @@
 -- Invariants: a wake id is applied at most once; only processes that are
 -- still waiting, unkilled and exactly as read are woken, all or none; a
 -- join target never runs before its join closes, not even when woken.
-local id, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
+-- now: the caller's clock (ms) when it gives one, else the server's (TIME):
+-- with a server clock every lease and due decision of every replica is
+-- judged by one clock, whatever the replicas' own clocks say.
+local function clock(arg)
+  if arg and arg ~= "" then
+    return tonumber(arg)
+  end
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local id, now, ttl = ARGV[1], clock(ARGV[2]), tonumber(ARGV[3])
 if id ~= "" and redis.call("HEXISTS", KEYS[3], id) == 1 then
   return {"duplicate"}
 end
