@@ -110,7 +110,7 @@ func (s *Store) JoinStep(ctx context.Context, root Root, target int64, now time.
 			scriptJoinUnlock.Run(ctx, s.rdb, []string{keysOf(root).joinLock(target)}, token)
 			return res, fmt.Errorf("join step %s: %w", root.Pid(target), err)
 		}
-		remaining, follow, err := s.joinApply(ctx, view, token, now, apply, &res)
+		remaining, follow, err := s.joinApply(ctx, view, token, now, &apply, &res)
 		if errors.Is(err, errStaleView) {
 			continue
 		}
@@ -176,7 +176,7 @@ func pairs(x any) map[string]string {
 	return m
 }
 
-func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now time.Time, a JoinApply, res *JoinResult) (int64, []FollowUp, error) {
+func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now time.Time, a *JoinApply, res *JoinResult) (int64, []FollowUp, error) {
 	k := keysOf(v.Root)
 	group := v.Fields["joinGroupId"]
 	tproc, tqueue, targ := k.targetKeys(v.ParentTarget, v.Target)
@@ -185,8 +185,15 @@ func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now tim
 		k.group(group), tproc, tqueue, k.jpend()}
 	kill := append([]int64(nil), a.Kill...)
 	sort.Slice(kill, func(i, j int) bool { return kill[i] < kill[j] })
+	reason := "unfulfillable"
+	if a.Verdict == VerdictSatisfied && len(a.Merged) > s.cfg.MaxPayloadBytes {
+		// The join is satisfied but its merged payload is over the cap: the
+		// join closes with its inbox, and its target aborts with the reason.
+		a.Verdict = VerdictUnfulfillable
+		reason = fmt.Sprintf("the join's merged payload is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD)", len(a.Merged), s.cfg.MaxPayloadBytes)
+	}
 	args := []any{token, s.clock(now), a.Consumed, orEmpty(a.Inbox), orEmpty(a.Fail), a.Verdict, orEmpty(a.Merged),
-		int64(s.cfg.SessionTTL / time.Second), targ}
+		int64(s.cfg.SessionTTL / time.Second), targ, reason}
 	for _, it := range kill {
 		keys = append(keys, k.proc(it))
 		args = append(args, it)

@@ -60,3 +60,37 @@ func TestPayloadCap(t *testing.T) {
 		t.Fatalf("a wake over the cap: %+v %+v %v", wres, notes, err)
 	}
 }
+
+// A join whose merged payload would be over the cap closes with its inbox,
+// and its target aborts with the reason instead of running.
+func TestJoinMergeCap(t *testing.T) {
+	o, err := registry.Parse([]byte(`{"id": "merge", "structure": {
+  "A1": {"rule": "x", "onValid": {"spawns": ["P1", "P2"],
+         "join": {"joinid": "J1", "mode": "all", "waitonjoin": "drain", "from": [{"node": "P1", "when": "valid"}, {"node": "P2", "when": "valid"}]}}},
+  "P1": {"rule": "x"}, "P2": {"rule": "x"}, "J1": {"rule": "x"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, ctx := joinstore.New(testenv.StartRedis(t).Client(), joinstore.Config{SessionTTL: time.Hour, MaxPayloadBytes: 150}), context.Background()
+	res, err := Start(ctx, store, NewStaticSource(o), StartRequest{Owner: owner, XRC729: "t", OstcID: "merge", Step: "A1"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each producer's payload fits (about 110 bytes); the two merged do not.
+	exec := execFunc(func(_ context.Context, e Execution) (Result, error) {
+		if e.Step.ID == "A1" || e.Step.ID == "J1" {
+			return Result{Valid: true}, nil
+		}
+		return Result{Valid: true, Output: map[string]any{e.Step.ID: strings.Repeat("p", 100)}}, nil
+	})
+	r := &Runner{Store: store, Orch: o, Exec: exec, Worker: "w", Now: time.Now, Advance: func(time.Time) {}}
+	if err := r.Run(ctx, res.Root); err != nil {
+		t.Fatal(err)
+	}
+	procs, _ := store.Processes(ctx, res.Root)
+	sum, _ := Summarize(procs)
+	if len(sum.Joins) != 1 || sum.Joins[0].Status != JoinClosed || sum.Joins[0].TargetStatus != "aborted" ||
+		!strings.Contains(sum.Joins[0].TargetReason, "the join's merged payload is") {
+		t.Fatalf("join over the cap: %+v", sum.Joins)
+	}
+}

@@ -14,7 +14,8 @@
 -- ARGV[6] verdict: open | satisfied | unfulfillable | kill (kill the waiting
 --         members of an already closed kill-policy target: a cascade)
 -- ARGV[7] merged payload (JSON, for satisfied)  ARGV[8] record TTL (s)
--- ARGV[9] target of P ("" = none)  ARGV[10..] iters of the members to kill
+-- ARGV[9] target of P ("" = none)  ARGV[10] the target's abort reason when
+-- the verdict is unfulfillable  ARGV[11..] iters of the members to kill
 --
 -- Returns {remaining, live, deliveredTo, killed, killedTargets}: remaining
 -- pending entries (the caller runs another round when > 0), the session's
@@ -90,7 +91,7 @@ if closing then
   else
     -- Unfulfillable: the target aborts, and as a finished process of its own
     -- group P it fails its step there (cascade).
-    abort(KEYS[2], titer, "unfulfillable")
+    abort(KEYS[2], titer, ARGV[10])
     redis.call("HDEL", KEYS[12], titer)
     if ARGV[9] ~= "" then
       local pt = redis.call("HMGET", KEYS[13], "closed", "policy")
@@ -105,8 +106,8 @@ if closing then
   end
 end
 if killing then
-  for i = 10, #ARGV do
-    local iter, key = ARGV[i], KEYS[15 + (i - 9)]
+  for i = 11, #ARGV do
+    local iter, key = ARGV[i], KEYS[15 + (i - 10)]
     local m = redis.call("HMGET", key, "status", "target", "closed", "policy")
     if m[1] == "waiting" then
       abort(key, iter, "join-kill")
