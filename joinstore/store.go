@@ -201,9 +201,12 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 		// Not indexed until resumed (resume marks the root).
 	case "already_queued":
 		// A retry after a failure between creating the session and indexing
-		// it (the root index lives in another slot, another master): index it
-		// now, without moving an entry that is there (a finished session
-		// found this way is dropped by the replica that looks at it).
+		// it (the root index lives in another slot, another master): index a
+		// live session now, without moving an entry that is there (NX: for a
+		// session indexed all along this writes nothing).
+		if len(out) < 3 || out[2] != "live" {
+			break
+		}
 		if err := s.rdb.ZAddNX(ctx, rootShardKey(root), redis.Z{Score: float64(wake.UnixMilli()), Member: root.String()}).Err(); err != nil {
 			return StartResult{}, fmt.Errorf("start %s: index root: %w", root, err)
 		}

@@ -10,8 +10,9 @@
 -- ARGV[10] paused (0|1)
 -- ARGV[11] window (max concurrent executions; 0 = unlimited)
 --
--- Returns {ack, pid}: ack is "already_queued" when the session exists,
--- else "paused", "scheduled" (wakeAt > now) or "queued".
+-- Returns {ack, pid}: ack is "already_queued" when the session exists (then
+-- with its status, live or finished, third), else "paused", "scheduled"
+-- (wakeAt > now) or "queued".
 -- Invariant: a session is created at most once; its root process is iter 1
 -- and is claimable only through the due set.
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
@@ -25,7 +26,7 @@ local function clock(arg)
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 if redis.call("EXISTS", KEYS[1]) == 1 then
-  return {"already_queued", ARGV[2] .. ":1"}
+  return {"already_queued", ARGV[2] .. ":1", redis.call("HGET", KEYS[1], "status") or ""}
 end
 local pid = ARGV[2] .. ":1"
 local now = clock(ARGV[8])
