@@ -175,8 +175,16 @@ func TestReorgedTriggerStartsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.sim.Client.SendTransaction(ctx, signed); err != nil {
-		t.Fatal(err)
+	// The transaction pool resets to the fork's parent asynchronously; until
+	// it has, the nonce still counts as taken by the put on the old branch.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := r.sim.Client.SendTransaction(ctx, signed)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "nonce too low") || time.Now().After(deadline) {
+			t.Fatal(err)
+		}
 	}
 	r.sim.Mine(1) // the branch is now longer than the old chain
 	if has, _ := r.reg.Has(ctx, "order-gone"); has {
