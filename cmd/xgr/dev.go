@@ -87,6 +87,9 @@ func devAction(c *cli.Context) error {
 	if len(ids) == 0 {
 		return cli.Exit(fmt.Sprintf("dev: no orchestrations in %s", c.String("ostc-dir")), 2)
 	}
+	if indexOf(ids, c.String("flow")) < 0 {
+		return cli.Exit(fmt.Sprintf("dev: --flow %q is not an orchestration of %s (ids: %s)", c.String("flow"), c.String("ostc-dir"), strings.Join(ids, ", ")), 2)
+	}
 
 	dev, err := devchain.New()
 	if err != nil {
@@ -214,13 +217,14 @@ triggers:
 	return nil
 }
 
+// indexOf is the position of id in ids, or -1.
 func indexOf(ids []string, id string) int {
 	for i, x := range ids {
 		if x == id {
 			return i
 		}
 	}
-	return 0
+	return -1
 }
 
 // firstStep is the first step of the orchestration with the given id.

@@ -83,6 +83,17 @@ Example:
 }
 
 func runAction(c *cli.Context) error {
+	for _, name := range []string{"poll", "root-lease", "proc-lease", "index-poll", "health-timeout"} {
+		if d := c.Duration(name); d <= 0 {
+			return cli.Exit(fmt.Sprintf("run: --%s %s: want a positive duration (e.g. 200ms, 10s)", name, d), 2)
+		}
+	}
+	if c.Int("max-sessions") < 0 {
+		return cli.Exit(fmt.Sprintf("run: --max-sessions %d: want 0 (no cap) or more", c.Int("max-sessions")), 2)
+	}
+	if c.String("config") != "" && c.String("rpc") == "" {
+		return cli.Exit("run: --config needs --rpc: the config's registries and triggers are followed on a chain", 2)
+	}
 	var orchs []*registry.Orchestration
 	for _, f := range c.StringSlice("ostc") {
 		o, err := loadOSTC(f)
