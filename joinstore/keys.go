@@ -52,11 +52,11 @@ func NormalizeOwner(owner string) string {
 	return owner
 }
 
-// CheckOwner rejects owners that cannot be part of a key: empty, or holding
-// braces, colons or white space.
+// CheckOwner rejects owners that are not EVM addresses in their key form
+// (0x and 40 lower-case hex digits; NormalizeOwner gives that form).
 func CheckOwner(owner string) error {
-	if owner == "" || strings.ContainsAny(owner, "{}: \t\r\n") {
-		return fmt.Errorf("owner %q: want a non-empty id without braces, colons or spaces (an 0x address)", owner)
+	if len(owner) != 42 || owner[:2] != "0x" || strings.Trim(owner[2:], "0123456789abcdef") != "" {
+		return fmt.Errorf("owner %q: want an EVM address (0x and 40 hex digits)", owner)
 	}
 	return nil
 }

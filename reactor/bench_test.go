@@ -93,7 +93,7 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 			ctx := context.Background()
 			roots := make([]joinstore.Root, 0, b.N)
 			for i := 0; i < b.N; i++ {
-				res, err := Start(ctx, store, src, StartRequest{Owner: "0xbench", OstcID: o.ID, Step: o.Steps[0].ID}, time.Now())
+				res, err := Start(ctx, store, src, StartRequest{Owner: "0x00000000000000000000000000000000000000be", OstcID: o.ID, Step: o.Steps[0].ID}, time.Now())
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -78,7 +78,7 @@ func TestRandomOrchestrationsNeverAbortASatisfiableJoin(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock := time.UnixMilli(1_800_000_000_000)
-		res, err := store.Start(ctx, joinstore.StartRequest{Owner: fmt.Sprintf("0xprop%d", iter), StartStep: "S0", Now: clock})
+		res, err := store.Start(ctx, joinstore.StartRequest{Owner: fmt.Sprintf("0x%040x", iter+1), StartStep: "S0", Now: clock})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,3 +27,13 @@ func TestFlagsCheckedAtStart(t *testing.T) {
 		}
 	}
 }
+
+// Owners are EVM addresses, in one key form (lower case).
+func TestOwnerChecked(t *testing.T) {
+	for _, owner := range []string{"0xabc", "alice", "0xZZ00000000000000000000000000000000000000"} {
+		out, code := run(t, "session", "list", "--redis", "redis://127.0.0.1:1/0", "--owner", owner)
+		if code != 2 || !strings.Contains(out, "--owner: owner") || !strings.Contains(out, "want an EVM address") {
+			t.Errorf("--owner %s: %d %q", owner, code, out)
+		}
+	}
+}

@@ -18,6 +18,16 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 )
 
+// ownerArg is --owner in its key form: an EVM address, lower case (exit 2
+// otherwise).
+func ownerArg(c *cli.Context) (string, error) {
+	owner := joinstore.NormalizeOwner(c.String("owner"))
+	if err := joinstore.CheckOwner(owner); err != nil {
+		return "", cli.Exit(fmt.Sprintf("%s: --owner: %v", cmdName(c), err), 2)
+	}
+	return owner, nil
+}
+
 func ownerFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "owner", EnvVars: []string{"XGR_OWNER"}, Usage: "session owner (0x address)", Required: true}
 }
@@ -165,7 +175,11 @@ func rootArg(c *cli.Context) (joinstore.Root, []string, error) {
 	if err != nil || n <= 0 {
 		return joinstore.Root{}, nil, cli.Exit(fmt.Sprintf("%s: ROOTPID %q: want a positive number", c.Command.FullName(), args[0]), 2)
 	}
-	root := joinstore.Root{Owner: strings.ToLower(c.String("owner")), RootPid: n}
+	owner, err := ownerArg(c)
+	if err != nil {
+		return joinstore.Root{}, nil, err
+	}
+	root := joinstore.Root{Owner: owner, RootPid: n}
 	if err := joinstore.CheckOwner(root.Owner); err != nil {
 		return root, nil, cli.Exit(err.Error(), 2)
 	}
@@ -212,7 +226,11 @@ func sessionStartAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := reactor.StartRequest{Owner: strings.ToLower(c.String("owner")), XRC729: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
+	owner, err := ownerArg(c)
+	if err != nil {
+		return err
+	}
+	req := reactor.StartRequest{Owner: owner, XRC729: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
 		Step: c.String("step"), IdempotencyKey: c.String("key"), Paused: c.Bool("paused"), Window: c.Int("window")}
 	if req.Step == "" {
 		req.Step = o.Steps[0].ID
@@ -241,7 +259,10 @@ func sessionStartAction(c *cli.Context) error {
 
 func sessionListAction(c *cli.Context) error {
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		owner := strings.ToLower(c.String("owner"))
+		owner, err := ownerArg(c)
+		if err != nil {
+			return err
+		}
 		s.CollectGarbage(ctx, owner, time.Now())
 		refs, err := s.Sessions(ctx, owner, c.Int("offset"), c.Int("limit"), c.Bool("asc"))
 		if err != nil {
@@ -471,7 +492,11 @@ func sessionWakeAction(c *cli.Context) error {
 		}
 		root.RootPid, iters = rootPid, []int64{iter}
 	}
-	root.Owner = joinstore.NormalizeOwner(c.String("owner"))
+	owner, err := ownerArg(c)
+	if err != nil {
+		return err
+	}
+	root.Owner = owner
 	caller := c.String("caller")
 	if caller != "" && !wakeup.IsAddress(caller) {
 		return cli.Exit(fmt.Sprintf("session wake --caller: %q is not an address (want 0x and 40 hex digits)", caller), 2)
