@@ -61,6 +61,18 @@ func Table(o *registry.Orchestration) joinstore.StepTable {
 	return t
 }
 
+// sleepCtx waits for d or until ctx ends (its error then).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
 // ErrStuck means live processes remain but none will ever become due.
 var ErrStuck = errors.New("session is stuck: live processes but nothing due")
 
@@ -104,8 +116,8 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 			}
 			if r.Advance != nil {
 				r.Advance(next)
-			} else {
-				time.Sleep(time.Until(next))
+			} else if err := sleepCtx(ctx, time.Until(next)); err != nil {
+				return err // stopped (a signal, a timeout) while it waited
 			}
 			continue
 		}

@@ -29,8 +29,10 @@ type Scripted struct {
 	mu    sync.Mutex
 	steps map[string][]Outcome
 	used  map[string]int
-	// Sleep is called with DelayMs; nil means no delay (virtual time).
-	Sleep func(time.Duration)
+	// Sleep is called with DelayMs and the execution's context; nil means
+	// no delay (virtual time). SleepContext stops early when the context
+	// ends; time.Sleep-like functions let a draining replica finish.
+	Sleep func(context.Context, time.Duration)
 }
 
 // ErrScripted is the hard error a scripted "error" outcome produces.
@@ -72,6 +74,10 @@ func ParseOutcomes(raw []byte) (*Scripted, error) {
 	return s, nil
 }
 
+// SleepContext sleeps for d or until ctx ends: delays a simulation can be
+// stopped in (Ctrl-C, --timeout).
+func SleepContext(ctx context.Context, d time.Duration) { sleepCtx(ctx, d) }
+
 // Execute implements Executor.
 func (s *Scripted) Execute(ctx context.Context, e Execution) (Result, error) {
 	s.mu.Lock()
@@ -88,7 +94,7 @@ func (s *Scripted) Execute(ctx context.Context, e Execution) (Result, error) {
 	o := list[min(n, len(list)-1)]
 	s.mu.Unlock()
 	if o.DelayMs > 0 && s.Sleep != nil {
-		s.Sleep(time.Duration(o.DelayMs) * time.Millisecond)
+		s.Sleep(ctx, time.Duration(o.DelayMs)*time.Millisecond)
 	}
 	if o.Result == "error" {
 		return Result{}, ErrScripted

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Flags are checked at start with a clear message and exit 2 (they used to
@@ -35,5 +36,20 @@ func TestOwnerChecked(t *testing.T) {
 		if code != 2 || !strings.Contains(out, "--owner: owner") || !strings.Contains(out, "want an EVM address") {
 			t.Errorf("--owner %s: %d %q", owner, code, out)
 		}
+	}
+}
+
+// simulate stops while a step waits (it used to sleep through --timeout,
+// Ctrl-C and SIGTERM) and still prints its summary and cleans up.
+func TestSimulateStopsWhileWaiting(t *testing.T) {
+	ostc := writeFile(t, "wait.json", `{"id": "wait", "structure": {"A1": {"rule": "x", "onValid": {"spawns": ["B1"]}}, "B1": {"rule": "x"}}}`)
+	outcomes := writeFile(t, "o.json", `{"A1": {"result": "valid", "waitSec": 3600}, "default": {"result": "valid"}}`)
+	start := time.Now()
+	out, code := run(t, "simulate", ostc, "--outcomes", outcomes, "--timeout", "300ms")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("simulate took %s to stop at a 300ms timeout", took)
+	}
+	if code != 1 || !strings.Contains(out, "stopped by --timeout 300ms after 1 executed steps; 1 live process(es) not run") {
+		t.Fatalf("simulate at its timeout: %d\n%s", code, out)
 	}
 }

@@ -309,7 +309,9 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
 			return nil, nil, cli.Exit("run: "+err.Error(), 2)
 		}
-		scripted.Sleep = time.Sleep // delayMs is an execution time: spend it
+		// delayMs is an execution time: spend it, also while draining (the
+		// execution finishes and commits).
+		scripted.Sleep = func(_ context.Context, d time.Duration) { time.Sleep(d) }
 	}
 	if client == nil && c.String("rules") == "" {
 		if scripted == nil {

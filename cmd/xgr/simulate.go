@@ -146,7 +146,7 @@ func simulateAction(c *cli.Context) error {
 		now = func() time.Time { return clock }
 		advance = func(t time.Time) { clock = t }
 	} else if scripted != nil {
-		scripted.Sleep = time.Sleep
+		scripted.Sleep = reactor.SleepContext
 	}
 	w := c.App.Writer
 	asJSON := c.Bool("json")
@@ -159,7 +159,9 @@ func simulateAction(c *cli.Context) error {
 	runner := &reactor.Runner{Store: store, Orch: o, Exec: exec, Worker: "simulate", Now: now, Advance: advance,
 		MaxSteps: c.Int("max-steps"), OnEvent: func(e reactor.Event) { printEvent(w, e, t0, asJSON) }}
 	runErr := runner.Run(ctx, res.Root)
-	procs, err := store.Processes(ctx, res.Root)
+	// The summary is read even when the run was stopped (a signal or
+	// --timeout ended ctx).
+	procs, err := store.Processes(context.WithoutCancel(ctx), res.Root)
 	if err != nil {
 		return err
 	}
@@ -167,15 +169,22 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if errors.Is(runErr, reactor.ErrStepLimit) {
-		live := 0
-		for _, p := range sum.Processes {
-			if p.Status == "waiting" || p.Status == "running" {
-				live++
-			}
+	live := 0
+	for _, p := range sum.Processes {
+		if p.Status == "waiting" || p.Status == "running" {
+			live++
 		}
+	}
+	switch {
+	case errors.Is(runErr, reactor.ErrStepLimit):
 		sum.Stopped = fmt.Sprintf("stopped after %d executed steps (--max-steps %d); %d live process(es) not run", runner.Executed(), c.Int("max-steps"), live)
 		runErr = nil
+	case errors.Is(runErr, context.DeadlineExceeded):
+		sum.Stopped = fmt.Sprintf("stopped by --timeout %s after %d executed steps; %d live process(es) not run", c.Duration("timeout"), runner.Executed(), live)
+		runErr = errors.New(sum.Stopped)
+	case errors.Is(runErr, context.Canceled):
+		sum.Stopped = fmt.Sprintf("interrupted after %d executed steps; %d live process(es) not run", runner.Executed(), live)
+		runErr = errors.New(sum.Stopped)
 	}
 	if asJSON {
 		if err := json.NewEncoder(w).Encode(sum); err != nil {
