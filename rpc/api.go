@@ -75,8 +75,9 @@ type ControlResult struct {
 	ProcessID int64  `json:"processId"`
 	Action    string `json:"action"`
 	Status    string `json:"status"`
-	// Affected counts the processes the kill aborted or will abort at
-	// their commit.
+	// Affected counts the waiting processes the kill aborted at once (at
+	// most joinstore.ReapBatch); the replica running the session aborts the
+	// rest, and running ones are recorded aborted at their commit.
 	Affected int `json:"affected"`
 }
 

@@ -41,7 +41,7 @@ func (s *Service) Control(ctx context.Context, req ControlRequest) (*ControlResu
 	}
 	affected := 0
 	for _, r := range res.Results {
-		if r == "aborted" || r == "killing" {
+		if r == "aborted" {
 			affected++
 		}
 	}
