@@ -173,6 +173,31 @@ func typeName(v ref.Val) string {
 	return v.Type().TypeName()
 }
 
+// bigOp computes x op y exactly (op one of + - * / %, truncating division,
+// the remainder with the dividend's sign); a zero divisor is an error value.
+func bigOp(op string, x, y *big.Int) (*big.Int, ref.Val) {
+	if (op == "/" || op == "%") && y.Sign() == 0 {
+		if op == "/" {
+			return nil, types.NewErr("division by zero")
+		}
+		return nil, types.NewErr("modulus by zero")
+	}
+	r := new(big.Int)
+	switch op {
+	case "+":
+		r.Add(x, y)
+	case "-":
+		r.Sub(x, y)
+	case "*":
+		r.Mul(x, y)
+	case "/":
+		r.Quo(x, y)
+	default:
+		r.Rem(x, y)
+	}
+	return r, nil
+}
+
 // bigArith computes a op b where at least one operand is a u256 or i256.
 func bigArith(op string, a, b ref.Val) ref.Val {
 	x, kx, okx := bigOperand(a)
@@ -186,24 +211,9 @@ func bigArith(op string, a, b ref.Val) ref.Val {
 		}
 		return types.NewErr("no such overload: %s %s %s", typeName(a), op, typeName(b))
 	}
-	if (op == "/" || op == "%") && y.Sign() == 0 {
-		if op == "/" {
-			return types.NewErr("division by zero")
-		}
-		return types.NewErr("modulus by zero")
-	}
-	r := new(big.Int)
-	switch op {
-	case "+":
-		r.Add(x, y)
-	case "-":
-		r.Sub(x, y)
-	case "*":
-		r.Mul(x, y)
-	case "/":
-		r.Quo(x, y)
-	case "%":
-		r.Rem(x, y)
+	r, errVal := bigOp(op, x, y)
+	if errVal != nil {
+		return errVal
 	}
 	unsigned := kx == kindU256 || ky == kindU256
 	signed := kx == kindI256 || ky == kindI256

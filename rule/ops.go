@@ -3,7 +3,6 @@ package rule
 import (
 	"errors"
 	"math"
-	"math/big"
 
 	"github.com/google/cel-go/cel"
 	celast "github.com/google/cel-go/common/ast"
@@ -215,24 +214,9 @@ func mixedArith(op string, a, b ref.Val) (ref.Val, bool) {
 	case ia && ib && a.Type() != b.Type():
 		x, _, _ := bigOperand(a)
 		y, _, _ := bigOperand(b)
-		if (op == "/" || op == "%") && y.Sign() == 0 {
-			if op == "/" {
-				return types.NewErr("division by zero"), true
-			}
-			return types.NewErr("modulus by zero"), true
-		}
-		r := new(big.Int)
-		switch op {
-		case "+":
-			r.Add(x, y)
-		case "-":
-			r.Sub(x, y)
-		case "*":
-			r.Mul(x, y)
-		case "/":
-			r.Quo(x, y)
-		default:
-			r.Rem(x, y)
+		r, errVal := bigOp(op, x, y)
+		if errVal != nil {
+			return errVal, true
 		}
 		switch {
 		case r.Sign() >= 0 && r.IsUint64():
