@@ -53,13 +53,16 @@ func TestServerClockJudgesLeases(t *testing.T) {
 				continue
 			}
 			valid := true
-			cr, err := s.Commit(ctx, claims[0], way, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`),
+			_, err = s.Commit(ctx, claims[0], way, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`),
 				Children: []joinstore.Child{{Iter: claims[0].FirstChild, ResumeStep: "B1", NextWakeAt: way.Add(time.Hour), JoinGroupID: "0"}}})
 			if err != nil {
 				t.Fatalf("commit by a clock two hours ahead, within the lease: %v", err)
 			}
 			// The child is due an hour after the commit by Redis's clock.
-			next := cr.NextDue
+			next, _, err := s.NextDue(ctx, r.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if d := time.Until(next); d < 59*time.Minute || d > 61*time.Minute {
 				t.Errorf("the child is due in %s, want an hour (relative to the commit)", d)
 			}

@@ -112,7 +112,7 @@ func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int
 		keys = append(keys, k.proc(r.iter), k.group(r.group), tproc, tqueue)
 		args = append(args, r.iter, targ)
 	}
-	vals, err := scriptKill.Run(ctx, s.rdb, keys, args...).StringSlice()
+	vals, err := s.eval(ctx, scriptKill, keys, args...).StringSlice()
 	if err != nil {
 		return KillResult{}, fmt.Errorf("kill in %s: %w", root, err)
 	}
@@ -165,7 +165,7 @@ func (s *Store) Pause(ctx context.Context, root Root, now time.Time, pause bool,
 		keys = append(keys, k.proc(it))
 		args = append(args, it)
 	}
-	vals, err := scriptPause.Run(ctx, s.rdb, keys, args...).StringSlice()
+	vals, err := s.eval(ctx, scriptPause, keys, args...).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("pause in %s: %w", root, err)
 	}
@@ -187,9 +187,18 @@ func (s *Store) Pause(ctx context.Context, root Root, now time.Time, pause bool,
 // aborts them when their group's join closed with kill meanwhile.
 func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int64]ReleaseResult, error) {
 	k := keysOf(root)
-	expired, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.run(), Start: "-inf", Stop: "(" + ms(now), ByScore: true}).Result()
-	if err != nil || len(expired) == 0 {
+	// Entries at score 0 are processes a commit finished while it claimed
+	// their children (commit_step): drop them; the others whose lease
+	// expired are released.
+	pipe := s.rdb.Pipeline()
+	pipe.ZRemRangeByScore(ctx, k.run(), "0", "0")
+	exp := pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.run(), Start: "(0", Stop: "(" + ms(now), ByScore: true})
+	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
+	}
+	expired := exp.Val()
+	if len(expired) == 0 {
+		return nil, nil
 	}
 	iters, err := parseIters(expired, "run set", root)
 	if err != nil {

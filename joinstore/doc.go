@@ -13,16 +13,17 @@
 // {own:<owner>}; the global index of roots that need attention is sharded over
 // RootShards tags {q:<n>}.
 //
-//	xgr:T:meta          hash    session: owner, rootPid, xrc729, ostcId, ostcHash, startStep, createdAt, window
+//	xgr:T:meta          hash    session: owner, rootPid, xrc729, ostcId, ostcHash, startStep, createdAt, window,
+//	                            status, live, steps, killedAt, paused; iter (last allocated iter) and
+//	                            fence (last issued fencing token: every lease and lock carries one)
 //	xgr:T:p:<iter>      hash    proc_rt of process <rootPid>:<iter> (fields below)
-//	xgr:T:iter          string  last allocated iter (INCR)
-//	xgr:T:fence         string  last issued fencing token (INCR); every lease carries one
 //	xgr:T:due           zset    waiting, claimable processes by nextWakeAt (ms)
-//	xgr:T:run           zset    running processes by lease expiry (ms)
+//	xgr:T:run           zset    running processes by lease expiry (ms); a commit that claims
+//	                            children leaves its own process at score 0 (dropped at recovery)
 //	xgr:T:steps         stream  proc_steps: one entry per committed step
-//	xgr:T:g:<gid>       hash    live members of join group gid: iter → resumeStep
-//	                            (the root group is 0; a join's fresh group is named
-//	                            by its target's iter)
+//	xgr:T:g:<gid>       hash    live members of join group gid: iter → resumeStep, kept
+//	                            for groups with a join target only (a join's fresh group,
+//	                            named by its target's iter); the root group 0 has none
 //	xgr:T:targets       hash    join group id → iter of the target fed by it
 //	xgr:T:jq:<t>        list    pending deliveries to target t (JSON, oldest first)
 //	xgr:T:jl:<t>        string  join lock of target t: fencing token, expires

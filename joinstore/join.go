@@ -107,7 +107,7 @@ func (s *Store) JoinStep(ctx context.Context, root Root, target int64, now time.
 		if err != nil {
 			// Best effort (the lock also expires), and only our own lock: a
 			// lock that expired meanwhile may be another holder's now.
-			scriptJoinUnlock.Run(ctx, s.rdb, []string{keysOf(root).joinLock(target)}, token)
+			s.eval(ctx, scriptJoinUnlock, []string{keysOf(root).joinLock(target)}, token)
 			return res, fmt.Errorf("join step %s: %w", root.Pid(target), err)
 		}
 		remaining, follow, err := s.joinApply(ctx, view, token, now, &apply, &res)
@@ -128,8 +128,8 @@ func (s *Store) JoinStep(ctx context.Context, root Root, target int64, now time.
 func (s *Store) joinLock(ctx context.Context, root Root, target int64, lockFor time.Duration) (JoinView, string, error) {
 	k := keysOf(root)
 	v := JoinView{Root: root, Target: target}
-	raw, err := scriptJoinLock.Run(ctx, s.rdb,
-		[]string{k.joinLock(target), k.proc(target), k.group(strconv.FormatInt(target, 10)), k.joinQueue(target), k.fence(), k.targets()},
+	raw, err := s.eval(ctx, scriptJoinLock,
+		[]string{k.joinLock(target), k.proc(target), k.group(strconv.FormatInt(target, 10)), k.joinQueue(target), k.meta(), k.targets()},
 		lockFor.Milliseconds()).Slice()
 	if err != nil {
 		return v, "", fmt.Errorf("join lock %s: %w", root.Pid(target), err)
@@ -181,7 +181,7 @@ func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now tim
 	group := v.Fields["joinGroupId"]
 	tproc, tqueue, targ := k.targetKeys(v.ParentTarget, v.Target)
 	keys := []string{k.joinLock(v.Target), k.proc(v.Target), k.group(strconv.FormatInt(v.Target, 10)), k.joinQueue(v.Target),
-		k.meta(), k.due(), k.run(), k.steps(), k.iter(), k.fence(), k.targets(),
+		k.meta(), k.due(), k.run(), k.steps(), k.targets(),
 		k.group(group), tproc, tqueue, k.jpend()}
 	kill := append([]int64(nil), a.Kill...)
 	sort.Slice(kill, func(i, j int) bool { return kill[i] < kill[j] })
@@ -198,7 +198,7 @@ func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now tim
 		keys = append(keys, k.proc(it))
 		args = append(args, it)
 	}
-	vals, err := scriptJoinApply.Run(ctx, s.rdb, keys, args...).Slice()
+	vals, err := s.eval(ctx, scriptJoinApply, keys, args...).Slice()
 	if err != nil {
 		return 0, nil, fmt.Errorf("join apply %s: %w", v.Root.Pid(v.Target), scriptError(err))
 	}

@@ -69,8 +69,6 @@ func keysOf(r Root) keys {
 }
 
 func (k keys) meta() string    { return k.prefix + "meta" }
-func (k keys) iter() string    { return k.prefix + "iter" }
-func (k keys) fence() string   { return k.prefix + "fence" }
 func (k keys) due() string     { return k.prefix + "due" }
 func (k keys) run() string     { return k.prefix + "run" }
 func (k keys) steps() string   { return k.prefix + "steps" }

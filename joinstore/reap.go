@@ -22,7 +22,7 @@ const ReapBatch = 256
 // claims nothing in a killed session and reaps instead. ErrNotFound when
 // the session does not exist.
 func (s *Store) KillSession(ctx context.Context, root Root, now time.Time, reason string) (KillResult, error) {
-	vals, err := scriptKillSession.Run(ctx, s.rdb, []string{keysOf(root).meta()}, ms(now), reason).Slice()
+	vals, err := s.eval(ctx, scriptKillSession, []string{keysOf(root).meta()}, ms(now), reason).Slice()
 	if err != nil {
 		return KillResult{}, fmt.Errorf("kill %s: %w", root, err)
 	}
@@ -50,9 +50,8 @@ func (s *Store) SessionKilled(ctx context.Context, root Root) (bool, error) {
 	return v != "", err
 }
 
-// Reap aborts up to n waiting processes of a killed session (every waiting
-// process is a member of a join group: the root group "0" or a group a
-// join target collects), with the same effects as killing them one by one:
+// Reap aborts up to n waiting processes of a killed session (found as
+// waitingMembers finds them), with the same effects as killing them one by one:
 // failures delivered to open join targets, kill-policy targets taking their
 // groups down (FollowUps). Running processes are left to their commit (or,
 // if their replica died, to recovery), which records them aborted.
@@ -71,21 +70,57 @@ func (s *Store) Reap(ctx context.Context, root Root, now time.Time, n int) (Kill
 	return s.Kill(ctx, root, now, iters...)
 }
 
-// waitingMembers finds up to n waiting processes: the root process (which
-// start_session creates outside the group hashes) and the live members of
-// the session's join groups, scanned in pages.
+// waitingMembers finds up to n waiting processes: those of the due set
+// (every waiting process that is neither paused nor a join target), the
+// live members of the join groups that targets collect, scanned in pages,
+// and, when these hold none but processes are still live, paused ones
+// found by a scan of the session's iters (the root group keeps no member
+// hash: only groups with a join target need one).
 func (s *Store) waitingMembers(ctx context.Context, root Root, n int) ([]int64, error) {
 	k := keysOf(root)
-	groups, err := s.rdb.HKeys(ctx, k.targets()).Result()
+	byGroup, err := s.rdb.HGetAll(ctx, k.targets()).Result()
 	if err != nil {
 		return nil, err
 	}
-	groups = append([]string{"0"}, groups...)
-	var out []int64
-	if st, err := s.rdb.HGet(ctx, k.proc(1), "status").Result(); err == nil && st == "waiting" {
-		out = append(out, 1)
-	} else if err != nil && !errors.Is(err, redis.Nil) {
+	groups := make([]string, 0, len(byGroup))
+	targets := make([]int64, 0, len(byGroup)+1)
+	for g, t := range byGroup {
+		groups = append(groups, g)
+		if it, err := strconv.ParseInt(t, 10, 64); err == nil {
+			targets = append(targets, it)
+		}
+	}
+	due, err := s.rdb.ZRange(ctx, k.due(), 0, int64(n)-1).Result()
+	if err != nil {
 		return nil, err
+	}
+	out, err := parseIters(due, "due set", root)
+	if err != nil || len(out) >= n {
+		return out, err
+	}
+	seen := make(map[int64]bool, len(out))
+	for _, it := range out {
+		seen[it] = true
+	}
+	// The root process and the join targets (a target in the root group
+	// is in no member hash).
+	targets = append(targets, 1)
+	pipe := s.rdb.Pipeline()
+	status := make([]*redis.StringCmd, len(targets))
+	for i, it := range targets {
+		status[i] = pipe.HGet(ctx, k.proc(it), "status")
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	for i, c := range status {
+		if c.Val() == "waiting" && !seen[targets[i]] {
+			seen[targets[i]] = true
+			out = append(out, targets[i])
+			if len(out) >= n {
+				return out, nil
+			}
+		}
 	}
 	for _, g := range groups {
 		var cursor uint64
@@ -112,7 +147,8 @@ func (s *Store) waitingMembers(ctx context.Context, root Root, n int) ([]int64, 
 					return nil, err
 				}
 				for i, c := range cmds {
-					if c.Val() == "waiting" && page[i] != 1 {
+					if c.Val() == "waiting" && !seen[page[i]] {
+						seen[page[i]] = true
 						out = append(out, page[i])
 						if len(out) >= n {
 							return out, nil
@@ -122,6 +158,48 @@ func (s *Store) waitingMembers(ctx context.Context, root Root, n int) ([]int64, 
 			}
 			if cursor = next; cursor == 0 {
 				break
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	return s.scanWaiting(ctx, root, n)
+}
+
+// scanWaiting finds up to n waiting processes by their iters, in pages: the
+// last resort for processes that no index holds (paused members of the
+// root group).
+func (s *Store) scanWaiting(ctx context.Context, root Root, n int) ([]int64, error) {
+	k := keysOf(root)
+	m, err := s.rdb.HMGet(ctx, k.meta(), "live", "iter").Result()
+	if err != nil {
+		return nil, err
+	}
+	live, _ := strconv.ParseInt(fmt.Sprint(m[0]), 10, 64)
+	last, _ := strconv.ParseInt(fmt.Sprint(m[1]), 10, 64)
+	if live <= 0 {
+		return nil, nil
+	}
+	var out []int64
+	const page = 512
+	for lo := int64(1); lo <= last && len(out) < n; lo += page {
+		pipe := s.rdb.Pipeline()
+		hi := min(lo+page-1, last)
+		cmds := make([]*redis.SliceCmd, 0, hi-lo+1)
+		for it := lo; it <= hi; it++ {
+			cmds = append(cmds, pipe.HMGet(ctx, k.proc(it), "status"))
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, err
+		}
+		for i, c := range cmds {
+			v := c.Val()
+			if len(v) == 1 && v[0] == "waiting" {
+				out = append(out, lo+int64(i))
+				if len(out) >= n {
+					break
+				}
 			}
 		}
 	}

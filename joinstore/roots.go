@@ -22,7 +22,7 @@ var ErrFinished = errors.New("session finished")
 // ErrFinished when there is nothing left to run.
 func (s *Store) AcquireRoot(ctx context.Context, root Root, replica string, lease time.Duration) (int64, error) {
 	k := keysOf(root)
-	res, err := scriptAcquireRoot.Run(ctx, s.rdb, []string{k.lease(), k.fence(), k.meta(), k.wq()}, replica, lease.Milliseconds()).Text()
+	res, err := s.eval(ctx, scriptAcquireRoot, []string{k.lease(), k.meta(), k.wq()}, replica, lease.Milliseconds()).Text()
 	if err != nil {
 		return 0, fmt.Errorf("root lease %s: %w", root, err)
 	}
@@ -37,7 +37,7 @@ func (s *Store) AcquireRoot(ctx context.Context, root Root, replica string, leas
 
 // ReleaseRoot gives the root lease back; false when it was no longer ours.
 func (s *Store) ReleaseRoot(ctx context.Context, root Root, replica string, token int64) (bool, error) {
-	res, err := scriptReleaseRoot.Run(ctx, s.rdb, []string{keysOf(root).lease()}, replica, token).Text()
+	res, err := s.eval(ctx, scriptReleaseRoot, []string{keysOf(root).lease()}, replica, token).Text()
 	return res == "released", err
 }
 
@@ -112,6 +112,81 @@ func (s *Store) Health(ctx context.Context, replica string) error {
 	key := "xgr:{health}:" + replica
 	if err := s.rdb.Set(ctx, key, time.Now().UnixMilli(), time.Minute).Err(); err != nil {
 		return fmt.Errorf("redis write %s: %w", key, err)
+	}
+	return nil
+}
+
+// Opening is what a replica that took a session's root lease needs to
+// know to run it, read in one round trip (Open).
+type Opening struct {
+	// Meta is the session's meta hash (ErrNotFound when it is empty).
+	Meta map[string]string
+	// Expired are running processes whose lease expired (recover them).
+	Expired []int64
+	// Wakes are wake-ups committed but not yet performed.
+	Wakes []PendingWake
+	// PendingJoins are targets with deliveries not yet applied.
+	PendingJoins []int64
+	// Due are up to 64 processes due now, and Next the earliest later due
+	// time (NextOK false when none).
+	Due    []int64
+	Next   time.Time
+	NextOK bool
+}
+
+// Open reads everything a new root owner needs (Opening) and marks the
+// root in the global index at markAt, in one pipeline; it also drops the
+// run set's entries of finished processes (commit_step leaves them at 0).
+func (s *Store) Open(ctx context.Context, root Root, now, markAt time.Time) (Opening, error) {
+	k := keysOf(root)
+	pipe := s.rdb.Pipeline()
+	meta := pipe.HGetAll(ctx, k.meta())
+	pipe.ZRemRangeByScore(ctx, k.run(), "0", "0")
+	expired := pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.run(), Start: "(0", Stop: "(" + ms(now), ByScore: true})
+	wakes := pipe.HGetAll(ctx, k.wq())
+	joins := pipe.ZRange(ctx, k.jpend(), 0, -1)
+	due := pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.due(), Start: "-inf", Stop: ms(now), ByScore: true, Count: 64})
+	next := pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k.due(), Start: "(" + ms(now), Stop: "+inf", ByScore: true, Count: 1})
+	pipe.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(markAt.UnixMilli()), Member: root.String()})
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return Opening{}, fmt.Errorf("open %s: %w", root, err)
+	}
+	var o Opening
+	if o.Meta = meta.Val(); len(o.Meta) == 0 {
+		return o, fmt.Errorf("session %s: %w", root, ErrNotFound)
+	}
+	var err error
+	if o.Expired, err = parseIters(expired.Val(), "run set", root); err != nil {
+		return o, err
+	}
+	o.Wakes = sortedWakes(wakes.Val())
+	if o.PendingJoins, err = parseIters(joins.Val(), "pending join set", root); err != nil {
+		return o, err
+	}
+	if o.Due, err = parseIters(due.Val(), "due set", root); err != nil {
+		return o, err
+	}
+	if z := next.Val(); len(z) > 0 {
+		o.Next, o.NextOK = time.UnixMilli(int64(z[0].Score)), true
+	}
+	return o, nil
+}
+
+// ReleaseFinished gives back the root lease of a session that finished
+// with the caller's last commit (Commit.DeferFinish) and updates the
+// cross-slot indexes of a finished session, in one pipeline.
+func (s *Store) ReleaseFinished(ctx context.Context, root Root, replica string, token int64, now time.Time) error {
+	ok := ownerKeysOf(root.Owner)
+	pipe := s.rdb.Pipeline()
+	pipe.ZRem(ctx, rootShardKey(root), root.String())
+	pipe.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
+	pipe.EvalSha(ctx, scriptReleaseRoot.Hash(), []string{keysOf(root).lease()}, replica, token)
+	_, err := pipe.Exec(ctx)
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		_, err = s.ReleaseRoot(ctx, root, replica, token)
+	}
+	if err != nil {
+		return fmt.Errorf("release %s: %w", root, err)
 	}
 	return nil
 }

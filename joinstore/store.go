@@ -35,6 +35,11 @@ type Config struct {
 	// steps (defaults DefaultMaxLive, DefaultMaxSteps; negative: no cap). A
 	// commit over either kills the session with the reason.
 	MaxLive, MaxSteps int
+	// Batch, when positive, sends the transitions of concurrent sessions
+	// in shared pipelines, with this many pipelines in flight at once: one
+	// round trip carries many sessions' scripts. 0 runs each script on its
+	// own.
+	Batch int
 }
 
 // Default session caps: generous for real orchestrations (a 128-step
@@ -67,8 +72,18 @@ func (s *Store) CheckPayload(what string, p []byte) error {
 // Store is the Redis-backed session store. It is safe for concurrent use and
 // works with a single node, a Redis Cluster or Sentinel (redis.UniversalClient).
 type Store struct {
-	rdb redis.UniversalClient
-	cfg Config
+	rdb   redis.UniversalClient
+	cfg   Config
+	batch *batcher
+}
+
+// eval runs one transition script, through the shared pipelines when the
+// store batches.
+func (s *Store) eval(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
+	if s.batch != nil {
+		return s.batch.eval(ctx, script, keys, args...)
+	}
+	return script.Run(ctx, s.rdb, keys, args...)
 }
 
 // New returns a store on the given client.
@@ -88,7 +103,11 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
-	return &Store{rdb: rdb, cfg: cfg}
+	st := &Store{rdb: rdb, cfg: cfg}
+	if cfg.Batch > 0 {
+		st.batch = newBatcher(rdb, cfg.Batch)
+	}
+	return st
 }
 
 func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
@@ -173,7 +192,7 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	if req.RootPid != 0 {
 		expect = strconv.FormatInt(req.RootPid, 10)
 	}
-	res, err := scriptAllocRoot.Run(ctx, s.rdb, ok.all(), req.IdempotencyKey, ms(req.Now), expect).StringSlice()
+	res, err := s.eval(ctx, scriptAllocRoot, ok.all(), req.IdempotencyKey, ms(req.Now), expect).StringSlice()
 	if err != nil {
 		return StartResult{}, fmt.Errorf("start: allocate root: %w", err)
 	}
@@ -190,7 +209,7 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	if req.Paused {
 		paused = "1"
 	}
-	out, err := scriptStartSession.Run(ctx, s.rdb, []string{k.meta(), k.iter(), k.due(), k.proc(1)},
+	out, err := s.eval(ctx, scriptStartSession, []string{k.meta(), k.due(), k.proc(1)},
 		req.Owner, rootPid, req.XRC729, req.OstcID, req.OstcHash, req.StartStep, string(payload),
 		s.clock(req.Now), after(req.Now, wake), paused, req.Window).StringSlice()
 	if err != nil {
@@ -327,13 +346,13 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 		return nil, err
 	}
 	k := keysOf(root)
-	keys := []string{k.meta(), k.due(), k.run(), k.fence(), k.iter(), k.targets()}
+	keys := []string{k.meta(), k.due(), k.run(), k.targets()}
 	args := []any{s.clock(now), lease.Milliseconds(), worker, string(table)}
 	for _, it := range iters {
 		keys = append(keys, k.proc(it))
 		args = append(args, it)
 	}
-	vals, err := scriptClaim.Run(ctx, s.rdb, keys, args...).StringSlice()
+	vals, err := s.eval(ctx, scriptClaim, keys, args...).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("claim in %s: %w", root, err)
 	}
@@ -381,7 +400,7 @@ func (s *Store) Session(ctx context.Context, root Root) (map[string]string, erro
 // Renew extends a lease; ErrLeaseLost when it is no longer current.
 func (s *Store) Renew(ctx context.Context, c Claim, now time.Time, lease time.Duration) (time.Time, error) {
 	k := keysOf(c.Root)
-	until, err := scriptRenewLease.Run(ctx, s.rdb, []string{k.proc(c.Iter), k.run()}, c.Iter, c.Token, s.clock(now), lease.Milliseconds()).Int64()
+	until, err := s.eval(ctx, scriptRenewLease, []string{k.proc(c.Iter), k.run()}, c.Iter, c.Token, s.clock(now), lease.Milliseconds()).Int64()
 	if err != nil {
 		return time.Time{}, scriptError(err)
 	}
@@ -414,7 +433,7 @@ func (s *Store) Release(ctx context.Context, c Claim, now, retryAt time.Time) (R
 func (s *Store) release(ctx context.Context, c Claim, now, retryAt time.Time, recovery string) (ReleaseResult, error) {
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
-	res, err := scriptReleaseLease.Run(ctx, s.rdb,
+	res, err := s.eval(ctx, scriptReleaseLease,
 		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()},
 		c.Iter, c.Token, s.clock(now), after(now, retryAt), targ, int64(s.cfg.SessionTTL/time.Second), recovery).Text()
 	if err != nil {
@@ -437,6 +456,11 @@ type Child struct {
 	JoinGroupID string
 	// Join makes the child a join target fed by the fresh group Join.FromGroup.
 	Join *JoinSpec
+	// Reserve is how many child iters a claim of the child reserves, and
+	// Bypass whether it may run when the session's window is full (its
+	// step's StepLimits), for a claim in the commit that creates it.
+	Reserve int
+	Bypass  bool
 }
 
 // JoinSpec configures a join target.
@@ -469,6 +493,14 @@ type Commit struct {
 	// (PendingWakes, WakeDone) with the ids "<owner>:<pid>#<n>", unique
 	// across sessions. A killed process queues none.
 	WakeUps []json.RawMessage
+	// ClaimLease, when positive, claims the children that are ready now
+	// (due now, not paused, not join targets, within the window) in the
+	// same step, each under a lease of this duration.
+	ClaimLease time.Duration
+	// DeferFinish leaves the cross-slot index updates of a session that
+	// finishes with this commit to the caller (Finished), which may
+	// batch them with its release.
+	DeferFinish bool
 }
 
 // PendingWake is a committed wake-up not yet performed.
@@ -486,8 +518,6 @@ type CommitResult struct {
 	// Live is the number of live processes left in the session; 0 means
 	// the session finished.
 	Live int64
-	// NextDue is the earliest nextWakeAt of the session's due set (zero when empty).
-	NextDue time.Time
 	// DeliveredTo is the target that got a pending delivery (0 = none): run
 	// its join step.
 	DeliveredTo int64
@@ -498,31 +528,24 @@ type CommitResult struct {
 	// Capped is the reason when this commit went over a session cap and
 	// killed the session ("" otherwise; Killed is then true).
 	Capped string
-}
-
-type childJSON struct {
-	Iter        string `json:"iter"`
-	Step        string `json:"step"`
-	WakeIn      int64  `json:"wakeIn"`
-	Plain       string `json:"plain"`
-	Group       string `json:"group"`
-	FromGroup   string `json:"fromGroup,omitempty"`
-	Expect      string `json:"expect,omitempty"`
-	RequireWhen string `json:"requireWhen,omitempty"`
-	K           int    `json:"k,omitempty"`
-	Policy      string `json:"policy,omitempty"`
+	// Claims are the children the commit claimed (Commit.ClaimLease):
+	// running under their own leases, to be executed by the caller.
+	Claims []Claim
 }
 
 // Commit records the result of the claimed execution with its token. A stale
-// token returns ErrLeaseLost and changes nothing.
+// token returns ErrLeaseLost and changes nothing. With r.ClaimLease set, the
+// children that are ready now are claimed in the same atomic step
+// (CommitResult.Claims) under leases of that duration.
 func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (CommitResult, error) {
 	if r.Status != "done" && r.Status != "aborted" {
 		return CommitResult{}, fmt.Errorf("commit %s: status %q: want done or aborted", c.Pid, r.Status)
 	}
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
-	keys := []string{k.meta(), k.run(), k.due(), k.steps(), k.iter(), k.fence(), k.proc(c.Iter),
-		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend(), k.wq()}
+	keys := make([]string, 0, 11+2*len(r.Children))
+	keys = append(keys, k.meta(), k.run(), k.due(), k.steps(), k.proc(c.Iter),
+		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend(), k.wq())
 	valid := ""
 	if r.Valid != nil {
 		valid = "0"
@@ -534,17 +557,27 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
 	}
-	children := make([]childJSON, 0, len(r.Children))
+	args := make([]any, 0, 17+12*len(r.Children)+2*len(r.WakeUps))
+	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
+		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), r.AbortReason,
+		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.Worker)
 	for _, ch := range r.Children {
-		plain := ch.ResumePlain
-		if len(plain) == 0 {
-			plain = json.RawMessage("{}")
+		plain := ""
+		switch {
+		case len(ch.ResumePlain) == 0:
+			plain = "{}"
+		case !sameBytes(ch.ResumePlain, payload):
+			plain = string(ch.ResumePlain)
 		}
 		wake := ch.NextWakeAt
 		if wake.IsZero() {
 			wake = now
 		}
-		cj := childJSON{Iter: strconv.FormatInt(ch.Iter, 10), Step: ch.ResumeStep, WakeIn: after(now, wake), Plain: string(plain), Group: ch.JoinGroupID}
+		bypass := 0
+		if ch.Bypass {
+			bypass = 1
+		}
+		args = append(args, ch.Iter, ch.ResumeStep, after(now, wake), plain, ch.JoinGroupID, ch.Reserve, bypass)
 		if j := ch.Join; j != nil {
 			expect := make([]string, len(j.From))
 			when := make(map[string]string, len(j.From))
@@ -553,24 +586,18 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			}
 			e, _ := json.Marshal(expect)
 			w, _ := json.Marshal(when)
-			cj.FromGroup, cj.Expect, cj.RequireWhen, cj.K, cj.Policy = j.FromGroup, string(e), string(w), j.K, j.Policy.String()
+			args = append(args, j.FromGroup, string(e), string(w), j.K, j.Policy.String())
+		} else {
+			args = append(args, "", "", "", "", "")
 		}
-		children = append(children, cj)
 		keys = append(keys, k.proc(ch.Iter), k.group(ch.JoinGroupID))
 	}
-	childArg, err := json.Marshal(children)
-	if err != nil {
-		return CommitResult{}, err
-	}
-	args := []any{c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
-		int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, targ, string(payload), string(childArg), r.AbortReason,
-		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0)}
 	wakes := make([]PendingWake, len(r.WakeUps))
 	for i, w := range r.WakeUps {
 		wakes[i] = PendingWake{ID: c.Root.Owner + ":" + c.Pid + "#" + strconv.Itoa(i), Entry: w}
 		args = append(args, wakes[i].ID, string(w))
 	}
-	vals, err := scriptCommitStep.Run(ctx, s.rdb, keys, args...).Slice()
+	vals, err := s.eval(ctx, scriptCommitStep, keys, args...).Slice()
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}
@@ -579,25 +606,70 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		res.Wakes = wakes
 	}
 	res.Live, _ = vals[1].(int64)
-	if res.Live <= 0 && len(res.Wakes) == 0 {
-		s.finished(ctx, c.Root, now)
-	}
-	if due, _ := vals[2].(string); due != "" {
-		if f, err := strconv.ParseFloat(due, 64); err == nil {
-			res.NextDue = time.UnixMilli(int64(f))
-		}
-	}
-	if to, _ := vals[3].(string); to != "" {
+	if to, _ := vals[2].(string); to != "" {
 		res.DeliveredTo, _ = strconv.ParseInt(to, 10, 64)
 	}
-	gated, _ := vals[4].(int64)
+	gated, _ := vals[3].(int64)
 	res.Gated = int(gated)
-	res.Capped, _ = vals[5].(string)
+	res.Capped, _ = vals[4].(string)
+	if len(vals) > 5 {
+		res.Claims = claimedChildren(c, r, vals[5:], now)
+	}
+	if res.Live <= 0 && len(res.Wakes) == 0 && !r.DeferFinish {
+		s.finished(ctx, c.Root, now)
+	}
 	if res.Capped != "" {
 		// Replicas observe the kill at their next claim; look now.
 		s.MarkRoot(ctx, c.Root, now)
 	}
 	return res, nil
+}
+
+// claimedChildren turns the commit's flat claim triples (iter, token, first
+// reserved iter) into claims; the rest of each claim is what the commit
+// created, known here already.
+func claimedChildren(c Claim, r Commit, vals []any, now time.Time) []Claim {
+	byIter := make(map[int64]*Child, len(r.Children))
+	var fresh map[string]int64
+	for i := range r.Children {
+		ch := &r.Children[i]
+		byIter[ch.Iter] = ch
+		if ch.Join != nil {
+			if fresh == nil {
+				fresh = map[string]int64{}
+			}
+			fresh[ch.Join.FromGroup] = ch.Iter
+		}
+	}
+	out := make([]Claim, 0, len(vals)/3)
+	for i := 0; i+3 <= len(vals); i += 3 {
+		iter, _ := strconv.ParseInt(fmt.Sprint(vals[i]), 10, 64)
+		token, _ := strconv.ParseInt(fmt.Sprint(vals[i+1]), 10, 64)
+		first, _ := strconv.ParseInt(fmt.Sprint(vals[i+2]), 10, 64)
+		ch := byIter[iter]
+		if ch == nil {
+			continue
+		}
+		target := c.GroupTarget
+		if ch.JoinGroupID != c.JoinGroupID {
+			target = fresh[ch.JoinGroupID]
+		}
+		plain := ch.ResumePlain
+		if len(plain) == 0 {
+			plain = json.RawMessage("{}")
+		}
+		head := c.Root.Pid(iter)
+		out = append(out, Claim{
+			Root: c.Root, Iter: iter, Pid: head, Token: token, FirstChild: first, Reserve: ch.Reserve,
+			ResumeStep: ch.ResumeStep, ResumePlain: plain, ParentPid: c.Pid, JoinGroupID: ch.JoinGroupID,
+			ThreadHeadPid: head, GroupTarget: target, LeaseUntil: now.Add(r.ClaimLease),
+		})
+	}
+	return out
+}
+
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || string(a) == string(b))
 }
 
 // Process returns the proc_rt fields of one process.
@@ -616,7 +688,7 @@ func (s *Store) Process(ctx context.Context, root Root, iter int64) (map[string]
 // still has a record, in iter order (for inspection; not a hot path).
 func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, error) {
 	k := keysOf(root)
-	last, err := s.rdb.Get(ctx, k.iter()).Int64()
+	last, err := s.rdb.HGet(ctx, k.meta(), "iter").Int64()
 	if err == redis.Nil {
 		return nil, fmt.Errorf("session %s: %w", root, ErrNotFound)
 	}
@@ -657,7 +729,7 @@ func (s *Store) CollectGarbage(ctx context.Context, owner string, now time.Time)
 	if err := CheckOwner(owner); err != nil {
 		return err
 	}
-	return scriptAllocRoot.Run(ctx, s.rdb, ownerKeysOf(owner).all(), "-", ms(now)).Err()
+	return s.eval(ctx, scriptAllocRoot, ownerKeysOf(owner).all(), "-", ms(now)).Err()
 }
 
 // SessionRef is one entry of an owner's session list.

@@ -132,8 +132,11 @@ func TestClaimCommitChain(t *testing.T) {
 			{Iter: c.FirstChild, ResumeStep: "B1", ResumePlain: json.RawMessage(`{"x":1}`), JoinGroupID: "0"},
 			{Iter: c.FirstChild + 1, ResumeStep: "C1", NextWakeAt: t0.Add(time.Minute), JoinGroupID: "0"},
 		}})
-		if err != nil || res.Live != 2 || res.Killed || !res.NextDue.Equal(t0.Add(time.Second)) {
+		if err != nil || res.Live != 2 || res.Killed || len(res.Claims) != 0 {
 			t.Fatalf("commit: %+v %v", res, err)
+		}
+		if next, ok, err := s.NextDue(ctx, root); err != nil || !ok || !next.Equal(t0.Add(time.Second)) {
+			t.Fatalf("next due after the commit: %v %v %v, want %v", next, ok, err, t0.Add(time.Second))
 		}
 		p, _ := s.Process(ctx, root, 1)
 		if p["status"] != "done" || p["lastStep"] != "A1" || p["lastEvalValid"] != "1" || p["lease"] != "" {
@@ -164,8 +167,11 @@ func TestClaimCommitChain(t *testing.T) {
 		}
 		claims = claimAll(t, s, root, t0.Add(time.Minute), 0)
 		res, err = s.Commit(ctx, claims[0], t0.Add(time.Minute), Commit{Status: "done", Valid: new(bool)})
-		if err != nil || res.Live != 0 || !res.NextDue.IsZero() {
+		if err != nil || res.Live != 0 {
 			t.Fatalf("last commit: %+v %v", res, err)
+		}
+		if next, ok, err := s.NextDue(ctx, root); err != nil || ok {
+			t.Fatalf("next due after the last commit: %v %v %v, want none", next, ok, err)
 		}
 		meta := rdb.HGetAll(ctx, keysOf(root).meta()).Val()
 		if meta["status"] != "finished" || rdb.TTL(ctx, keysOf(root).meta()).Val() <= 0 {

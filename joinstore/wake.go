@@ -89,7 +89,7 @@ func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []in
 			keys = append(keys, k.proc(w.Iter))
 			args = append(args, w.Iter, w.UpdatedAt, string(w.Plain))
 		}
-		out, err := scriptWakeApply.Run(ctx, s.rdb, keys, args...).StringSlice()
+		out, err := s.eval(ctx, scriptWakeApply, keys, args...).StringSlice()
 		if err != nil {
 			return res, fmt.Errorf("wake in %s: %w", root, err)
 		}
@@ -165,12 +165,17 @@ func (s *Store) PendingWakes(ctx context.Context, root Root) ([]PendingWake, err
 	if err != nil {
 		return nil, err
 	}
+	return sortedWakes(m), nil
+}
+
+// sortedWakes orders the wake-up queue's entries by iter and number.
+func sortedWakes(m map[string]string) []PendingWake {
 	out := make([]PendingWake, 0, len(m))
 	for id, e := range m {
 		out = append(out, PendingWake{ID: id, Entry: json.RawMessage(e)})
 	}
 	sort.Slice(out, func(i, j int) bool { return wakeIDLess(out[i].ID, out[j].ID) })
-	return out, nil
+	return out
 }
 
 // wakeIDLess orders "<owner>:<rootPid>:<iter>#<n>" of one session by iter
@@ -197,7 +202,7 @@ func wakeIDLess(a, b string) bool {
 // index.
 func (s *Store) WakeDone(ctx context.Context, root Root, w PendingWake, pid, step, outcome string, now time.Time) error {
 	k := keysOf(root)
-	vals, err := scriptWakeDone.Run(ctx, s.rdb, []string{k.wq(), k.steps(), k.meta()}, w.ID, ms(now), s.cfg.StepsCap, pid, step, outcome).Int64Slice()
+	vals, err := s.eval(ctx, scriptWakeDone, []string{k.wq(), k.steps(), k.meta()}, w.ID, ms(now), s.cfg.StepsCap, pid, step, outcome).Int64Slice()
 	if err != nil {
 		return fmt.Errorf("wake-up %s done: %w", w.ID, err)
 	}

@@ -60,6 +60,9 @@ type rootActor struct {
 	ready    []int64
 	results  []result
 
+	// finished: a commit of this actor ended the session; the release
+	// then needs no reads.
+	finished                                          bool
 	started, storeBusy, sleeping, renewing, needClaim bool
 	draining, releasing, done                         bool
 	next                                              time.Time
@@ -113,30 +116,39 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 					break
 				}
 				a.started = true
-				a.ready = append(a.ready, e.Data.([]int64)...)
+				o := e.Data.(opened)
+				a.ready = append(a.ready, o.ready...)
+				a.next, a.hasNext, a.needClaim = o.next, o.nextOK, o.recheck
 			case opClaim:
 				a.storeBusy = false
 				if e.Error != nil {
 					log.Warn("claim failed", "err", e.Error)
 				}
 				if c, ok := e.Data.(claimed); ok {
-					a.next, a.hasNext = c.next, c.ok
-					for _, cl := range c.claims {
-						a.inflight[cl.Iter] = cl
-						a.io.emit(Event{At: time.Now(), Type: "claimed", Pid: cl.Pid, Step: cl.ResumeStep})
-						cl := cl
-						a.yield(out, opExec, ioCmd(func(ctx context.Context) (any, error) { return a.io.execute(ctx, cl), nil }))
+					if !c.keepNext {
+						a.next, a.hasNext = c.next, c.ok
 					}
+					a.run(out, c.claims, nil)
 				}
 			case opExec:
 				a.results = append(a.results, e.Data.(result))
 			case opApply:
-				a.storeBusy, a.needClaim = false, true
+				a.storeBusy = false
 				if e.Error != nil {
 					log.Warn("applying a result failed", "err", e.Error)
+					a.needClaim = true
 				}
-				if ready, ok := e.Data.([]int64); ok {
-					a.ready = append(a.ready, ready...)
+				if ap, ok := e.Data.(applied); ok {
+					// The commit claimed the children that were ready:
+					// they run now, without a claim round; a claim round
+					// follows only for what it could not claim.
+					a.ready = append(a.ready, ap.ready...)
+					a.needClaim = a.needClaim || ap.recheck
+					a.finished = a.finished || ap.finished
+					if ap.wakeOK && (!a.hasNext || ap.wake.Before(a.next)) {
+						a.next, a.hasNext = ap.wake, true
+					}
+					a.run(out, ap.claims, ap.input)
 				}
 			case opSleep:
 				a.sleeps--
@@ -234,10 +246,26 @@ func (a *rootActor) decide(out *sched.StepOutput) {
 	}
 }
 
+// run executes claimed processes, one yield each; input is their payload
+// when known decoded (nil: decoded from the claim).
+func (a *rootActor) run(out *sched.StepOutput, claims []joinstore.Claim, input map[string]any) {
+	for _, cl := range claims {
+		a.inflight[cl.Iter] = cl
+		a.io.emit(Event{At: time.Now(), Type: "claimed", Pid: cl.Pid, Step: cl.ResumeStep})
+		cl := cl
+		a.yield(out, opExec, ioCmd(func(ctx context.Context) (any, error) { return a.io.execute(ctx, cl, input), nil }))
+	}
+}
+
 func (a *rootActor) release(out *sched.StepOutput) {
 	a.releasing, a.storeBusy = true, true
+	finished := a.finished && len(a.ready) == 0
 	a.yield(out, opRelease, ioCmd(func(ctx context.Context) (any, error) {
-		a.io.release(context.WithoutCancel(ctx))
+		if finished {
+			a.io.releaseFinished(context.WithoutCancel(ctx))
+		} else {
+			a.io.release(context.WithoutCancel(ctx))
+		}
 		return nil, nil
 	}))
 }

@@ -182,7 +182,7 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	res, execErr := r.Exec.Execute(ctx, Execution{Owner: c.Root.Owner, Session: c.Root.RootPid, Pid: c.Pid, Step: step, Payload: input, Orchestration: r.Orch})
 	r.executed++
 	now := r.Now()
-	commit, detail := commitFor(c, step, r.Store.CheckPayload, result{claim: c, res: res, err: execErr, input: input}, now, r.Worker)
+	commit, detail, _ := commitFor(c, step, r.Store.CheckPayload, result{claim: c, res: res, err: execErr, input: input, inputRaw: c.ResumePlain}, now, r.Worker)
 	r.emit(Event{At: now, Type: "executed", Pid: c.Pid, Step: c.ResumeStep, Detail: detail})
 	cr, err := r.Store.Commit(ctx, c, now, commit)
 	if err != nil {

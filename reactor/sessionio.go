@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,20 +36,54 @@ func (s *sessionIO) emit(e Event) {
 	}
 }
 
-// setup loads the orchestration, recovers processes a dead replica left
-// running and applies join deliveries it left pending. It returns the
-// targets promoted meanwhile (due now).
-func (s *sessionIO) setup(ctx context.Context) ([]int64, error) {
-	meta, err := s.m.Store.Session(ctx, s.root)
+// opened is what setup found: processes due now, the next due time, and
+// whether a claim round must look at the due set again (recovery put
+// processes back).
+type opened struct {
+	ready   []int64
+	next    time.Time
+	nextOK  bool
+	recheck bool
+}
+
+// setup reads the session in one round trip (joinstore.Open), loads the
+// orchestration, recovers processes a dead replica left running, performs
+// wake-ups and applies join deliveries it left pending.
+func (s *sessionIO) setup(ctx context.Context) (opened, error) {
+	now := time.Now()
+	o, err := s.m.Store.Open(ctx, s.root, now, now.Add(s.m.RootLease))
 	if err != nil {
-		return nil, err
+		return opened{}, err
 	}
+	meta := o.Meta
 	if s.orch, err = s.m.Source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"])); err != nil {
-		return nil, err
+		return opened{}, err
 	}
 	s.table = Table(s.orch)
-	s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
-	return s.recover(ctx)
+	s.killed = meta["killedAt"] != ""
+	out := opened{ready: o.Due, next: o.Next, nextOK: o.NextOK}
+	if len(o.Expired) > 0 {
+		if _, err := s.m.Store.Recover(ctx, s.root, now); err != nil {
+			return opened{}, err
+		}
+		out.recheck = true
+	}
+	if s.killed {
+		if _, err := s.reap(ctx, now); err != nil {
+			return opened{}, err
+		}
+		out.recheck = true
+	}
+	if err := s.wakes(ctx, o.Wakes); err != nil {
+		return opened{}, err
+	}
+	work := make([]joinstore.FollowUp, 0, len(o.PendingJoins))
+	for _, t := range o.PendingJoins {
+		work = append(work, joinstore.FollowUp{Target: t})
+	}
+	promoted, err := s.joins(ctx, work)
+	out.ready = append(out.ready, promoted...)
+	return out, err
 }
 
 // recover returns processes whose lease expired to the due set and applies
@@ -92,9 +127,11 @@ func (s *sessionIO) recover(ctx context.Context) ([]int64, error) {
 // claimed is what a claim round found.
 type claimed struct {
 	claims []joinstore.Claim
-	// next is the earliest future due time (ok false when none).
-	next time.Time
-	ok   bool
+	// next is the earliest future due time (ok false when none); with
+	// keepNext the round did not read the due set and says nothing of it.
+	next     time.Time
+	ok       bool
+	keepNext bool
 }
 
 // claim claims due processes up to the window: the known-ready ones
@@ -113,8 +150,9 @@ func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]boo
 			return out, err
 		}
 	} else {
-		// Ready work was claimed without reading the due set: look again soon.
-		out.next, out.ok = now, true
+		// Ready work is claimed without reading the due set: what the
+		// actor knows of later due times stays.
+		out.keepNext = true
 	}
 	fresh := iters[:0:0]
 	for _, it := range iters {
@@ -132,8 +170,9 @@ func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]boo
 	}
 	out.claims = claims
 	if len(claims) < len(fresh) {
-		// The window is full: what is left is due now, once a slot frees.
-		out.next, out.ok = now.Add(s.m.Poll), true
+		// The window is full (or a ready process is not due yet): look
+		// again after a poll interval.
+		out.next, out.ok, out.keepNext = now.Add(s.m.Poll), true, false
 	}
 	return out, nil
 }
@@ -164,18 +203,26 @@ func (s *sessionIO) reap(ctx context.Context, now time.Time) (claimed, error) {
 	return claimed{next: now.Add(s.m.Poll), ok: true}, nil
 }
 
-// execute runs one claimed process's step.
-func (s *sessionIO) execute(ctx context.Context, c joinstore.Claim) result {
-	r := result{claim: c}
+// execute runs one claimed process's step. input is the process's payload
+// when the caller has it decoded already (a child claimed by its parent's
+// commit gets the parent's next payload), else nil: it is decoded from the
+// claim.
+func (s *sessionIO) execute(ctx context.Context, c joinstore.Claim, input map[string]any) result {
+	r := result{claim: c, inputRaw: c.ResumePlain}
 	step := s.orch.Step(c.ResumeStep)
 	if step == nil {
 		r.err = fmt.Errorf("%s runs step %q, which orchestration %q does not have", c.Pid, c.ResumeStep, s.orch.ID)
-	} else if input, err := UnmarshalPayload(c.ResumePlain); err != nil {
-		r.err = fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
-	} else {
-		r.input = input
-		r.res, r.err = s.m.Exec.Execute(ctx, Execution{Owner: s.root.Owner, Session: s.root.RootPid, Pid: c.Pid, Step: step, Payload: r.input, Orchestration: s.orch})
+		return r
 	}
+	if input == nil {
+		var err error
+		if input, err = UnmarshalPayload(c.ResumePlain); err != nil {
+			r.err = fmt.Errorf("%s: resumePlain: %w", c.Pid, err)
+			return r
+		}
+	}
+	r.input = input
+	r.res, r.err = s.m.Exec.Execute(ctx, Execution{Owner: s.root.Owner, Session: s.root.RootPid, Pid: c.Pid, Step: step, Payload: r.input, Orchestration: s.orch})
 	return r
 }
 
@@ -185,15 +232,44 @@ type result struct {
 	res   Result
 	err   error
 	input map[string]any
+	// inputRaw is the input as stored: passed on unchanged when the step
+	// adds nothing to it.
+	inputRaw json.RawMessage
 }
 
-// apply commits one execution's result and runs the join steps it causes;
-// it returns the processes that are due now (children, promoted targets).
-func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
+// applied is what applying one result leaves the actor to do.
+type applied struct {
+	// ready are processes due now that are not claimed yet (children over
+	// the window, promoted join targets).
+	ready []int64
+	// claims are children the commit claimed, to execute at once with
+	// input as their payload.
+	claims []joinstore.Claim
+	input  map[string]any
+	// wake is the earliest due time of a child created for later (ok
+	// false when none).
+	wake   time.Time
+	wakeOK bool
+	// recheck asks for a claim round (the session was killed or capped).
+	recheck bool
+	// finished: the commit ended the session (no live process, no wake-up
+	// queued); its cross-slot index updates wait for the release.
+	finished bool
+}
+
+// apply commits one execution's result, claims the children that are
+// ready now in the same script, and runs the join steps it causes.
+func (s *sessionIO) apply(ctx context.Context, r result) (applied, error) {
+	var out applied
 	now := time.Now()
 	c := r.claim
 	step := s.orch.Step(c.ResumeStep)
-	commit, detail := commitFor(c, step, s.m.Store.CheckPayload, r, now, s.m.Replica)
+	commit, detail, next := commitFor(c, step, s.m.Store.CheckPayload, r, now, s.m.Replica)
+	for i := range commit.Children {
+		lim := s.table[commit.Children[i].ResumeStep]
+		commit.Children[i].Reserve, commit.Children[i].Bypass = lim.Reserve, lim.Bypass
+	}
+	commit.ClaimLease, commit.DeferFinish = s.m.ProcLease, true
 	s.emit(Event{At: now, Type: "executed", Pid: c.Pid, Step: c.ResumeStep, Detail: detail})
 	if commit.Status == "aborted" {
 		s.m.Log.Warn("step aborted", "session", s.root.String(), "pid", c.Pid, "step", c.ResumeStep, "reason", commit.AbortReason)
@@ -202,20 +278,26 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 	if errors.Is(err, joinstore.ErrLeaseLost) {
 		// Another holder owns the process now; this result is void.
 		s.emit(Event{At: now, Type: "ignored", Pid: c.Pid, Detail: "lease lost; result discarded"})
-		return nil, nil
+		return out, nil
 	}
 	if err != nil {
 		if _, rerr := s.m.Store.Release(ctx, c, now, now); rerr != nil {
-			return nil, errors.Join(err, rerr)
+			return out, errors.Join(err, rerr)
 		}
-		return nil, err
+		return out, err
 	}
 	if cr.Capped != "" {
 		s.killed = true
 		s.m.Log.Warn("session killed by a cap", "session", s.root.String(), "pid", c.Pid, "reason", cr.Capped)
 		s.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
 	}
-	var ready []int64
+	out.recheck = cr.Killed
+	out.finished = cr.Live <= 0 && len(cr.Wakes) == 0
+	out.claims, out.input = cr.Claims, next
+	claimed := make(map[int64]bool, len(cr.Claims))
+	for _, cl := range cr.Claims {
+		claimed[cl.Iter] = true
+	}
 	var work []joinstore.FollowUp
 	if !cr.Killed {
 		for _, ch := range commit.Children {
@@ -223,8 +305,11 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 			switch {
 			case ch.Join != nil:
 				work = append(work, joinstore.FollowUp{Target: ch.Iter})
+			case claimed[ch.Iter]:
 			case !ch.NextWakeAt.After(now):
-				ready = append(ready, ch.Iter)
+				out.ready = append(out.ready, ch.Iter)
+			case !out.wakeOK || ch.NextWakeAt.Before(out.wake):
+				out.wake, out.wakeOK = ch.NextWakeAt, true
 			}
 		}
 	}
@@ -235,7 +320,8 @@ func (s *sessionIO) apply(ctx context.Context, r result) ([]int64, error) {
 	if err == nil && len(cr.Wakes) > 0 {
 		err = s.wakes(ctx, cr.Wakes)
 	}
-	return append(ready, promoted...), err
+	out.ready = append(out.ready, promoted...)
+	return out, err
 }
 
 // wakes performs queued wake-ups of this session.
@@ -247,11 +333,18 @@ func (s *sessionIO) wakes(ctx context.Context, w []joinstore.PendingWake) error 
 // payload flow, the children of the selected branch and its wake-ups; a
 // hard error aborts the process with the error as its reason. The detail
 // is the timeline's account of the execution.
-func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p []byte) error, r result, now time.Time, worker string) (joinstore.Commit, string) {
+func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p []byte) error, r result, now time.Time, worker string) (joinstore.Commit, string, map[string]any) {
 	commit := joinstore.Commit{Status: "done", Worker: worker}
 	detail := "valid"
+	var next map[string]any
 	if r.err == nil && step != nil {
-		commit.Payload = MarshalPayload(NextPayload(r.input, r.res.Output))
+		if addsNothing(r.res.Output) && r.inputRaw != nil {
+			// The payload passes through: no decode and encode round trip.
+			next, commit.Payload = r.input, r.inputRaw
+		} else {
+			next = NextPayload(r.input, r.res.Output)
+			commit.Payload = MarshalPayload(next)
+		}
 		// A payload over the cap aborts the step: nothing it asked for
 		// happens (children, wake-ups), and its payload stays the input.
 		if err := check("the step's next payload", commit.Payload); err != nil {
@@ -262,7 +355,12 @@ func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p
 		commit.Status = "aborted"
 		detail = fmt.Sprint(r.err)
 		commit.AbortReason = detail
-		commit.Payload = MarshalPayload(r.input)
+		next = nil
+		if r.inputRaw != nil && r.input != nil {
+			commit.Payload = r.inputRaw
+		} else {
+			commit.Payload = MarshalPayload(r.input)
+		}
 	} else {
 		commit.Valid = &r.res.Valid
 		if !r.res.Valid {
@@ -279,7 +377,18 @@ func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p
 	if step != nil {
 		commit.Children = Children(step, r.err != nil, r.res.Valid, Parent{Group: c.JoinGroupID, FirstChild: c.FirstChild}, commit.Payload, now, r.res.Wait)
 	}
-	return commit, detail
+	return commit, detail, next
+}
+
+// addsNothing reports whether an output leaves the next payload equal to
+// the input (no key, or only "_" keys, which NextPayload drops).
+func addsNothing(output map[string]any) bool {
+	for k := range output {
+		if !strings.HasPrefix(k, "_") {
+			return false
+		}
+	}
+	return true
 }
 
 // joins runs join steps until no follow-up remains; it returns the targets
@@ -341,6 +450,14 @@ func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) ([]in
 	// Processes a dead replica left running come back once their leases
 	// expire; deliveries pushed by others (a kill) are applied.
 	return s.recover(ctx)
+}
+
+// releaseFinished hands back a session that finished with this actor's
+// last commit: one round trip for the lease and the indexes.
+func (s *sessionIO) releaseFinished(ctx context.Context) {
+	if err := s.m.Store.ReleaseFinished(ctx, s.root, s.m.Replica, s.token, time.Now()); err != nil {
+		s.m.Log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
+	}
 }
 
 // release hands the session back: its root lease goes, and the root index

@@ -121,7 +121,7 @@ func devAction(c *cli.Context) error {
 	defer srv.Stop()
 	rdb := srv.Client()
 	defer rdb.Close()
-	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, ServerClock: true})
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, ServerClock: true, Batch: joinstore.DefaultBatch})
 	chainID := dev.ChainID().Uint64()
 	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
 		chainID, reg.Address.Hex(), rcpt.BlockNumber.Uint64(), len(ids), srv.Addr)

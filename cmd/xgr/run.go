@@ -117,7 +117,11 @@ func runAction(c *cli.Context) error {
 		return cli.Exit(err.Error(), 2)
 	}
 	defer rdb.Close()
-	store0 := joinstore.New(rdb, storeConfig())
+	cfg := storeConfig()
+	// A replica runs many sessions at once: their transitions share
+	// pipelines (joinstore.Config.Batch).
+	cfg.Batch = joinstore.DefaultBatch
+	store0 := joinstore.New(rdb, cfg)
 	var cache *indexer.CacheSource
 	if client != nil {
 		cache = indexer.NewCacheSource(store0.Index(chainID), client)

@@ -3,9 +3,9 @@
 -- keeps its token; another replica gets it only after it expired.
 --
 -- KEYS[1] xgr:T:lease  (value "<replica> <token>", expires)
--- KEYS[2] xgr:T:fence  fencing token counter
--- KEYS[3] xgr:T:meta   (the session must exist and be live)
--- KEYS[4] xgr:T:wq     (or have wake-ups queued that are not yet performed)
+-- KEYS[2] xgr:T:meta   (the session must exist and be live; its field
+--                      fence is the fencing token counter)
+-- KEYS[3] xgr:T:wq     (or have wake-ups queued that are not yet performed)
 -- ARGV[1] replica id  ARGV[2] lease duration (ms)
 --
 -- Returns the lease's fencing token, "held" when another replica holds it,
@@ -13,8 +13,8 @@
 -- queued wake-up.
 -- Invariant: at most one replica holds a session's root lease at a time;
 -- every new holder gets a larger token than any before.
-local meta = redis.call("HMGET", KEYS[3], "status")
-if not meta[1] or (meta[1] == "finished" and redis.call("HLEN", KEYS[4]) == 0) then
+local meta = redis.call("HMGET", KEYS[2], "status")
+if not meta[1] or (meta[1] == "finished" and redis.call("HLEN", KEYS[3]) == 0) then
   return "finished"
 end
 local cur = redis.call("GET", KEYS[1])
@@ -26,6 +26,6 @@ if cur then
   end
   return "held"
 end
-local token = redis.call("INCR", KEYS[2])
+local token = redis.call("HINCRBY", KEYS[2], "fence", 1)
 redis.call("SET", KEYS[1], ARGV[1] .. " " .. token, "PX", ARGV[2])
 return tostring(token)

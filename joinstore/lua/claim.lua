@@ -1,9 +1,9 @@
 -- claim: move due waiting processes of one session to running, each with an
 -- inFlight lease carrying a fresh fencing token.
 --
--- KEYS[1] xgr:T:meta  KEYS[2] xgr:T:due  KEYS[3] xgr:T:run
--- KEYS[4] xgr:T:fence KEYS[5] xgr:T:iter  KEYS[6] xgr:T:targets
--- KEYS[7..] xgr:T:p:<iter> of each candidate, in ARGV order
+-- KEYS[1] xgr:T:meta (fields fence and iter: the fencing token and iter counters)
+-- KEYS[2] xgr:T:due  KEYS[3] xgr:T:run  KEYS[4] xgr:T:targets
+-- KEYS[5..] xgr:T:p:<iter> of each candidate, in ARGV order
 -- ARGV[1] now (ms; "" = the server clock)  ARGV[2] lease duration (ms)  ARGV[3] worker id
 -- ARGV[4] step table (JSON object step -> [reserve, bypass]): how many child
 --         iters a claim of the step reserves, and whether it may exceed the
@@ -35,12 +35,12 @@ if killedAt and killedAt ~= "" then
 end
 local now, leaseMs = clock(ARGV[1]), tonumber(ARGV[2])
 local window = tonumber(redis.call("HGET", KEYS[1], "window") or "0") or 0
-local running = redis.call("ZCOUNT", KEYS[3], now, "+inf")
+local running = redis.call("ZCOUNT", KEYS[3], now, "+inf") -- finished entries left at 0 do not count
 local steps = cjson.decode(ARGV[4])
 local out = {}
 for i = 1, #ARGV - 4 do
   local iter = ARGV[4 + i]
-  local key = KEYS[6 + i]
+  local key = KEYS[4 + i]
   local score = redis.call("ZSCORE", KEYS[2], iter)
   if score and tonumber(score) <= now then
     local p = redis.call("HMGET", key, "status", "paused", "killedAt", "resumeStep", "resumePlain", "parentPid", "joinGroupId", "threadHeadPid")
@@ -50,10 +50,10 @@ for i = 1, #ARGV - 4 do
       if window > 0 and running >= window and bypass ~= 1 then
         break
       end
-      local token = redis.call("INCR", KEYS[4])
+      local token = redis.call("HINCRBY", KEYS[1], "fence", 1)
       local first = 0
       if reserve > 0 then
-        first = redis.call("INCRBY", KEYS[5], reserve) - reserve + 1
+        first = redis.call("HINCRBY", KEYS[1], "iter", reserve) - reserve + 1
       end
       local untilMs = now + leaseMs
       redis.call("HSET", key, "status", "running", "lease", token, "leaseUntil", untilMs,
@@ -61,7 +61,7 @@ for i = 1, #ARGV - 4 do
       redis.call("ZREM", KEYS[2], iter)
       redis.call("ZADD", KEYS[3], untilMs, iter)
       running = running + 1
-      local target = redis.call("HGET", KEYS[6], p[7]) or ""
+      local target = redis.call("HGET", KEYS[4], p[7]) or ""
       for _, v in ipairs({iter, tostring(token), tostring(first), p[4], p[5], p[6], p[7], p[8], target}) do
         out[#out + 1] = v
       end

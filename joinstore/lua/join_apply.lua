@@ -3,11 +3,11 @@
 --
 -- KEYS[1] xgr:T:jl:<t>   KEYS[2] xgr:T:p:<t>   KEYS[3] xgr:T:g:<t>   KEYS[4] xgr:T:jq:<t>
 -- KEYS[5] xgr:T:meta     KEYS[6] xgr:T:due     KEYS[7] xgr:T:run     KEYS[8] xgr:T:steps
--- KEYS[9] xgr:T:iter     KEYS[10] xgr:T:fence  KEYS[11] xgr:T:targets
--- KEYS[12] xgr:T:g:<P>   the target's own group P (it leaves it when it aborts)
--- KEYS[13] xgr:T:p:<target of P>  (KEYS[2] again when P has no target)
--- KEYS[14] xgr:T:jq:<target of P>
--- KEYS[15] xgr:T:jpend   targets with pending deliveries, by first push time
+-- KEYS[9] xgr:T:iter     KEYS[10] xgr:T:fence  KEYS[9] xgr:T:targets
+-- KEYS[10] xgr:T:g:<P>   the target's own group P (it leaves it when it aborts)
+-- KEYS[11] xgr:T:p:<target of P>  (KEYS[2] again when P has no target)
+-- KEYS[12] xgr:T:jq:<target of P>
+-- KEYS[13] xgr:T:jpend   targets with pending deliveries, by first push time
 -- KEYS[16..] xgr:T:p:<iter> of each member to kill, in ARGV order
 -- ARGV[1] token  ARGV[2] now (ms; "" = the server clock)  ARGV[3] pending entries consumed
 -- ARGV[4] inbox (JSON)  ARGV[5] fail (JSON)
@@ -50,7 +50,7 @@ local closing = (verdict == "satisfied" or verdict == "unfulfillable") and t[1] 
 local killing = t[2] == "kill" and (closing or (verdict == "kill" and t[1] == "1"))
 local kills = {}
 for i = 10, #ARGV do
-  kills[ARGV[i]] = 15 + (i - 9)
+  kills[ARGV[i]] = 13 + (i - 9)
 end
 if killing then
   for _, m in ipairs(redis.call("HKEYS", KEYS[3])) do
@@ -92,22 +92,22 @@ if closing then
     -- Unfulfillable: the target aborts, and as a finished process of its own
     -- group P it fails its step there (cascade).
     abort(KEYS[2], titer, ARGV[10])
-    redis.call("HDEL", KEYS[12], titer)
+    redis.call("HDEL", KEYS[10], titer)
     if ARGV[9] ~= "" then
-      local pt = redis.call("HMGET", KEYS[13], "closed", "policy")
+      local pt = redis.call("HMGET", KEYS[11], "closed", "policy")
       if pt[1] ~= "1" then
-        redis.call("RPUSH", KEYS[14], cjson.encode({pid = t[7], from = t[3], aborted = true, valid = cjson.null, payload = "{}"}))
-        redis.call("ZADD", KEYS[15], "NX", now, ARGV[9])
+        redis.call("RPUSH", KEYS[12], cjson.encode({pid = t[7], from = t[3], aborted = true, valid = cjson.null, payload = "{}"}))
+        redis.call("ZADD", KEYS[13], "NX", now, ARGV[9])
         deliveredTo = ARGV[9]
-      elseif redis.call("EXISTS", KEYS[12]) == 0 then
-        redis.call("HDEL", KEYS[11], t[4])
+      elseif redis.call("EXISTS", KEYS[10]) == 0 then
+        redis.call("HDEL", KEYS[9], t[4])
       end
     end
   end
 end
 if killing then
   for i = 11, #ARGV do
-    local iter, key = ARGV[i], KEYS[15 + (i - 10)]
+    local iter, key = ARGV[i], KEYS[13 + (i - 10)]
     local m = redis.call("HMGET", key, "status", "target", "closed", "policy")
     if m[1] == "waiting" then
       abort(key, iter, "join-kill")
@@ -124,18 +124,18 @@ if killing then
 end
 if (closing or killing) and redis.call("EXISTS", KEYS[3]) == 0 then
   -- The group is empty and its join decided: forget the group.
-  redis.call("HDEL", KEYS[11], string.match(t[7], ":(%d+)$"))
+  redis.call("HDEL", KEYS[9], string.match(t[7], ":(%d+)$"))
 end
 
 local remaining = redis.call("LLEN", KEYS[4])
 if remaining == 0 then
-  redis.call("ZREM", KEYS[15], string.match(t[7], ":(%d+)$"))
+  redis.call("ZREM", KEYS[13], string.match(t[7], ":(%d+)$"))
 end
 redis.call("DEL", KEYS[1])
 if live <= 0 then
   redis.call("HSET", KEYS[5], "status", "finished", "finishedAt", now)
   if ttl > 0 then
-    for _, k in ipairs({5, 6, 7, 8, 9, 10, 11}) do
+    for _, k in ipairs({5, 6, 7, 8, 9}) do
       redis.call("EXPIRE", KEYS[k], ttl)
     end
   end

@@ -7,7 +7,7 @@
 -- KEYS[3] xgr:T:g:<t>      live members of the target's from-group (the
 --                          fresh group a join creates is named by its target's iter)
 -- KEYS[4] xgr:T:jq:<t>     pending deliveries (JSON entries, oldest first)
--- KEYS[5] xgr:T:fence      fencing token counter
+-- KEYS[5] xgr:T:meta       its field fence is the fencing token counter
 -- KEYS[6] xgr:T:targets    join group id -> target iter
 -- ARGV[1] lock duration (ms)
 --
@@ -19,7 +19,7 @@
 if redis.call("EXISTS", KEYS[2]) == 0 then
   return {"gone"}
 end
-local token = redis.call("INCR", KEYS[5])
+local token = redis.call("HINCRBY", KEYS[5], "fence", 1)
 if not redis.call("SET", KEYS[1], token, "NX", "PX", ARGV[1]) then
   return {"busy"}
 end

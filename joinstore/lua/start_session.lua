@@ -1,9 +1,8 @@
 -- start_session: create a session and its root process <rootPid>:1, once.
 --
 -- KEYS[1] xgr:T:meta   session hash
--- KEYS[2] xgr:T:iter   last allocated iter
--- KEYS[3] xgr:T:due    zset of claimable processes by nextWakeAt
--- KEYS[4] xgr:T:p:1    the root process
+-- KEYS[2] xgr:T:due    zset of claimable processes by nextWakeAt
+-- KEYS[3] xgr:T:p:1    the root process
 -- ARGV[1] owner        ARGV[2] rootPid     ARGV[3] xrc729    ARGV[4] ostcId
 -- ARGV[5] ostcHash     ARGV[6] startStep   ARGV[7] payload (JSON object)
 -- ARGV[8] now (ms; "" = the server clock)  ARGV[9] wake after (ms from now)
@@ -34,9 +33,8 @@ local wake = now + tonumber(ARGV[9])
 redis.call("HSET", KEYS[1],
   "owner", ARGV[1], "rootPid", ARGV[2], "xrc729", ARGV[3], "ostcId", ARGV[4],
   "ostcHash", ARGV[5], "startStep", ARGV[6], "createdAt", now,
-  "window", ARGV[11], "live", 1, "status", "live")
-redis.call("SET", KEYS[2], 1)
-redis.call("HSET", KEYS[4],
+  "window", ARGV[11], "live", 1, "status", "live", "iter", 1, "fence", 0, "steps", 0)
+redis.call("HSET", KEYS[3],
   "pid", pid, "parentPid", "", "threadHeadPid", pid, "status", "waiting",
   "paused", ARGV[10], "resumeStep", ARGV[6], "lastStep", "", "lastEvalValid", "",
   "nextWakeAt", wake, "resumePlain", ARGV[7], "joinGroupId", "0",
@@ -45,7 +43,7 @@ redis.call("HSET", KEYS[4],
 if ARGV[10] == "1" then
   return {"paused", pid}
 end
-redis.call("ZADD", KEYS[3], wake, 1)
+redis.call("ZADD", KEYS[2], wake, 1)
 if wake > now then
   return {"scheduled", pid}
 end
