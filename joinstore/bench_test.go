@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -29,40 +30,65 @@ func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
 }
 
-// BenchmarkClaimCommit measures one step without a join: a loop step that
-// respawns itself, claimed and committed in turn. It reports steps/s, Redis
-// round trips per step and latency percentiles of a claim+commit cycle.
-func BenchmarkClaimCommit(b *testing.B) {
-	rdb := testenv.StartRedis(b).Client()
-	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+// BenchmarkPlainStep measures the plain step of a running session: a loop
+// step that respawns itself, its commit claiming the child it creates (one
+// script, one round trip), as a replica runs a chain. It reports steps/s,
+// Redis round trips, commands (all, also those a script runs) and Redis
+// CPU µs per step (INFO commandstats: the EVALSHA's time, which includes
+// its commands), and latency percentiles of the commit.
+func BenchmarkPlainStep(b *testing.B) {
+	srv := testenv.StartRedis(b)
+	rdb := srv.Client()
+	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, ServerClock: true}), context.Background()
 	if err := s.Preload(ctx); err != nil {
 		b.Fatal(err)
 	}
 	o, _ := registry.Parse([]byte(`{"id":"loop","structure":{"S":{"rule":"x","onValid":{"spawns":["S"]}}}}`))
 	table := reactor.Table(o)
-	res, _ := s.Start(ctx, joinstore.StartRequest{Owner: "0xbench", StartStep: "S", Now: t0})
+	res, err := s.Start(ctx, joinstore.StartRequest{Owner: benchOwner, StartStep: "S", Now: time.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := s.Claim(ctx, res.Root, time.Now(), time.Minute, "w", table, []int64{1})
+	if err != nil || len(c) != 1 {
+		b.Fatalf("claim: %v %v", c, err)
+	}
+	cur := c[0]
+	payload := json.RawMessage(`{"order":"A-1029","amount":"125000000000000000000"}`)
+	stats := srv.Client()
+	before, err := redisstat.Read(ctx, stats)
+	if err != nil {
+		b.Fatal(err)
+	}
 	rt := &counter{}
 	rdb.AddHook(rt)
 	valid := true
-	next := int64(1)
 	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		c, err := s.Claim(ctx, res.Root, t0, time.Minute, "w", table, []int64{next})
-		if err != nil || len(c) != 1 {
-			b.Fatalf("claim: %v %v", c, err)
+		ch := reactor.Children(o.Step("S"), false, true, reactor.Parent{Group: cur.JoinGroupID, FirstChild: cur.FirstChild}, payload, start, 0)
+		ch[0].Reserve = table["S"].Reserve
+		cr, err := s.Commit(ctx, cur, start, joinstore.Commit{Status: "done", Valid: &valid, Payload: payload, Children: ch, ClaimLease: time.Minute})
+		if err != nil || len(cr.Claims) != 1 {
+			b.Fatalf("commit: %+v %v", cr, err)
 		}
-		ch := reactor.Children(o.Step("S"), false, true, reactor.Parent{Group: c[0].JoinGroupID, FirstChild: c[0].FirstChild}, json.RawMessage(`{"i":1}`), t0, 0)
-		if _, err := s.Commit(ctx, c[0], t0, joinstore.Commit{Status: "done", Valid: &valid, Children: ch}); err != nil {
-			b.Fatal(err)
-		}
-		next = ch[0].Iter
+		cur = cr.Claims[0]
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
+	after, err := redisstat.Read(ctx, stats)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := after.Sub(before)
 	report(b, lat, float64(rt.n.Load())/float64(b.N), "roundtrips/step")
+	b.ReportMetric(float64(d.Calls())/float64(b.N), "redis-cmds/step")
+	b.ReportMetric(d.CPU(map[string]int64{"evalsha": int64(b.N)})/float64(b.N), "redis-µs/step")
 }
+
+const benchOwner = "0x00000000000000000000000000000000000000be"
 
 // BenchmarkJoinClose measures a delivery that closes a join: the last of
 // eight producers commits and its join step closes the join (commit, join
@@ -136,7 +162,7 @@ func BenchmarkMemoryPerLiveProcess(b *testing.B) {
 	valid := true
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, _ := s.Start(ctx, joinstore.StartRequest{Owner: "0xmem", StartStep: "A1", Now: t0, Payload: json.RawMessage(`{"order":"A-1029","amount":"125000000000000000000","user":"0x00000000000000000000000000000000000000aa"}`)})
+		res, _ := s.Start(ctx, joinstore.StartRequest{Owner: benchOwner, StartStep: "A1", Now: t0, Payload: json.RawMessage(`{"order":"A-1029","amount":"125000000000000000000","user":"0x00000000000000000000000000000000000000aa"}`)})
 		c, _ := s.Claim(ctx, res.Root, t0, time.Minute, "w", reactor.Table(o), []int64{1})
 		ch := reactor.Children(o.Step("A1"), false, true, reactor.Parent{Group: "0", FirstChild: c[0].FirstChild}, json.RawMessage(c[0].ResumePlain), t0, time.Hour)
 		s.Commit(ctx, c[0], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: c[0].ResumePlain, Children: ch})

@@ -74,7 +74,14 @@ func (c *nameCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 func (c *nameCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.mu.Lock()
+		for _, cmd := range cmds {
+			c.m[cmd.Name()]++
+		}
+		c.mu.Unlock()
+		return next(ctx, cmds)
+	}
 }
 func (c *nameCounter) snapshot() map[string]int64 {
 	c.mu.Lock()
@@ -140,8 +147,9 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 			lastExec := map[joinstore.Root]time.Time{}
 			var closeLat []time.Duration
 			var steps atomic.Int64
-			rt := &rtCounter{}
+			rt, sent := &rtCounter{}, &nameCounter{m: map[string]int64{}}
 			rdb.AddHook(rt)
+			rdb.AddHook(sent)
 			m := &Manager{Store: store, Source: src, Exec: exec, Replica: "bench", Poll: 5 * time.Millisecond, Log: discardLog(), MaxRoots: maxRoots,
 				OnEvent: func(r joinstore.Root, e Event) {
 					now := time.Now()
@@ -187,7 +195,7 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 			b.ReportMetric(float64(n)/elapsed.Seconds(), "steps/s")
 			b.ReportMetric(float64(rt.n.Load())/float64(n), "roundtrips/step")
 			b.ReportMetric(float64(d.Calls())/float64(n), "redis-cmds/step")
-			b.ReportMetric(d.Usec()/float64(n), "redis-µs/step")
+			b.ReportMetric(d.CPU(sent.snapshot())/float64(n), "redis-µs/step")
 			if len(closeLat) > 0 {
 				sort.Slice(closeLat, func(i, j int) bool { return closeLat[i] < closeLat[j] })
 				b.ReportMetric(float64(closeLat[len(closeLat)/2].Microseconds()), "close-p50-µs")

@@ -41,6 +41,9 @@ type Manager struct {
 
 	mu     sync.Mutex
 	actors map[joinstore.Root]sched.PID
+	// room says a session ended while the replica was at MaxRoots: look
+	// for the next one at once rather than at the next poll.
+	room   chan struct{}
 	halt   chan struct{}
 	halted atomic.Bool
 	once   sync.Once
@@ -74,6 +77,7 @@ func (m *Manager) defaults() {
 	if m.actors == nil {
 		m.actors = map[joinstore.Root]sched.PID{}
 		m.halt = make(chan struct{})
+		m.room = make(chan struct{}, 1)
 	}
 }
 
@@ -118,6 +122,7 @@ func (m *Manager) Run(ctx context.Context) error {
 			m.sched.Shutdown(shutdown)
 			return nil
 		case <-ticker.C:
+		case <-m.room:
 		}
 	}
 }
@@ -128,6 +133,12 @@ func (m *Manager) exited(pid sched.PID, err error) {
 	for r, p := range m.actors {
 		if p == pid {
 			delete(m.actors, r)
+		}
+	}
+	if m.MaxRoots > 0 {
+		select {
+		case m.room <- struct{}{}:
+		default:
 		}
 	}
 	if err != nil && !errors.Is(err, sched.ErrUnfinished) {

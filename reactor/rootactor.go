@@ -95,7 +95,7 @@ func (a *rootActor) yield(out *sched.StepOutput, o op, cmd any) {
 // Step implements sched.Process.
 func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 	m := a.io.m
-	log := m.Log.With("session", a.io.root.String())
+	log := sessionLog{m: m, root: a.io.root}
 	for _, e := range events {
 		switch e.Type {
 		case sched.EventCancel:
@@ -255,6 +255,21 @@ func (a *rootActor) run(out *sched.StepOutput, claims []joinstore.Claim, input m
 		cl := cl
 		a.yield(out, opExec, ioCmd(func(ctx context.Context) (any, error) { return a.io.execute(ctx, cl, input), nil }))
 	}
+}
+
+// sessionLog logs with the session's name; it builds nothing until a
+// line is written (Step runs for every event, lines are rare).
+type sessionLog struct {
+	m    *Manager
+	root joinstore.Root
+}
+
+func (l sessionLog) Error(msg string, args ...any) {
+	l.m.Log.Error(msg, append([]any{"session", l.root.String()}, args...)...)
+}
+
+func (l sessionLog) Warn(msg string, args ...any) {
+	l.m.Log.Warn(msg, append([]any{"session", l.root.String()}, args...)...)
 }
 
 func (a *rootActor) release(out *sched.StepOutput) {

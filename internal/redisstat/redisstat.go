@@ -130,3 +130,17 @@ func (s Stats) Usec() float64 {
 	}
 	return n
 }
+
+// CPU is the microseconds Redis spent on the commands a client sent
+// (top, counted by name on the client, pipelined ones included): a
+// script's commands run inside its EVALSHA, whose time includes theirs,
+// so only each name's share sent from outside counts.
+func (s Stats) CPU(top map[string]int64) float64 {
+	var n float64
+	for name, st := range s {
+		if c := min(top[name], st.Calls); c > 0 {
+			n += st.Usec * float64(c) / float64(st.Calls)
+		}
+	}
+	return n
+}
