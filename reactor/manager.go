@@ -180,7 +180,7 @@ func (m *Manager) adopt(ctx context.Context) error {
 		case errors.Is(err, joinstore.ErrRootHeld):
 			continue
 		case errors.Is(err, joinstore.ErrFinished):
-			m.Store.UnmarkRoot(ctx, r)
+			m.Store.MarkFinished(ctx, r, time.Now())
 			continue
 		case err != nil:
 			return err

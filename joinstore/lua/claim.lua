@@ -29,13 +29,18 @@ local function clock(arg)
   local t = redis.call("TIME")
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local killedAt = redis.call("HGET", KEYS[1], "killedAt")
-if killedAt and killedAt ~= "" then
+local m = redis.call("HMGET", KEYS[1], "killedAt", "window", "fence", "iter")
+if m[1] and m[1] ~= "" then
   return {"killed"}
 end
 local now, leaseMs = clock(ARGV[1]), tonumber(ARGV[2])
-local window = tonumber(redis.call("HGET", KEYS[1], "window") or "0") or 0
-local running = redis.call("ZCOUNT", KEYS[3], now, "+inf") -- finished entries left at 0 do not count
+local window = tonumber(m[2] or "0") or 0
+local running = 0
+if window > 0 then
+  -- Finished processes a commit left at score 0 do not count.
+  running = redis.call("ZCOUNT", KEYS[3], now, "+inf")
+end
+local fence, iterNext = tonumber(m[3] or "0") or 0, tonumber(m[4] or "0") or 0
 local steps = cjson.decode(ARGV[4])
 local out = {}
 for i = 1, #ARGV - 4 do
@@ -50,10 +55,12 @@ for i = 1, #ARGV - 4 do
       if window > 0 and running >= window and bypass ~= 1 then
         break
       end
-      local token = redis.call("HINCRBY", KEYS[1], "fence", 1)
+      fence = fence + 1
+      local token = fence
       local first = 0
       if reserve > 0 then
-        first = redis.call("HINCRBY", KEYS[1], "iter", reserve) - reserve + 1
+        first = iterNext + 1
+        iterNext = iterNext + reserve
       end
       local untilMs = now + leaseMs
       redis.call("HSET", key, "status", "running", "lease", token, "leaseUntil", untilMs,
@@ -61,11 +68,18 @@ for i = 1, #ARGV - 4 do
       redis.call("ZREM", KEYS[2], iter)
       redis.call("ZADD", KEYS[3], untilMs, iter)
       running = running + 1
-      local target = redis.call("HGET", KEYS[4], p[7]) or ""
+      local target = ""
+      if p[7] ~= "0" then
+        -- The root group never has a join target.
+        target = redis.call("HGET", KEYS[4], p[7]) or ""
+      end
       for _, v in ipairs({iter, tostring(token), tostring(first), p[4], p[5], p[6], p[7], p[8], target}) do
         out[#out + 1] = v
       end
     end
   end
+end
+if #out > 0 then
+  redis.call("HSET", KEYS[1], "fence", fence, "iter", iterNext)
 end
 return out
