@@ -4,7 +4,7 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test provider lint fmt-check vet unit bench fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint
+.PHONY: run test provider lint fmt-check vet unit bench bench-peers fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint
 
 ## run: the main job on embedded defaults
 run:
@@ -43,6 +43,12 @@ unit: provider
 ## bench: every benchmark with allocation figures
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+## bench-peers: xgr bench against the asynq chain harness (bench/peers, its own Go
+## module) on one private redis-server, three rounds each, and the median ratio
+## (docs/performance.md; knobs BENCH_ROUNDS, BENCH_SESSIONS, BENCH_CONCURRENCY, XGR_POLL)
+bench-peers:
+	@bash scripts/bench-peers.sh
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s

@@ -58,6 +58,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			devCommand(),
 			scenarioCommand(),
 			rpcCommand(),
+			benchCommand(),
 			versionCommand(),
 		},
 	}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench-peers: xgr bench against the asynq chain harness (bench/peers), side by
+# side on one private redis-server: ROUNDS rounds (default 3), each one run of
+#   xgr bench --sessions N --concurrency C --replicas 1 examples/bench/chain10.json
+#   asynqchain --chains N --length 10 --concurrency C
+# with FLUSHALL before each run. Prints both figures per round and the median of
+# the per-round ratios xgr steps/s ÷ asynq tasks/s.
+# Knobs: BENCH_ROUNDS, BENCH_SESSIONS (1000), BENCH_CONCURRENCY (32), and
+# XGR_POLL (xgr bench --poll; default that of xgr run, 200ms).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rounds=${BENCH_ROUNDS:-3}
+sessions=${BENCH_SESSIONS:-1000}
+conc=${BENCH_CONCURRENCY:-32}
+
+find_bin() { # name: XGR_<NAME>_BIN, .tools/bin, PATH (as internal/toolbin)
+	local var="XGR_$(echo "$1" | tr 'a-z-' 'A-Z_')_BIN"
+	if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
+	if [ -x ".tools/bin/$1" ]; then echo ".tools/bin/$1"; return; fi
+	if command -v "$1" >/dev/null; then command -v "$1"; return; fi
+	echo "bench-peers: $1 not found (looked at \$$var, .tools/bin and PATH): run \`make tools\` (installs the apt package redis-server)" >&2
+	exit 1
+}
+server=$(find_bin redis-server)
+cli=$(find_bin redis-cli)
+
+work=$(mktemp -d)
+redis_pid=
+cleanup() {
+	if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "building xgr and bench/peers/cmd/asynqchain ..."
+go build -o "$work/xgr" ./cmd/xgr
+(cd bench/peers && go build -o "$work/asynqchain" ./cmd/asynqchain)
+
+# A free loopback port: one nothing answers on.
+port=
+for _ in $(seq 50); do
+	p=$((20000 + RANDOM % 40000))
+	if ! (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
+done
+[ -n "$port" ] || { echo "bench-peers: no free port found" >&2; exit 1; }
+"$server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" --logfile "$work/redis.log" &
+redis_pid=$!
+for _ in $(seq 100); do
+	"$cli" -p "$port" ping >/dev/null 2>&1 && break
+	sleep 0.05
+done
+"$cli" -p "$port" ping >/dev/null || { echo "bench-peers: redis-server did not start:" >&2; cat "$work/redis.log" >&2; exit 1; }
+url="redis://127.0.0.1:$port/0"
+echo "redis-server $("$server" --version | grep -o 'v=[0-9.]*') on $url; $(nproc) cores; xgr poll ${XGR_POLL:-200ms (default)}"
+echo "xgr: $sessions sessions of chain10, concurrency $conc, 1 replica; asynq: $sessions chains of 10 tasks, concurrency $conc"
+
+field() { # json name → number
+	grep -o "\"$2\":[0-9.e+-]*" <<<"$1" | head -1 | cut -d: -f2
+}
+ratios=()
+xs=()
+as=()
+for r in $(seq "$rounds"); do
+	"$cli" -p "$port" flushall >/dev/null
+	x=$("$work/xgr" --log-level warn bench --redis "$url" --sessions "$sessions" --concurrency "$conc" --replicas 1 examples/bench/chain10.json --json)
+	"$cli" -p "$port" flushall >/dev/null
+	a=$("$work/asynqchain" --redis "$url" --chains "$sessions" --length 10 --concurrency "$conc" --json)
+	xps=$(field "$x" steps_per_sec)
+	aps=$(field "$a" tasks_per_sec)
+	ratio=$(awk -v x="$xps" -v a="$aps" 'BEGIN { printf "%.3f", x / a }')
+	xs+=("$xps"); as+=("$aps"); ratios+=("$ratio")
+	printf 'round %d: xgr %6.0f steps/s (%s cmds, %s µs redis CPU, %s round trips per step) | asynq %6.0f tasks/s (%s cmds, %s µs redis CPU, %s round trips per task) | ratio %s\n' \
+		"$r" "$xps" "$(printf %.1f "$(field "$x" redis_cmds_per_step)")" "$(printf %.0f "$(field "$x" redis_cpu_us_per_step)")" \
+		"$(printf %.2f "$(field "$x" roundtrips_per_step)")" "$aps" "$(printf %.1f "$(field "$a" redis_cmds_per_task)")" \
+		"$(printf %.0f "$(field "$a" redis_cpu_us_per_task)")" "$(printf %.2f "$(field "$a" roundtrips_per_task)")" "$ratio"
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+printf 'median: xgr %.0f steps/s, asynq %.0f tasks/s; median ratio xgr/asynq %s\n' "$(median "${xs[@]}")" "$(median "${as[@]}")" "$(median "${ratios[@]}")"
