@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -25,9 +26,9 @@ type sessionIO struct {
 	orch  *registry.Orchestration
 	table joinstore.StepTable
 	// killed: the session was killed (a command or a cap); claim rounds
-	// reap instead. The actor's store calls are never concurrent, so no
-	// lock is needed.
-	killed bool
+	// reap instead. Atomic: the renewal (recover) runs concurrently with
+	// the actor's other store calls.
+	killed atomic.Bool
 }
 
 func (s *sessionIO) emit(e Event) {
@@ -60,7 +61,7 @@ func (s *sessionIO) setup(ctx context.Context) (opened, error) {
 		return opened{}, err
 	}
 	s.table = Table(s.orch)
-	s.killed = meta["killedAt"] != ""
+	s.killed.Store(meta["killedAt"] != "")
 	out := opened{ready: o.Due, next: o.Next, nextOK: o.NextOK}
 	if len(o.Expired) > 0 {
 		if _, err := s.m.Store.Recover(ctx, s.root, now); err != nil {
@@ -68,7 +69,7 @@ func (s *sessionIO) setup(ctx context.Context) (opened, error) {
 		}
 		out.recheck = true
 	}
-	if s.killed {
+	if s.killed.Load() {
 		if _, err := s.reap(ctx, now); err != nil {
 			return opened{}, err
 		}
@@ -94,13 +95,14 @@ func (s *sessionIO) recover(ctx context.Context) ([]int64, error) {
 	}
 	// A killed session (a command or a cap): abort a batch of its waiting
 	// processes each round, whether they are due or not.
-	if !s.killed {
-		var err error
-		if s.killed, err = s.m.Store.SessionKilled(ctx, s.root); err != nil {
+	if !s.killed.Load() {
+		killed, err := s.m.Store.SessionKilled(ctx, s.root)
+		if err != nil {
 			return nil, err
 		}
+		s.killed.Store(killed)
 	}
-	if s.killed {
+	if s.killed.Load() {
 		if _, err := s.reap(ctx, time.Now()); err != nil {
 			return nil, err
 		}
@@ -139,7 +141,7 @@ type claimed struct {
 // flight here.
 func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]bool) (claimed, error) {
 	now := time.Now()
-	if s.killed {
+	if s.killed.Load() {
 		return s.reap(ctx, now)
 	}
 	var out claimed
@@ -162,7 +164,7 @@ func (s *sessionIO) claim(ctx context.Context, ready []int64, busy map[int64]boo
 	}
 	claims, err := s.m.Store.Claim(ctx, s.root, now, s.m.ProcLease, s.m.Replica, s.table, fresh)
 	if errors.Is(err, joinstore.ErrSessionKilled) {
-		s.killed = true
+		s.killed.Store(true)
 		return s.reap(ctx, now)
 	}
 	if err != nil {
@@ -287,7 +289,7 @@ func (s *sessionIO) apply(ctx context.Context, r result) (applied, error) {
 		return out, err
 	}
 	if cr.Capped != "" {
-		s.killed = true
+		s.killed.Store(true)
 		s.m.Log.Warn("session killed by a cap", "session", s.root.String(), "pid", c.Pid, "reason", cr.Capped)
 		s.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
 	}

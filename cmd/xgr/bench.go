@@ -235,7 +235,9 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 	for i := range managers {
 		rdb := dial()
 		defer rdb.Close()
-		store := joinstore.New(rdb, storeConfig())
+		scfg := storeConfig()
+		scfg.Batch = joinstore.DefaultBatch // as xgr run
+		store := joinstore.New(rdb, scfg)
 		if err := store.Preload(ctx); err != nil {
 			return nil, fmt.Errorf("redis %s: %w", b.where, err)
 		}
