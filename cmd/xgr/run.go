@@ -112,9 +112,9 @@ func runAction(c *cli.Context) error {
 		defer cl.Close()
 		client, chainID = cl, id.Uint64()
 	}
-	rdb, err := openRedis(c)
+	rdb, target, err := openRedis(c)
 	if err != nil {
-		return cli.Exit(err.Error(), 2)
+		return err
 	}
 	defer rdb.Close()
 	store0 := joinstore.New(rdb, storeConfig())
@@ -134,7 +134,7 @@ func runAction(c *cli.Context) error {
 	}
 	store := store0
 	if err := store.Preload(c.Context); err != nil {
-		return cli.Exit("run: redis: "+err.Error(), 1)
+		return cli.Exit("run: "+target.failed(err).Error(), 1)
 	}
 	if err := checkDurability(c, store); err != nil {
 		return err

@@ -287,14 +287,14 @@ func openScenarioEnv(ctx context.Context, c *cli.Context) (*scenarioEnv, error) 
 		e.cleanup = append(e.cleanup, srv.Stop)
 		e.rdb, e.Redis, e.Private = srv.Client(), "unix:"+srv.Addr, true
 	} else {
-		opts, err := redis.ParseURL(e.Redis)
+		opts, err := parseRedisAddr(e.Redis)
 		if err != nil {
 			return fail(2, "--redis %q: %v", e.Redis, err)
 		}
 		e.rdb = redis.NewClient(opts)
 		if err := e.rdb.Ping(ctx).Err(); err != nil {
 			e.rdb.Close()
-			return fail(1, "redis %s: %v", e.Redis, err)
+			return fail(1, "%v", redisTarget{Addr: opts.Addr, Flag: "--redis / XGR_SCENARIO_REDIS"}.failed(err))
 		}
 	}
 	e.cleanup = append(e.cleanup, func() { e.rdb.Close() })
