@@ -137,6 +137,8 @@ func (n *node) sender(c *cli.Context) (*chain.Sender, error) {
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
+	// What a mined write still waits for (or why it does not), on stderr.
+	s.Progress = func(msg string) { fmt.Fprintln(c.App.ErrWriter, "xgr:", msg) }
 	slog.Debug("signer", "from", s.From(), "confirmations", confirmations)
 	return s, nil
 }

@@ -53,6 +53,9 @@ func parseRedisAddr(s string) (*redis.Options, error) {
 	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") {
 		return &redis.Options{Network: "unix", Addr: s}, nil
 	}
+	if strings.ContainsAny(s, "/@?# ") {
+		return nil, fmt.Errorf("%q is neither a URL nor host:port: %s", s, redisAddrForms)
+	}
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
 		if strings.Count(s, ":") > 0 {
