@@ -351,7 +351,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		b, _, err := chain.Dial(c.Context, url)
 		if err != nil {
 			closeAll()
-			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 2)
+			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 1)
 		}
 		backends = append(backends, b)
 		if reads.Backends == nil {

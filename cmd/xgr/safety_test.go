@@ -209,7 +209,7 @@ func TestConfirmationsOnANodeThatMinesOnDemand(t *testing.T) {
 	common := []string{"--rpc", a.URL, "--registry", dep.Registry, "--confirmations", "3", "--timeout", "30s"}
 	start := time.Now()
 	out, stderr, code = runBinary(t, env, append([]string{"ostc", "put", "minimal_join", "../../examples/ostc/minimal_join.json"}, common...)...)
-	if code != 0 || !strings.Contains(stderr, "not waiting for 2 more block(s) for 3 confirmations: the node mines only on demand (anvil_getAutomine is true)") {
+	if code != 0 || !strings.Contains(stderr, "--confirmations 3: the node mines only on demand (anvil_getAutomine is true), so no block comes without another transaction: a write is done once it is mined") {
 		t.Fatalf("ostc put --confirmations 3: exit %d\n%s%s", code, out, stderr)
 	}
 	out, stderr, code = runBinary(t, env, append([]string{"ostc", "delete", "minimal_join", "--json"}, common...)...)

@@ -127,10 +127,8 @@ func (s *Sender) Deploy(ctx context.Context, op string, bytecode, constructorInp
 // returns its receipt and a *RevertError whose reason is found by replaying
 // the transaction as a call on the state before its block.
 //
-// A node that mines only on demand (anvil or hardhat with automine: a block
-// per transaction, none otherwise) would never add the blocks that more
-// confirmations need: there a mined transaction is done, and Progress says
-// so.
+// On a node that mines only on demand (see MinesOnDemand) the blocks that
+// more than one confirmation needs come only with other transactions.
 func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*types.Receipt, error) {
 	confirmations := max(s.Confirmations, 1)
 	poll := s.Poll
@@ -145,7 +143,6 @@ func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*t
 		}
 		return fmt.Errorf("%s: gave up waiting for %s to be mined (%d confirmations wanted): %w", op, tx.Hash().Hex(), confirmations, ctx.Err())
 	}
-	checkedOnDemand := false
 	said := ""
 	progress := func(msg string) {
 		if s.Progress != nil && msg != said {
@@ -166,25 +163,14 @@ func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*t
 			if err != nil {
 				return nil, fmt.Errorf("%s: read block number: %w", op, err)
 			}
-			done := func() (*types.Receipt, error) {
+			if head+1 >= r.BlockNumber.Uint64()+confirmations {
 				if r.Status != types.ReceiptStatusSuccessful {
 					return r, s.failure(ctx, op, tx, r)
 				}
 				return r, nil
 			}
-			if head+1 >= r.BlockNumber.Uint64()+confirmations {
-				return done()
-			}
 			minedIn, have = r.BlockNumber.Uint64(), head+1-min(head+1, r.BlockNumber.Uint64())
 			more := confirmations - have
-			if !checkedOnDemand {
-				checkedOnDemand = true
-				if how := MinesOnDemand(ctx, s.Backend); how != "" {
-					progress(fmt.Sprintf("%s: mined in block %d; not waiting for %d more block(s) for %d confirmations: the node mines only on demand (%s), so no block comes without another transaction",
-						op, minedIn, more, confirmations, how))
-					return done()
-				}
-			}
 			progress(fmt.Sprintf("%s: mined in block %d; waiting for %d more block(s) for %d confirmations", op, minedIn, more, confirmations))
 		case errors.Is(err, ethereum.NotFound):
 		default:
