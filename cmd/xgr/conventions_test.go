@@ -69,6 +69,8 @@ func TestUsageMistakesExit2(t *testing.T) {
 		{[]string{"session", "nope"}, `unknown command "nope" for "xgr session"; commands: start, list, show, kill, pause, resume, wake`},
 		{[]string{"help", "session", "nope"}, `unknown command "nope" for "xgr session"`},
 		{[]string{"session", "list"}, "session list: --owner is required (or $XGR_OWNER)"},
+		{[]string{"--nope", "version"}, "xgr: flag provided but not defined: -nope (see xgr --help)"},
+		{[]string{"session", "--nope", "list"}, "xgr: session: flag provided but not defined: -nope (see xgr session --help)"},
 		{[]string{"ostc", "hash", "/nonexistent.json"}, "no such file"},
 		{[]string{"--log-level", "loud", "version"}, `--log-level "loud": use debug, info, warn or error`},
 		{[]string{"version", "--log-format", "xml"}, `--log-format "xml": use text or json`},

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -101,9 +100,9 @@ func prepareCommands(cmds []*cli.Command) {
 
 // onUsageError turns urfave/cli's flag parsing errors into exit 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	name := c.App.Name
-	if c.Command != nil && c.Command.Name != "" {
-		name = c.App.Name + " " + cmdName(c)
+	if c.Command == nil || c.Command.Name == "" || cmdName(c) == c.App.Name {
+		return usageError("%v (see %s --help)", err, c.App.Name)
 	}
-	return usageError("%s: %v (see %s --help)", strings.TrimPrefix(name, c.App.Name+" "), err, name)
+	name := cmdName(c)
+	return usageError("%s: %v (see %s %s --help)", name, err, c.App.Name, name)
 }
