@@ -137,6 +137,17 @@ func (n *node) sender(c *cli.Context) (*chain.Sender, error) {
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
+	// A node that mines only on demand (anvil's default) adds no block
+	// without another transaction: waiting for more than one confirmation
+	// there would only run into --timeout for a mined write.
+	if confirmations > 1 {
+		if how := chain.MinesOnDemand(n.ctx, n.client); how != "" {
+			fmt.Fprintf(c.App.ErrWriter, "xgr: --confirmations %d: the node mines only on demand (%s), so no block comes without another transaction: a write is done once it is mined\n", confirmations, how)
+			s.Confirmations = 1
+		}
+	}
+	// What a mined write still waits for, on stderr.
+	s.Progress = func(msg string) { fmt.Fprintln(c.App.ErrWriter, "xgr:", msg) }
 	slog.Debug("signer", "from", s.From(), "confirmations", confirmations)
 	return s, nil
 }

@@ -6,10 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -19,27 +17,35 @@ func main() {
 	// SIGINT and SIGTERM cancel the commands' context: long-running ones
 	// drain and clean up (a private redis-server, leases) before exiting.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := runApp(ctx, newApp(os.Stdout, os.Stderr), os.Args); err != nil {
-		if ec, ok := err.(cli.ExitCoder); ok {
-			if msg := ec.Error(); msg != "" {
-				fmt.Fprintln(os.Stderr, "xgr:", msg)
-			}
-			os.Exit(ec.ExitCode())
-		}
-		fmt.Fprintln(os.Stderr, "xgr:", err)
-		os.Exit(2)
+	err := runApp(ctx, newApp(os.Stdout, os.Stderr), os.Args)
+	stop()
+	if err == nil {
+		return
 	}
+	code := exitFailed
+	if ec, ok := err.(cli.ExitCoder); ok {
+		code = ec.ExitCode()
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintln(os.Stderr, "xgr:", msg)
+	}
+	os.Exit(code)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:      "xgr",
 		Usage:     "run XRC-729 orchestrations next to an EVM node",
 		Writer:    stdout,
 		ErrWriter: stderr,
+		Description: `Exit status, for every command: 0 ok, 1 the thing checked is bad or the
+operation failed, 2 usage (a flag, argument or input file is wrong; nothing
+was done). Every command that prints a result takes --json. Flags may follow
+the command and its arguments; most have an XGR_* environment variable
+(shown in each command's --help). See docs/cli.md.`,
 		// Errors are printed once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"XGR_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 			&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"XGR_LOG_FORMAT"}, Usage: "text or json (structured logs on stderr)"},
@@ -62,21 +68,42 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			versionCommand(),
 		},
 	}
+	prepareCommands(app.Commands)
+	return app
 }
 
-func setupLogging(level, format string, w io.Writer) error {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return cli.Exit(fmt.Sprintf("--log-level %q: use debug, info, warn or error", level), 2)
+// prepareCommands gives every command the conventions: a flag mistake is
+// a usage error (exit 2) naming the command, and every flag value is
+// checked (checkFlags) before the command does anything.
+func prepareCommands(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		// Required flags are checked by checkFlags, with the command's name
+		// and without urfave/cli's help dump.
+		var required []*cli.StringFlag
+		for _, f := range c.Flags {
+			if sf, ok := f.(*cli.StringFlag); ok && sf.Required {
+				sf.Required = false
+				required = append(required, sf)
+			}
+		}
+		if action := c.Action; action != nil {
+			c.Action = func(ctx *cli.Context) error {
+				if err := checkFlags(ctx, required); err != nil {
+					return err
+				}
+				return action(ctx)
+			}
+		}
+		prepareCommands(c.Subcommands)
 	}
-	opts := &slog.HandlerOptions{Level: l}
-	switch strings.ToLower(format) {
-	case "text":
-		slog.SetDefault(slog.New(slog.NewTextHandler(w, opts)))
-	case "json":
-		slog.SetDefault(slog.New(slog.NewJSONHandler(w, opts)))
-	default:
-		return cli.Exit(fmt.Sprintf("--log-format %q: use text or json", format), 2)
+}
+
+// onUsageError turns urfave/cli's flag parsing errors into exit 2.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	if c.Command == nil || c.Command.Name == "" || cmdName(c) == c.App.Name {
+		return usageError("%v (see %s --help)", err, c.App.Name)
 	}
-	return nil
+	name := cmdName(c)
+	return usageError("%s: %v (see %s %s --help)", name, err, c.App.Name, name)
 }

@@ -63,7 +63,7 @@ Example:
 					}
 					raw, err := os.ReadFile(file)
 					if err != nil {
-						return cli.Exit(err.Error(), 1)
+						return usageError("ostc hash: %v", err)
 					}
 					h := registry.Hash(raw)
 					if c.Bool("json") {

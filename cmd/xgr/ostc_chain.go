@@ -33,7 +33,7 @@ Signs with $XGR_PRIVATE_KEY or --keystore FILE --password-file FILE.
 
 Example:
    xgr ostc put --registry 0x5FbD… minimal_join examples/ostc/minimal_join.json`,
-			Flags:  writeFlags(registryFlag(), forceFlag()),
+			Flags:  writeFlags(registryFlag(), forceFlag(), jsonFlag()),
 			Action: ostcPutAction,
 		},
 		{
@@ -68,7 +68,7 @@ Exit status: 0 when every hash matches, 1 when one does not or ID is absent.`,
 			Name:      "delete",
 			Usage:     "remove ID from the registry (deleteOSTC)",
 			ArgsUsage: "ID",
-			Flags:     writeFlags(registryFlag()),
+			Flags:     writeFlags(registryFlag(), jsonFlag()),
 			Action:    ostcDeleteAction,
 		},
 	}
@@ -152,10 +152,23 @@ func ostcPutAction(c *cli.Context) error {
 	if err != nil {
 		return chainFailure(err)
 	}
-	fields := append([]chain.Field{{Name: "registry", Value: g.Address.Hex()}, {Name: "id", Value: id}}, chain.Summarize(w.Receipt).Fields()...)
-	fields = append(fields, chain.Field{Name: "version", Value: fmt.Sprint(w.Version)})
-	fields = append(fields, chain.HashFields(w.Hash, registry.Hash(raw), "local")...)
-	if err := chain.WriteFields(c.App.Writer, fields); err != nil {
+	if c.Bool(jsonFlag().Name) {
+		err = json.NewEncoder(c.App.Writer).Encode(struct {
+			Registry common.Address `json:"registry"`
+			ID       string         `json:"id"`
+			chain.TxSummary
+			Version   uint64      `json:"version"`
+			Hash      common.Hash `json:"hash"`
+			LocalHash common.Hash `json:"localHash"`
+			Match     bool        `json:"match"`
+		}{g.Address, id, chain.Summarize(w.Receipt), w.Version, w.Hash, registry.Hash(raw), w.Hash == registry.Hash(raw)})
+	} else {
+		fields := append([]chain.Field{{Name: "registry", Value: g.Address.Hex()}, {Name: "id", Value: id}}, chain.Summarize(w.Receipt).Fields()...)
+		fields = append(fields, chain.Field{Name: "version", Value: fmt.Sprint(w.Version)})
+		fields = append(fields, chain.HashFields(w.Hash, registry.Hash(raw), "local")...)
+		err = chain.WriteFields(c.App.Writer, fields)
+	}
+	if err != nil {
 		return err
 	}
 	if w.Hash != registry.Hash(raw) {
@@ -314,6 +327,15 @@ func ostcDeleteAction(c *cli.Context) error {
 	d, err := g.Delete(n.ctx, s, id)
 	if err != nil {
 		return chainFailure(err)
+	}
+	if c.Bool(jsonFlag().Name) {
+		return json.NewEncoder(c.App.Writer).Encode(struct {
+			Registry common.Address `json:"registry"`
+			Deleted  string         `json:"deleted"`
+			chain.TxSummary
+			PreviousVersion uint64      `json:"previousVersion"`
+			PreviousHash    common.Hash `json:"previousHash"`
+		}{g.Address, id, chain.Summarize(d.Receipt), d.PreviousVersion, d.PreviousHash})
 	}
 	fields := append([]chain.Field{{Name: "registry", Value: g.Address.Hex()}, {Name: "deleted", Value: id}}, chain.Summarize(d.Receipt).Fields()...)
 	fields = append(fields,

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
@@ -12,38 +17,167 @@ import (
 // a Redis Cluster by seed addresses, or a master through Sentinel.
 func redisFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "redis", Value: "redis://127.0.0.1:6379/0", EnvVars: []string{"XGR_REDIS"}, Usage: "Redis URL (redis://[:password@]host:port/db, rediss:// for TLS)"},
-		&cli.StringFlag{Name: "redis-cluster", EnvVars: []string{"XGR_REDIS_CLUSTER"}, Usage: "comma-separated seed addresses of a Redis Cluster (instead of --redis)"},
-		&cli.StringFlag{Name: "redis-sentinel", EnvVars: []string{"XGR_REDIS_SENTINEL"}, Usage: "comma-separated Sentinel addresses (with --redis-master)"},
+		&cli.StringFlag{Name: "redis", Value: "redis://127.0.0.1:6379/0", EnvVars: []string{"XGR_REDIS"}, Usage: "Redis address: host:port, redis://[:password@]host:port/db, rediss:// for TLS, unix:///path.sock"},
+		&cli.StringFlag{Name: "redis-cluster", EnvVars: []string{"XGR_REDIS_CLUSTER"}, Usage: "comma-separated seed addresses (host:port) of a Redis Cluster (instead of --redis)"},
+		&cli.StringFlag{Name: "redis-sentinel", EnvVars: []string{"XGR_REDIS_SENTINEL"}, Usage: "comma-separated Sentinel addresses (host:port, with --redis-master)"},
 		&cli.StringFlag{Name: "redis-master", EnvVars: []string{"XGR_REDIS_MASTER"}, Usage: "master name known to the Sentinels"},
 	}
 }
 
-func openRedis(c *cli.Context) (redis.UniversalClient, error) {
-	split := func(s string) []string {
-		var out []string
-		for _, a := range strings.Split(s, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				out = append(out, a)
-			}
-		}
-		return out
+// redisAddrForms is what --redis accepts, for error messages.
+const redisAddrForms = "want host:port, :port, redis://[user:password@]host:port/db, rediss://… (TLS) or unix:///path/to/redis.sock"
+
+// parseRedisAddr reads a Redis address as --redis gives it: a URL
+// (redis://, rediss://, unix://), host:port, :port (this host), a bare
+// host (port 6379) or a socket path. The error says what is accepted.
+func parseRedisAddr(s string) (*redis.Options, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, errors.New("empty address: " + redisAddrForms)
 	}
+	if strings.Contains(s, "://") {
+		scheme, _, _ := strings.Cut(s, "://")
+		switch scheme {
+		case "redis", "rediss", "unix":
+		default:
+			return nil, fmt.Errorf("scheme %q is not a Redis scheme: %s", scheme, redisAddrForms)
+		}
+		opts, err := redis.ParseURL(s)
+		if err != nil {
+			// go-redis's own words name URL internals; say what is wrong in
+			// the user's terms and keep the detail last.
+			return nil, fmt.Errorf("not a Redis URL (%v): %s", err, redisAddrForms)
+		}
+		return opts, nil
+	}
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") {
+		return &redis.Options{Network: "unix", Addr: s}, nil
+	}
+	if strings.ContainsAny(s, "/@?# ") {
+		return nil, fmt.Errorf("%q is neither a URL nor host:port: %s", s, redisAddrForms)
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		if strings.Count(s, ":") > 0 {
+			return nil, fmt.Errorf("%v: %s", err, redisAddrForms)
+		}
+		host, port = s, "6379" // a bare host name
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return nil, fmt.Errorf("port %q is not a port number (1-65535): %s", port, redisAddrForms)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return &redis.Options{Addr: net.JoinHostPort(host, port)}, nil
+}
+
+// parseRedisSeeds reads a comma-separated list of host:port addresses
+// (--redis-cluster, --redis-sentinel).
+func parseRedisSeeds(flag, s string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		host, port, err := net.SplitHostPort(a)
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("--%s: %q is not host:port (e.g. 10.0.0.5:7000)", flag, a)
+		}
+		if host == "" {
+			a = "127.0.0.1:" + port
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--%s: give at least one host:port", flag)
+	}
+	return out, nil
+}
+
+// redisTarget is the Redis a command talks to, for messages: where it is
+// and which flag and variable chose it.
+type redisTarget struct {
+	Addr string
+	Flag string
+}
+
+func (t redisTarget) String() string { return fmt.Sprintf("Redis at %s (%s)", t.Addr, t.Flag) }
+
+// failed wraps an error from this Redis so that it names Redis, the
+// address and the flag, without the dialer's jargon: "Redis at
+// 127.0.0.1:1 (--redis / XGR_REDIS): connection refused".
+func (t redisTarget) failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", t, redisReason(err))
+}
+
+// redisReason is err in a user's words: a network error without its
+// "dial tcp host:port: connect:" prefix, a timeout as a timeout.
+func redisReason(err error) string {
+	var op *net.OpError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer in time (is it running and reachable?)"
+	case errors.As(err, &op) && op.Err != nil:
+		msg := op.Err.Error()
+		if _, after, ok := strings.Cut(msg, "connect: "); ok {
+			msg = after
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+// openRedis connects to the Redis of --redis, --redis-cluster or
+// --redis-sentinel and checks that it answers (PING). A malformed address
+// is a usage error (exit 2), a Redis that does not answer a failure (exit
+// 1); both messages name Redis, the address and the flag.
+func openRedis(c *cli.Context) (redis.UniversalClient, redisTarget, error) {
+	rdb, t, err := newRedisClient(c)
+	if err != nil {
+		return nil, t, cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
+	}
+	ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, t, cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), t.failed(err)), 1)
+	}
+	return rdb, t, nil
+}
+
+// newRedisClient builds the client of the Redis flags without connecting.
+func newRedisClient(c *cli.Context) (redis.UniversalClient, redisTarget, error) {
 	switch {
 	case c.String("redis-cluster") != "":
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: split(c.String("redis-cluster")), ContextTimeoutEnabled: true}), nil
-	case c.String("redis-sentinel") != "":
-		if c.String("redis-master") == "" {
-			return nil, fmt.Errorf("--redis-sentinel needs --redis-master")
+		seeds, err := parseRedisSeeds("redis-cluster", c.String("redis-cluster"))
+		t := redisTarget{Addr: "cluster " + strings.Join(seeds, ","), Flag: "--redis-cluster / XGR_REDIS_CLUSTER"}
+		if err != nil {
+			return nil, t, err
 		}
-		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.String("redis-master"), SentinelAddrs: split(c.String("redis-sentinel")), ContextTimeoutEnabled: true}), nil
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds, ContextTimeoutEnabled: true}), t, nil
+	case c.String("redis-sentinel") != "":
+		seeds, err := parseRedisSeeds("redis-sentinel", c.String("redis-sentinel"))
+		t := redisTarget{Addr: "master " + c.String("redis-master") + " via sentinels " + strings.Join(seeds, ","), Flag: "--redis-sentinel / XGR_REDIS_SENTINEL"}
+		if err != nil {
+			return nil, t, err
+		}
+		if c.String("redis-master") == "" {
+			return nil, t, errors.New("--redis-sentinel needs --redis-master NAME (the master name the Sentinels know)")
+		}
+		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.String("redis-master"), SentinelAddrs: seeds, ContextTimeoutEnabled: true}), t, nil
 	}
-	opts, err := redis.ParseURL(c.String("redis"))
+	t := redisTarget{Addr: c.String("redis"), Flag: "--redis / XGR_REDIS"}
+	opts, err := parseRedisAddr(c.String("redis"))
 	if err != nil {
-		return nil, fmt.Errorf("--redis %q: %w", c.String("redis"), err)
+		return nil, t, fmt.Errorf("--redis %q: %v", c.String("redis"), err)
 	}
+	t.Addr = opts.Addr
 	// Deadlines of a context bound the socket too (a health check must not
 	// wait out a paused or frozen Redis).
 	opts.ContextTimeoutEnabled = true
-	return redis.NewClient(opts), nil
+	return redis.NewClient(opts), t, nil
 }

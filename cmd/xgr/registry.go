@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -32,7 +33,7 @@ Example:
 				Flags: writeFlags(
 					&cli.StringSliceFlag{Name: "ostc", Usage: "store FILE under ID at deployment (ID=FILE, repeatable)"},
 					&cli.StringSliceFlag{Name: "executor", Usage: "add this executor address at deployment (repeatable)"},
-					forceFlag(),
+					forceFlag(), jsonFlag(),
 				),
 				Action: registryDeployAction,
 			},
@@ -76,10 +77,28 @@ func registryDeployAction(c *cli.Context) error {
 		return chainFailure(err)
 	}
 	fields := append([]chain.Field{{Name: "registry", Value: g.Address.Hex()}, {Name: "owner", Value: s.From().Hex()}}, chain.Summarize(r).Fields()...)
+	type stored struct {
+		ID        string      `json:"id"`
+		Version   uint64      `json:"version"`
+		Hash      common.Hash `json:"hash"`
+		LocalHash common.Hash `json:"localHash"`
+		Match     bool        `json:"match"`
+	}
+	report := struct {
+		Registry common.Address `json:"registry"`
+		Owner    common.Address `json:"owner"`
+		chain.TxSummary
+		OSTC      []stored         `json:"ostc"`
+		Executors []common.Address `json:"executors"`
+	}{g.Address, s.From(), chain.Summarize(r), []stored{}, init.Executors}
+	if report.Executors == nil {
+		report.Executors = []common.Address{}
+	}
 	mismatch := false
 	for i, m := range g.Updates(r) {
 		local := registry.Hash(init.JSONs[i])
 		mismatch = mismatch || m.Hash != local
+		report.OSTC = append(report.OSTC, stored{m.ID, m.Version, m.Hash, local, m.Hash == local})
 		hf := chain.HashFields(m.Hash, local, "local")
 		fields = append(fields,
 			chain.Field{Name: "ostc " + m.ID, Value: fmt.Sprintf("version %d", m.Version)},
@@ -89,7 +108,12 @@ func registryDeployAction(c *cli.Context) error {
 	for _, e := range init.Executors {
 		fields = append(fields, chain.Field{Name: "executor", Value: e.Hex()})
 	}
-	if err := chain.WriteFields(c.App.Writer, fields); err != nil {
+	if c.Bool(jsonFlag().Name) {
+		err = json.NewEncoder(c.App.Writer).Encode(report)
+	} else {
+		err = chain.WriteFields(c.App.Writer, fields)
+	}
+	if err != nil {
 		return err
 	}
 	if mismatch {

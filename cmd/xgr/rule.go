@@ -30,7 +30,7 @@ recorded next to keccak256 of FILE.
 
 Example:
    xgr rule deploy rules/step.json`,
-				Flags:  writeFlags(forceFlag()),
+				Flags:  writeFlags(forceFlag(), jsonFlag()),
 				Action: ruleDeployAction,
 			},
 			{
@@ -54,7 +54,7 @@ text and its encryption header are written together (setRuleAndEncrypted).
 
 Example:
    xgr rule update --address 0xe7f1… rules/step-v2.json`,
-				Flags: writeFlags(ruleAddressFlag(), forceFlag(),
+				Flags: writeFlags(ruleAddressFlag(), forceFlag(), jsonFlag(),
 					&cli.StringFlag{Name: "rid", Usage: "encryption header: rule id (32 bytes hex); switches to setRuleAndEncrypted"},
 					&cli.StringFlag{Name: "suite", Usage: "encryption header: cipher suite, e.g. AES-256-GCM-1"},
 					&cli.StringFlag{Name: "encdek", Usage: "encryption header: encrypted data key (hex)"},
@@ -150,12 +150,26 @@ func ruleUpdateAction(c *cli.Context) error {
 
 func writeRuleWrite(c *cli.Context, addr common.Address, w chain.RuleWrite, raw []byte) error {
 	local := registry.Hash(raw)
-	fields := append([]chain.Field{{Name: "rule", Value: addr.Hex()}}, chain.Summarize(w.Receipt).Fields()...)
-	fields = append(fields,
-		chain.Field{Name: "version", Value: fmt.Sprint(w.Version)},
-		chain.Field{Name: "encrypted", Value: fmt.Sprint(w.Encrypted)})
-	fields = append(fields, chain.HashFields(w.Hash, local, "local")...)
-	if err := chain.WriteFields(c.App.Writer, fields); err != nil {
+	var err error
+	if c.Bool(jsonFlag().Name) {
+		err = json.NewEncoder(c.App.Writer).Encode(struct {
+			Rule common.Address `json:"rule"`
+			chain.TxSummary
+			Version   uint64      `json:"version"`
+			Encrypted bool        `json:"encrypted"`
+			Hash      common.Hash `json:"hash"`
+			LocalHash common.Hash `json:"localHash"`
+			Match     bool        `json:"match"`
+		}{addr, chain.Summarize(w.Receipt), w.Version, w.Encrypted, w.Hash, local, w.Hash == local})
+	} else {
+		fields := append([]chain.Field{{Name: "rule", Value: addr.Hex()}}, chain.Summarize(w.Receipt).Fields()...)
+		fields = append(fields,
+			chain.Field{Name: "version", Value: fmt.Sprint(w.Version)},
+			chain.Field{Name: "encrypted", Value: fmt.Sprint(w.Encrypted)})
+		fields = append(fields, chain.HashFields(w.Hash, local, "local")...)
+		err = chain.WriteFields(c.App.Writer, fields)
+	}
+	if err != nil {
 		return err
 	}
 	if w.Hash != local {

@@ -55,7 +55,8 @@ func (w *ruleWiring) Close() {
 }
 
 // wireRules builds the wiring from --allow-host, --rpc and --rpc-backend;
-// problems are usage errors (exit 2).
+// a bad --allow-host is a usage error (exit 2), a node that does not answer
+// a failure (exit 1).
 func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 	cmd := cmdName(c)
 	w := &ruleWiring{API: &rule.HTTPCaller{AllowHosts: c.StringSlice(allowHostFlag().Name)}, Reads: &chain.Reads{}}
@@ -66,7 +67,9 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 		client, id, err := chain.Dial(ctx, url)
 		if err != nil {
 			w.Close()
-			return nil, cli.Exit(fmt.Sprintf("%s: %s: %v", cmd, flag, err), 2)
+			// A node that does not answer is a failure (exit 1), as in every
+			// command; a malformed URL was refused before (exit 2).
+			return nil, cli.Exit(fmt.Sprintf("%s: %s: %v", cmd, flag, err), 1)
 		}
 		slog.Debug("connected", "flag", flag, "rpc", url, "chainId", id)
 		w.clients = append(w.clients, client)

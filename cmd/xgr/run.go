@@ -112,9 +112,9 @@ func runAction(c *cli.Context) error {
 		defer cl.Close()
 		client, chainID = cl, id.Uint64()
 	}
-	rdb, err := openRedis(c)
+	rdb, target, err := openRedis(c)
 	if err != nil {
-		return cli.Exit(err.Error(), 2)
+		return err
 	}
 	defer rdb.Close()
 	cfg := storeConfig()
@@ -138,7 +138,7 @@ func runAction(c *cli.Context) error {
 	}
 	store := store0
 	if err := store.Preload(c.Context); err != nil {
-		return cli.Exit("run: redis: "+err.Error(), 1)
+		return cli.Exit("run: "+target.failed(err).Error(), 1)
 	}
 	if err := checkDurability(c, store); err != nil {
 		return err
@@ -355,7 +355,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		b, _, err := chain.Dial(c.Context, url)
 		if err != nil {
 			closeAll()
-			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 2)
+			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 1)
 		}
 		backends = append(backends, b)
 		if reads.Backends == nil {

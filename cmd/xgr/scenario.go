@@ -91,6 +91,7 @@ Examples:
 				Name:      "validate",
 				Usage:     "check a test-suite file without running it: what would be deployed, started and checked",
 				ArgsUsage: "FILE",
+				Flags:     []cli.Flag{jsonFlag()},
 				Action:    scenarioValidateAction,
 			},
 		},
@@ -129,6 +130,9 @@ func scenarioValidateAction(c *cli.Context) error {
 		return err
 	}
 	w := c.App.Writer
+	if c.Bool("json") {
+		return json.NewEncoder(w).Encode(scenarioOutline(f))
+	}
 	fmt.Fprintf(w, "%s %q: ok\n", f.Kind, f.Title)
 	plan := func(p *scenario.Plan, pad string) {
 		fmt.Fprintf(w, "%splan %s: orchestration %q (%d steps), %d XRC-137 rules, %d setup contracts, owner %s, starter %s\n",
@@ -148,6 +152,49 @@ func scenarioValidateAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(w, "actors in order of first use: %s\n", strings.Join(f.Aliases(), ", "))
 	return nil
+}
+
+// planOutline is what scenario validate --json says about a plan.
+type planOutline struct {
+	Key            string `json:"key"`
+	Orchestration  string `json:"orchestration"`
+	Steps          int    `json:"steps"`
+	Rules          int    `json:"rules"`
+	SetupContracts int    `json:"setupContracts"`
+	Owner          string `json:"owner"`
+	Starter        string `json:"starter"`
+}
+
+// scenarioOutline is the --json form of scenario validate: what would be
+// deployed, started and checked.
+func scenarioOutline(f *scenario.File) map[string]any {
+	plan := func(p *scenario.Plan) planOutline {
+		return planOutline{p.Key, p.OstcID, len(p.OSTC.Orchestration.Steps), len(p.Rules), len(p.Setup), p.OwnerAlias, p.StarterAlias}
+	}
+	type step struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}
+	type outline struct {
+		Title string        `json:"title"`
+		Plans []planOutline `json:"plans"`
+		Steps []step        `json:"steps"`
+	}
+	scenarios, plans := []outline{}, []planOutline{}
+	for _, s := range f.Scenarios {
+		o := outline{Title: s.Title, Plans: []planOutline{}, Steps: []step{}}
+		for _, p := range s.Plans {
+			o.Plans = append(o.Plans, plan(p))
+		}
+		for _, st := range s.Steps {
+			o.Steps = append(o.Steps, step{st.ID, fmt.Sprint(st.Type)})
+		}
+		scenarios = append(scenarios, o)
+	}
+	for _, p := range f.Plans {
+		plans = append(plans, plan(p))
+	}
+	return map[string]any{"ok": true, "kind": f.Kind, "title": f.Title, "scenarios": scenarios, "plans": plans, "actors": f.Aliases()}
 }
 
 // actorKeys gives every alias the file uses a key: the ones named with
@@ -287,14 +334,14 @@ func openScenarioEnv(ctx context.Context, c *cli.Context) (*scenarioEnv, error) 
 		e.cleanup = append(e.cleanup, srv.Stop)
 		e.rdb, e.Redis, e.Private = srv.Client(), "unix:"+srv.Addr, true
 	} else {
-		opts, err := redis.ParseURL(e.Redis)
+		opts, err := parseRedisAddr(e.Redis)
 		if err != nil {
 			return fail(2, "--redis %q: %v", e.Redis, err)
 		}
 		e.rdb = redis.NewClient(opts)
 		if err := e.rdb.Ping(ctx).Err(); err != nil {
 			e.rdb.Close()
-			return fail(1, "redis %s: %v", e.Redis, err)
+			return fail(1, "%v", redisTarget{Addr: opts.Addr, Flag: "--redis / XGR_SCENARIO_REDIS"}.failed(err))
 		}
 	}
 	e.cleanup = append(e.cleanup, func() { e.rdb.Close() })

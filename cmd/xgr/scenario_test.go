@@ -33,6 +33,11 @@ func TestScenarioValidate(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	out, code = run(t, "scenario", "validate", "--json", kycExample)
+	if code != 0 || !strings.Contains(out, `{"key":"order_process","orchestration":"order_kyc_bestellprozess","steps":5,"rules":5,"setupContracts":0,"owner":"owner","starter":"owner"}`) ||
+		!strings.Contains(out, `{"id":"assert_kyc_worker_session","type":"assertSession"}`) || !strings.Contains(out, `"actors":["owner","owner1"]`) {
+		t.Errorf("--json: exit %d:\n%s", code, out)
+	}
 }
 
 // A bad file is a usage error (exit 2) before anything starts: every

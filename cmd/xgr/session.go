@@ -132,9 +132,9 @@ Example:
 
 // withStore opens Redis and a store for a session command.
 func withStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) error) error {
-	rdb, err := openRedis(c)
+	rdb, _, err := openRedis(c)
 	if err != nil {
-		return cli.Exit(err.Error(), 2)
+		return err
 	}
 	defer rdb.Close()
 	return f(c.Context, joinstore.New(rdb, storeConfig()))

@@ -74,24 +74,28 @@ decided) and, separately, its target process's status, e.g.
 process's payload, as the last line.
 
 Without --redis, a private redis-server is started on a temporary socket and
-removed afterwards. --deterministic uses a virtual clock (waits take no time),
+removed afterwards. simulate never reads XGR_REDIS: it runs on a shared Redis
+only when --redis names one on the command line, and then no replica can
+run the simulated session (simulate holds its root lease and keeps it out of
+the replicas' index) and every key of it is deleted at the end, also after
+--timeout or Ctrl-C. --deterministic uses a virtual clock (waits take no time),
 so the same input always gives the same output. The session runs on one
 worker; the concurrent session manager comes with xgr run.
 
 Examples:
    xgr simulate examples/ostc/nested_join.json --outcomes outcomes.json --deterministic
-   xgr simulate flow.json --outcomes o.json --start A1 --payload in.json --json
+   xgr simulate flow.json --outcomes o.json --step A1 --payload in.json --json
    xgr simulate IterationofPiOSTC.json --rules rules/ --payload pi0.json --wait-override 0 --max-steps 1000
    xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (for steps no rule source covers; required without --rules and --rpc)"},
 			&cli.StringFlag{Name: "rules", Usage: "rule directory: DIR/rules.json and files named after rule references"},
 			evalRPCFlag(), rpcBackendFlag(), allowHostFlag(),
-			&cli.Float64Flag{Name: "wait-override", Usage: "replace every step's waitSec with SECONDS (e.g. 0)"},
+			&cli.Float64Flag{Name: "wait-override", Usage: "replace every step's waitSec with SECONDS (e.g. 0)", DefaultText: "unset: each step waits its own waitSec"},
 			&cli.IntFlag{Name: "max-steps", Usage: "stop after N executed steps (0: no bound)"},
-			&cli.StringFlag{Name: "start", Usage: "start step (default: the first step of the document)"},
+			&cli.StringFlag{Name: "step", Aliases: []string{"start"}, Usage: "start step (default: the first step of the document)"},
 			&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
-			&cli.StringFlag{Name: "redis", EnvVars: []string{"XGR_REDIS"}, Usage: "Redis URL to run on (default: a private redis-server)"},
+			&cli.StringFlag{Name: "redis", Usage: "run on this Redis (host:port or URL; default: a private redis-server; XGR_REDIS is not read): the session is held by simulate and deleted at the end"},
 			&cli.StringFlag{Name: "owner", Value: "0x0000000000000000000000000000000000000001", Usage: "session owner"},
 			&cli.BoolFlag{Name: "deterministic", Usage: "virtual clock: the same input always gives the same output"},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after this long"},
@@ -110,12 +114,12 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	start := c.String("start")
+	start := c.String("step")
 	if start == "" {
 		start = o.Steps[0].ID
 	}
 	if o.Step(start) == nil {
-		return cli.Exit(fmt.Sprintf("simulate: --start %q is not a step of %s", start, file), 2)
+		return cli.Exit(fmt.Sprintf("simulate: --step %q is not a step of %s (steps: %s)", start, file, stepIDs(o)), 2)
 	}
 	payload := json.RawMessage("{}")
 	if p := c.String("payload"); p != "" {
@@ -131,9 +135,9 @@ func simulateAction(c *cli.Context) error {
 	}
 	defer closeExec()
 
-	rdb, stop, err := simulationRedis(c.String("redis"))
+	rdb, shared, stop, err := simulationRedis(c)
 	if err != nil {
-		return cli.Exit("simulate: "+err.Error(), 2)
+		return err
 	}
 	defer stop()
 	store := joinstore.New(rdb, joinstore.Config{})
@@ -152,9 +156,22 @@ func simulateAction(c *cli.Context) error {
 	asJSON := c.Bool("json")
 	t0 := now()
 	res, err := store.Start(ctx, joinstore.StartRequest{Owner: c.String("owner"), XRC729: "simulate", OstcID: o.ID,
-		OstcHash: o.Hash.Hex(), StartStep: start, Payload: payload, Now: now()})
+		OstcHash: o.Hash.Hex(), StartStep: start, Payload: payload, Now: now(), Paused: shared})
 	if err != nil {
 		return cli.Exit("simulate: "+err.Error(), 2)
+	}
+	if shared {
+		// Whatever happens from here on, the session goes.
+		defer func() {
+			if err := store.Purge(context.WithoutCancel(ctx), res.Root); err != nil {
+				slog.Error("simulate: the simulated session could not be deleted from the shared Redis", "session", res.Root.String(), "err", err)
+			}
+		}()
+		release, err := holdSession(ctx, store, res.Root, now())
+		if err != nil {
+			return cli.Exit("simulate: "+err.Error(), 1)
+		}
+		defer release()
 	}
 	runner := &reactor.Runner{Store: store, Orch: o, Exec: exec, Worker: "simulate", Now: now, Advance: advance,
 		MaxSteps: c.Int("max-steps"), OnEvent: func(e reactor.Event) { printEvent(w, e, t0, asJSON) }}
@@ -199,28 +216,83 @@ func simulateAction(c *cli.Context) error {
 	return nil
 }
 
-// simulationRedis connects to url, or starts a private redis-server in a
-// temporary directory that stop removes.
-func simulationRedis(url string) (redis.UniversalClient, func(), error) {
-	if url != "" {
-		opts, err := redis.ParseURL(url)
+// simulationRedis connects to the Redis that --redis names on the command
+// line (shared: other programs may use it), or starts a private
+// redis-server in a temporary directory that stop removes. It never reads
+// XGR_REDIS: a simulation must not reach a production Redis by accident.
+func simulationRedis(c *cli.Context) (rdb redis.UniversalClient, shared bool, stop func(), err error) {
+	if c.IsSet("redis") {
+		opts, err := parseRedisAddr(c.String("redis"))
 		if err != nil {
-			return nil, nil, fmt.Errorf("--redis %q: %w", url, err)
+			return nil, false, nil, cli.Exit(fmt.Sprintf("simulate: --redis %q: %v", c.String("redis"), err), 2)
 		}
 		rdb := redis.NewClient(opts)
-		return rdb, func() { rdb.Close() }, nil
+		if err := rdb.Ping(c.Context).Err(); err != nil {
+			rdb.Close()
+			return nil, false, nil, cli.Exit("simulate: "+redisTarget{Addr: opts.Addr, Flag: "--redis"}.failed(err).Error(), 1)
+		}
+		return rdb, true, func() { rdb.Close() }, nil
 	}
 	dir, err := os.MkdirTemp("", "xgr-simulate-")
 	if err != nil {
-		return nil, nil, err
+		return nil, false, nil, cli.Exit("simulate: "+err.Error(), 1)
 	}
 	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, nil, err
+		return nil, false, nil, cli.Exit("simulate: cannot start a private redis-server: "+err.Error(), 1)
 	}
-	rdb := srv.Client()
-	return rdb, func() { rdb.Close(); srv.Stop(); os.RemoveAll(dir) }, nil
+	rdb = srv.Client()
+	return rdb, false, func() { rdb.Close(); srv.Stop(); os.RemoveAll(dir) }, nil
+}
+
+// simulationLease is how long the root lease of a simulated session on a
+// shared Redis lasts; simulate renews it at a third of that.
+const simulationLease = 30 * time.Second
+
+// holdSession makes a session created paused on a shared Redis runnable by
+// this simulation only: it takes the session's root lease (replicas skip a
+// session whose lease another holds), resumes it, takes it out of the
+// replicas' root index and renews the lease until release.
+func holdSession(ctx context.Context, store *joinstore.Store, root joinstore.Root, now time.Time) (release func(), err error) {
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("simulate-%s-%d", host, os.Getpid())
+	if _, err := store.AcquireRoot(ctx, root, holder, simulationLease); err != nil {
+		return nil, fmt.Errorf("hold session %s on the shared Redis: %w", root, err)
+	}
+	if _, err := store.Pause(ctx, root, now, false); err != nil {
+		return nil, fmt.Errorf("resume session %s: %w", root, err)
+	}
+	if err := store.UnmarkRoot(ctx, root); err != nil {
+		return nil, fmt.Errorf("unindex session %s: %w", root, err)
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(simulationLease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if _, err := store.AcquireRoot(context.WithoutCancel(ctx), root, holder, simulationLease); err != nil && !errors.Is(err, joinstore.ErrFinished) {
+					slog.Warn("simulate: renewing the simulated session's root lease failed", "session", root.String(), "err", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }, nil
+}
+
+// stepIDs lists the ids of the document's steps, for messages.
+func stepIDs(o *registry.Orchestration) string {
+	ids := make([]string, len(o.Steps))
+	for i, s := range o.Steps {
+		ids[i] = s.ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 func printEvent(w io.Writer, e reactor.Event, t0 time.Time, asJSON bool) {

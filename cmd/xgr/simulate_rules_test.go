@@ -165,12 +165,15 @@ func TestSimulateRuleFlagErrors(t *testing.T) {
 		{[]string{"simulate", f, "--outcomes", o, "--wait-override", "-2"}, "--wait-override -2"},
 		{[]string{"simulate", f, "--rules", t.TempDir(), "--rpc-backend", "nameonly"}, `--rpc-backend "nameonly": want NAME=URL`},
 		{[]string{"simulate", f, "--rules", t.TempDir(), "--allow-host", "a=b=c"}, "--allow-host"},
-		{[]string{"simulate", f, "--rpc", "http://127.0.0.1:1"}, "--rpc: node http://127.0.0.1:1 does not answer"},
 	}
 	for _, c := range cases {
 		if out, code := run(t, c.args...); code != 2 || !strings.Contains(out, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s", c.args, code, c.want, out)
 		}
+	}
+	// A node that does not answer is a failure, as in every command.
+	if out, code := run(t, "simulate", f, "--rpc", "http://127.0.0.1:1"); code != 1 || !strings.Contains(out, "--rpc: node http://127.0.0.1:1 does not answer") {
+		t.Errorf("an unreachable --rpc: exit %d, want 1\n%s", code, out)
 	}
 }
 

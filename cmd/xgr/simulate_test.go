@@ -147,11 +147,15 @@ func TestSimulateJoinClosedThenTargetFails(t *testing.T) {
 		t.Errorf("text summary lacks the unfulfillable join:\n%s", out)
 	}
 
-	// The same session in Redis, through `xgr session show`.
+	// The same session run by a replica, through `xgr session show`
+	// (simulate --redis leaves nothing in Redis to show).
 	url := "redis://" + testenv.StartRedis(t).Addr + "/0"
-	if out, code := run(t, append(args, "--redis", url, "--owner", testOwner)...); code != 0 {
-		t.Fatalf("simulate --redis: exit %d\n%s", code, out)
+	if out, code := run(t, "session", "start", flow, "--payload", payload, "--redis", url, "--owner", testOwner); code != 0 {
+		t.Fatalf("session start: exit %d\n%s", code, out)
 	}
+	stop := startReplica(t, "--redis", url, "--ostc", flow, "--outcomes", outcomes, "--poll", "20ms")
+	waitStatus(t, url, 1, "finished")
+	stop()
 	show := []string{"session", "show", "1", "--redis", url, "--owner", testOwner}
 	out, _ = run(t, show...)
 	if !regexp.MustCompile(`1:2 J1 aborted \[.*hard error\]  join closed k=2 `).MatchString(out) {

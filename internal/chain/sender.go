@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // DefaultPoll is how often a Sender asks the node for a receipt or a new
@@ -35,6 +36,9 @@ type Sender struct {
 	Confirmations uint64
 	// Poll is the wait between checks; 0 means DefaultPoll.
 	Poll time.Duration
+	// Progress, when set, is told what a mined transaction still waits for
+	// ("mined in block 7; waiting for 2 more blocks"), once per change.
+	Progress func(msg string)
 }
 
 // NewSender returns a sender for key on the backend's chain (its chain id is
@@ -122,14 +126,29 @@ func (s *Sender) Deploy(ctx context.Context, op string, bytecode, constructorInp
 // moves or drops the transaction is noticed. A mined but failed transaction
 // returns its receipt and a *RevertError whose reason is found by replaying
 // the transaction as a call on the state before its block.
+//
+// On a node that mines only on demand (see MinesOnDemand) the blocks that
+// more than one confirmation needs come only with other transactions.
 func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*types.Receipt, error) {
 	confirmations := max(s.Confirmations, 1)
 	poll := s.Poll
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
+	var minedIn, have uint64 // the block holding tx and its confirmations, once seen
 	gaveUp := func() error {
-		return fmt.Errorf("%s: gave up waiting for %s (%d confirmations): %w", op, tx.Hash().Hex(), confirmations, ctx.Err())
+		if minedIn > 0 {
+			return fmt.Errorf("%s: %s is mined in block %d but has %d of %d confirmations; gave up waiting for %d more block(s): %w",
+				op, tx.Hash().Hex(), minedIn, have, confirmations, confirmations-have, ctx.Err())
+		}
+		return fmt.Errorf("%s: gave up waiting for %s to be mined (%d confirmations wanted): %w", op, tx.Hash().Hex(), confirmations, ctx.Err())
+	}
+	said := ""
+	progress := func(msg string) {
+		if s.Progress != nil && msg != said {
+			said = msg
+			s.Progress(msg)
+		}
 	}
 	for {
 		r, err := s.Backend.TransactionReceipt(ctx, tx.Hash())
@@ -150,6 +169,9 @@ func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*t
 				}
 				return r, nil
 			}
+			minedIn, have = r.BlockNumber.Uint64(), head+1-min(head+1, r.BlockNumber.Uint64())
+			more := confirmations - have
+			progress(fmt.Sprintf("%s: mined in block %d; waiting for %d more block(s) for %d confirmations", op, minedIn, more, confirmations))
 		case errors.Is(err, ethereum.NotFound):
 		default:
 			return nil, fmt.Errorf("%s: read receipt of %s: %w", op, tx.Hash().Hex(), err)
@@ -160,6 +182,27 @@ func (s *Sender) Wait(ctx context.Context, op string, tx *types.Transaction) (*t
 		case <-time.After(poll):
 		}
 	}
+}
+
+// MinesOnDemand tells whether the node adds blocks only when transactions
+// arrive: anvil or hardhat with automine on (anvil_getAutomine,
+// hardhat_getAutomine). It returns how it found out ("" when the node does
+// not say or mines on its own).
+func MinesOnDemand(ctx context.Context, b any) string {
+	rc, ok := b.(interface{ Client() *rpc.Client })
+	if !ok || rc.Client() == nil {
+		return ""
+	}
+	for _, method := range []string{"anvil_getAutomine", "hardhat_getAutomine"} {
+		var on bool
+		if err := rc.Client().CallContext(ctx, &on, method); err == nil {
+			if on {
+				return method + " is true"
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // failure explains a failed receipt by replaying the transaction.

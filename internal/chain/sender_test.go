@@ -82,3 +82,22 @@ func TestSenderExplainsAMinedRevert(t *testing.T) {
 		t.Fatalf("error %q does not name the transaction", err)
 	}
 }
+
+// anvil mines on demand by default (automine); with automine off it mines
+// on its own (interval mining) or not at all, and MinesOnDemand says no.
+func TestMinesOnDemand(t *testing.T) {
+	a := testenv.StartAnvil(t)
+	ctx := context.Background()
+	if got := chain.MinesOnDemand(ctx, a.Client); got != "anvil_getAutomine is true" {
+		t.Errorf("anvil with automine: %q", got)
+	}
+	if err := a.Client.Client().Call(nil, "evm_setAutomine", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := chain.MinesOnDemand(ctx, a.Client); got != "" {
+		t.Errorf("anvil without automine: %q", got)
+	}
+	if got := chain.MinesOnDemand(ctx, struct{}{}); got != "" {
+		t.Errorf("a backend without a raw client: %q", got)
+	}
+}
