@@ -8,34 +8,17 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// purgeOwner removes one session from its owner's indexes, and forgets the
-// owner altogether (its root pid counter too) when no session is left.
-//
-// KEYS[1..5] xgr:{own:O}:seq, idem, roots, expire, idemof  ARGV[1] rootPid
-var purgeOwner = redis.NewScript(`
-redis.call("ZREM", KEYS[3], ARGV[1])
-redis.call("ZREM", KEYS[4], ARGV[1])
-local key = redis.call("HGET", KEYS[5], ARGV[1])
-if key then
-  redis.call("HDEL", KEYS[2], key)
-  redis.call("HDEL", KEYS[5], ARGV[1])
-end
-if redis.call("ZCARD", KEYS[3]) == 0 then
-  redis.call("DEL", KEYS[1], KEYS[2], KEYS[4], KEYS[5])
-end
-return 1`)
-
 // Purge deletes every key of a session, whatever its state, and its entries
 // in the owner's and the global root indexes: for sessions that must leave
 // nothing behind (xgr simulate on a shared Redis). It does not stop a
 // replica running the session; callers purge sessions only they run.
 func (s *Store) Purge(ctx context.Context, root Root) error {
 	k := keysOf(root)
-	last, err := s.rdb.Get(ctx, k.iter()).Int64()
+	last, err := s.rdb.HGet(ctx, k.meta(), "iter").Int64()
 	if err != nil && err != redis.Nil {
 		return fmt.Errorf("purge %s: %w", root, err)
 	}
-	keys := []string{k.meta(), k.iter(), k.fence(), k.due(), k.run(), k.steps(), k.targets(),
+	keys := []string{k.meta(), k.due(), k.run(), k.steps(), k.targets(),
 		k.lease(), k.jpend(), k.wq(), k.woken(), k.group("0")}
 	flush := func(force bool) error {
 		if len(keys) == 0 || (!force && len(keys) < 512) {
@@ -60,7 +43,7 @@ func (s *Store) Purge(ctx context.Context, root Root) error {
 	if err := s.rdb.ZRem(ctx, rootShardKey(root), root.String()).Err(); err != nil {
 		return fmt.Errorf("purge %s: root index: %w", root, err)
 	}
-	if err := purgeOwner.Run(ctx, s.rdb, ownerKeysOf(root.Owner).all(), root.RootPid).Err(); err != nil {
+	if err := s.eval(ctx, scriptPurgeOwner, ownerKeysOf(root.Owner).all(), root.RootPid).Err(); err != nil {
 		return fmt.Errorf("purge %s: owner index: %w", root, err)
 	}
 	return nil

@@ -39,12 +39,13 @@ var (
 	scriptReleaseRoot  = load("release_root")
 	scriptIndexCommit  = load("index_commit")
 	scriptIndexRewind  = load("index_rewind")
+	scriptPurgeOwner   = load("purge_owner")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptReleaseRoot,
-	scriptIndexCommit, scriptIndexRewind,
+	scriptIndexCommit, scriptIndexRewind, scriptPurgeOwner,
 }
 
 // Preload loads every script into the server's script cache (on every master
