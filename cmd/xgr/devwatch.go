@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sort"
 	"sync"
 
 	"github.com/xgr-sidecar/xgr/internal/demo"
@@ -52,6 +53,7 @@ func (w *sessionWatch) poll(ctx context.Context) int {
 		}
 	}
 	w.mu.Unlock()
+	var ended []demo.Session
 	for _, r := range open {
 		s, err := w.read(ctx, r)
 		if err != nil || !s.Finished() {
@@ -60,6 +62,10 @@ func (w *sessionWatch) poll(ctx context.Context) int {
 		w.mu.Lock()
 		w.ended[r] = s
 		w.mu.Unlock()
+		ended = append(ended, s)
+	}
+	sort.SliceStable(ended, func(i, j int) bool { return ended[i].Ended.Before(ended[j].Ended) })
+	for _, s := range ended {
 		w.say("%s\n", demo.FinishedLine(s, w.home))
 	}
 	w.mu.Lock()

@@ -37,6 +37,8 @@ type Session struct {
 	Steps int
 	// Duration is from its creation to its end (Redis's clock); 0 while live.
 	Duration time.Duration
+	// Ended is when it finished (Redis's clock); zero while live.
+	Ended time.Time
 	// Result is the "result" payload value of the last process that wrote
 	// one (the demo's rules write it), "" when none did.
 	Result string
@@ -78,6 +80,7 @@ func Judge(root joinstore.Root, meta map[string]string, procs []map[string]strin
 		return s, fmt.Errorf("session %s: %w", root, err)
 	}
 	s.Duration = time.Duration(finished-created) * time.Millisecond
+	s.Ended = time.UnixMilli(finished)
 	s.Status = status(meta, procs)
 	return s, nil
 }

@@ -63,8 +63,11 @@ func TestJudge(t *testing.T) {
 		if s.Status != c.status || s.Result != c.result || s.Flow != "flow" || s.Steps != 3 || s.ID != 7 {
 			t.Errorf("%s: %+v, want status %s, result %q", c.name, s, c.status, c.result)
 		}
-		if s.Finished() && s.Duration != 312*time.Millisecond {
-			t.Errorf("%s: duration %s, want 312ms", c.name, s.Duration)
+		if s.Finished() && (s.Duration != 312*time.Millisecond || !s.Ended.Equal(time.UnixMilli(1312))) {
+			t.Errorf("%s: duration %s, ended %s, want 312ms, at 1312ms", c.name, s.Duration, s.Ended)
+		}
+		if !s.Finished() && (s.Duration != 0 || !s.Ended.IsZero()) {
+			t.Errorf("%s: live, but duration %s, ended %s", c.name, s.Duration, s.Ended)
 		}
 	}
 }
