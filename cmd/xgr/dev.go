@@ -241,7 +241,7 @@ triggers:
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			watch.add(r)
 			if timeline {
-				say("session %-4s %-13s %-6s %-8s %s\n", demo.Label(demo.Session{Owner: r.Owner, ID: r.RootPid}, owner), e.Type, e.Pid, e.Step, e.Detail)
+				say("session %-4s %-13s %-6s %-8s %s\n", demo.Label(r.Owner, r.RootPid, owner), e.Type, e.Pid, e.Step, e.Detail)
 			}
 		}}
 	svc := &indexer.Service{
@@ -268,8 +268,8 @@ triggers:
 			watch.add(waiting)
 			watch.add(waking)
 			say("xgr dev: wake-up flow: session %s (%s) waits at %s; session %s (%s), allowed by its __wakeUp list, wakes it\n",
-				demo.Label(demo.Session{Owner: waiting.Owner, ID: waiting.RootPid}, owner), demo.WaitingFlow, demo.WaitingStep,
-				demo.Label(demo.Session{Owner: waking.Owner, ID: waking.RootPid}, owner), demo.WakingFlow)
+				demo.Label(waiting.Owner, waiting.RootPid, owner), demo.WaitingFlow, demo.WaitingStep,
+				demo.Label(waking.Owner, waking.RootPid, owner), demo.WakingFlow)
 		}
 	}
 	poll := time.NewTicker(100 * time.Millisecond)

@@ -13,15 +13,16 @@ import (
 // MaxResult is how many characters of a result the table shows.
 const MaxResult = 72
 
-// Label names a session in the demo's output: its root id when its owner
-// is home (the owner most sessions have, the registry's), else
-// "<id> of <owner>" with the owner shortened to 0x1234…abcd.
-func Label(s Session, home string) string {
-	id := strconv.FormatInt(s.ID, 10)
-	if strings.EqualFold(s.Owner, home) {
-		return id
+// Label names a session (owner, root id) in the demo's output: its root
+// id when its owner is home (the owner most sessions have, the
+// registry's), else "<id> of <owner>" with the owner shortened to
+// 0x1234…abcd.
+func Label(owner string, id int64, home string) string {
+	n := strconv.FormatInt(id, 10)
+	if strings.EqualFold(owner, home) {
+		return n
 	}
-	return id + " of " + ShortAddress(s.Owner)
+	return n + " of " + ShortAddress(owner)
 }
 
 // ShortAddress shortens a 0x address to its first and last four digits.
@@ -39,7 +40,7 @@ func FinishedLine(s Session, home string) string {
 	if s.Steps == 1 {
 		steps = "step"
 	}
-	return fmt.Sprintf("session %s finished (%s, %d %s, %s)", Label(s, home), s.Status, s.Steps, steps, Duration(s.Duration))
+	return fmt.Sprintf("session %s finished (%s, %d %s, %s)", Label(s.Owner, s.ID, home), s.Status, s.Steps, steps, Duration(s.Duration))
 }
 
 // Duration shows a session's duration rounded to the millisecond.
@@ -80,7 +81,7 @@ func WriteTable(w io.Writer, list []Session, home string) error {
 		if n := []rune(r); len(n) > MaxResult {
 			r = string(n[:MaxResult-1]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", Label(s, home), s.Flow, s.Status, s.Steps, d, r)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", Label(s.Owner, s.ID, home), s.Flow, s.Status, s.Steps, d, r)
 	}
 	return tw.Flush()
 }
