@@ -14,18 +14,20 @@ import (
 )
 
 // The built binary, for tests of what only a process shows: exit statuses
-// as main sets them, stderr, environment variables, signals.
-var (
-	binOnce sync.Once
-	binDir  string
-	binPath string
-	binErr  error
-)
+// as main sets them, stderr, environment variables, signals. It is built
+// once per test run, with the race detector when the tests have it, and
+// removed after the tests.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
 }
@@ -33,20 +35,24 @@ func TestMain(m *testing.M) {
 // xgrBinary builds cmd/xgr once per test run and returns its path.
 func xgrBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "xgr-cli-test-"); binErr != nil {
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "xgr-cli-test-"); built.err != nil {
 			return
 		}
-		binPath = filepath.Join(binDir, "xgr")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		built.path = filepath.Join(built.dir, "xgr")
+		args := []string{"build", "-o", built.path}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
-			binErr = fmt.Errorf("go build ./cmd/xgr: %v\n%s", err, out)
+			built.err = fmt.Errorf("go build ./cmd/xgr: %v\n%s", err, out)
 		}
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return binPath
+	return built.path
 }
 
 // runBinary runs the built xgr with args and extra environment (NAME=value)
@@ -69,4 +75,20 @@ func runBinary(t *testing.T, env []string, args ...string) (stdout, stderr strin
 		t.Fatalf("xgr %v: %v", args, err)
 	}
 	return o.String(), e.String(), code
+}
+
+// runCombined runs the built xgr to its end and returns its stdout and
+// stderr interleaved, as a terminal shows them, and its exit status.
+func runCombined(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(xgrBinary(t), args...)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return string(out), ee.ExitCode()
+	case err != nil:
+		t.Fatalf("run xgr %v: %v", args, err)
+	}
+	return string(out), 0
 }

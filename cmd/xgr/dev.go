@@ -16,12 +16,16 @@ import (
 
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/demo"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rpc"
+	"github.com/xgr-sidecar/xgr/rule"
+	"github.com/xgr-sidecar/xgr/ruleexec"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 func devCommand() *cli.Command {
@@ -31,11 +35,24 @@ func devCommand() *cli.Command {
 		Description: `Starts an in-process chain (go-ethereum's simulated backend) with an
 XRC-729 registry holding the orchestrations of --ostc-dir, a private
 redis-server on a temporary socket, the indexer following the registry, and
-the session manager. A demo trigger on the registry's own OSTCUpdated event
-starts a session of --flow each time an "order-N" document is registered;
-xgr dev registers --orders of them, one every --every, and prints what
-happens. Steps run from --outcomes (all valid by default), as the example
-orchestrations name placeholder rules. Nothing is left behind.
+the session manager. Nothing is left behind.
+
+Steps run real XRC-137 rules: every rule file the orchestrations name in
+--rules-dir (ALIAS.json for "${addr:ALIAS}", or through its rules.json) is
+deployed as an XRC-137 contract, the orchestrations are registered with
+their "rule" fields rewritten to those contracts, and the XRC-137 executor
+reads and evaluates them. --outcomes FILE plays scripted outcomes instead
+(the orchestrations are then registered as written, and no rule is
+deployed).
+
+The demo: a trigger on a demo orders contract starts a session of --flow
+for each "order-N" registered there; xgr dev registers --orders of them,
+one every --every. With rules, it also runs a two-session wake-up flow
+(--wake-flow): a session of kyc_review waits at await_order until a session
+of shop_checkout, of another owner, wakes it with its rule's wakeUps. As
+each session ends xgr dev prints "session N finished (status, steps,
+duration)"; at the end (--exit-when-done, or Ctrl-C) a summary table.
+--timeline prints every session event as well. See docs/demo.md.
 
 The xgr_* JSON-RPC gateway listens on --rpc-listen (default
 127.0.0.1:8645; empty: off). xgr dev prints its URL, the chain id, the
@@ -45,12 +62,15 @@ sign SessionPermits for its orchestrations) — for local use only.
 Example:
    xgr dev --orders 3 --exit-when-done`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "ostc-dir", Value: "examples/ostc", Usage: "orchestrations to register"},
-			&cli.StringFlag{Name: "flow", Value: "nested_join_example", Usage: "orchestration id the demo trigger starts"},
-			&cli.IntFlag{Name: "orders", Value: 3, Usage: "demo trigger events to emit"},
-			&cli.DurationFlag{Name: "every", Value: time.Second, Usage: "time between demo events"},
-			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (default: every step valid)"},
-			&cli.BoolFlag{Name: "exit-when-done", Usage: "stop once every demo session finished"},
+			&cli.StringFlag{Name: "ostc-dir", Value: "examples/ostc", EnvVars: []string{"XGR_DEV_OSTC_DIR"}, Usage: "orchestrations to register"},
+			&cli.StringFlag{Name: "rules-dir", Value: "examples/rules", EnvVars: []string{"XGR_DEV_RULES_DIR"}, Usage: "XRC-137 rule files of the orchestrations' steps, deployed as contracts (ALIAS.json for ${addr:ALIAS}, or through rules.json)"},
+			&cli.StringFlag{Name: "flow", Value: "nested_join_example", EnvVars: []string{"XGR_DEV_FLOW"}, Usage: "orchestration id the demo trigger starts"},
+			&cli.IntFlag{Name: "orders", Value: 3, EnvVars: []string{"XGR_DEV_ORDERS"}, Usage: "demo trigger events to emit"},
+			&cli.DurationFlag{Name: "every", Value: time.Second, EnvVars: []string{"XGR_DEV_EVERY"}, Usage: "time between demo events"},
+			&cli.StringFlag{Name: "outcomes", EnvVars: []string{"XGR_DEV_OUTCOMES"}, Usage: "play scripted outcomes from this file instead of running the rules"},
+			&cli.BoolFlag{Name: "wake-flow", Value: true, EnvVars: []string{"XGR_DEV_WAKE_FLOW"}, Usage: "run the two-session wake-up flow (kyc_review, shop_checkout; with rules only)"},
+			&cli.BoolFlag{Name: "timeline", EnvVars: []string{"XGR_DEV_TIMELINE"}, Usage: "print every session event, not only when each session finished"},
+			&cli.BoolFlag{Name: "exit-when-done", EnvVars: []string{"XGR_DEV_EXIT_WHEN_DONE"}, Usage: "stop once every demo session finished"},
 		}, gatewayFlags("127.0.0.1:8645")...),
 		Action: devAction,
 	}
@@ -62,33 +82,56 @@ func devAction(c *cli.Context) error {
 	defer cancel()
 	log := slog.Default()
 
-	exec, err := reactor.ParseOutcomes([]byte(`{"default":{"result":"valid"}}`))
+	// Everything the flags name is read and checked before anything starts.
+	var scripted *reactor.Scripted
 	if f := c.String("outcomes"); f != "" {
-		raw, rerr := os.ReadFile(f)
-		if rerr != nil {
-			return cli.Exit(rerr.Error(), 2)
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return cli.Exit("dev: --outcomes: "+err.Error(), 2)
 		}
-		exec, err = reactor.ParseOutcomes(raw)
+		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
+			return cli.Exit("dev: "+err.Error(), 2)
+		}
 	}
-	if err != nil {
-		return cli.Exit("dev: "+err.Error(), 2)
+	if n := c.Int("orders"); n < 0 {
+		return cli.Exit(fmt.Sprintf("dev: --orders %d: want 0 or more", n), 2)
 	}
 	files, _ := filepath.Glob(filepath.Join(c.String("ostc-dir"), "*.json"))
 	sort.Strings(files)
 	var ids []string
-	var jsons [][]byte
+	var orchs []*registry.Orchestration
 	for _, f := range files {
 		o, err := loadOSTC(f)
 		if err != nil {
 			return err
 		}
-		ids, jsons = append(ids, o.ID), append(jsons, o.Raw())
+		ids, orchs = append(ids, o.ID), append(orchs, o)
 	}
 	if len(ids) == 0 {
 		return cli.Exit(fmt.Sprintf("dev: no orchestrations in %s", c.String("ostc-dir")), 2)
 	}
 	if indexOf(ids, c.String("flow")) < 0 {
 		return cli.Exit(fmt.Sprintf("dev: --flow %q is not an orchestration of %s (ids: %s)", c.String("flow"), c.String("ostc-dir"), strings.Join(ids, ", ")), 2)
+	}
+	wake, wakeNote := c.Bool("wake-flow"), ""
+	switch {
+	case !wake:
+	case scripted != nil && c.IsSet("wake-flow"):
+		return cli.Exit("dev: --wake-flow runs XRC-137 rules (their wakeUps wake the other session); it does not go with --outcomes", 2)
+	case scripted != nil:
+		wake = false
+	case indexOf(ids, demo.WaitingFlow) < 0 || indexOf(ids, demo.WakingFlow) < 0:
+		if c.IsSet("wake-flow") {
+			return cli.Exit(fmt.Sprintf("dev: --wake-flow needs the orchestrations %s and %s in --ostc-dir %s (see examples/ostc/wake_*.json)", demo.WaitingFlow, demo.WakingFlow, c.String("ostc-dir")), 2)
+		}
+		wake, wakeNote = false, fmt.Sprintf("xgr dev: no wake-up flow: --ostc-dir %s has no %s and %s\n", c.String("ostc-dir"), demo.WaitingFlow, demo.WakingFlow)
+	}
+	var rules *devRules
+	if scripted == nil {
+		var err error
+		if rules, err = planDevRules(ctx, c.String("rules-dir"), orchs); err != nil {
+			return err
+		}
 	}
 
 	dev, err := devchain.New()
@@ -100,14 +143,35 @@ func devAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The registry goes first, so its address is the same in every run.
 	reg, rcpt, err := chain.DeployRegistry(ctx, sender, chain.RegistryInit{})
 	if err != nil {
 		return fmt.Errorf("dev: deploy the registry: %w", err)
 	}
+	texts := make([][]byte, len(orchs))
+	for i, o := range orchs {
+		texts[i] = o.Raw()
+	}
+	if rules != nil {
+		if err := rules.deploy(ctx, sender); err != nil {
+			return err
+		}
+		for i, o := range orchs {
+			if texts[i], err = rules.rewrite(o); err != nil {
+				return err
+			}
+		}
+	}
 	for i, id := range ids {
-		if _, err := reg.Put(ctx, sender, id, jsons[i]); err != nil {
+		if _, err := reg.Put(ctx, sender, id, texts[i]); err != nil {
 			return fmt.Errorf("dev: register %s: %w", id, err)
 		}
+	}
+	// The demo trigger listens to a contract of its own, so registering the
+	// orchestrations starts nothing.
+	orders, _, err := chain.DeployRegistry(ctx, sender, chain.RegistryInit{})
+	if err != nil {
+		return fmt.Errorf("dev: deploy the demo orders contract: %w", err)
 	}
 	dir, err := os.MkdirTemp("", "xgr-dev-")
 	if err != nil {
@@ -125,6 +189,11 @@ func devAction(c *cli.Context) error {
 	chainID := dev.ChainID().Uint64()
 	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
 		chainID, reg.Address.Hex(), rcpt.BlockNumber.Uint64(), len(ids), srv.Addr)
+	if rules != nil {
+		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.files), rules.dir)
+	} else {
+		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
+	}
 
 	cfg, err := indexer.ParseConfig("dev", []byte(fmt.Sprintf(`
 registries: ["%[1]s"]
@@ -132,13 +201,13 @@ finality: confirmations
 confirmations: 1
 triggers:
   - name: demo-order
-    contract: "%[1]s"
+    contract: "%[4]s"
     event: "OSTCUpdated(address indexed xrc729Address, address indexed owner, bytes32 indexed ostcIdHash, bytes32 ostcHash, string id, uint256 version, uint64 updatedAt)"
     orchestration: {registry: "%[1]s", id: %[2]s}
     start: %[3]s
     owner: {arg: owner}
     payload: {Order: {arg: id}, Block: {log: blockNumber}}
-`, reg.Address.Hex(), c.String("flow"), firstStep(jsons, ids, c.String("flow")))))
+`, reg.Address.Hex(), c.String("flow"), firstStep(orchs, c.String("flow")), orders.Address.Hex())))
 	if err != nil {
 		return err
 	}
@@ -160,13 +229,20 @@ triggers:
 		defer mu.Unlock()
 		fmt.Fprintf(w, format, args...)
 	}
-	finished := map[string]bool{}
-	// Sessions the indexer starts for the registrations above (each is an
-	// OSTCUpdated log, hence a trigger event) count too.
-	demos := c.Int("orders") + len(ids)
+	owner := strings.ToLower(dev.Address(0).Hex())
+	watch := newSessionWatch(store, owner, say, log)
+	timeline := c.Bool("timeline")
+	var exec reactor.Executor = scripted
+	if scripted == nil {
+		exec = &ruleexec.Executor{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
+			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log}
+	}
 	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: "dev", Poll: 50 * time.Millisecond, Log: log,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
-			say("session %-4d %-13s %-6s %-8s %s\n", r.RootPid, e.Type, e.Pid, e.Step, e.Detail)
+			watch.add(r)
+			if timeline {
+				say("session %-4s %-13s %-6s %-8s %s\n", demo.Label(r.Owner, r.RootPid, owner), e.Type, e.Pid, e.Step, e.Detail)
+			}
 		}}
 	svc := &indexer.Service{
 		Follower: &indexer.Follower{Chain: dev.Backend(), ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: log},
@@ -178,43 +254,61 @@ triggers:
 	go func() { defer wg.Done(); svc.Run(ctx) }()
 	go func() { defer wg.Done(); m.Run(ctx) }()
 
-	owner := strings.ToLower(dev.Address(0).Hex())
-	demo := jsons[indexOf(ids, c.String("flow"))]
-	for i := 1; i <= c.Int("orders"); i++ {
+	demos := c.Int("orders")
+	say("%s", wakeNote)
+	if wake {
+		flow := &wakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
+			WaitStart: firstStep(orchs, demo.WaitingFlow), WakeStart: firstStep(orchs, demo.WakingFlow)}
+		flow.WakerRule = rules.contract(demo.WakingFlow, flow.WakeStart)
+		waiting, waking, err := flow.start(ctx)
+		if err != nil {
+			log.Error("dev: wake-up flow", "err", err)
+		} else {
+			demos += 2
+			watch.add(waiting)
+			watch.add(waking)
+			say("xgr dev: wake-up flow: session %s (%s) waits at %s; session %s (%s), allowed by its __wakeUp list, wakes it\n",
+				demo.Label(waiting.Owner, waiting.RootPid, owner), demo.WaitingFlow, demo.WaitingStep,
+				demo.Label(waking.Owner, waking.RootPid, owner), demo.WakingFlow)
+		}
+	}
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	next := time.After(c.Duration("every"))
+	for i := 1; i <= c.Int("orders") && ctx.Err() == nil; {
 		select {
 		case <-ctx.Done():
-		case <-time.After(c.Duration("every")):
-			if _, err := reg.Put(ctx, sender, fmt.Sprintf("order-%d", i), demo); err != nil {
+		case <-poll.C:
+			watch.poll(ctx)
+		case <-next:
+			id := fmt.Sprintf("order-%d", i)
+			if _, err := orders.Put(ctx, sender, id, []byte(fmt.Sprintf(`{"order":%q}`, id))); err != nil {
 				log.Error("demo order", "err", err)
 			} else {
-				say("xgr dev: registered order-%d (a trigger event)\n", i)
+				say("xgr dev: registered %s on the demo orders contract (a trigger event: a session of %s)\n", id, c.String("flow"))
 			}
+			i++
+			next = time.After(c.Duration("every"))
 		}
 	}
-	for c.Bool("exit-when-done") && ctx.Err() == nil {
-		list, _ := store.Sessions(ctx, owner, 0, 1000, true)
-		done := 0
-		for _, s := range list {
-			if meta, _ := store.Session(ctx, s.Root); meta["status"] == "finished" {
-				if !finished[s.Root.String()] {
-					finished[s.Root.String()] = true
-					say("xgr dev: session %d finished\n", s.Root.RootPid)
-				}
-				done++
-			}
-		}
-		if done >= demos {
-			say("xgr dev: all %d sessions finished\n", demos)
+	for ctx.Err() == nil {
+		done := watch.poll(ctx)
+		if c.Bool("exit-when-done") && done >= demos {
+			say("xgr dev: all %d demo sessions finished\n", demos)
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if !c.Bool("exit-when-done") {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-poll.C:
+		}
 	}
 	cancel()
 	wg.Wait()
-	return nil
+	// The summary of every session this run saw; Redis is still up.
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	fmt.Fprintln(w)
+	return watch.table(rctx, w)
 }
 
 // indexOf is the position of id in ids, or -1.
@@ -228,10 +322,11 @@ func indexOf(ids []string, id string) int {
 }
 
 // firstStep is the first step of the orchestration with the given id.
-func firstStep(jsons [][]byte, ids []string, id string) string {
-	o, err := registry.Parse(jsons[indexOf(ids, id)])
-	if err != nil || len(o.Steps) == 0 {
-		return "A1"
+func firstStep(orchs []*registry.Orchestration, id string) string {
+	for _, o := range orchs {
+		if o.ID == id && len(o.Steps) > 0 {
+			return o.Steps[0].ID
+		}
 	}
-	return o.Steps[0].ID
+	return "A1"
 }

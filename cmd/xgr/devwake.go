@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/demo"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+)
+
+// wakeFlow is the demo's two-session wake-up: a session of demo.WaitingFlow
+// (owner Waiter) waits at demo.WaitingStep until a session of
+// demo.WakingFlow (owner Waker, another owner) wakes it through its rule's
+// wakeUps, which the waiting session's "__wakeUp" list allows for that
+// owner and that rule contract only.
+type wakeFlow struct {
+	Store    *joinstore.Store
+	Source   reactor.Source
+	Registry string
+	Waiter   string
+	Waker    string
+	// WakerRule is the XRC-137 contract of the waking step's rule.
+	WakerRule string
+	// WaitStart and WakeStart are the flows' first steps.
+	WaitStart, WakeStart string
+}
+
+// wakeFlowTimeout bounds how long the demo waits for the waiting process to
+// exist before it starts the waking session.
+const wakeFlowTimeout = 20 * time.Second
+
+// start starts the waiting session, waits until its process waits at
+// demo.WaitingStep, then starts the waking session; it returns both roots.
+func (f *wakeFlow) start(ctx context.Context) (waiting, waking joinstore.Root, err error) {
+	payload, err := demo.WaitingPayload("alice", f.Waker, f.WakerRule)
+	if err != nil {
+		return waiting, waking, err
+	}
+	res, err := reactor.Start(ctx, f.Store, f.Source, reactor.StartRequest{Owner: f.Waiter, XRC729: f.Registry,
+		OstcID: demo.WaitingFlow, Step: f.WaitStart, Payload: payload}, time.Now())
+	if err != nil {
+		return waiting, waking, fmt.Errorf("wake flow: start %s: %w", demo.WaitingFlow, err)
+	}
+	waiting = res.Root
+	if err := f.awaitWaiting(ctx, waiting); err != nil {
+		return waiting, waking, err
+	}
+	payload, err = demo.WakingPayload("order-kyc-1", f.Waiter, waiting.RootPid)
+	if err != nil {
+		return waiting, waking, err
+	}
+	res, err = reactor.Start(ctx, f.Store, f.Source, reactor.StartRequest{Owner: f.Waker, XRC729: f.Registry,
+		OstcID: demo.WakingFlow, Step: f.WakeStart, Payload: payload}, time.Now())
+	if err != nil {
+		return waiting, waking, fmt.Errorf("wake flow: start %s: %w", demo.WakingFlow, err)
+	}
+	return waiting, res.Root, nil
+}
+
+// awaitWaiting polls until a process of the session waits at
+// demo.WaitingStep: a wake-up that comes earlier would find nothing to wake.
+func (f *wakeFlow) awaitWaiting(parent context.Context, root joinstore.Root) error {
+	ctx, cancel := context.WithTimeout(parent, wakeFlowTimeout)
+	defer cancel()
+	for {
+		procs, err := f.Store.Processes(ctx, root)
+		if err == nil {
+			for _, p := range procs {
+				if p["resumeStep"] == demo.WaitingStep && p["status"] == "waiting" {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return fmt.Errorf("wake flow: session %s did not reach %s within %s", root, demo.WaitingStep, wakeFlowTimeout)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package demo
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+)
+
+func TestJudge(t *testing.T) {
+	root := joinstore.Root{Owner: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", RootPid: 7}
+	finished := map[string]string{"ostcId": "flow", "status": "finished", "steps": "3", "createdAt": "1000", "finishedAt": "1312"}
+	proc := func(pid, status, valid, reason, plain string) map[string]string {
+		return map[string]string{"pid": pid, "status": status, "lastEvalValid": valid, "abortReason": reason, "resumePlain": plain}
+	}
+	with := func(m map[string]string, k, v string) map[string]string {
+		out := map[string]string{}
+		for key, val := range m {
+			out[key] = val
+		}
+		out[k] = v
+		return out
+	}
+	cases := []struct {
+		name   string
+		meta   map[string]string
+		procs  []map[string]string
+		status string
+		result string
+	}{
+		{"all valid", finished, []map[string]string{
+			proc("7:1", "done", "1", "", `{"result":"first"}`),
+			proc("7:3", "done", "1", "", `{"result":"last"}`),
+			proc("7:2", "done", "1", "", `{"result":"middle"}`),
+		}, StatusOK, "last"},
+		{"a join's losers are the design", finished, []map[string]string{
+			proc("7:1", "done", "1", "", `{}`),
+			proc("7:2", "aborted", "", "join-kill", `{"result":"never ran"}`),
+		}, StatusOK, ""},
+		{"an invalid branch", finished, []map[string]string{
+			proc("7:1", "done", "0", "", `{"result":"timed out"}`),
+		}, StatusInvalid, "timed out"},
+		{"a hard error wins over invalid", finished, []map[string]string{
+			proc("7:1", "done", "0", "", `{}`),
+			proc("7:2", "aborted", "", "step B1: boom", `{}`),
+		}, StatusFailed, ""},
+		{"a killed process", finished, []map[string]string{
+			proc("7:1", "aborted", "", "killed", `{}`),
+		}, StatusKilled, ""},
+		{"a killed session", with(finished, "killedAt", "1200"), []map[string]string{
+			proc("7:1", "done", "1", "", `{"result":42}`),
+		}, StatusKilled, "42"},
+		{"live", with(finished, "status", "live"), []map[string]string{
+			proc("7:1", "done", "1", "", `{"result":"so far"}`),
+		}, StatusLive, "so far"},
+	}
+	for _, c := range cases {
+		s, err := Judge(root, c.meta, c.procs)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if s.Status != c.status || s.Result != c.result || s.Flow != "flow" || s.Steps != 3 || s.ID != 7 {
+			t.Errorf("%s: %+v, want status %s, result %q", c.name, s, c.status, c.result)
+		}
+		if s.Finished() && (s.Duration != 312*time.Millisecond || !s.Ended.Equal(time.UnixMilli(1312))) {
+			t.Errorf("%s: duration %s, ended %s, want 312ms, at 1312ms", c.name, s.Duration, s.Ended)
+		}
+		if !s.Finished() && (s.Duration != 0 || !s.Ended.IsZero()) {
+			t.Errorf("%s: live, but duration %s, ended %s", c.name, s.Duration, s.Ended)
+		}
+	}
+}
+
+func TestJudgeRefusesBrokenRecords(t *testing.T) {
+	root := joinstore.Root{Owner: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", RootPid: 7}
+	for _, c := range []struct {
+		meta  map[string]string
+		procs []map[string]string
+		want  string
+	}{
+		{map[string]string{"steps": "many"}, nil, `steps "many" is not a count`},
+		{map[string]string{"status": "finished", "createdAt": "1"}, nil, `finishedAt "" is not a time in milliseconds`},
+		{map[string]string{}, []map[string]string{{"pid": "x"}}, `"x"`},
+	} {
+		if _, err := Judge(root, c.meta, c.procs); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), root.String()) {
+			t.Errorf("%v: %v, want an error naming the session and %q", c.meta, err, c.want)
+		}
+	}
+}
