@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
 )
@@ -79,8 +80,20 @@ var checkAttr = regexp.MustCompile(`(\w+)=("(?:[^"\\]|\\.)*")`)
 func checkedBlocks(doc string) ([]docBlock, error) {
 	lines := strings.Split(doc, "\n")
 	var out []docBlock
+	fence := "" // the fence of an unmarked code block being skipped
 	for i := 0; i < len(lines); i++ {
-		if !strings.HasPrefix(strings.TrimSpace(lines[i]), "<!-- check") {
+		l := strings.TrimSpace(lines[i])
+		if fence != "" {
+			if strings.Trim(l, "`") == "" && len(l) >= len(fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(l, "```") {
+			fence = l[:len(l)-len(strings.TrimLeft(l, "`"))]
+			continue
+		}
+		if !strings.HasPrefix(l, "<!-- check") {
 			continue
 		}
 		start := i + 1
@@ -248,6 +261,103 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 	}
 }
 
+// pendingDocs are guides the README links that other branches add; the
+// link check accepts them only while they are absent.
+var pendingDocs = map[string]bool{"docs/cli.md": true, "docs/console.md": true}
+
+// TestDocLinks checks every relative link of the documentation: the file or
+// folder exists, and an #anchor names a heading of the Markdown file it
+// points to (GitHub's heading ids).
+func TestDocLinks(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../README.md", "../docs/*.md", "../examples/README.md", "../examples/*/README.md"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(stripCode(string(raw)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			dest := f
+			if path != "" {
+				dest = filepath.Join(filepath.Dir(f), path)
+			}
+			rel, _ := filepath.Rel("..", dest)
+			if _, err := os.Stat(dest); err != nil {
+				if !pendingDocs[rel] {
+					t.Errorf("%s: link %s: %s does not exist", f, target, rel)
+				}
+				continue
+			}
+			if anchor == "" {
+				continue
+			}
+			doc, err := os.ReadFile(dest)
+			if err != nil || !strings.HasSuffix(dest, ".md") {
+				t.Errorf("%s: link %s: an anchor needs a Markdown file", f, target)
+				continue
+			}
+			if ids := headingIDs(string(doc)); !ids[anchor] {
+				t.Errorf("%s: link %s: %s has no heading with the id %q", f, target, rel, anchor)
+			}
+		}
+	}
+}
+
+// stripCode removes fenced code blocks, whose brackets are not links.
+func stripCode(doc string) string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// headingIDs are the ids GitHub gives the headings of a Markdown document:
+// lower case, punctuation dropped, spaces as hyphens, -1, -2… on repeats.
+func headingIDs(doc string) map[string]bool {
+	ids := map[string]bool{}
+	seen := map[string]int{}
+	for _, l := range strings.Split(stripCode(doc), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			continue
+		}
+		text := strings.TrimSpace(strings.TrimLeft(l, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(text) {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+				b.WriteRune(r)
+			case r == ' ':
+				b.WriteRune('-')
+			}
+		}
+		id := b.String()
+		if n := seen[id]; n > 0 {
+			ids[fmt.Sprintf("%s-%d", id, n)] = true
+		} else {
+			ids[id] = true
+		}
+		seen[id]++
+	}
+	return ids
+}
+
 // copyTree copies the regular files under src to dst.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -280,6 +390,7 @@ func TestCheckedBlocks(t *testing.T) {
 	}{
 		{"plain", "text\n<!-- check -->\n```sh\nxgr version\n```\n", []docBlock{{line: 3, script: "xgr version"}}, ""},
 		{"unmarked blocks are not run", "```sh\nmake tools\n```\n", nil, ""},
+		{"a marker inside a code block is an example", "````markdown\n<!-- check -->\n```sh\nx\n```\n````\n<!-- check -->\n```sh\ny\n```", []docBlock{{line: 8, script: "y"}}, ""},
 		{"attributes", "<!-- check expect=\"a \\\"b\\\"\" env=\"K=V\"\n expect=\"c\" -->\n```sh\nx\ny\n```", []docBlock{{line: 3, script: "x\ny", expect: []string{`a "b"`, "c"}, env: []string{"K=V"}}}, ""},
 		{"unknown attribute", "<!-- check want=\"a\" -->\n```sh\nx\n```", nil, `line 1: check marker: cannot read "want=\"a\""`},
 		{"marker without block", "<!-- check -->\n\n```sh\nx\n```", nil, "line 1: a check marker must stand right before a ```sh block"},
