@@ -181,15 +181,20 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// xgr itself finds them (a private anvil or redis-server) through
+	// their XGR_<NAME>_BIN variables.
 	links := map[string]string{"xgr": xgrBin}
-	for _, tool := range []string{"redis-server", "redis-cli", "dot", "anvil"} {
-		if regexp.MustCompile(`(^|[\s|;&(])` + regexp.QuoteMeta(tool) + `\s`).MatchString(all) {
-			p, err := toolbin.Find(tool)
-			if err != nil {
+	var toolEnv []string
+	for _, tool := range []string{"redis-server", "redis-cli", "dot", "anvil", "solcjs", "node"} {
+		p, err := toolbin.Find(tool)
+		if err != nil {
+			if regexp.MustCompile(`(^|[\s|;&(])` + regexp.QuoteMeta(tool) + `\s`).MatchString(all) {
 				t.Fatal(err)
 			}
-			links[tool] = p
+			continue
 		}
+		links[tool] = p
+		toolEnv = append(toolEnv, toolbin.EnvName(tool)+"="+p)
 	}
 	for name, p := range links {
 		if err := os.Symlink(p, filepath.Join(bin, name)); err != nil {
@@ -209,7 +214,7 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
 	cmd.Dir = work
-	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8"}
+	cmd.Env = append([]string{"PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8"}, toolEnv...)
 	var out toolbin.Output
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// Background jobs a block starts (redis-server, xgr run) share bash's
