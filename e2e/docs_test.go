@@ -224,7 +224,12 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 	cmd.WaitDelay = 10 * time.Second
 	runErr := cmd.Run()
 	if cmd.Process != nil {
+		// Let the group go before the next document starts its servers
+		// on the same ports (zombies may keep it for the last 2 s).
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		for end := time.Now().Add(2 * time.Second); time.Now().Before(end) && syscall.Kill(-cmd.Process.Pid, 0) == nil; {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 
 	parts := strings.Split(out.String(), blockMarker)
