@@ -65,7 +65,7 @@ fuzz:
 ## chaos: the chaos suite (not part of test): real `xgr run` replicas, redis-server
 ## with AOF and a Redis Cluster with replicas, kill -9s, a Redis restart, a pause, a
 ## master failover, then an audit of Redis. Knobs: XGR_CHAOS_SESSIONS, _REPLICAS,
-## _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, XGR_CHAOS_RACE=1 (docs/operating.md).
+## _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, XGR_CHAOS_RACE=1 (docs/testing.md).
 CHAOS_RUN ?= TestChaos
 chaos:
 	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
