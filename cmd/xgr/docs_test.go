@@ -28,6 +28,7 @@ var guideOf = map[string]string{
 	"xgr session resume":    "docs/operating.md",
 	"xgr session wake":      "docs/operating.md",
 	"xgr simulate":          "docs/authoring.md",
+	"xgr bench":             "docs/performance.md",
 	"xgr ostc validate":     "docs/authoring.md",
 	"xgr ostc hash":         "docs/authoring.md",
 	"xgr ostc graph":        "docs/authoring.md",
