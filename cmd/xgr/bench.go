@@ -87,27 +87,13 @@ func benchFlags(c *cli.Context) (benchConfig, error) {
 	}
 	cfg := benchConfig{sessions: c.Int("sessions"), concurrency: c.Int("concurrency"), replicas: c.Int("replicas"),
 		poll: c.Duration("poll"), timeout: c.Duration("timeout"), redisURL: c.String("redis"), force: c.Bool("force"), json: c.Bool("json")}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"sessions", cfg.sessions}, {"concurrency", cfg.concurrency}, {"replicas", cfg.replicas}} {
-		if f.v < 1 {
-			return cfg, cli.Exit(fmt.Sprintf("bench: --%s %d: want 1 or more", f.name, f.v), 2)
-		}
-	}
-	for _, f := range []struct {
-		name string
-		v    time.Duration
-	}{{"poll", cfg.poll}, {"timeout", cfg.timeout}} {
-		if f.v <= 0 {
-			return cfg, cli.Exit(fmt.Sprintf("bench: --%s %s: want a positive duration (e.g. 5ms, 10m)", f.name, f.v), 2)
-		}
-	}
+	// Counts and durations are checked for every command before it runs
+	// (checkFlags: --sessions, --concurrency and --replicas at least 1).
 	if cfg.force && cfg.redisURL == "" {
 		return cfg, cli.Exit("bench: --force is for --redis: the private redis-server is empty", 2)
 	}
 	if cfg.redisURL != "" {
-		if _, err := redis.ParseURL(cfg.redisURL); err != nil {
+		if _, err := parseRedisAddr(cfg.redisURL); err != nil {
 			return cfg, cli.Exit(fmt.Sprintf("bench: --redis %q: %v", cfg.redisURL, err), 2)
 		}
 	}
@@ -158,7 +144,7 @@ func benchAction(c *cli.Context) error {
 // private redis-server in a temporary directory that stop removes.
 func benchRedis(url string) (dial func() *redis.Client, where string, stop func(), err error) {
 	if url != "" {
-		opts, err := redis.ParseURL(url)
+		opts, err := parseRedisAddr(url)
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("--redis %q: %w", url, err)
 		}

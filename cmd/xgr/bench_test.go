@@ -55,9 +55,9 @@ func TestBenchBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench", "--sessions", "0", chain10}, "--sessions 0: want 1 or more"},
-		{[]string{"bench", "--concurrency", "-2", chain10}, "--concurrency -2: want 1 or more"},
-		{[]string{"bench", "--replicas", "0", chain10}, "--replicas 0: want 1 or more"},
+		{[]string{"bench", "--sessions", "0", chain10}, "--sessions 0: want at least 1"},
+		{[]string{"bench", "--concurrency", "-2", chain10}, "--concurrency -2: want at least 1"},
+		{[]string{"bench", "--replicas", "0", chain10}, "--replicas 0: want at least 1"},
 		{[]string{"bench", "--poll", "0s", chain10}, "--poll 0s: want a positive duration"},
 		{[]string{"bench", "--timeout", "-1s", chain10}, "--timeout -1s: want a positive duration"},
 		{[]string{"bench", "--force", chain10}, "--force is for --redis"},

@@ -181,7 +181,7 @@ func TestDevChecksItsRulesAtStart(t *testing.T) {
 		{[]string{"--rules-dir", filepath.Join(rules, "nope")}, []string{"dev: --rules-dir: rule directory:", "--outcomes FILE"}},
 		{[]string{"--rules-dir", rules, "--wake-flow"}, []string{"dev: --wake-flow needs the orchestrations kyc_review and shop_checkout in --ostc-dir " + ostc}},
 		{[]string{"--outcomes", "../../examples/outcomes/all_valid.json", "--wake-flow"}, []string{"dev: --wake-flow runs XRC-137 rules", "does not go with --outcomes"}},
-		{[]string{"--outcomes", "../../examples/outcomes/all_valid.json", "--orders", "-1"}, []string{"dev: --orders -1: want 0 or more"}},
+		{[]string{"--outcomes", "../../examples/outcomes/all_valid.json", "--orders", "-1"}, []string{"dev: --orders -1: want 0 (none) or more"}},
 	} {
 		out, code := runCombined(t, append(base, tc.args...)...)
 		for _, want := range tc.want {

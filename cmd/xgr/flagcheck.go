@@ -27,7 +27,7 @@ var (
 	durationZeroOK = map[string]bool{"delay": true, "rpc-skew": true, "settle": true}
 	// intMin are integer flags with a lower bound above 0; intZero says
 	// what 0 means for the others (all must be 0 or more).
-	intMin  = map[string]int64{"rpc-max-body": 1024, "rpc-max-inflight": 1}
+	intMin  = map[string]int64{"rpc-max-body": 1024, "rpc-max-inflight": 1, "concurrency": 1, "replicas": 1, "sessions": 1}
 	intZero = map[string]string{"max-sessions": "no cap", "max-steps": "no bound", "window": "no cap", "limit": "the default, 20",
 		"last": "the default, 100", "offset": "none skipped", "session": "all sessions", "orders": "none"}
 	// addressFlags hold one EVM address.
