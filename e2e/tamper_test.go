@@ -23,10 +23,36 @@ import (
 )
 
 // tamperProxy forwards JSON-RPC to anvil but answers every eth_call of
-// getOSTC with other text than the chain holds.
+// getOSTC with other text than the chain holds, alone or in a batch.
 func tamperProxy(t *testing.T, upstream string) *httptest.Server {
 	abi := xrc729.NewXRC729().GetABI()
-	getOSTC := hexutil.Encode(abi.Methods["getOSTC"].ID)
+	getOSTC := strings.TrimPrefix(hexutil.Encode(abi.Methods["getOSTC"].ID), "0x")
+	type request struct {
+		ID     json.RawMessage   `json:"id"`
+		Method string            `json:"method"`
+		Params []json.RawMessage `json:"params"`
+	}
+	type response struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   json.RawMessage `json:"error,omitempty"`
+	}
+	// forge rewrites one answer if its request is a getOSTC call.
+	forge := func(req request, res *response) {
+		if req.Method != "eth_call" || len(req.Params) == 0 || !strings.Contains(string(req.Params[0]), getOSTC) {
+			return
+		}
+		var result string
+		if json.Unmarshal(res.Result, &result) != nil {
+			return
+		}
+		raw, _ := hex.DecodeString(strings.TrimPrefix(result, "0x"))
+		if vals, err := abi.Unpack("getOSTC", raw); err == nil {
+			forged, _ := abi.Methods["getOSTC"].Outputs.Pack(strings.Replace(vals[0].(string), "A1", "X1", 1))
+			res.Result, _ = json.Marshal(hexutil.Encode(forged))
+		}
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		resp, err := http.Post(upstream, "application/json", bytes.NewReader(body))
@@ -36,23 +62,23 @@ func tamperProxy(t *testing.T, upstream string) *httptest.Server {
 		}
 		out, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		var req struct {
-			Method string            `json:"method"`
-			Params []json.RawMessage `json:"params"`
-		}
-		if json.Unmarshal(body, &req) == nil && req.Method == "eth_call" && strings.Contains(string(req.Params[0]), strings.TrimPrefix(getOSTC, "0x")) {
-			var res struct {
-				JSONRPC string `json:"jsonrpc"`
-				ID      any    `json:"id"`
-				Result  string `json:"result"`
+		var one request
+		var many []request
+		var res response
+		var ress []response
+		switch {
+		case json.Unmarshal(body, &one) == nil && json.Unmarshal(out, &res) == nil:
+			forge(one, &res)
+			out, _ = json.Marshal(res)
+		case json.Unmarshal(body, &many) == nil && json.Unmarshal(out, &ress) == nil:
+			byID := map[string]request{}
+			for _, q := range many {
+				byID[string(q.ID)] = q
 			}
-			json.Unmarshal(out, &res)
-			raw, _ := hex.DecodeString(strings.TrimPrefix(res.Result, "0x"))
-			if vals, err := abi.Unpack("getOSTC", raw); err == nil {
-				forged, _ := abi.Methods["getOSTC"].Outputs.Pack(strings.Replace(vals[0].(string), "A1", "X1", 1))
-				res.Result = hexutil.Encode(forged)
-				out, _ = json.Marshal(res)
+			for i := range ress {
+				forge(byID[string(ress[i].ID)], &ress[i])
 			}
+			out, _ = json.Marshal(ress)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(out)

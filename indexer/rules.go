@@ -14,7 +14,6 @@ import (
 	"github.com/xgr-sidecar/xgr/contracts/xrc137"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/registry"
 )
 
 var ruleABI = xrc137.NewXRC137().GetABI()
@@ -24,21 +23,6 @@ var TopicXRC137Updated = ruleABI.Events["XRC137Updated"].ID
 
 // RuleKey is the cache entry of an XRC-137 rule, relative to the index.
 func RuleKey(addr common.Address) string { return "rule:" + strings.ToLower(addr.Hex()) }
-
-// ruleRefs are the XRC-137 contract addresses an orchestration's steps name.
-func ruleRefs(text string) []common.Address {
-	o, err := registry.Parse([]byte(text))
-	if err != nil {
-		return nil
-	}
-	var out []common.Address
-	for _, s := range o.Steps {
-		if common.IsHexAddress(s.Rule) {
-			out = append(out, common.HexToAddress(s.Rule))
-		}
-	}
-	return out
-}
 
 // loadRules reads back which rules are followed: those the cached
 // orchestrations reference.
@@ -57,7 +41,7 @@ func (f *Follower) loadRules(ctx context.Context) {
 		if err != nil || e["json"] == "" {
 			continue
 		}
-		for _, a := range ruleRefs(e["json"]) {
+		for _, a := range f.docs.rules(common.HexToHash(e["hash"]), e["json"]) {
 			f.rules[a] = true
 		}
 	}
@@ -91,8 +75,8 @@ func (f *Follower) ruleChange(ctx context.Context, addr common.Address, number u
 }
 
 // ruleLog turns an XRC137Updated log into a cache change.
-func (f *Follower) ruleLog(ctx context.Context, l types.Log) (joinstore.Change, bool, error) {
-	if len(l.Topics) < 4 || l.Topics[0] != TopicXRC137Updated || !f.rules[l.Address] {
+func (f *Follower) ruleLog(ctx context.Context, sc scope, l types.Log) (joinstore.Change, bool, error) {
+	if len(l.Topics) < 4 || l.Topics[0] != TopicXRC137Updated || !sc.rules[l.Address] {
 		return joinstore.Change{}, false, nil
 	}
 	hash := l.Topics[3]
@@ -101,8 +85,9 @@ func (f *Follower) ruleLog(ctx context.Context, l types.Log) (joinstore.Change, 
 }
 
 // newRules caches the rules that orchestrations changed in this range start
-// to reference, as they stand at the range's last block.
-func (f *Follower) newRules(ctx context.Context, changes []joinstore.Change, last joinstore.IndexBlock) ([]joinstore.Change, error) {
+// to reference, as they stand at the range's last block; sc follows them
+// from then on.
+func (f *Follower) newRules(ctx context.Context, sc scope, changes []joinstore.Change, last joinstore.IndexBlock) ([]joinstore.Change, error) {
 	if !f.FollowRules {
 		return nil, nil
 	}
@@ -111,11 +96,11 @@ func (f *Follower) newRules(ctx context.Context, changes []joinstore.Change, las
 		if !strings.HasPrefix(c.Key, "ostc:") || c.Fields["json"] == "" {
 			continue
 		}
-		for _, a := range ruleRefs(c.Fields["json"]) {
-			if f.rules[a] {
+		for _, a := range f.docs.rules(common.HexToHash(c.Fields["hash"]), c.Fields["json"]) {
+			if sc.rules[a] {
 				continue
 			}
-			f.rules[a] = true // committed with the range; reloaded if the commit fails
+			sc.rules[a] = true // committed with the range
 			rc, err := f.ruleChange(ctx, a, last.Number, last.Hash, nil)
 			if err != nil {
 				return nil, err

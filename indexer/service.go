@@ -11,8 +11,10 @@ import (
 
 // Service runs a follower and a starter until the context ends: it steps
 // the follower as fast as there are blocks (polling every Poll at the head),
-// starts confirmed triggers after each step, logs backfill progress, and
-// stops with an error on a reorg deeper than the window.
+// starts confirmed triggers after each step, logs backfill progress (every
+// 5 s: block, head, blocks and cache entries per second; see
+// backfillReport), and stops with an error on a reorg deeper than the
+// window.
 type Service struct {
 	Follower *Follower
 	Starter  *Starter
@@ -36,8 +38,7 @@ func (s *Service) Run(ctx context.Context) error {
 		s.Poll = time.Second
 	}
 	backoff := s.Poll
-	lastReport := time.Now()
-	var reportFrom uint64
+	var report backfillReport
 	for {
 		p, err := s.Follower.Step(ctx)
 		var deep *ErrReorgTooDeep
@@ -59,15 +60,9 @@ func (s *Service) Run(ctx context.Context) error {
 		if s.OnProgress != nil {
 			s.OnProgress(p)
 		}
-		if reportFrom == 0 {
-			reportFrom = p.From
-		}
 		atHead := p.To >= p.Head && !p.Rewound
-		if time.Since(lastReport) > 5*time.Second && !atHead {
-			done := p.To - reportFrom
-			s.Log.Info("backfill", "block", p.To, "head", p.Head, "remaining", p.Head-p.To,
-				"blocks_per_s", float64(done)/time.Since(lastReport).Seconds(), "range", s.Follower.Range.Size)
-			lastReport, reportFrom = time.Now(), p.To
+		if attrs, ok := report.observe(p, time.Now(), s.Follower.Range.Size); ok {
+			s.Log.Info("backfill", attrs...)
 		}
 		if s.Starter != nil {
 			if _, err := s.Starter.Step(ctx); err != nil && ctx.Err() == nil {

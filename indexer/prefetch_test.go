@@ -1,0 +1,103 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+)
+
+// During a backfill each step reads the next range ahead; a reorg of that
+// range between the read and its commit makes the next step drop it and
+// read the new chain: the cache ends as a fresh index of the new chain.
+func TestPrefetchedRangeDroppedAfterAReorg(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	s := testenv.Sender(t, sim, 0)
+	a, b := example(t, "nested_join.json"), example(t, "minimal_join.json")
+	for i := range 6 {
+		reg.Put(ctx, s, fmt.Sprintf("id%d", i), a)
+	}
+	f, idx := newFollower(t, sim.Backend(), reg.Address) // 3 blocks a range
+	if _, err := f.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f.ahead == nil {
+		t.Fatal("no range is read ahead during a backfill")
+	}
+	<-f.ahead.done
+	ahead := f.ahead.r
+	if ahead == nil || len(ahead.changes) == 0 {
+		t.Fatalf("the range read ahead: %+v %v", ahead, f.ahead.err)
+	}
+	// Replace the blocks of the range read ahead: other writes, in blocks
+	// with other hashes.
+	fork, _ := sim.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(ahead.from-1))
+	if err := sim.Simulated.Fork(fork.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	sim.Mine(1)
+	for i := range 6 {
+		reg.Put(ctx, s, fmt.Sprintf("new%d", i), b)
+	}
+	catchUp(t, f)
+
+	fresh, freshIdx := newFollower(t, sim.Backend(), reg.Address)
+	catchUp(t, fresh)
+	for _, id := range []string{"id0", "id1", "id2", "id3", "id4", "id5", "new0", "new5"} {
+		key := joinstore.OSTCKey(reg.Address, id)
+		got, _ := idx.Entry(ctx, key)
+		want, _ := freshIdx.Entry(ctx, key)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s after the reorg:\n got %v\nwant %v", id, got, want)
+		}
+	}
+	head, _, _ := idx.Head(ctx)
+	tip, _ := sim.Client.HeaderByNumber(ctx, nil)
+	if head.Hash != tip.Hash() {
+		t.Fatalf("index head %d %s, chain head %d %s", head.Number, head.Hash.Hex(), tip.Number, tip.Hash().Hex())
+	}
+}
+
+// A range read ahead is used only by the step it was read for.
+func TestTakePrefetchChecksWhereItFits(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	s := testenv.Sender(t, sim, 0)
+	for i := range 6 {
+		reg.Put(ctx, s, fmt.Sprintf("id%d", i), example(t, "minimal_join.json"))
+	}
+	f, idx := newFollower(t, sim.Backend(), reg.Address)
+	if _, err := f.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := idx.Head(ctx)
+	for _, tc := range []struct {
+		name    string
+		from    uint64
+		head    joinstore.IndexBlock
+		indexed bool
+		want    bool
+	}{
+		{"the next range", head.Number + 1, head, true, true},
+		{"another start block", head.Number + 2, head, true, false},
+		{"another checkpoint hash", head.Number + 1, joinstore.IndexBlock{Number: head.Number, Hash: common.Hash{1}}, true, false},
+		{"an empty index", head.Number + 1, head, false, false},
+	} {
+		f.startPrefetch(ctx, &rangeRead{to: head.Number, last: head, scope: f.scope()}, head.Number+3)
+		if got := f.takePrefetch(ctx, tc.from, tc.head, tc.indexed) != nil; got != tc.want {
+			t.Errorf("%s: taken %v, want %v", tc.name, got, tc.want)
+		}
+		if f.ahead != nil {
+			t.Errorf("%s: the prefetch was not let go", tc.name)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// pendingRead is a registry change whose text still has to be read.
+type pendingRead struct {
+	at int // index in the changes
+	c  Change
+}
+
+// readKey names the state one read sees: an id of a registry after a block.
+type readKey struct {
+	registry common.Address
+	id       string
+	block    common.Hash
+}
+
+// superseded reports, for each read, whether a later log of the same block
+// changes the same id again. Every read sees the state after its block, so
+// only the block's last change of an id can be checked against it; the
+// earlier ones are dropped (the block's undo record still restores what
+// was there before the block).
+func superseded(reads []pendingRead) []bool {
+	last := map[readKey]int{}
+	for i, r := range reads {
+		last[readKey{r.c.Registry, r.c.ID, r.c.BlockHash}] = i
+	}
+	out := make([]bool, len(reads))
+	for i, r := range reads {
+		out[i] = last[readKey{r.c.Registry, r.c.ID, r.c.BlockHash}] != i
+	}
+	return out
+}
+
+// verifyAll turns registry logs into cache changes, in log order, writing
+// each into changes[r.at]. The getOSTCMeta of every entry and the getOSTC
+// of every text not yet known by its hash go to the node as JSON-RPC
+// batches (chain.SnapshotsAt); a text shared by many entries is read once.
+// An entry stays a placeholder (empty Key) when a later log of its block
+// supersedes it.
+func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes []joinstore.Change) error {
+	skip := superseded(reads)
+	var live []pendingRead
+	for i, r := range reads {
+		switch {
+		case skip[i]:
+		case r.c.Deleted:
+			changes[r.at] = joinstore.Change{Block: r.c.Block, Key: joinstore.OSTCKey(r.c.Registry, r.c.ID), Delete: true}
+		default:
+			live = append(live, r)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	// Every entry's meta, and the text of the first entry of each hash the
+	// cache does not know.
+	reqs := make([]chain.SnapshotRequest, len(live))
+	asked := map[common.Hash]bool{}
+	for i, r := range live {
+		reqs[i] = chain.SnapshotRequest{Registry: r.c.Registry, ID: r.c.ID, Block: r.c.BlockHash}
+		if _, ok := f.docs.get(r.c.Hash); !ok && !asked[r.c.Hash] {
+			reqs[i].Text, asked[r.c.Hash] = true, true
+		}
+	}
+	res, err := chain.SnapshotsAt(ctx, f.batcher, reqs)
+	if err != nil {
+		return fmt.Errorf("verify %d orchestration writes: %w", len(live), err)
+	}
+	for i := range live {
+		if reqs[i].Text && res[i].Err == nil {
+			f.docs.put(live[i].c.Hash, res[i].Text)
+		}
+	}
+	// An entry whose hash has no verified text yet, or whose meta disagrees
+	// with its event, is checked against its own getOSTC.
+	docs := make([]*doc, len(live))
+	var again []int
+	for i, r := range live {
+		if res[i].Err != nil || reqs[i].Text {
+			continue
+		}
+		docs[i], _ = f.docs.get(r.c.Hash)
+		if docs[i] == nil || res[i].Meta.Hash != r.c.Hash {
+			docs[i] = nil
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		more := make([]chain.SnapshotRequest, len(again))
+		for k, i := range again {
+			more[k] = reqs[i]
+			more[k].Text = true
+		}
+		got, err := chain.SnapshotsAt(ctx, f.batcher, more)
+		if err != nil {
+			return fmt.Errorf("verify %d orchestration writes: %w", len(again), err)
+		}
+		for k, i := range again {
+			reqs[i].Text, res[i] = true, got[k]
+		}
+	}
+	for i, r := range live {
+		ch, err := f.change(ctx, r.c, res[i].Meta, res[i].Text, docs[i], res[i].Err)
+		if err != nil {
+			return err
+		}
+		changes[r.at] = ch
+	}
+	return nil
+}
+
+// change turns a registry write into a cache change from what was read at
+// the log's block: the text is cached only when its keccak256 equals both
+// the event's hash and getOSTCMeta's. d, when not nil, is the cached
+// document of the event's hash, standing in for a getOSTC that was not
+// read again (its keccak256 is the event's hash by construction).
+func (f *Follower) change(ctx context.Context, c Change, meta chain.OSTCMeta, text []byte, d *doc, readErr error) (joinstore.Change, error) {
+	cc := joinstore.Change{Block: c.Block, Key: joinstore.OSTCKey(c.Registry, c.ID)}
+	if readErr != nil {
+		if errors.Is(readErr, chain.ErrNotFound) {
+			// Deleted again later in the same block: nothing to cache.
+			cc.Delete = true
+			return cc, nil
+		}
+		return cc, fmt.Errorf("read %q from %s at block %d: %w", c.ID, c.Registry.Hex(), c.Block, readErr)
+	}
+	got := c.Hash
+	if d == nil {
+		got = registry.Hash(text)
+	}
+	cc.Fields = map[string]string{
+		"registry": c.Registry.Hex(), "id": c.ID, "block": strconv.FormatUint(c.Block, 10),
+		"tx": c.TxHash.Hex(), "version": strconv.FormatUint(c.Version, 10), "hash": c.Hash.Hex(),
+	}
+	if got != c.Hash || meta.Hash != c.Hash {
+		// Never served: no json is stored, the mismatch is recorded.
+		cc.Fields["mismatch"] = fmt.Sprintf("event %s, getOSTCMeta %s, keccak256(getOSTC) %s", c.Hash.Hex(), meta.Hash.Hex(), got.Hex())
+		rec, _ := json.Marshal(map[string]any{"registry": c.Registry.Hex(), "id": c.ID, "block": c.Block, "event": c.Hash.Hex(), "meta": meta.Hash.Hex(), "text": got.Hex()})
+		f.Index.RecordMismatch(ctx, string(rec))
+		f.Log.Error("orchestration hash mismatch: not cached", "registry", c.Registry.Hex(), "id", c.ID, "block", c.Block, "event", c.Hash.Hex(), "text", got.Hex())
+		return cc, nil
+	}
+	if d == nil {
+		d, _ = f.docs.put(got, text)
+	}
+	cc.Fields["json"] = d.text
+	if d.valid {
+		cc.Fields["valid"] = "1"
+	} else {
+		cc.Fields["valid"] = "0"
+		cc.Fields["problems"] = d.problems
+	}
+	return cc, nil
+}

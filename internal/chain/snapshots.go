@@ -1,0 +1,99 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// SnapshotRequest asks for one orchestration's getOSTCMeta, and with Text
+// also its getOSTC, in the state after the block with hash Block.
+type SnapshotRequest struct {
+	Registry common.Address
+	ID       string
+	Block    common.Hash
+	Text     bool
+}
+
+// SnapshotResult answers a SnapshotRequest: Meta (and Text when asked), or
+// Err, which wraps ErrNotFound for an id the registry does not hold.
+type SnapshotResult struct {
+	Meta OSTCMeta
+	Text []byte
+	Err  error
+}
+
+// SnapshotsAt reads many orchestrations at their blocks (EIP-1898) through
+// the batcher: one getOSTCMeta per request and one getOSTC per request that
+// asks for the text, sent as JSON-RPC batches. Results are in request
+// order; the error is for the reads as a whole (the node unreachable).
+func SnapshotsAt(ctx context.Context, b *Batcher, reqs []SnapshotRequest) ([]SnapshotResult, error) {
+	type slot struct {
+		req  int
+		text bool
+	}
+	var calls []CallAt
+	var slots []slot
+	for i, r := range reqs {
+		calls = append(calls, CallAt{To: r.Registry, Data: xrc729ABI.PackGetOSTCMeta(r.ID), Block: r.Block})
+		slots = append(slots, slot{req: i})
+		if r.Text {
+			calls = append(calls, CallAt{To: r.Registry, Data: xrc729ABI.PackGetOSTC(r.ID), Block: r.Block})
+			slots = append(slots, slot{req: i, text: true})
+		}
+	}
+	res, err := b.CallsAt(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SnapshotResult, len(reqs))
+	for k, s := range slots {
+		r, o := reqs[s.req], &out[s.req]
+		if o.Err != nil {
+			continue // the meta already failed
+		}
+		method := "getOSTCMeta"
+		if s.text {
+			method = "getOSTC"
+		}
+		if err := snapshotErr(r, method, res[k]); err != nil {
+			o.Err = err
+			continue
+		}
+		if s.text {
+			text, err := xrc729ABI.UnpackGetOSTC(res[k].Out)
+			if err != nil {
+				o.Err = fmt.Errorf("getOSTC %q at %s in block %s: unexpected answer (is this an XRC-729 registry?): %w", r.ID, r.Registry.Hex(), r.Block.Hex(), err)
+				continue
+			}
+			o.Text = []byte(text)
+			continue
+		}
+		m, err := xrc729ABI.UnpackGetOSTCMeta(res[k].Out)
+		if err != nil {
+			o.Err = fmt.Errorf("getOSTCMeta %q at %s in block %s: unexpected answer (is this an XRC-729 registry?): %w", r.ID, r.Registry.Hex(), r.Block.Hex(), err)
+			continue
+		}
+		o.Meta = OSTCMeta{ID: r.ID, Hash: m.Hash, Version: u64(m.Version), UpdatedAt: time.Unix(int64(m.UpdatedAt), 0).UTC()}
+	}
+	return out, nil
+}
+
+// snapshotErr explains a failed read of a snapshot: a missing id
+// (ErrNotFound), another revert, or an empty answer (no contract).
+func snapshotErr(r SnapshotRequest, method string, res CallResult) error {
+	if res.Err != nil {
+		err := readError(r.Registry, method, res.Err)
+		if ReasonOf(err) == ReasonNotFound {
+			return fmt.Errorf("registry %s: id %q: %w (%w)", r.Registry.Hex(), r.ID, ErrNotFound, err)
+		}
+		return err
+	}
+	if len(res.Out) == 0 {
+		return fmt.Errorf("%s %q: empty answer in block %s: %w at %s on this chain, or it is not an XRC-729 registry (wrong address or --rpc?)",
+			method, r.ID, r.Block.Hex(), ErrNoContract, r.Registry.Hex())
+	}
+	return nil
+}
