@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
@@ -42,6 +44,11 @@ The xgr_* JSON-RPC gateway listens on --rpc-listen (default
 registry address and the development key that owns the registry (so it may
 sign SessionPermits for its orchestrations) — for local use only.
 
+The operator console is served under /ui on --listen (default
+127.0.0.1:9464; see docs/console.md): its kill and wake buttons sign
+permits with the browser's wallet and go through the gateway, or act
+directly with --ui-actions.
+
 Example:
    xgr dev --orders 3 --exit-when-done`,
 		Flags: append([]cli.Flag{
@@ -51,7 +58,8 @@ Example:
 			&cli.DurationFlag{Name: "every", Value: time.Second, Usage: "time between demo events"},
 			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (default: every step valid)"},
 			&cli.BoolFlag{Name: "exit-when-done", Usage: "stop once every demo session finished"},
-		}, gatewayFlags("127.0.0.1:8645")...),
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of the console /ui, /metrics, /healthz and /readyz (empty: off)"},
+		}, append(gatewayFlags("127.0.0.1:8645"), consoleFlags()...)...),
 		Action: devAction,
 	}
 }
@@ -89,6 +97,9 @@ func devAction(c *cli.Context) error {
 	}
 	if indexOf(ids, c.String("flow")) < 0 {
 		return cli.Exit(fmt.Sprintf("dev: --flow %q is not an orchestration of %s (ids: %s)", c.String("flow"), c.String("ostc-dir"), strings.Join(ids, ", ")), 2)
+	}
+	if err := checkConsoleFlags(c); err != nil {
+		return err
 	}
 
 	dev, err := devchain.New()
@@ -144,11 +155,22 @@ triggers:
 	}
 	idx := store.Index(chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
-	url, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source, ChainID: dev.ChainID(), Log: log})
+	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source, ChainID: dev.ChainID(), Log: log})
 	if err != nil {
 		return err
 	}
 	defer stopGateway()
+	ui := newConsole(c, console.Config{Store: store, Source: source, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log})
+	if addr := c.String("listen"); addr != "" {
+		ops, bound, err := serveOps(addr, prometheus.NewRegistry(), store, "dev", time.Second, func() error { return ctx.Err() }, ui)
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("dev: --listen %s: %v", addr, err), 2)
+		}
+		defer ops.Shutdown(context.WithoutCancel(ctx))
+		if ui != nil {
+			fmt.Fprintf(w, "xgr dev: console http://%s/ui/\n", bound)
+		}
+	}
 	if url != "" {
 		fmt.Fprintf(w, "xgr dev: JSON-RPC gateway %s (chain id %d, registry %s, control contract %s)\n", url, chainID, reg.Address.Hex(), c.String("rpc-precompile"))
 		fmt.Fprintf(w, "xgr dev: the registry's owner is dev account %s, private key 0x%x (a well-known development key: never use it on a real chain)\n",
@@ -167,6 +189,9 @@ triggers:
 	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: "dev", Poll: 50 * time.Millisecond, Log: log,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			say("session %-4d %-13s %-6s %-8s %s\n", r.RootPid, e.Type, e.Pid, e.Step, e.Detail)
+			if ui != nil {
+				ui.Record(r, e)
+			}
 		}}
 	svc := &indexer.Service{
 		Follower: &indexer.Follower{Chain: dev.Backend(), ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: log},
