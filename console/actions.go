@@ -222,4 +222,3 @@ func (c *Console) handleRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	c.cfg.Gateway.ServeHTTP(w, r)
 }
-
