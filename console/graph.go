@@ -1,7 +1,6 @@
 package console
 
 import (
-	"encoding/json"
 	"sort"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -212,14 +211,4 @@ func shortRule(r string) string {
 func iterOf(p map[string]string) int64 {
 	_, it, _ := joinstore.ParsePid(p["pid"])
 	return it
-}
-
-// rawOrString is a stored JSON field as JSON (digits exactly as stored),
-// or the text as a JSON string when it is not valid JSON.
-func rawOrString(v string) json.RawMessage {
-	if v != "" && json.Valid([]byte(v)) {
-		return json.RawMessage(v)
-	}
-	b, _ := json.Marshal(v)
-	return b
 }

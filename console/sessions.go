@@ -125,6 +125,8 @@ func Page(rows []Row, q Query) (page []Row, total int) {
 		switch q.Sort {
 		case "created":
 			c = cmpInt(a.CreatedAt, b.CreatedAt)
+		case "rootPid":
+			c = cmpInt(a.RootPid, b.RootPid)
 		case "updated":
 			c = cmpInt(a.UpdatedAt, b.UpdatedAt)
 		case "owner":

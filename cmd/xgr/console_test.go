@@ -181,7 +181,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		})
 	}
 	do("open the console",
-		call("network.enable", func(ctx context.Context) error { _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); return err }),
+		call("network.enable", func(ctx context.Context) error {
+			_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+			return err
+		}),
 		call("add the signing binding", func(ctx context.Context) error {
 			_, err := chromedp.Call(ctx, runtime.AddBinding, runtime.AddBindingParams{Name: "xgrTestSign"})
 			return err
@@ -450,4 +453,29 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Direct actions need no permit: they are refused (exit 2) unless the
+// console is served on loopback.
+func TestConsoleActionsNeedLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dev", "--ostc-dir", "../../examples/ostc", "--ui-actions", "--listen", "0.0.0.0:0"}, `dev: --ui-actions: --listen "0.0.0.0:0" is not a loopback address`},
+		{[]string{"dev", "--ostc-dir", "../../examples/ostc", "--ui-actions", "--listen", ":9464"}, "is not a loopback address"},
+		{[]string{"dev", "--ostc-dir", "../../examples/ostc", "--ui-actions", "--no-ui"}, "dev: --ui-actions needs the console"},
+		{[]string{"run", "--outcomes", "x.json", "--ui-actions", "--listen", ""}, "run: --ui-actions needs the console"},
+		{[]string{"run", "--outcomes", "x.json", "--ui-actions", "--ui=false"}, "run: --ui-actions needs the console"},
+	} {
+		out, code := run(t, tc.args...)
+		if code != 2 || !strings.Contains(out, tc.want) {
+			t.Errorf("xgr %s: exit %d, want 2 and %q:\n%s", strings.Join(tc.args, " "), code, tc.want, out)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:9464", "[::1]:9464", "localhost:9464"} {
+		if !loopback(addr) {
+			t.Errorf("%s is loopback", addr)
+		}
+	}
 }

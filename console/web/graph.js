@@ -28,7 +28,7 @@ export function drawGraph(graph, { href, selected, label } = {}) {
   }
   const height = Math.max(y, H + 2 * PAD);
   const parts = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="group" aria-label="${esc(label || 'graph')}">`);
+  parts.push(`<svg class="graph" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="group" aria-label="${esc(label || 'graph')}">`);
   parts.push(`<defs>${['spawn', 'valid', 'invalid', 'join', 'delivered', 'opens'].map((k) =>
     `<marker id="arrow-${k}" class="m-${k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>`).join('')}</defs>`);
   for (const e of graph.edges) {
