@@ -3,6 +3,7 @@
 # with Go, apt and npm:
 #   redis-server, redis-cli      from apt (package redis-server)
 #   dot                          from apt (package graphviz; checks `xgr ostc graph` output)
+#   chromium                     from apt (package chromium; the console's browser tests)
 #   anvil                        npm @foundry-rs/anvil-linux-amd64 (pinned) into .tools/
 #   solc (solc-js)               npm solc (pinned) into .tools/
 #   ethers (module, no binary)   npm ethers (pinned) into .tools/npm/node_modules; the
@@ -23,6 +24,7 @@ say() { printf 'tools: %s\n' "$*" >&2; }
 apt_pkgs=()
 command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || apt_pkgs+=(redis-server)
 command -v dot >/dev/null 2>&1 || apt_pkgs+=(graphviz)
+command -v chromium >/dev/null 2>&1 || apt_pkgs+=(chromium)
 if [ ${#apt_pkgs[@]} -gt 0 ]; then
   say "installing ${apt_pkgs[*]} from apt"
   sudo=""

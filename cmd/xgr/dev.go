@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/demo"
@@ -59,6 +61,11 @@ The xgr_* JSON-RPC gateway listens on --rpc-listen (default
 registry address and the development key that owns the registry (so it may
 sign SessionPermits for its orchestrations) — for local use only.
 
+The operator console is served under /ui on --listen (default
+127.0.0.1:9464; see docs/console.md): its kill and wake buttons sign
+permits with the browser's wallet and go through the gateway, or act
+directly with --ui-actions.
+
 Example:
    xgr dev --orders 3 --exit-when-done`,
 		Flags: append([]cli.Flag{
@@ -71,7 +78,8 @@ Example:
 			&cli.BoolFlag{Name: "wake-flow", Value: true, EnvVars: []string{"XGR_DEV_WAKE_FLOW"}, Usage: "run the two-session wake-up flow (kyc_review, shop_checkout; with rules only)"},
 			&cli.BoolFlag{Name: "timeline", EnvVars: []string{"XGR_DEV_TIMELINE"}, Usage: "print every session event, not only when each session finished"},
 			&cli.BoolFlag{Name: "exit-when-done", EnvVars: []string{"XGR_DEV_EXIT_WHEN_DONE"}, Usage: "stop once every demo session finished"},
-		}, gatewayFlags("127.0.0.1:8645")...),
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of the console /ui, /metrics, /healthz and /readyz (empty: off)"},
+		}, append(gatewayFlags("127.0.0.1:8645"), consoleFlags()...)...),
 		Action: devAction,
 	}
 }
@@ -112,6 +120,9 @@ func devAction(c *cli.Context) error {
 	}
 	if indexOf(ids, c.String("flow")) < 0 {
 		return cli.Exit(fmt.Sprintf("dev: --flow %q is not an orchestration of %s (ids: %s)", c.String("flow"), c.String("ostc-dir"), strings.Join(ids, ", ")), 2)
+	}
+	if err := checkConsoleFlags(c); err != nil {
+		return err
 	}
 	wake, wakeNote := c.Bool("wake-flow"), ""
 	switch {
@@ -213,11 +224,22 @@ triggers:
 	}
 	idx := store.Index(chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
-	url, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source, ChainID: dev.ChainID(), Log: log})
+	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source, ChainID: dev.ChainID(), Log: log})
 	if err != nil {
 		return err
 	}
 	defer stopGateway()
+	ui := newConsole(c, console.Config{Store: store, Source: source, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log})
+	if addr := c.String("listen"); addr != "" {
+		ops, bound, err := serveOps(addr, prometheus.NewRegistry(), store, "dev", time.Second, func() error { return ctx.Err() }, ui)
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("dev: --listen %s: %v", addr, err), 2)
+		}
+		defer ops.Shutdown(context.WithoutCancel(ctx))
+		if ui != nil {
+			fmt.Fprintf(w, "xgr dev: console http://%s/ui/\n", bound)
+		}
+	}
 	if url != "" {
 		fmt.Fprintf(w, "xgr dev: JSON-RPC gateway %s (chain id %d, registry %s, control contract %s)\n", url, chainID, reg.Address.Hex(), c.String("rpc-precompile"))
 		fmt.Fprintf(w, "xgr dev: the registry's owner is dev account %s, private key 0x%x (a well-known development key: never use it on a real chain)\n",
@@ -240,6 +262,9 @@ triggers:
 	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: "dev", Poll: 50 * time.Millisecond, Log: log,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			watch.add(r)
+			if ui != nil {
+				ui.Record(r, e)
+			}
 			if timeline {
 				say("session %-4s %-13s %-6s %-8s %s\n", demo.Label(r.Owner, r.RootPid, owner), e.Type, e.Pid, e.Step, e.Detail)
 			}

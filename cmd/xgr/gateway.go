@@ -36,33 +36,34 @@ func gatewayFlags(listen string) []cli.Flag {
 }
 
 // serveGateway starts the gateway if --rpc-listen is set; it returns the
-// URL it serves ("" when off) and a stop function.
-func serveGateway(c *cli.Context, cfg rpc.Config) (string, func(), error) {
+// URL it serves ("" when off), its handler (nil when off; the console
+// passes its page's calls to it) and a stop function.
+func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(), error) {
 	addr := c.String("rpc-listen")
 	if addr == "" {
-		return "", func() {}, nil
+		return "", nil, func() {}, nil
 	}
 	pre := c.String("rpc-precompile")
 	if !common.IsHexAddress(pre) {
-		return "", nil, cli.Exit(fmt.Sprintf("--rpc-precompile %q: want an address (0x and 40 hex digits)", pre), 2)
+		return "", nil, nil, cli.Exit(fmt.Sprintf("--rpc-precompile %q: want an address (0x and 40 hex digits)", pre), 2)
 	}
 	if c.Int("rpc-max-body") < 1024 || c.Int("rpc-max-inflight") < 1 {
-		return "", nil, cli.Exit("--rpc-max-body must be at least 1024 and --rpc-max-inflight at least 1", 2)
+		return "", nil, nil, cli.Exit("--rpc-max-body must be at least 1024 and --rpc-max-inflight at least 1", 2)
 	}
 	cfg.ControlContract = common.HexToAddress(pre)
 	cfg.Skew = c.Duration("rpc-skew")
 	cfg.MaxInFlight = c.Int("rpc-max-inflight")
 	svc, err := rpc.NewService(cfg)
 	if err != nil {
-		return "", nil, cli.Exit(err.Error(), 2)
+		return "", nil, nil, cli.Exit(err.Error(), 2)
 	}
 	srv, err := rpc.NewServer(svc, rpc.ServerConfig{CORSOrigins: c.StringSlice("rpc-cors"), MaxBodyBytes: c.Int("rpc-max-body")})
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", nil, cli.Exit(fmt.Sprintf("--rpc-listen %s: %v", addr, err), 2)
+		return "", nil, nil, cli.Exit(fmt.Sprintf("--rpc-listen %s: %v", addr, err), 2)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
@@ -72,7 +73,7 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, func(), error) {
 	}()
 	url := "http://" + l.Addr().String()
 	slog.Info("serving the xgr_* JSON-RPC gateway", "url", url, "chainId", cfg.ChainID, "precompile", pre)
-	return url, func() {
+	return url, srv, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		hs.Shutdown(ctx)

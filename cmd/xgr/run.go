@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -49,7 +50,9 @@ Steps run their XRC-137 rules: read from the rule contracts over --rpc
 (verified against ruleHash, cached by hash) or from a --rules directory (see
 xgr simulate); --outcomes scripts the steps no rule covers.
 
-/metrics serves Prometheus metrics; /healthz answers 200 while Redis
+/ui serves the operator console (docs/console.md; --ui=false turns it
+off, --ui-actions lets it kill and wake without permits on a loopback
+--listen). /metrics serves Prometheus metrics; /healthz answers 200 while Redis
 acknowledges a write within --health-timeout (503 with the reason
 otherwise: out of memory, read-only, paused, frozen); /readyz also fails
 while the replica drains.
@@ -70,14 +73,14 @@ Example:
 			&cli.StringFlag{Name: "outcomes", EnvVars: []string{"XGR_OUTCOMES"}, Usage: "scripted outcomes for steps no rule covers"},
 			allowHostFlag(), rpcBackendFlag(),
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics, /healthz and /readyz (empty: off)"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics, /healthz, /readyz and the console /ui (empty: off)"},
 			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync everysec|always"},
 			&cli.DurationFlag{Name: "health-timeout", Value: time.Second, EnvVars: []string{"XGR_HEALTH_TIMEOUT"}, Usage: "/healthz fails when a Redis write takes longer"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often to look for sessions"},
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
 			&cli.IntFlag{Name: "max-sessions", EnvVars: []string{"XGR_MAX_SESSIONS"}, Usage: "most sessions this replica runs at once (0 = no cap)"},
-		), gatewayFlags("")...),
+		), append(gatewayFlags(""), consoleFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -93,6 +96,9 @@ func runAction(c *cli.Context) error {
 	}
 	if c.String("config") != "" && c.String("rpc") == "" {
 		return cli.Exit("run: --config needs --rpc: the config's registries and triggers are followed on a chain", 2)
+	}
+	if err := checkConsoleFlags(c); err != nil {
+		return err
 	}
 	var orchs []*registry.Orchestration
 	for _, f := range c.StringSlice("ostc") {
@@ -151,20 +157,42 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 	}
+	var gateway http.Handler
+	if c.String("rpc-listen") != "" {
+		if client == nil {
+			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id, the registries' owners)", 2)
+		}
+		_, h, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: cache, ChainID: chainIDOf(chainID), Log: slog.Default()})
+		if err != nil {
+			return err
+		}
+		defer stop()
+		gateway = h
+	}
+	uiCfg := console.Config{Store: store, Source: source, Gateway: gateway, ChainID: chainID, Log: slog.Default()}
+	if client != nil {
+		uiCfg.Chain, uiCfg.Index = client, store.Index(chainID)
+	}
+	ui := newConsole(c, uiCfg)
 	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: replica,
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
-		Log:     slog.Default(),
-		OnEvent: func(_ joinstore.Root, e reactor.Event) { events.WithLabelValues(e.Type).Inc() }}
+		Log: slog.Default(),
+		OnEvent: func(r joinstore.Root, e reactor.Event) {
+			events.WithLabelValues(e.Type).Inc()
+			if ui != nil {
+				ui.Record(r, e)
+			}
+		}}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(events, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
 		func() float64 { return float64(m.Running()) }))
 	if addr := c.String("listen"); addr != "" {
-		srv, err := serveOps(addr, reg, store, replica, c.Duration("health-timeout"), func() error {
+		srv, _, err := serveOps(addr, reg, store, replica, c.Duration("health-timeout"), func() error {
 			if c.Context.Err() != nil {
 				return errors.New("draining: the replica is stopping")
 			}
 			return nil
-		})
+		}, ui)
 		if err != nil {
 			return cli.Exit("run: "+err.Error(), 2)
 		}
@@ -183,16 +211,6 @@ func runAction(c *cli.Context) error {
 		}()
 	} else {
 		indexErr <- nil
-	}
-	if c.String("rpc-listen") != "" {
-		if client == nil {
-			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id, the registries' owners)", 2)
-		}
-		_, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: cache, ChainID: chainIDOf(chainID), Log: slog.Default()})
-		if err != nil {
-			return err
-		}
-		defer stop()
 	}
 	slog.Info("session manager running", "replica", replica, "orchestrations", len(orchs), "following", c.String("rpc") != "")
 	err = m.Run(ctx)
@@ -260,9 +278,11 @@ func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.
 }
 
 // serveOps serves /metrics, /healthz (the replica can write to Redis within
-// the timeout: a heartbeat SET round trip) and /readyz (healthy and not
-// draining). A failing check answers 503 with the reason in the body.
-func serveOps(addr string, reg *prometheus.Registry, store *joinstore.Store, replica string, timeout time.Duration, ready func() error) (*http.Server, error) {
+// the timeout: a heartbeat SET round trip), /readyz (healthy and not
+// draining) and, when ui is not nil, the operator console under /ui. A
+// failing check answers 503 with the reason in the body. It returns the
+// server and the address it listens on.
+func serveOps(addr string, reg *prometheus.Registry, store *joinstore.Store, replica string, timeout time.Duration, ready func() error, ui *console.Console) (*http.Server, string, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	health := func(w http.ResponseWriter, r *http.Request, checks ...func() error) {
@@ -288,16 +308,22 @@ func serveOps(addr string, reg *prometheus.Registry, store *joinstore.Store, rep
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { health(w, r, ready) })
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	if ui != nil {
+		mux.Handle(console.Prefix, ui.Handler())
+		mux.Handle("/ui", ui.Handler())
+		// Open pages hold event streams: end them, or Shutdown waits for them.
+		srv.RegisterOnShutdown(ui.Close)
+	}
 	go func() {
 		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("ops server stopped", "err", err)
 		}
 	}()
-	slog.Info("serving /metrics, /healthz and /readyz", "addr", l.Addr().String())
-	return srv, nil
+	slog.Info("serving /metrics, /healthz and /readyz", "addr", l.Addr().String(), "console", ui != nil)
+	return srv, l.Addr().String(), nil
 }
 
 // runExecutor is the step executor of a replica: XRC-137 rules from the

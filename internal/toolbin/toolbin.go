@@ -1,5 +1,5 @@
 // Package toolbin finds the external binaries that tests and dev modes start
-// (redis-server, redis-cli, anvil, solcjs, dot): first an XGR_<NAME>_BIN
+// (redis-server, redis-cli, anvil, solcjs, dot, chromium): first an XGR_<NAME>_BIN
 // environment override, then the repository's tool folder (.tools/bin, filled
 // by `make tools`), then PATH. A missing binary is an error that says how to
 // install it, never a silent skip.
@@ -21,6 +21,7 @@ var install = map[string]string{
 	"anvil":        "run `make tools` (installs the npm package @foundry-rs/anvil-linux-amd64 into .tools/)",
 	"solcjs":       "run `make tools` (installs the npm package solc into .tools/)",
 	"dot":          "run `make tools` (installs the apt package graphviz) or `apt-get install graphviz`",
+	"chromium":     "run `make tools` (installs the apt package chromium) or `apt-get install chromium`; the console's browser tests drive it headless",
 	"node":         "install Node.js with npm (`apt-get install nodejs npm`), then run `make tools` (installs the pinned ethers module into .tools/)",
 }
 

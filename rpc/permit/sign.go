@@ -49,13 +49,45 @@ func SignControl(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Addres
 	if err != nil {
 		return nil, err
 	}
-	if err := notNil("ControlMsg", map[string]*big.Int{"SessionID": m.SessionID, "Expiry": m.Expiry}); err != nil {
+	m.From = from
+	kind, fields, msg, err := controlMessage(contract, m, v2)
+	if err != nil {
 		return nil, err
 	}
-	if contract == (common.Address{}) {
-		return nil, errors.New("permit: SignControl needs the control-domain contract address (xgr_getCoreAddrs precompile)")
+	return signEnvelope(key, kind, fields, DefaultControlDomainName, DefaultControlDomainVersion, chainID, &contract, msg)
+}
+
+// ControlTypedData returns the typed data of a control permit as
+// SignControl builds it, without a signature: the {domain, types,
+// primaryType, message} object a wallet's eth_signTypedData_v4 signs (m.From
+// is the account that will sign; it must not be zero). The permit is that
+// object with a "signature" member added. The message is checked as Verify
+// would check it (but not its expiry or signer).
+func ControlTypedData(chainID *big.Int, contract common.Address, m ControlMsg, v2 bool) ([]byte, error) {
+	if m.From == (common.Address{}) {
+		return nil, errors.New("permit: ControlTypedData needs the signing account in m.From")
 	}
-	runner := m.Runner
+	kind, fields, msg, err := controlMessage(contract, m, v2)
+	if err != nil {
+		return nil, err
+	}
+	env, _, err := envelope(kind, fields, DefaultControlDomainName, DefaultControlDomainVersion, chainID, &contract, msg)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(env)
+}
+
+// controlMessage is the kind, type and message of a control permit signed
+// by m.From.
+func controlMessage(contract common.Address, m ControlMsg, v2 bool) (Kind, []field, object, error) {
+	if err := notNil("ControlMsg", map[string]*big.Int{"SessionID": m.SessionID, "Expiry": m.Expiry}); err != nil {
+		return "", nil, nil, err
+	}
+	if contract == (common.Address{}) {
+		return "", nil, nil, errors.New("permit: a control permit needs the control-domain contract address (xgr_getCoreAddrs precompile)")
+	}
+	from, runner := m.From, m.Runner
 	if runner == (common.Address{}) {
 		runner = from
 	}
@@ -65,7 +97,7 @@ func SignControl(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Addres
 		kind, fields = KindControlV2, controlV2Fields
 		msg = append(msg, member{"runner", lowerHex(runner)})
 	} else if runner != from {
-		return nil, fmt.Errorf("permit: a ControlPermit's runner is its signer %s; to act for runner %s sign a ControlPermitV2 (v2 = true)", from.Hex(), runner.Hex())
+		return "", nil, nil, fmt.Errorf("permit: a ControlPermit's runner is its signer %s; to act for runner %s sign a ControlPermitV2 (v2 = true)", from.Hex(), runner.Hex())
 	}
 	msg = append(msg,
 		member{"sessionId", m.SessionID.String()},
@@ -73,7 +105,7 @@ func SignControl(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Addres
 		member{"stepId", m.StepID},
 		member{"expiry", m.Expiry.String()},
 	)
-	return signEnvelope(key, kind, fields, DefaultControlDomainName, DefaultControlDomainVersion, chainID, &contract, msg)
+	return kind, fields, msg, nil
 }
 
 // SignXdala signs an xdalaPermit in the domain (name, version, chainID)
@@ -110,13 +142,12 @@ func notNil(what string, fields map[string]*big.Int) error {
 	return nil
 }
 
-// signEnvelope builds the envelope without a signature, runs it through
-// the verifier's parser (so the digest signed is the digest Verify will
-// compute, and invalid input is refused with Verify's errors), signs the
-// digest and adds the signature with v = 27 or 28.
-func signEnvelope(key *ecdsa.PrivateKey, kind Kind, fields []field, name, version string, chainID *big.Int, contract *common.Address, msg object) ([]byte, error) {
+// envelope builds the envelope without a signature and runs it through
+// the verifier's parser, so that the digest it returns is the digest Verify
+// will compute and invalid input is refused with Verify's errors.
+func envelope(kind Kind, fields []field, name, version string, chainID *big.Int, contract *common.Address, msg object) (object, [32]byte, error) {
 	if chainID == nil || chainID.Sign() <= 0 {
-		return nil, fmt.Errorf("permit: chain id must be positive, got %v", chainID)
+		return nil, [32]byte{}, fmt.Errorf("permit: chain id must be positive, got %v", chainID)
 	}
 	dom := object{{"name", name}, {"version", version}, {"chainId", chainIDJSON(chainID)}}
 	dtypes := domainFields
@@ -134,19 +165,29 @@ func signEnvelope(key *ecdsa.PrivateKey, kind Kind, fields []field, name, versio
 	}
 	raw, err := json.Marshal(env)
 	if err != nil {
-		return nil, err
+		return nil, [32]byte{}, err
 	}
 	c, perr := newChecker(want, false)
 	if perr != nil {
-		return nil, perr
+		return nil, [32]byte{}, perr
 	}
 	p, perr := c.parse(raw, false)
 	if perr != nil {
-		return nil, perr
+		return nil, [32]byte{}, perr
 	}
 	digest, perr := c.digest(p)
 	if perr != nil {
-		return nil, perr
+		return nil, [32]byte{}, perr
+	}
+	return env, digest, nil
+}
+
+// signEnvelope builds the envelope (see envelope), signs its digest and
+// adds the signature with v = 27 or 28.
+func signEnvelope(key *ecdsa.PrivateKey, kind Kind, fields []field, name, version string, chainID *big.Int, contract *common.Address, msg object) ([]byte, error) {
+	env, digest, err := envelope(kind, fields, name, version, chainID, contract, msg)
+	if err != nil {
+		return nil, err
 	}
 	sig, err := crypto.Sign(digest[:], key)
 	if err != nil {

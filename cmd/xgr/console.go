@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/console"
+)
+
+// consoleFlags are the operator console's flags (xgr run, xgr dev).
+func consoleFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "ui", Value: true, EnvVars: []string{"XGR_UI"}, Usage: "serve the operator console under /ui on --listen (--ui=false or --no-ui: off)"},
+		&cli.BoolFlag{Name: "no-ui", Usage: "do not serve the operator console (as --ui=false)"},
+		&cli.BoolFlag{Name: "ui-actions", EnvVars: []string{"XGR_UI_ACTIONS"}, Usage: "let the console kill and wake directly, as an operator, without permits (only on a loopback --listen)"},
+	}
+}
+
+// consoleOn reports whether the console is served.
+func consoleOn(c *cli.Context) bool {
+	return c.Bool("ui") && !c.Bool("no-ui") && c.String("listen") != ""
+}
+
+// checkConsoleFlags refuses --ui-actions (exit 2) unless the console is
+// served on a loopback address: direct actions need no permit, so only
+// whoever can reach the host's loopback may use them.
+func checkConsoleFlags(c *cli.Context) error {
+	name := cmdName(c)
+	if !c.Bool("ui-actions") {
+		return nil
+	}
+	if !consoleOn(c) {
+		return cli.Exit(fmt.Sprintf("%s: --ui-actions needs the console: --ui (the default) and a --listen address", name), 2)
+	}
+	if !loopback(c.String("listen")) {
+		return cli.Exit(fmt.Sprintf("%s: --ui-actions: --listen %q is not a loopback address; direct actions need no permit, so they are served on 127.0.0.1, ::1 or localhost only", name, c.String("listen")), 2)
+	}
+	return nil
+}
+
+// loopback reports whether a listen address binds the loopback interface
+// only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newConsole returns the console of a replica (nil when it is off), with
+// the flags' action settings: direct actions with --ui-actions, permit
+// actions through the gateway cfg.Gateway names (signed for the chain and
+// --rpc-precompile).
+func newConsole(c *cli.Context, cfg console.Config) *console.Console {
+	if !consoleOn(c) {
+		return nil
+	}
+	cfg.DirectActions = c.Bool("ui-actions")
+	if pre := c.String("rpc-precompile"); common.IsHexAddress(pre) {
+		cfg.ControlContract = common.HexToAddress(pre)
+	}
+	return console.New(cfg)
+}

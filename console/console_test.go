@@ -1,0 +1,143 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+const testOwner = "0x00000000000000000000000000000000000000aa"
+
+// newTestConsole serves a console on a real redis-server holding one
+// session of minimal_join whose first process waits (no replica runs it).
+func newTestConsole(t *testing.T, direct bool) (*httptest.Server, joinstore.Root, *joinstore.Store) {
+	t.Helper()
+	srv := testenv.StartRedis(t)
+	store := joinstore.New(srv.Client(), joinstore.Config{SessionTTL: time.Hour})
+	raw, err := os.ReadFile("../examples/ostc/minimal_join.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := registry.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := reactor.NewStaticSource(o)
+	res, err := reactor.Start(context.Background(), store, src, reactor.StartRequest{Owner: testOwner, XRC729: "file", OstcID: o.ID,
+		Step: o.Steps[0].ID, Payload: json.RawMessage(`{"n": 1}`), WakeAt: time.Now().Add(time.Hour)}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Config{Store: store, Source: src, DirectActions: direct})
+	hs := httptest.NewServer(c.Handler())
+	t.Cleanup(func() { c.Close(); hs.Close() })
+	return hs, res.Root, store
+}
+
+func do(t *testing.T, method, url, body string, header bool) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+		if header {
+			req.Header.Set(ActionHeader, "1")
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Read-only by default: actions are refused, the views answer.
+func TestConsoleReadOnly(t *testing.T) {
+	hs, root, _ := newTestConsole(t, false)
+	for _, path := range []string{"/ui/", "/ui/app.js", "/ui/api/config", "/ui/api/sessions", "/ui/api/index",
+		"/ui/api/session?owner=" + root.Owner + "&root=1", "/ui/api/orchestration?owner=" + root.Owner + "&root=1",
+		"/ui/api/timeline?owner=" + root.Owner + "&root=1&format=ndjson"} {
+		if code, body := do(t, http.MethodGet, hs.URL+path, "", false); code != 200 {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+	code, body := do(t, http.MethodGet, hs.URL+"/ui/api/config", "", false)
+	if code != 200 || !strings.Contains(body, `"actions":"off"`) {
+		t.Errorf("config: %d %s", code, body)
+	}
+	code, body = do(t, http.MethodPost, hs.URL+"/ui/api/kill", `{"owner":"`+root.Owner+`","rootPid":1}`, true)
+	if code != http.StatusForbidden || !strings.Contains(body, "direct actions are off") {
+		t.Errorf("kill on a read-only console: %d %s", code, body)
+	}
+	code, body = do(t, http.MethodGet, hs.URL+"/ui/api/session?owner=alice&root=1", "", false)
+	if code != 400 || !strings.Contains(body, `query owner: owner \"alice\": want an EVM address`) {
+		t.Errorf("bad owner: %d %s", code, body)
+	}
+	code, body = do(t, http.MethodGet, hs.URL+"/ui/api/session?owner="+root.Owner+"&root=9", "", false)
+	if code != 404 {
+		t.Errorf("unknown session: %d %s", code, body)
+	}
+}
+
+// With direct actions, the page wakes with an exact payload and kills;
+// requests without the console's header, or from another origin, are
+// refused and change nothing.
+func TestConsoleDirectActions(t *testing.T) {
+	hs, root, store := newTestConsole(t, true)
+	ctx := context.Background()
+	wake := `{"owner":"` + root.Owner + `","pid":"1:1","payload":{"amount": 18446744073709551617, "_secret": 1}}`
+	if code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", wake, false); code != http.StatusForbidden || !strings.Contains(body, ActionHeader) {
+		t.Errorf("wake without the header: %d %s", code, body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, hs.URL+"/ui/api/wake", strings.NewReader(wake))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(ActionHeader, "1")
+	req.Header.Set("Origin", "http://evil.example")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("wake from another origin: %v %v", resp.StatusCode, err)
+	}
+	if p, _ := store.Process(ctx, root, 1); p["resumePlain"] != `{"n": 1}` {
+		t.Fatalf("a refused wake changed the payload: %s", p["resumePlain"])
+	}
+	if code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", `{"owner":"`+root.Owner+`","pid":"1:1","payload":[1]}`, true); code != 400 || !strings.Contains(body, "payload: want a JSON object") {
+		t.Errorf("wake with an array: %d %s", code, body)
+	}
+	code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", wake, true)
+	if code != 200 || !strings.Contains(body, `"woken":1`) {
+		t.Fatalf("wake: %d %s", code, body)
+	}
+	p, _ := store.Process(ctx, root, 1)
+	if !strings.Contains(p["resumePlain"], `"amount":18446744073709551617`) || strings.Contains(p["resumePlain"], "_secret") {
+		t.Errorf("woken payload: %s", p["resumePlain"])
+	}
+	code, body = do(t, http.MethodPost, hs.URL+"/ui/api/kill", `{"owner":"`+root.Owner+`","rootPid":1}`, true)
+	if code != 200 || !strings.Contains(body, `"1:1":"aborted"`) {
+		t.Fatalf("kill: %d %s", code, body)
+	}
+	if meta, _ := store.Session(ctx, root); meta["status"] != "finished" || meta["killedAt"] == "" {
+		t.Errorf("after the kill: %v", meta)
+	}
+	_, body = do(t, http.MethodGet, hs.URL+"/ui/api/timeline?owner="+root.Owner+"&root=1&format=ndjson", "", false)
+	for _, want := range []string{`"type":"started"`, `"type":"woken"`, `"type":"killed"`, `"type":"session_killed"`, `"type":"finished"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("timeline lacks %s:\n%s", want, body)
+		}
+	}
+	_, body = do(t, http.MethodGet, hs.URL+"/ui/api/sessions?status=killed", "", false)
+	var list List
+	if err := json.Unmarshal([]byte(body), &list); err != nil || list.Total != 1 || list.Rows[0].Status != "killed" {
+		t.Errorf("killed sessions: %v %s", err, body)
+	}
+}

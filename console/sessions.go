@@ -1,0 +1,232 @@
+package console
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+)
+
+// Row is one session in the sessions list.
+type Row struct {
+	Owner   string `json:"owner"`
+	RootPid int64  `json:"rootPid"`
+	// Status is live, finished, or killed (a kill was ordered; live
+	// processes may still be ending).
+	Status    string `json:"status"`
+	Live      int64  `json:"live"`
+	StartStep string `json:"startStep"`
+	OstcID    string `json:"ostcId"`
+	OstcHash  string `json:"ostcHash"`
+	XRC729    string `json:"xrc729"`
+	// CreatedAt and UpdatedAt are unix milliseconds; UpdatedAt is the
+	// latest of creation, the last committed step, the kill and the end.
+	CreatedAt int64 `json:"createdAt"`
+	UpdatedAt int64 `json:"updatedAt"`
+}
+
+// RowOf is the list row of a session overview.
+func RowOf(o joinstore.Overview) Row {
+	m := o.Meta
+	num := func(k string) int64 { n, _ := strconv.ParseInt(m[k], 10, 64); return n }
+	r := Row{Owner: o.Root.Owner, RootPid: o.Root.RootPid, Status: m["status"], Live: num("live"), StartStep: m["startStep"],
+		OstcID: m["ostcId"], OstcHash: m["ostcHash"], XRC729: m["xrc729"], CreatedAt: num("createdAt")}
+	if r.CreatedAt == 0 {
+		r.CreatedAt = o.CreatedAt.UnixMilli()
+	}
+	if m["killedAt"] != "" {
+		r.Status = "killed"
+	}
+	r.UpdatedAt = max(r.CreatedAt, o.LastStep.UnixMilli(), num("finishedAt"), num("killedAt"))
+	return r
+}
+
+// Query is a sessions list request: filters, sort and page.
+type Query struct {
+	// Owner filters by owner ("" = every owner).
+	Owner string
+	// Status filters by Row.Status ("" = any).
+	Status string
+	// Sort is a key of SortKeys; Desc reverses it.
+	Sort   string
+	Desc   bool
+	Offset int
+	Limit  int
+}
+
+// SortKeys are the columns the list sorts by.
+var SortKeys = []string{"created", "updated", "rootPid", "owner", "status", "live", "ostcId", "startStep"}
+
+// Statuses are the session statuses the list filters by.
+var Statuses = []string{"live", "finished", "killed"}
+
+// MaxLimit is the largest page; MaxScan how many of each owner's newest
+// sessions a list request reads.
+const (
+	MaxLimit = 500
+	MaxScan  = 10000
+)
+
+// ParseQuery reads a list request's query string: owner, status, sort
+// (default created), order (asc or desc, default desc), offset and limit
+// (default 50).
+func ParseQuery(get func(string) string) (Query, *problem) {
+	q := Query{Owner: joinstore.NormalizeOwner(get("owner")), Status: get("status"), Sort: get("sort"), Desc: true, Limit: 50}
+	if q.Owner != "" {
+		if err := joinstore.CheckOwner(q.Owner); err != nil {
+			return q, badRequest("query owner: %v", err)
+		}
+	}
+	if q.Status != "" && !contains(Statuses, q.Status) {
+		return q, badRequest("query status %q: want one of %s (or none)", q.Status, strings.Join(Statuses, ", "))
+	}
+	if q.Sort == "" {
+		q.Sort = "created"
+	}
+	if !contains(SortKeys, q.Sort) {
+		return q, badRequest("query sort %q: want one of %s", q.Sort, strings.Join(SortKeys, ", "))
+	}
+	switch get("order") {
+	case "", "desc":
+	case "asc":
+		q.Desc = false
+	default:
+		return q, badRequest("query order %q: want asc or desc", get("order"))
+	}
+	for _, f := range []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{{"offset", &q.Offset, 0, 1 << 30}, {"limit", &q.Limit, 1, MaxLimit}} {
+		if v := get(f.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < f.min || n > f.max {
+				return q, badRequest("query %s %q: want a whole number from %d to %d", f.name, v, f.min, f.max)
+			}
+			*f.dst = n
+		}
+	}
+	return q, nil
+}
+
+// Page filters rows by status, sorts them (ties by owner and root pid, in
+// the same direction) and cuts the page; total counts the filtered rows.
+func Page(rows []Row, q Query) (page []Row, total int) {
+	kept := rows[:0:0]
+	for _, r := range rows {
+		if q.Status == "" || r.Status == q.Status {
+			kept = append(kept, r)
+		}
+	}
+	less := func(a, b Row) int {
+		var c int
+		switch q.Sort {
+		case "created":
+			c = cmpInt(a.CreatedAt, b.CreatedAt)
+		case "rootPid":
+			c = cmpInt(a.RootPid, b.RootPid)
+		case "updated":
+			c = cmpInt(a.UpdatedAt, b.UpdatedAt)
+		case "owner":
+			c = strings.Compare(a.Owner, b.Owner)
+		case "status":
+			c = strings.Compare(a.Status, b.Status)
+		case "live":
+			c = cmpInt(a.Live, b.Live)
+		case "ostcId":
+			c = strings.Compare(a.OstcID, b.OstcID)
+		case "startStep":
+			c = strings.Compare(a.StartStep, b.StartStep)
+		}
+		if c == 0 {
+			c = strings.Compare(a.Owner, b.Owner)
+		}
+		if c == 0 {
+			c = cmpInt(a.RootPid, b.RootPid)
+		}
+		return c
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if q.Desc {
+			return less(kept[j], kept[i]) < 0
+		}
+		return less(kept[i], kept[j]) < 0
+	})
+	total = len(kept)
+	if q.Offset >= total {
+		return []Row{}, total
+	}
+	return kept[q.Offset:min(total, q.Offset+q.Limit)], total
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// List is the sessions list answer.
+type List struct {
+	Rows  []Row `json:"rows"`
+	Total int   `json:"total"`
+	// Owners are the owners that have sessions (for the owner filter).
+	Owners []string `json:"owners"`
+}
+
+func (c *Console) handleSessions(w http.ResponseWriter, r *http.Request) {
+	q, p := ParseQuery(r.URL.Query().Get)
+	if p != nil {
+		p.write(w)
+		return
+	}
+	ctx, cancel := reqCtx(r)
+	defer cancel()
+	owners, err := c.cfg.Store.Owners(ctx)
+	if err != nil {
+		serverError(w, err)
+		return
+	}
+	scan := owners
+	if q.Owner != "" {
+		scan = []string{q.Owner}
+	}
+	var rows []Row
+	for _, o := range scan {
+		list, err := c.cfg.Store.Overviews(ctx, o, MaxScan)
+		if err != nil {
+			serverError(w, err)
+			return
+		}
+		for _, ov := range list {
+			rows = append(rows, RowOf(ov))
+		}
+	}
+	page, total := Page(rows, q)
+	writeJSON(w, http.StatusOK, List{Rows: page, Total: total, Owners: owners})
+}
+
+func (c *Console) handleOwners(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := reqCtx(r)
+	defer cancel()
+	owners, err := c.cfg.Store.Owners(ctx)
+	if err != nil {
+		serverError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, owners)
+}

@@ -1,0 +1,118 @@
+package console
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+)
+
+// Entry is one line of a session's timeline.
+type Entry struct {
+	// At is the time in unix milliseconds.
+	At     int64  `json:"at"`
+	Type   string `json:"type"`
+	Pid    string `json:"pid,omitempty"`
+	Step   string `json:"step,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// Source is "redis" (derived from the session's records, as every
+	// replica sees it) or "replica" (seen by this replica only).
+	Source string `json:"source"`
+}
+
+// Sources of timeline entries.
+const (
+	SourceRedis   = "redis"
+	SourceReplica = "replica"
+)
+
+// replicaOnly are the event types the session's records do not keep: the
+// timeline takes them from this replica's own events.
+var replicaOnly = map[string]bool{"claimed": true, "ignored": true, "capped": true, "gated": true, "promoted": true}
+
+// Timeline merges what the session's records say happened (meta, process
+// records, proc_steps history) with the events this replica saw that the
+// records do not keep (claims, discarded results, caps), oldest first:
+// started, claimed, executed (valid or invalid), aborted, spawned, woken,
+// wakeup, join_closed, join_aborted, join_killed, killed, session_killed,
+// finished.
+func Timeline(meta map[string]string, procs []map[string]string, history []joinstore.HistoryEntry, local []reactor.Event) []Entry {
+	var out []Entry
+	add := func(at string, typ, pid, step, detail string) {
+		n, err := strconv.ParseInt(at, 10, 64)
+		if err != nil || n <= 0 {
+			return
+		}
+		out = append(out, Entry{At: n, Type: typ, Pid: pid, Step: step, Detail: detail, Source: SourceRedis})
+	}
+	stepOf := make(map[string]string, len(procs))
+	for _, p := range procs {
+		stepOf[p["pid"]] = p["resumeStep"]
+	}
+	root := meta["rootPid"]
+	add(meta["createdAt"], "started", root+":1", meta["startStep"], "ostc "+meta["ostcId"])
+	for _, h := range history {
+		switch h.Event {
+		case joinstore.EventWoken:
+			add(h.At, "woken", h.Pid, h.Step, "by "+h.By)
+		case joinstore.EventWakeUp:
+			add(h.At, "wakeup", h.Pid, h.Step, h.Outcome)
+		case joinstore.EventCommit:
+			if h.Status == "aborted" {
+				add(h.At, "aborted", h.Pid, h.Step, h.AbortReason)
+			} else {
+				add(h.At, "executed", h.Pid, h.Step, map[string]string{"1": "valid", "0": "invalid"}[h.Valid])
+			}
+			for _, c := range h.Children {
+				add(h.At, "spawned", c, stepOf[c], "by "+h.Pid)
+			}
+		}
+	}
+	claimed := map[string]bool{}
+	for _, e := range local {
+		if replicaOnly[e.Type] {
+			out = append(out, Entry{At: e.At.UnixMilli(), Type: e.Type, Pid: e.Pid, Step: e.Step, Detail: e.Detail, Source: SourceReplica})
+			claimed[e.Pid] = claimed[e.Pid] || e.Type == "claimed"
+		}
+	}
+	for _, p := range procs {
+		pid, step := p["pid"], p["resumeStep"]
+		if p["status"] == "running" && !claimed[pid] {
+			add(p["updatedAt"], "claimed", pid, step, "by "+p["worker"]+", lease until "+p["leaseUntil"])
+		}
+		if p["target"] == "1" && p["closedAt"] != "" {
+			if js, err := reactor.SummarizeJoin(p); err == nil {
+				typ := map[string]string{reactor.JoinClosed: "join_closed", reactor.JoinUnfulfillable: "join_aborted", reactor.JoinKilled: "join_killed"}[js.Status]
+				if typ != "" {
+					add(p["closedAt"], typ, pid, step, "got "+strings.Join(js.Got, ",")+" of k="+strconv.Itoa(js.K))
+				}
+			}
+		}
+		if p["killedAt"] != "" {
+			add(p["killedAt"], "killed", pid, step, reactor.AbortReason(p))
+		}
+	}
+	add(meta["killedAt"], "session_killed", "", "", meta["killReason"])
+	add(meta["finishedAt"], "finished", "", "", "")
+	// Within one millisecond: the start, then claims, then what executions did.
+	rank := func(e Entry) int {
+		switch e.Type {
+		case "started":
+			return 0
+		case "claimed", "woken":
+			return 1
+		case "finished":
+			return 3
+		}
+		return 2
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].At != out[j].At {
+			return out[i].At < out[j].At
+		}
+		return rank(out[i]) < rank(out[j])
+	})
+	return out
+}

@@ -1,0 +1,74 @@
+// The console's actions: kill a session, wake a waiting process. In
+// "permit" mode the page asks the server for the control permit's typed
+// data, has the browser's EIP-1193 wallet sign it (eth_signTypedData_v4)
+// and sends the signed permit to the JSON-RPC gateway (through /ui/rpc); in
+// "direct" mode (a replica started with --ui-actions on loopback) it asks
+// the console to act as an operator.
+
+const HEADERS = { 'Content-Type': 'application/json', 'X-XGR-Console': '1' };
+
+async function post(path, bodyText) {
+  const res = await fetch(path, { method: 'POST', headers: HEADERS, body: bodyText });
+  const text = await res.text();
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new Error(`${path}: HTTP ${res.status}: ${text.slice(0, 200)}`);
+  }
+  if (!res.ok) throw new Error(data.error || `${path}: HTTP ${res.status}`);
+  return data;
+}
+
+async function account() {
+  const eth = window.ethereum;
+  if (!eth || typeof eth.request !== 'function') {
+    throw new Error('no wallet: this browser has no EIP-1193 provider (window.ethereum) to sign the permit');
+  }
+  const accounts = await eth.request({ method: 'eth_requestAccounts' });
+  if (!accounts || !accounts.length) throw new Error('the wallet gave no account');
+  return accounts[0];
+}
+
+// signed returns the permit: the typed data the server built, signed by
+// the wallet account.
+async function signed(req) {
+  const from = await account();
+  const p = await post('/ui/api/permit', JSON.stringify({ ...req, from }));
+  const signature = await window.ethereum.request({
+    method: 'eth_signTypedData_v4',
+    params: [from, JSON.stringify(p.typedData)],
+  });
+  return { method: p.method, permit: { ...p.typedData, signature } };
+}
+
+async function rpc(method, paramsText) {
+  const body = `{"jsonrpc":"2.0","id":1,"method":${JSON.stringify(method)},"params":[${paramsText}]}`;
+  const res = await post('/ui/rpc', body);
+  if (res.error) throw new Error(`${method}: ${res.error.message}`);
+  return res.result;
+}
+
+// kill kills the whole session; it resolves to a one-line account.
+export async function kill(mode, owner, rootPid) {
+  if (mode === 'direct') {
+    const r = await post('/ui/api/kill', JSON.stringify({ owner, rootPid }));
+    return `session ${rootPid} killed (${r.live} processes still live)`;
+  }
+  const s = await signed({ action: 'kill', owner, rootPid });
+  const r = await rpc(s.method, JSON.stringify({ action: 'kill', permit: s.permit }));
+  return `session ${rootPid} ${r.status}: ${r.affected} waiting processes aborted`;
+}
+
+// wake wakes one process, merging payloadText (a JSON object as text,
+// sent as typed: every digit kept) into its payload.
+export async function wake(mode, owner, pid, payloadText) {
+  const payload = payloadText.trim() || '{}';
+  if (mode === 'direct') {
+    const r = await post('/ui/api/wake', `{"owner":${JSON.stringify(owner)},"pid":${JSON.stringify(pid)},"payload":${payload}}`);
+    return r.outcome;
+  }
+  const s = await signed({ action: 'wake', owner, pid });
+  const r = await rpc(s.method, `{"processId":${JSON.stringify(pid)},"payload":${payload},"permit":${JSON.stringify(s.permit)}}`);
+  return `woken ${r.woken}: ` + (r.processes || []).map((p) => `${p.pid} ${p.reason}`).join('; ');
+}

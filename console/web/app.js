@@ -1,0 +1,391 @@
+// The xgr operator console: a hash-routed page over the console API.
+//   #/sessions?owner=&status=&sort=&order=&offset=   the sessions list
+//   #/session/OWNER/ROOT[/PID]                        flow view, process, timeline
+//   #/orchestration/OWNER/ROOT                        the OSTC graph with the processes overlaid
+//   #/index                                           the chain index
+import { esc, time, rel, short, pill } from './dom.js';
+import { drawGraph } from './graph.js';
+import { pretty, isObjectText } from './json.js';
+import * as act from './actions.js';
+
+const main = document.getElementById('main');
+let config = { actions: 'off', statuses: [], sortKeys: [] };
+let current = null; // { render(), busy() } of the view shown
+const PAGE = 25;
+
+async function api(path) {
+  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+  return data;
+}
+
+function toast(msg, bad) {
+  const t = document.getElementById('toast');
+  t.textContent = msg;
+  t.className = bad ? 'show bad' : 'show';
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (t.className = ''), 6000);
+}
+
+function parseHash() {
+  const h = location.hash.replace(/^#\/?/, '') || 'sessions';
+  const [path, query] = h.split('?');
+  return { parts: path.split('/').map(decodeURIComponent), query: new URLSearchParams(query || '') };
+}
+
+function nav(name) {
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    a.toggleAttribute('aria-current', a.dataset.nav === name);
+  }
+}
+
+// ---- sessions list ----
+
+function sessionsView(query) {
+  nav('sessions');
+  const q = {
+    owner: query.get('owner') || '', status: query.get('status') || '', sort: query.get('sort') || 'created',
+    order: query.get('order') || 'desc', offset: Number(query.get('offset') || 0),
+  };
+  const link = (over) => {
+    const p = new URLSearchParams({ ...q, ...over });
+    for (const [k, v] of [...p]) if (v === '' || (k === 'offset' && v === '0')) p.delete(k);
+    return '#/sessions?' + p.toString();
+  };
+  main.innerHTML = `<h1>Sessions</h1>
+    <form class="filters" id="filters">
+      <label>Owner <select name="owner" id="f-owner"><option value="">every owner</option></select></label>
+      <label>Status <select name="status" id="f-status"><option value="">any</option>${config.statuses.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
+      <label>Sort <select name="sort" id="f-sort">${config.sortKeys.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
+      <label>Order <select name="order" id="f-order"><option value="desc">newest / largest first</option><option value="asc">oldest / smallest first</option></select></label>
+      <button type="submit">Apply</button>
+    </form>
+    <div id="list" aria-live="polite"></div>`;
+  const form = document.getElementById('filters');
+  form.status.value = q.status;
+  form.sort.value = q.sort;
+  form.order.value = q.order;
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    location.hash = link({ owner: form.owner.value, status: form.status.value, sort: form.sort.value, order: form.order.value, offset: 0 });
+  });
+  const cols = [['rootPid', 'Session'], ['owner', 'Owner'], ['status', 'Status'], ['live', 'Live'], ['startStep', 'Start step'],
+    ['ostcId', 'Orchestration'], ['created', 'Created'], ['updated', 'Updated']];
+  async function render() {
+    const p = new URLSearchParams({ sort: q.sort, order: q.order, offset: q.offset, limit: PAGE });
+    if (q.owner) p.set('owner', q.owner);
+    if (q.status) p.set('status', q.status);
+    const data = await api('/ui/api/sessions?' + p);
+    const sel = form.owner;
+    if (sel.options.length !== data.owners.length + 1) {
+      sel.innerHTML = '<option value="">every owner</option>' + data.owners.map((o) => `<option value="${esc(o)}">${esc(o)}</option>`).join('');
+    }
+    sel.value = q.owner;
+    const head = cols.map(([k, name]) => {
+      const on = q.sort === k;
+      const next = on && q.order === 'desc' ? 'asc' : 'desc';
+      const sort = on ? (q.order === 'desc' ? 'descending' : 'ascending') : 'none';
+      return `<th scope="col" aria-sort="${sort}"><a href="${esc(link({ sort: k, order: next, offset: 0 }))}">${esc(name)}${on ? (q.order === 'desc' ? ' ▼' : ' ▲') : ''}</a></th>`;
+    }).join('');
+    const rows = data.rows.map((r) => `<tr data-root="${r.rootPid}" data-status="${esc(r.status)}">
+      <td><a class="session-link" href="#/session/${esc(r.owner)}/${r.rootPid}">${r.rootPid}</a></td>
+      <td class="mono" title="${esc(r.owner)}">${esc(short(r.owner))}</td>
+      <td>${pill(r.status)}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
+      <td>${esc(r.ostcId)} <span class="mono dim" title="${esc(r.ostcHash)}">${esc(short(r.ostcHash))}</span></td>
+      <td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`).join('');
+    const last = Math.min(q.offset + data.rows.length, data.total);
+    document.getElementById('list').innerHTML = `<table class="sessions"><caption>${data.total} sessions${data.total ? `, ${q.offset + 1}–${last} shown` : ''}</caption>
+      <thead><tr>${head}</tr></thead><tbody>${rows || `<tr><td colspan="${cols.length}" class="dim">no sessions</td></tr>`}</tbody></table>
+      <nav class="pager" aria-label="Pages">
+        ${q.offset > 0 ? `<a class="button" href="${esc(link({ offset: Math.max(0, q.offset - PAGE) }))}">← Newer page</a>` : ''}
+        ${last < data.total ? `<a class="button" href="${esc(link({ offset: q.offset + PAGE }))}">Next page →</a>` : ''}
+      </nav>`;
+  }
+  return { render, busy: () => false };
+}
+
+// ---- one session ----
+
+function sessionHeader(d, which) {
+  const s = d.session;
+  const status = s.killedAt ? 'killed' : s.status;
+  const base = `${esc(d.owner)}/${d.rootPid}`;
+  const q = `owner=${encodeURIComponent(d.owner)}&root=${d.rootPid}`;
+  return `<h1>Session ${d.rootPid} ${pill(status)}</h1>
+    <dl class="facts">
+      <div><dt>Owner</dt><dd class="mono">${esc(d.owner)}</dd></div>
+      <div><dt>Orchestration</dt><dd>${esc(s.ostcId)} <span class="mono dim">${esc(s.ostcHash)}</span></dd></div>
+      <div><dt>Registry</dt><dd class="mono">${esc(s.xrc729)}</dd></div>
+      <div><dt>Start step</dt><dd>${esc(s.startStep)}</dd></div>
+      <div><dt>Created</dt><dd>${time(s.createdAt)}</dd></div>
+      <div><dt>Live processes</dt><dd id="live-count">${esc(s.live)}</dd></div>
+      ${s.finishedAt ? `<div><dt>Finished</dt><dd>${time(s.finishedAt)}</dd></div>` : ''}
+      ${s.killedAt ? `<div><dt>Killed</dt><dd>${time(s.killedAt)} (${esc(s.killReason)})</dd></div>` : ''}
+    </dl>
+    <nav class="tabs" aria-label="Session views">
+      <a href="#/session/${base}" ${which === 'flow' ? 'aria-current="page"' : ''}>Flow</a>
+      <a href="#/orchestration/${base}" ${which === 'orch' ? 'aria-current="page"' : ''}>Orchestration</a>
+      <a href="/ui/api/timeline?${q}&download=1" download>Export timeline (JSON)</a>
+      <a href="/ui/api/timeline?${q}&format=ndjson&download=1" download>Export timeline (NDJSON)</a>
+    </nav>`;
+}
+
+function killBar(d) {
+  const live = d.session.status === 'live' && !d.session.killedAt;
+  if (config.actions === 'off') return '<p class="dim">Read-only: start the replica with --rpc-listen (permits) or --ui-actions (loopback) to act.</p>';
+  if (!live) return '';
+  return `<div class="actions" id="kill-bar">
+      <button type="button" id="kill" class="danger">Kill session ${d.rootPid}</button>
+      <span id="kill-confirm" hidden>
+        <button type="button" id="kill-yes" class="danger">Confirm kill</button>
+        <button type="button" id="kill-no">Cancel</button>
+      </span></div>`;
+}
+
+function wireKill(d, after) {
+  const k = document.getElementById('kill');
+  if (!k) return;
+  const box = document.getElementById('kill-confirm');
+  k.addEventListener('click', () => {
+    box.hidden = false;
+    document.getElementById('kill-yes').focus();
+  });
+  document.getElementById('kill-no').addEventListener('click', () => {
+    box.hidden = true;
+    k.focus();
+  });
+  document.getElementById('kill-yes').addEventListener('click', async () => {
+    box.hidden = true;
+    try {
+      toast(await act.kill(config.actions, d.owner, d.rootPid));
+    } catch (e) {
+      toast(String(e.message || e), true);
+    }
+    after();
+  });
+}
+
+function processPanel(d, pid) {
+  const p = d.processes.find((x) => x.pid === pid);
+  if (!p) return `<p class="dim">Select a process in the graph or the table.</p>`;
+  const join = d.joins.find((j) => j.pid === pid);
+  const hist = d.history.filter((h) => h.pid === pid);
+  const row = (k, v) => (v === '' || v === undefined ? '' : `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`);
+  const aborted = p.status === 'aborted' ? (p.abortReason || (p.killedAt ? 'killed' : 'hard error')) : '';
+  const waking = p.status === 'waiting' && !(p.target === '1' && p.closed !== '1') && config.actions !== 'off';
+  return `<h2 id="proc-title">Process ${esc(pid)} · ${esc(p.resumeStep)} ${pill(p.status)}</h2>
+    <dl class="facts">
+      ${row('Parent', esc(p.parentPid || '–'))}
+      ${row('Join group', esc(p.joinGroupId))}
+      ${row('Last evaluation', { 1: 'valid', 0: 'invalid' }[p.lastEvalValid] || '–')}
+      ${row('Paused', p.paused === '1' ? 'yes' : 'no')}
+      ${row('Due (nextWakeAt)', p.nextWakeAt ? `${time(p.nextWakeAt)} <span class="dim">(${rel(p.nextWakeAt, d.now)})</span>` : '')}
+      ${row('Lease', p.lease ? `token ${esc(p.lease)} until ${time(p.leaseUntil)} by ${esc(p.worker)}` : 'none')}
+      ${row('Created', time(p.createdAt))}
+      ${row('Updated', time(p.updatedAt))}
+      ${aborted ? row('Abort reason', `<span class="bad" id="abort-reason">${esc(aborted)}</span>`) : ''}
+    </dl>
+    ${p.target === '1' ? `<h3>Join</h3><dl class="facts">
+      ${row('Outcome', join ? pill(join.status) : '')}
+      ${row('k', esc(p.k))}${row('Policy', esc(p.policy))}
+      ${row('Expects', esc(p.expect))}${row('Got', esc((join && join.got || []).join(', ') || '–'))}
+      ${row('Fail', `<code>${esc(p.fail || '{}')}</code>`)}</dl>
+      <h4>Inbox</h4><pre class="json" id="inbox">${esc(pretty(p.inbox || '{}'))}</pre>` : ''}
+    <h3>Payload</h3><pre class="json" id="payload">${esc(pretty(p.resumePlain || '{}'))}</pre>
+    ${waking ? `<form class="wake" id="wake-form">
+      <label for="wake-payload">Wake ${esc(pid)} with payload (a JSON object merged into its payload; keys starting with _ are dropped)</label>
+      <textarea id="wake-payload" rows="3" spellcheck="false">{}</textarea>
+      <button type="submit" id="wake">Wake ${esc(pid)}</button></form>` : ''}
+    <h3>History</h3>
+    ${hist.length ? `<table class="compact"><thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Result</th><th scope="col">Children</th></tr></thead><tbody>
+      ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td>
+        <td>${esc(h.event ? (h.by || h.outcome) : h.status + ({ 1: ' valid', 0: ' invalid' }[h.valid] || '') + (h.abortReason ? ': ' + h.abortReason : ''))}</td>
+        <td>${esc((h.children || []).join(', '))}</td></tr>`).join('')}</tbody></table>` : '<p class="dim">no proc_steps entry yet</p>'}`;
+}
+
+function wireWake(d, pid, after) {
+  const f = document.getElementById('wake-form');
+  if (!f) return;
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const text = document.getElementById('wake-payload').value;
+    if (text.trim() && !isObjectText(text)) {
+      toast('the wake payload must be a JSON object, e.g. {"approved": true}', true);
+      return;
+    }
+    try {
+      toast(await act.wake(config.actions, d.owner, pid, text));
+    } catch (e) {
+      toast(String(e.message || e), true);
+    }
+    after();
+  });
+}
+
+function timelineTable(entries) {
+  return `<table class="compact timeline"><caption>Timeline (${entries.length} events)</caption>
+    <thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Detail</th></tr></thead>
+    <tbody>${entries.map((e) => `<tr class="t-${esc(e.type)}"><td>${time(e.at)}</td><td>${esc(e.type)}</td><td>${esc(e.pid || '')}</td><td>${esc(e.step || '')}</td>
+      <td>${esc(e.detail || '')}${e.source === 'replica' ? ' <span class="dim">(this replica)</span>' : ''}</td></tr>`).join('')}</tbody></table>`;
+}
+
+function sessionView(owner, root, pid) {
+  nav('sessions');
+  const q = `owner=${encodeURIComponent(owner)}&root=${encodeURIComponent(root)}`;
+  let shownPid = null;
+  let shownStatus = null;
+  let headerKey = null;
+  main.innerHTML = `<div id="s-head"></div><div id="s-kill"></div>
+    <section aria-labelledby="flow-h"><h2 id="flow-h">Flow</h2><div class="graph-wrap" id="flow"></div>
+      <details class="legend"><summary>Legend</summary><p>Boxes are processes (step, pid, status). Solid grey arrows: spawned; blue dotted: an expected producer of a join; solid blue: its delivery reached the join; faint dashed: the process that opened the join.</p></details>
+      <div id="procs"></div></section>
+    <section aria-labelledby="proc-title" id="panel" class="panel"></section>
+    <section id="timeline"></section>`;
+  const refresh = () => current && current.render();
+  async function render() {
+    const [d, tl] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/timeline?' + q)]);
+    const key = `${d.session.status}/${d.session.killedAt || ''}/${d.session.live}`;
+    if (key !== headerKey) {
+      document.getElementById('s-head').innerHTML = sessionHeader(d, 'flow');
+      document.getElementById('s-kill').innerHTML = killBar(d);
+      wireKill(d, refresh);
+      headerKey = key;
+    }
+    const sel = pid || null;
+    document.getElementById('flow').innerHTML = drawGraph(d.graph, {
+      href: (n) => `#/session/${owner}/${root}/${n.id}`, selected: sel, label: `process graph of session ${root}`,
+    });
+    document.getElementById('procs').innerHTML = `<table class="compact procs"><caption>Processes</caption>
+      <thead><tr><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Status</th><th scope="col">Parent</th><th scope="col">Join</th></tr></thead>
+      <tbody>${d.processes.map((p) => {
+        const j = d.joins.find((x) => x.pid === p.pid);
+        return `<tr data-pid="${esc(p.pid)}" data-status="${esc(p.status)}"><td><a href="#/session/${esc(owner)}/${esc(root)}/${esc(p.pid)}">${esc(p.pid)}</a></td>
+          <td>${esc(p.resumeStep)}</td><td>${pill(p.status)}</td><td>${esc(p.parentPid)}</td>
+          <td>${j ? `${esc(j.status)} k=${j.k} got ${esc(j.got.join(',') || '–')}` : ''}</td></tr>`;
+      }).join('')}</tbody></table>`;
+    const p = sel && d.processes.find((x) => x.pid === sel);
+    const st = p ? p.status + '/' + p.updatedAt : null;
+    if (sel !== shownPid || st !== shownStatus) {
+      document.getElementById('panel').innerHTML = processPanel(d, sel);
+      wireWake(d, sel, refresh);
+      shownPid = sel;
+      shownStatus = st;
+    }
+    document.getElementById('timeline').innerHTML = timelineTable(tl);
+  }
+  // Do not redraw under an operator who is typing a payload or confirming.
+  const busy = () => {
+    const a = document.activeElement;
+    return (a && a.id === 'wake-payload') || !(document.getElementById('kill-confirm') || { hidden: true }).hidden;
+  };
+  return { render, busy };
+}
+
+function orchestrationView(owner, root) {
+  nav('sessions');
+  const q = `owner=${encodeURIComponent(owner)}&root=${encodeURIComponent(root)}`;
+  main.innerHTML = `<div id="s-head"></div><section aria-labelledby="orch-h"><h2 id="orch-h">Orchestration</h2>
+    <p class="dim">Steps of the OSTC with this session's processes counted on them. Green: onValid spawns; red dashed: onInvalid; blue dotted: join producers (labelled with their "when").</p>
+    <div class="graph-wrap" id="orch"></div></section>`;
+  async function render() {
+    const [d, o] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/orchestration?' + q)]);
+    document.getElementById('s-head').innerHTML = sessionHeader(d, 'orch');
+    document.getElementById('orch').innerHTML = drawGraph(o.graph, { label: `orchestration ${o.ostcId}` });
+  }
+  return { render, busy: () => false };
+}
+
+function indexView() {
+  nav('index');
+  main.innerHTML = '<h1>Chain index</h1><div id="idx"></div>';
+  async function render() {
+    const d = await api('/ui/api/index');
+    if (!d.following) {
+      document.getElementById('idx').innerHTML = '<p>This replica follows no chain (start it with --rpc and --config).</p>';
+      return;
+    }
+    const fmt = (v) => (v !== null && typeof v === 'object' ? Object.entries(v).map(([k, x]) => `${k}: ${x}`).join(', ') || '–' : String(v));
+    document.getElementById('idx').innerHTML = `<table class="compact kv"><tbody>${d.keys.filter((k) => k in d.status)
+      .map((k) => `<tr><th scope="row">${esc(k)}</th><td class="mono" data-key="${esc(k)}">${esc(fmt(d.status[k]))}</td></tr>`).join('')}</tbody></table>`;
+  }
+  return { render, busy: () => false };
+}
+
+// ---- routing and live refresh ----
+
+async function show() {
+  const { parts, query } = parseHash();
+  switch (parts[0]) {
+    case 'session':
+      current = sessionView(parts[1], parts[2], parts[3]);
+      break;
+    case 'orchestration':
+      current = orchestrationView(parts[1], parts[2]);
+      break;
+    case 'index':
+      current = indexView();
+      break;
+    default:
+      current = sessionsView(query);
+  }
+  await draw(true);
+}
+
+let drawing = false;
+let again = false;
+async function draw(force) {
+  if (!current || (!force && current.busy())) return;
+  if (drawing) {
+    again = true;
+    return;
+  }
+  drawing = true;
+  const view = current;
+  try {
+    await view.render();
+    main.dataset.ready = '1';
+  } catch (e) {
+    if (view === current) main.insertAdjacentHTML('afterbegin', `<p class="bad" role="alert">${esc(e.message || e)}</p>`);
+  } finally {
+    drawing = false;
+  }
+  if (again) {
+    again = false;
+    draw(false);
+  }
+}
+
+let timer = null;
+function soon() {
+  clearTimeout(timer);
+  timer = setTimeout(() => draw(false), 250);
+}
+
+function listen() {
+  const live = document.getElementById('live');
+  const es = new EventSource('/ui/api/events');
+  es.addEventListener('open', () => (live.textContent = 'live'));
+  es.addEventListener('error', () => (live.textContent = 'reconnecting…'));
+  es.addEventListener('change', soon);
+  es.addEventListener('tick', soon);
+}
+
+async function start() {
+  try {
+    config = await api('/ui/api/config');
+  } catch (e) {
+    main.innerHTML = `<p class="bad" role="alert">${esc(e.message)}</p>`;
+    return;
+  }
+  const mode = document.getElementById('mode');
+  mode.textContent = { direct: 'actions: direct (operator)', permit: 'actions: wallet permits', off: 'read-only' }[config.actions];
+  window.addEventListener('hashchange', () => {
+    main.dataset.ready = '';
+    show();
+  });
+  listen();
+  await show();
+}
+
+start();
