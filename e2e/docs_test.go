@@ -271,10 +271,6 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 	}
 }
 
-// pendingDocs are guides the README links that other branches add; the
-// link check accepts them only while they are absent.
-var pendingDocs = map[string]bool{"docs/cli.md": true, "docs/console.md": true}
-
 // TestDocLinks checks every relative link of the documentation: the file or
 // folder exists, and an #anchor names a heading of the Markdown file it
 // points to (GitHub's heading ids).
@@ -302,9 +298,7 @@ func TestDocLinks(t *testing.T) {
 			}
 			rel, _ := filepath.Rel("..", dest)
 			if _, err := os.Stat(dest); err != nil {
-				if !pendingDocs[rel] {
-					t.Errorf("%s: link %s: %s does not exist", f, target, rel)
-				}
+				t.Errorf("%s: link %s: %s does not exist", f, target, rel)
 				continue
 			}
 			if anchor == "" {

@@ -78,7 +78,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runApp(ctx, newApp(&out, io.Discard), []string{"xgr", "--log-level", "warn", "dev", "--ostc-dir", "../../examples/ostc",
-			"--orders", "0", "--outcomes", outcomes, "--listen", addr, "--rpc-listen", rpcAddr})
+			"--orders", "8", "--every", "20ms", "--outcomes", outcomes, "--listen", addr, "--rpc-listen", rpcAddr})
 	}()
 	defer func() {
 		cancel()
@@ -87,7 +87,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	}()
 	base := "http://" + addr
-	// The eight sessions the registrations triggered: four finish, four wait.
+	// The eight sessions the demo orders triggered: four finish, four wait.
 	var list console.List
 	waitFor(t, 60*time.Second, "8 demo sessions, 4 finished and 4 waiting", &out, func() bool {
 		list = console.List{}

@@ -84,13 +84,11 @@ local W0 = 18 + CF * nChildren
 if killed then
   status, nChildren = "aborted", 0
 end
-local meta = {}
 -- Caps: a runaway session (endless spawning, an endless loop) is killed
 -- by the commit that would go over them; its other processes observe the
 -- kill and are aborted lazily.
 local capReason = ""
 local steps = (tonumber(m[3]) or 0) + 1
-meta[#meta + 1], meta[#meta + 2] = "steps", steps
 local live = tonumber(m[4] or "1") or 1
 if not killed then
   local maxLive, maxSteps = tonumber(ARGV[13]), tonumber(ARGV[14])
@@ -101,9 +99,7 @@ if not killed then
     capReason = "live process cap: the session would have " .. liveAfter .. " live processes, at most " .. maxLive .. " are allowed (XGR_MAX_LIVE)"
   end
   if capReason ~= "" then
-    for _, v in ipairs({"killedAt", now, "killReason", capReason}) do
-      meta[#meta + 1] = v
-    end
+    redis.call("HSET", KEYS[1], "killedAt", now, "killReason", capReason)
     killed, status, nChildren = true, "aborted", 0
   end
 end
@@ -119,7 +115,7 @@ for i = 1, nChildren do
   end
 end
 local pid, group, step = p[5], p[8], p[7]
-local root = string.match(pid, "^(.*):%d+$")
+local root = string.sub(pid, 1, #pid - #ARGV[1] - 1) -- pid is "<root>:<iter>"
 
 -- The group's join target: spawn gate and delivery.
 local targetIter = ARGV[10]
@@ -157,23 +153,16 @@ end
 
 -- The spawn gate covers the whole join scope: a nested join's target gated
 -- into the closed group takes its producers (its fresh group, named by the
--- target's iter) with it, so no half of a join is created.
-local function child(i)
-  local b = 18 + CF * (i - 1)
-  return {iter = ARGV[b], step = ARGV[b + 1], wakeIn = tonumber(ARGV[b + 2]), plain = ARGV[b + 3], group = ARGV[b + 4],
-    reserve = tonumber(ARGV[b + 5]), bypass = ARGV[b + 6] == "1", fromGroup = ARGV[b + 7], expect = ARGV[b + 8],
-    requireWhen = ARGV[b + 9], k = ARGV[b + 10], policy = ARGV[b + 11]}
-end
-local children = {}
-for i = 1, nChildren do
-  children[i] = child(i)
-end
+-- target's iter) with it, so no half of a join is created. Child i's values
+-- are ARGV[C + 0 .. C + 11] with C = 18 + 12 (i - 1): iter, step, wakeIn,
+-- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy.
 local gatedGroup = {}
 if gateKill then
   gatedGroup[group] = true
-  for _, c in ipairs(children) do
-    if c.expect ~= "" and c.group == group then
-      gatedGroup[c.iter] = true
+  for i = 1, nChildren do
+    local b = 18 + CF * (i - 1)
+    if ARGV[b + 8] ~= "" and ARGV[b + 4] == group then
+      gatedGroup[ARGV[b]] = true
     end
   end
 end
@@ -189,67 +178,72 @@ end
 local fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
 local created, gated, claims, runArgs = {}, 0, {}, {}
 local untilMs = now + claimLease
-for i, c in ipairs(children) do
-  local pkey, gkey = KEYS[CHILD0 + 2 * i - 1], KEYS[CHILD0 + 2 * i]
-  if gatedGroup[c.group] then
+for i = 1, nChildren do
+  local b = 18 + CF * (i - 1)
+  local citer, cstep, wakeIn, cgroup, expect = ARGV[b], ARGV[b + 1], tonumber(ARGV[b + 2]), ARGV[b + 4], ARGV[b + 8]
+  if gatedGroup[cgroup] then
     gated = gated + 1
   else
-    local cpid = root .. ":" .. c.iter
-    local head = cpid
-    if c.expect ~= "" then
-      head = p[10] or pid
-    end
-    local plain = c.plain
+    local pkey = KEYS[CHILD0 + 2 * i - 1]
+    local cpid = root .. ":" .. citer
+    local plain = ARGV[b + 3]
     if plain == "" then
       plain = ARGV[11]
     end
-    local wake = now + c.wakeIn
-    local claim = claimLease > 0 and c.expect == "" and c.wakeIn <= 0 and childPaused ~= "1" and
-      (free < 0 or free > 0 or c.bypass)
-    local fields = {"pid", cpid, "parentPid", pid, "threadHeadPid", head, "status", "waiting",
-      "paused", childPaused, "resumeStep", c.step, "lastStep", "", "lastEvalValid", "",
-      "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", c.group,
-      "killedAt", "", "createdAt", now, "updatedAt", now}
-    if claim then
+    local wake = now + wakeIn
+    if expect ~= "" then
+      -- A join target: never due by time; it waits for its join.
+      redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", p[10] or pid, "status", "waiting",
+        "paused", childPaused, "resumeStep", cstep, "lastStep", "", "lastEvalValid", "",
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup,
+        "killedAt", "", "createdAt", now, "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "",
+        "target", "1", "joinFromGroupId", ARGV[b + 7], "expect", expect,
+        "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", ARGV[b + 11],
+        "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
+      redis.call("HSET", KEYS[6], ARGV[b + 7], citer)
+    elseif claimLease > 0 and wakeIn <= 0 and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
+      -- Ready now: created running, under a lease of its own.
       fence = fence + 1
-      local firstChild = 0
-      if c.reserve > 0 then
+      local reserve, firstChild = tonumber(ARGV[b + 5]), 0
+      if reserve > 0 then
         firstChild = iterNext + 1
-        iterNext = iterNext + c.reserve
+        iterNext = iterNext + reserve
       end
-      fields[8] = "running"
-      for _, v in ipairs({"lease", fence, "leaseUntil", untilMs, "worker", ARGV[17], "reserved", firstChild .. ":" .. c.reserve}) do
-        fields[#fields + 1] = v
-      end
-      runArgs[#runArgs + 1], runArgs[#runArgs + 2] = untilMs, c.iter
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = c.iter, tostring(fence), tostring(firstChild)
+      redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "running",
+        "paused", childPaused, "resumeStep", cstep, "lastStep", "", "lastEvalValid", "",
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup,
+        "killedAt", "", "createdAt", now, "updatedAt", now,
+        "lease", fence, "leaseUntil", untilMs, "worker", ARGV[17], "reserved", firstChild .. ":" .. reserve)
+      runArgs[#runArgs + 1] = untilMs
+      runArgs[#runArgs + 1] = citer
+      claims[#claims + 1] = citer
+      claims[#claims + 1] = tostring(fence)
+      claims[#claims + 1] = tostring(firstChild)
       if free > 0 then
         free = free - 1
       end
-    elseif c.expect ~= "" then
-      -- A join target: never due by time; it waits for its join.
-      for _, v in ipairs({"target", "1", "joinFromGroupId", c.fromGroup, "expect", c.expect,
-        "requireWhen", c.requireWhen, "k", c.k, "policy", c.policy,
-        "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", ""}) do
-        fields[#fields + 1] = v
+    else
+      redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "waiting",
+        "paused", childPaused, "resumeStep", cstep, "lastStep", "", "lastEvalValid", "",
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup,
+        "killedAt", "", "createdAt", now, "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "")
+      if childPaused ~= "1" then
+        redis.call("ZADD", KEYS[3], wake, citer)
       end
-      redis.call("HSET", KEYS[6], c.fromGroup, c.iter)
-    elseif childPaused ~= "1" then
-      redis.call("ZADD", KEYS[3], wake, c.iter)
     end
-    redis.call("HSET", pkey, unpack(fields))
-    if c.group ~= group or targetIter ~= "" then
-      redis.call("HSET", gkey, c.iter, c.step)
+    if cgroup ~= group or targetIter ~= "" then
+      redis.call("HSET", KEYS[CHILD0 + 2 * i], citer, cstep)
     end
     created[#created + 1] = cpid
   end
 end
+live = live - 1 + #created
 if #runArgs > 0 then
   redis.call("ZADD", KEYS[2], 0, ARGV[1], unpack(runArgs))
-  meta[#meta + 1], meta[#meta + 2] = "fence", fence
-  meta[#meta + 1], meta[#meta + 2] = "iter", iterNext
+  redis.call("HSET", KEYS[1], "steps", steps, "live", live, "fence", fence, "iter", iterNext)
 else
   redis.call("ZREM", KEYS[2], ARGV[1])
+  redis.call("HSET", KEYS[1], "steps", steps, "live", live)
 end
 
 local deliveredTo = ""
@@ -263,34 +257,29 @@ if targetOpen then
   deliveredTo = targetIter
 end
 
-local entry = {"pid", pid, "step", step, "valid", ARGV[5], "status", status, "at", now,
-  "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ",")}
-if reason ~= "" then
-  entry[#entry + 1] = "abortReason"
-  entry[#entry + 1] = reason
+if reason == "" then
+  redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
+    "at", now, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","))
+else
+  redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
+    "at", now, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","), "abortReason", reason)
 end
-redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", unpack(entry))
 if ttl > 0 then
   redis.call("EXPIRE", KEYS[PROC], ttl)
 end
-live = live - 1 + #created
-meta[#meta + 1], meta[#meta + 2] = "live", live
 if live <= 0 then
-  meta[#meta + 1], meta[#meta + 2] = "status", "finished"
-  meta[#meta + 1], meta[#meta + 2] = "finishedAt", now
-end
-redis.call("HSET", KEYS[1], unpack(meta))
-if live <= 0 and ttl > 0 then
-  for _, k in ipairs({1, 2, 3, 4, WQ}) do
-    redis.call("EXPIRE", KEYS[k], ttl)
+  redis.call("HSET", KEYS[1], "status", "finished", "finishedAt", now)
+  if ttl > 0 then
+    for _, k in ipairs({1, 2, 3, 4, WQ}) do
+      redis.call("EXPIRE", KEYS[k], ttl)
+    end
   end
 end
 local result = "committed"
 if killed then
   result = "killed"
 end
-local out = {result, live, deliveredTo, gated, capReason}
-for _, v in ipairs(claims) do
-  out[#out + 1] = v
+if #claims == 0 then
+  return {result, live, deliveredTo, gated, capReason}
 end
-return out
+return {result, live, deliveredTo, gated, capReason, unpack(claims)}
