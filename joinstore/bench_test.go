@@ -6,11 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
@@ -18,17 +15,6 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 )
-
-// counter counts round trips to Redis (a pipeline counts once).
-type counter struct{ n atomic.Int64 }
-
-func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
-}
-func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
-}
 
 // BenchmarkPlainStep measures the plain step of a running session: a loop
 // step that respawns itself, its commit claiming the child it creates (one
@@ -60,7 +46,7 @@ func BenchmarkPlainStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rt := &counter{}
+	rt := &redisstat.RoundTrips{}
 	rdb.AddHook(rt)
 	valid := true
 	lat := make([]time.Duration, 0, b.N)
@@ -83,7 +69,7 @@ func BenchmarkPlainStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	d := after.Sub(before)
-	report(b, lat, float64(rt.n.Load())/float64(b.N), "roundtrips/step")
+	report(b, lat, float64(rt.N())/float64(b.N), "roundtrips/step")
 	b.ReportMetric(float64(d.Calls())/float64(b.N), "redis-cmds/step")
 	b.ReportMetric(d.CPU(map[string]int64{"evalsha": int64(b.N)})/float64(b.N), "redis-µs/step")
 }
@@ -98,7 +84,7 @@ func BenchmarkJoinClose(b *testing.B) {
 	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
 	s.Preload(ctx)
 	o := fanOut(b, 8, `"all"`, "drain")
-	rt := &counter{}
+	rt := &redisstat.RoundTrips{}
 	rdb.AddHook(rt)
 	valid := true
 	lat := make([]time.Duration, 0, b.N)
@@ -110,7 +96,7 @@ func BenchmarkJoinClose(b *testing.B) {
 			s.Commit(ctx, c, t0, joinstore.Commit{Status: "done", Valid: &valid})
 			s.JoinStep(ctx, root, target, t0, time.Minute, decider(o))
 		}
-		before := rt.n.Load()
+		before := rt.N()
 		b.StartTimer()
 		start := time.Now()
 		cr, err := s.Commit(ctx, producers[7], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"x":1}`)})
@@ -122,7 +108,7 @@ func BenchmarkJoinClose(b *testing.B) {
 			b.Fatalf("join: %+v %v", res, err)
 		}
 		lat = append(lat, time.Since(start))
-		trips += rt.n.Load() - before
+		trips += rt.N() - before
 	}
 	b.StopTimer()
 	report(b, lat, float64(trips)/float64(b.N), "roundtrips/close")

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -57,52 +55,6 @@ func benchShapes(tb testing.TB) map[string]*registry.Orchestration {
 	return out
 }
 
-// nameCounter counts a client's commands by name (a benchmark's own reads,
-// to take out of Redis's statistics).
-type nameCounter struct {
-	mu sync.Mutex
-	m  map[string]int64
-}
-
-func (c *nameCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (c *nameCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.mu.Lock()
-		c.m[cmd.Name()]++
-		c.mu.Unlock()
-		return next(ctx, cmd)
-	}
-}
-func (c *nameCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.mu.Lock()
-		for _, cmd := range cmds {
-			c.m[cmd.Name()]++
-		}
-		c.mu.Unlock()
-		return next(ctx, cmds)
-	}
-}
-func (c *nameCounter) snapshot() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.m))
-	for k, v := range c.m {
-		out[k] = v
-	}
-	return out
-}
-
-type rtCounter struct{ n atomic.Int64 }
-
-func (c *rtCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (c *rtCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
-}
-func (c *rtCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
-}
-
 // BenchmarkSessions runs b.N sessions of each shape on one replica against
 // one local redis-server with an instant executor and reports executed
 // steps/s, Redis round trips per step and the join-close latency (from the
@@ -129,7 +81,7 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 			// so that the round trips counted are the replica's; its own
 			// commands are taken out of Redis's command statistics.
 			watchRdb := srv.Client()
-			own := &nameCounter{m: map[string]int64{}}
+			own := &redisstat.Sent{}
 			watchRdb.AddHook(own)
 			store.Preload(context.Background())
 			src := NewStaticSource(o)
@@ -147,7 +99,7 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 			lastExec := map[joinstore.Root]time.Time{}
 			var closeLat []time.Duration
 			var steps atomic.Int64
-			rt, sent := &rtCounter{}, &nameCounter{m: map[string]int64{}}
+			rt, sent := &redisstat.RoundTrips{}, &redisstat.Sent{}
 			rdb.AddHook(rt)
 			rdb.AddHook(sent)
 			m := &Manager{Store: store, Source: src, Exec: exec, Replica: "bench", Poll: benchPoll, Log: discardLog(), MaxRoots: maxRoots,
@@ -191,11 +143,11 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 				b.Fatal(err)
 			}
 			n := steps.Load()
-			d := after.Sub(before).Without(own.snapshot())
+			d := after.Sub(before).Without(own.Counts())
 			b.ReportMetric(float64(n)/elapsed.Seconds(), "steps/s")
-			b.ReportMetric(float64(rt.n.Load())/float64(n), "roundtrips/step")
+			b.ReportMetric(float64(rt.N())/float64(n), "roundtrips/step")
 			b.ReportMetric(float64(d.Calls())/float64(n), "redis-cmds/step")
-			b.ReportMetric(d.CPU(sent.snapshot())/float64(n), "redis-µs/step")
+			b.ReportMetric(d.CPU(sent.Counts())/float64(n), "redis-µs/step")
 			if len(closeLat) > 0 {
 				sort.Slice(closeLat, func(i, j int) bool { return closeLat[i] < closeLat[j] })
 				b.ReportMetric(float64(closeLat[len(closeLat)/2].Microseconds()), "close-p50-µs")

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
+	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
@@ -211,7 +212,7 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 	report.StartSeconds = time.Since(t0).Seconds()
 
 	// The replicas: each its own client (connection pool) and store.
-	rt := &roundTrips{}
+	rt := &redisstat.RoundTrips{}
 	clock := newStepClock()
 	exec, err := reactor.ParseOutcomes([]byte(`{"default":{"result":"valid"}}`))
 	if err != nil {
@@ -269,7 +270,7 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 	report.fill(benchMeasure{
 		steps:       clock.steps.Load(),
 		elapsed:     elapsed,
-		roundTrips:  rt.n.Load(),
+		roundTrips:  rt.N(),
 		commands:    commandsBetween(before, after, map[string]int64{"zcard": b.polls - polls0}),
 		redisCPU:    after.cpu - before.cpu,
 		mallocs:     ms1.Mallocs - ms0.Mallocs,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/xgr-sidecar/xgr/internal/redisstat"
+
 	"fmt"
 	"io"
 	"math"
@@ -28,6 +30,13 @@ type redisStats struct {
 // sections; unknown lines are ignored).
 func parseRedisInfo(info string) (redisStats, error) {
 	s := redisStats{calls: map[string]int64{}}
+	cmds, err := redisstat.Parse(info)
+	if err != nil {
+		return s, err
+	}
+	for name, st := range cmds {
+		s.calls[name] = st.Calls
+	}
 	var cpuSecs float64
 	for _, line := range strings.Split(info, "\n") {
 		line = strings.TrimSpace(line)
@@ -36,17 +45,6 @@ func parseRedisInfo(info string) (redisStats, error) {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(key, "cmdstat_"):
-			name := strings.TrimPrefix(key, "cmdstat_")
-			for _, field := range strings.Split(val, ",") {
-				if n, ok := strings.CutPrefix(field, "calls="); ok {
-					calls, err := strconv.ParseInt(n, 10, 64)
-					if err != nil {
-						return s, fmt.Errorf("INFO commandstats: %s: calls %q is not a number", key, n)
-					}
-					s.calls[name] = calls
-				}
-			}
 		case key == "used_cpu_user" || key == "used_cpu_sys":
 			f, err := strconv.ParseFloat(val, 64)
 			if err != nil {

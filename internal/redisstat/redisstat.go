@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -31,7 +33,11 @@ func Read(ctx context.Context, rdb redis.UniversalClient) (Stats, error) {
 		if err != nil {
 			return fmt.Errorf("redis INFO commandstats: %w", err)
 		}
-		for name, st := range Parse(raw) {
+		stats, err := Parse(raw)
+		if err != nil {
+			return err
+		}
+		for name, st := range stats {
 			t := out[name]
 			t.Calls += st.Calls
 			t.Usec += st.Usec
@@ -58,7 +64,7 @@ func Read(ctx context.Context, rdb redis.UniversalClient) (Stats, error) {
 
 // Parse reads the lines "cmdstat_<name>:calls=N,usec=N,…" of INFO
 // commandstats; other lines are skipped.
-func Parse(info string) Stats {
+func Parse(info string) (Stats, error) {
 	out := Stats{}
 	for _, line := range strings.Split(info, "\n") {
 		line = strings.TrimSpace(line)
@@ -69,16 +75,20 @@ func Parse(info string) Stats {
 		var st Stat
 		for _, kv := range strings.Split(rest, ",") {
 			k, v, _ := strings.Cut(kv, "=")
+			var err error
 			switch k {
 			case "calls":
-				st.Calls, _ = strconv.ParseInt(v, 10, 64)
+				st.Calls, err = strconv.ParseInt(v, 10, 64)
 			case "usec":
-				st.Usec, _ = strconv.ParseFloat(v, 64)
+				st.Usec, err = strconv.ParseFloat(v, 64)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("INFO commandstats: %s: %s %q is not a number", name, k, v)
 			}
 		}
 		out[strings.TrimPrefix(name, "cmdstat_")] = st
 	}
-	return out
+	return out, nil
 }
 
 // Sub is s minus an earlier reading.
@@ -143,4 +153,67 @@ func (s Stats) CPU(top map[string]int64) float64 {
 		}
 	}
 	return n
+}
+
+// RoundTrips is a go-redis hook that counts round trips: one per command
+// sent alone, one per pipeline (or MULTI/EXEC transaction).
+type RoundTrips struct{ n atomic.Int64 }
+
+// N is the number of round trips so far.
+func (c *RoundTrips) N() int64 { return c.n.Load() }
+
+// DialHook implements redis.Hook.
+func (c *RoundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook implements redis.Hook.
+func (c *RoundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
+}
+
+// ProcessPipelineHook implements redis.Hook.
+func (c *RoundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
+}
+
+// Sent is a go-redis hook that counts the commands a client sends by name,
+// pipelined ones included: what CPU needs, and what an observer takes out
+// of the server's statistics (Without).
+type Sent struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+// Counts returns a copy of the counts so far.
+func (c *Sent) Counts() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.m))
+	for k, v := range c.m {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *Sent) add(cmds ...redis.Cmder) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]int64{}
+	}
+	for _, cmd := range cmds {
+		c.m[cmd.Name()]++
+	}
+	c.mu.Unlock()
+}
+
+// DialHook implements redis.Hook.
+func (c *Sent) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook implements redis.Hook.
+func (c *Sent) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { c.add(cmd); return next(ctx, cmd) }
+}
+
+// ProcessPipelineHook implements redis.Hook.
+func (c *Sent) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { c.add(cmds...); return next(ctx, cmds) }
 }
