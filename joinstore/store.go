@@ -715,7 +715,9 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, 
 // MarkFinished updates the cross-slot indexes of a session found finished
 // (a replica that finished it died before it could): it leaves the root
 // index, and the owner's index learns when its records expire.
-func (s *Store) MarkFinished(ctx context.Context, root Root, now time.Time) { s.finished(ctx, root, now) }
+func (s *Store) MarkFinished(ctx context.Context, root Root, now time.Time) {
+	s.finished(ctx, root, now)
+}
 
 // finished updates the cross-slot indexes of a session that has no live
 // process left: it leaves the root index, and the owner's index learns when
