@@ -40,7 +40,9 @@
 // paused (0|1), resumeStep, lastStep, lastEvalValid (1|0|empty), nextWakeAt,
 // resumePlain (JSON object), joinGroupId, killedAt, createdAt, updatedAt,
 // lease (fencing token of the current inFlight lease, empty when none),
-// leaseUntil, worker, abortReason. Join targets add target (1),
+// leaseUntil, worker, abortReason. A field that is empty may be missing
+// (processes are created without the empty ones): readers take a missing
+// field as empty. Join targets add target (1),
 // joinFromGroupId, expect (JSON array of from nodes), requireWhen (JSON
 // object node → valid|invalid|any), k, policy (kill|drain), inbox (JSON object
 // node → piece), fromSeen, fail (JSON object node → reason), closed (0|1) and

@@ -53,6 +53,8 @@
 -- child is running under exactly one lease, as if claim had claimed it.
 -- Group membership is kept only for groups with a join target (the ones a
 -- join decision or a kill policy reads); the root group has none.
+-- A new process gets no empty fields (lastStep, lastEvalValid, killedAt,
+-- lease, leaseUntil, worker): readers take a missing field as empty.
 -- The run set keeps a finished process at score 0 when the same ZADD adds
 -- its claimed children (one command instead of two); 0 is never a lease
 -- expiry, window counts start at now, and recovery drops such entries.
@@ -194,9 +196,8 @@ for i = 1, nChildren do
     if expect ~= "" then
       -- A join target: never due by time; it waits for its join.
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", p[10] or pid, "status", "waiting",
-        "paused", childPaused, "resumeStep", cstep, "lastStep", "", "lastEvalValid", "",
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup,
-        "killedAt", "", "createdAt", now, "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "",
+        "paused", childPaused, "resumeStep", cstep,
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", now, "updatedAt", now,
         "target", "1", "joinFromGroupId", ARGV[b + 7], "expect", expect,
         "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", ARGV[b + 11],
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
@@ -210,9 +211,8 @@ for i = 1, nChildren do
         iterNext = iterNext + reserve
       end
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "running",
-        "paused", childPaused, "resumeStep", cstep, "lastStep", "", "lastEvalValid", "",
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup,
-        "killedAt", "", "createdAt", now, "updatedAt", now,
+        "paused", childPaused, "resumeStep", cstep,
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", now, "updatedAt", now,
         "lease", fence, "leaseUntil", untilMs, "worker", ARGV[17], "reserved", firstChild .. ":" .. reserve)
       runArgs[#runArgs + 1] = untilMs
       runArgs[#runArgs + 1] = citer
@@ -224,9 +224,8 @@ for i = 1, nChildren do
       end
     else
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "waiting",
-        "paused", childPaused, "resumeStep", cstep, "lastStep", "", "lastEvalValid", "",
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup,
-        "killedAt", "", "createdAt", now, "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "")
+        "paused", childPaused, "resumeStep", cstep,
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", now, "updatedAt", now)
       if childPaused ~= "1" then
         redis.call("ZADD", KEYS[3], wake, citer)
       end
