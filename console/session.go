@@ -39,14 +39,23 @@ func (c *Console) read(ctx context.Context, root joinstore.Root) (meta map[strin
 	return
 }
 
-func (c *Console) handleSession(w http.ResponseWriter, r *http.Request) {
-	root, p := rootParam(r)
-	if p != nil {
-		p.write(w)
-		return
+// sessionRoute serves a handler of one session: the query's owner and
+// root name it (a bad one is a 400), and the handler runs with the
+// request's deadline.
+func sessionRoute(h func(ctx context.Context, w http.ResponseWriter, r *http.Request, root joinstore.Root)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		root, p := rootParam(r)
+		if p != nil {
+			p.write(w)
+			return
+		}
+		ctx, cancel := reqCtx(r)
+		defer cancel()
+		h(ctx, w, r, root)
 	}
-	ctx, cancel := reqCtx(r)
-	defer cancel()
+}
+
+func (c *Console) handleSession(ctx context.Context, w http.ResponseWriter, r *http.Request, root joinstore.Root) {
 	meta, procs, history, err := c.read(ctx, root)
 	if err != nil {
 		serverError(w, err)
@@ -75,14 +84,7 @@ type OrchestrationView struct {
 	Graph    Graph  `json:"graph"`
 }
 
-func (c *Console) handleOrchestration(w http.ResponseWriter, r *http.Request) {
-	root, p := rootParam(r)
-	if p != nil {
-		p.write(w)
-		return
-	}
-	ctx, cancel := reqCtx(r)
-	defer cancel()
+func (c *Console) handleOrchestration(ctx context.Context, w http.ResponseWriter, r *http.Request, root joinstore.Root) {
 	meta, err := c.cfg.Store.Session(ctx, root)
 	if err != nil {
 		serverError(w, err)
@@ -107,19 +109,12 @@ func (c *Console) handleOrchestration(w http.ResponseWriter, r *http.Request) {
 
 // handleTimeline answers the timeline as JSON (an array), or as NDJSON
 // with format=ndjson; download=1 makes it a file download.
-func (c *Console) handleTimeline(w http.ResponseWriter, r *http.Request) {
-	root, p := rootParam(r)
-	if p != nil {
-		p.write(w)
-		return
-	}
+func (c *Console) handleTimeline(ctx context.Context, w http.ResponseWriter, r *http.Request, root joinstore.Root) {
 	format := r.URL.Query().Get("format")
 	if format != "" && format != "json" && format != "ndjson" {
 		badRequest("query format %q: want json or ndjson", format).write(w)
 		return
 	}
-	ctx, cancel := reqCtx(r)
-	defer cancel()
 	meta, procs, history, err := c.read(ctx, root)
 	if err != nil {
 		serverError(w, err)
