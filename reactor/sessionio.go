@@ -61,7 +61,19 @@ func (s *sessionIO) setup(ctx context.Context) (opened, error) {
 		return opened{}, err
 	}
 	s.table = Table(s.orch)
-	s.killed.Store(meta["killedAt"] != "")
+	return s.resume(ctx, o, now)
+}
+
+// resume acts on what Open read: processes a dead replica left running go
+// back to the due set once their leases expired, a killed session (a
+// command or a cap) has a batch of its waiting processes aborted, queued
+// wake-ups (a crash between a commit and their performing) are performed
+// and pending join deliveries applied. It returns what is due now (due
+// processes and promoted targets).
+func (s *sessionIO) resume(ctx context.Context, o joinstore.Opening, now time.Time) (opened, error) {
+	if o.Meta["killedAt"] != "" {
+		s.killed.Store(true)
+	}
 	out := opened{ready: o.Due, next: o.Next, nextOK: o.NextOK}
 	if len(o.Expired) > 0 {
 		if _, err := s.m.Store.Recover(ctx, s.root, now); err != nil {
@@ -85,45 +97,6 @@ func (s *sessionIO) setup(ctx context.Context) (opened, error) {
 	promoted, err := s.joins(ctx, work)
 	out.ready = append(out.ready, promoted...)
 	return out, err
-}
-
-// recover returns processes whose lease expired to the due set and applies
-// pending join deliveries.
-func (s *sessionIO) recover(ctx context.Context) ([]int64, error) {
-	if _, err := s.m.Store.Recover(ctx, s.root, time.Now()); err != nil {
-		return nil, err
-	}
-	// A killed session (a command or a cap): abort a batch of its waiting
-	// processes each round, whether they are due or not.
-	if !s.killed.Load() {
-		killed, err := s.m.Store.SessionKilled(ctx, s.root)
-		if err != nil {
-			return nil, err
-		}
-		s.killed.Store(killed)
-	}
-	if s.killed.Load() {
-		if _, err := s.reap(ctx, time.Now()); err != nil {
-			return nil, err
-		}
-	}
-	// Wake-ups a crash left queued between a commit and their performing.
-	wakes, err := s.m.Store.PendingWakes(ctx, s.root)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.wakes(ctx, wakes); err != nil {
-		return nil, err
-	}
-	pending, err := s.m.Store.PendingJoins(ctx, s.root)
-	if err != nil {
-		return nil, err
-	}
-	work := make([]joinstore.FollowUp, 0, len(pending))
-	for _, t := range pending {
-		work = append(work, joinstore.FollowUp{Target: t})
-	}
-	return s.joins(ctx, work)
 }
 
 // claimed is what a claim round found.
@@ -438,7 +411,6 @@ func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) ([]in
 	if _, err := s.m.Store.AcquireRoot(ctx, s.root, s.m.Replica, s.m.RootLease); err != nil && !errors.Is(err, joinstore.ErrFinished) {
 		return nil, err
 	}
-	s.m.Store.MarkRoot(ctx, s.root, time.Now().Add(s.m.RootLease))
 	for _, c := range inflight {
 		switch _, err := s.m.Store.Renew(ctx, c, time.Now(), s.m.ProcLease); {
 		case errors.Is(err, joinstore.ErrLeaseLost):
@@ -450,8 +422,18 @@ func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) ([]in
 		}
 	}
 	// Processes a dead replica left running come back once their leases
-	// expire; deliveries pushed by others (a kill) are applied.
-	return s.recover(ctx)
+	// expire; deliveries pushed by others (a kill) are applied: the same
+	// one-round-trip read as at setup, which also marks the root.
+	now := time.Now()
+	o, err := s.m.Store.Open(ctx, s.root, now, now.Add(s.m.RootLease))
+	if errors.Is(err, joinstore.ErrNotFound) {
+		return nil, nil // gone (expired or purged): nothing to recover
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.resume(ctx, o, now)
+	return res.ready, err
 }
 
 // releaseFinished hands back a session that finished with this actor's
