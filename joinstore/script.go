@@ -8,15 +8,24 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/*.lua
+//go:embed lua/*.lua lua/lib/*.lua
 var luaFS embed.FS
 
-func load(name string) *redis.Script {
-	src, err := luaFS.ReadFile("lua/" + name + ".lua")
+// prelude is lua/lib/clock.lua: the clock and number formatting every
+// transition shares (Redis scripts cannot load one another).
+var prelude = mustRead("lua/lib/clock.lua")
+
+func mustRead(path string) string {
+	src, err := luaFS.ReadFile(path)
 	if err != nil {
-		panic("joinstore: missing script " + name)
+		panic("joinstore: missing script " + path)
 	}
-	return redis.NewScript(string(src))
+	return string(src)
+}
+
+// load returns the transition lua/<name>.lua, with the prelude before it.
+func load(name string) *redis.Script {
+	return redis.NewScript(prelude + mustRead("lua/"+name+".lua"))
 }
 
 // The transitions. go-redis runs them with EVALSHA and loads them on NOSCRIPT.

@@ -22,23 +22,17 @@
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
 -- with a server clock every lease and due decision of every replica is
 -- judged by one clock, whatever the replicas' own clocks say.
-local function clock(arg)
-  if arg and arg ~= "" then
-    return tonumber(arg)
-  end
-  local t = redis.call("TIME")
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
 local m = redis.call("HMGET", KEYS[1], "killedAt", "window", "fence", "iter")
 if m[1] and m[1] ~= "" then
   return {"killed"}
 end
-local now, leaseMs = clock(ARGV[1]), tonumber(ARGV[2])
+local now, nowS = clock(ARGV[1])
+local leaseMs = tonumber(ARGV[2])
 local window = tonumber(m[2] or "0") or 0
 local running = 0
 if window > 0 then
   -- Finished processes a commit left at score 0 do not count.
-  running = redis.call("ZCOUNT", KEYS[3], now, "+inf")
+  running = redis.call("ZCOUNT", KEYS[3], nowS, "+inf")
 end
 local fence, iterNext = tonumber(m[3] or "0") or 0, tonumber(m[4] or "0") or 0
 local steps = cjson.decode(ARGV[4])
@@ -56,15 +50,15 @@ for i = 1, #ARGV - 4 do
         break
       end
       fence = fence + 1
-      local token = fence
-      local first = 0
+      local token = int(fence)
+      local first = "0"
       if reserve > 0 then
-        first = iterNext + 1
+        first = int(iterNext + 1)
         iterNext = iterNext + reserve
       end
-      local untilMs = now + leaseMs
+      local untilMs = int(now + leaseMs)
       redis.call("HSET", key, "status", "running", "lease", token, "leaseUntil", untilMs,
-        "worker", ARGV[3], "reserved", first .. ":" .. reserve, "updatedAt", now)
+        "worker", ARGV[3], "reserved", first .. ":" .. int(reserve), "updatedAt", nowS)
       redis.call("ZREM", KEYS[2], iter)
       redis.call("ZADD", KEYS[3], untilMs, iter)
       running = running + 1
@@ -73,13 +67,13 @@ for i = 1, #ARGV - 4 do
         -- The root group never has a join target.
         target = redis.call("HGET", KEYS[4], p[7]) or ""
       end
-      for _, v in ipairs({iter, tostring(token), tostring(first), p[4], p[5], p[6], p[7], p[8], target}) do
+      for _, v in ipairs({iter, token, first, p[4], p[5], p[6], p[7], p[8], target}) do
         out[#out + 1] = v
       end
     end
   end
 end
 if #out > 0 then
-  redis.call("HSET", KEYS[1], "fence", fence, "iter", iterNext)
+  redis.call("HSET", KEYS[1], "fence", int(fence), "iter", int(iterNext))
 end
 return out

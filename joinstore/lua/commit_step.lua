@@ -58,15 +58,11 @@
 -- The run set keeps a finished process at score 0 when the same ZADD adds
 -- its claimed children (one command instead of two); 0 is never a lease
 -- expiry, window counts start at now, and recovery drops such entries.
-local function clock(arg)
-  if arg and arg ~= "" then
-    return tonumber(arg)
-  end
-  local t = redis.call("TIME")
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+-- Numbers reach Redis as strings made once (nowS, int(): lib/clock.lua).
+local fmt = string.format
 local PROC, WQ, CHILD0, CF = 5, 11, 11, 12
-local now, ttl = clock(ARGV[3]), tonumber(ARGV[8])
+local now, nowS = clock(ARGV[3])
+local ttl = ARGV[8]
 local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil", "threadHeadPid")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return redis.error_reply("LEASE_LOST token is not the current lease")
@@ -93,15 +89,14 @@ local capReason = ""
 local steps = (tonumber(m[3]) or 0) + 1
 local live = tonumber(m[4] or "1") or 1
 if not killed then
-  local maxLive, maxSteps = tonumber(ARGV[13]), tonumber(ARGV[14])
   local liveAfter = live - 1 + nChildren
-  if maxSteps > 0 and steps > maxSteps then
-    capReason = "step cap: the session committed its step " .. steps .. ", at most " .. maxSteps .. " are allowed (XGR_MAX_STEPS)"
-  elseif maxLive > 0 and liveAfter > maxLive then
-    capReason = "live process cap: the session would have " .. liveAfter .. " live processes, at most " .. maxLive .. " are allowed (XGR_MAX_LIVE)"
+  if ARGV[14] ~= "0" and steps > tonumber(ARGV[14]) then
+    capReason = fmt("step cap: the session committed its step %d, at most %s are allowed (XGR_MAX_STEPS)", steps, ARGV[14])
+  elseif ARGV[13] ~= "0" and liveAfter > tonumber(ARGV[13]) then
+    capReason = fmt("live process cap: the session would have %d live processes, at most %s are allowed (XGR_MAX_LIVE)", liveAfter, ARGV[13])
   end
   if capReason ~= "" then
-    redis.call("HSET", KEYS[1], "killedAt", now, "killReason", capReason)
+    redis.call("HSET", KEYS[1], "killedAt", nowS, "killReason", capReason)
     killed, status, nChildren = true, "aborted", 0
   end
 end
@@ -135,13 +130,13 @@ elseif killed then
   reason = "killed"
 end
 redis.call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", ARGV[5],
-  "updatedAt", now, "lease", "", "leaseUntil", "", "worker", "", "reserved", "", "resumePlain", ARGV[11],
+  "updatedAt", nowS, "lease", "", "leaseUntil", "", "worker", "", "reserved", "", "resumePlain", ARGV[11],
   "abortReason", reason)
 if not killed and #ARGV >= W0 then
   for i = W0, #ARGV, 2 do
     redis.call("HSET", KEYS[WQ], ARGV[i], ARGV[i + 1])
   end
-  if ttl > 0 then
+  if ttl ~= "0" then
     redis.call("EXPIRE", KEYS[WQ], ttl)
   end
 end
@@ -172,17 +167,16 @@ end
 -- Claims: how many running slots the window leaves (the committing
 -- process frees its own).
 local claimLease = tonumber(ARGV[15])
-local window = tonumber(m[5] or "0") or 0
 local free = -1
-if claimLease > 0 and window > 0 then
-  free = window - redis.call("ZCOUNT", KEYS[2], now, "+inf") + 1
+if claimLease > 0 and m[5] and m[5] ~= "" and m[5] ~= "0" then
+  free = tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1
 end
-local fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
+local fence, iterNext -- read when a child is claimed
 local created, gated, claims, runArgs = {}, 0, {}, {}
-local untilMs = now + claimLease
+local untilS = int(now + claimLease)
 for i = 1, nChildren do
   local b = 18 + CF * (i - 1)
-  local citer, cstep, wakeIn, cgroup, expect = ARGV[b], ARGV[b + 1], tonumber(ARGV[b + 2]), ARGV[b + 4], ARGV[b + 8]
+  local citer, cstep, wakeIn, cgroup, expect = ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 4], ARGV[b + 8]
   if gatedGroup[cgroup] then
     gated = gated + 1
   else
@@ -192,40 +186,47 @@ for i = 1, nChildren do
     if plain == "" then
       plain = ARGV[11]
     end
-    local wake = now + wakeIn
+    local ready, wake = wakeIn == "0" or tonumber(wakeIn) <= 0, nowS
+    if wakeIn ~= "0" then
+      wake = int(now + tonumber(wakeIn))
+    end
     if expect ~= "" then
       -- A join target: never due by time; it waits for its join.
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", p[10] or pid, "status", "waiting",
         "paused", childPaused, "resumeStep", cstep,
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", now, "updatedAt", now,
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
         "target", "1", "joinFromGroupId", ARGV[b + 7], "expect", expect,
         "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", ARGV[b + 11],
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
       redis.call("HSET", KEYS[6], ARGV[b + 7], citer)
-    elseif claimLease > 0 and wakeIn <= 0 and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
+    elseif claimLease > 0 and ready and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
       -- Ready now: created running, under a lease of its own.
-      fence = fence + 1
-      local reserve, firstChild = tonumber(ARGV[b + 5]), 0
-      if reserve > 0 then
-        firstChild = iterNext + 1
-        iterNext = iterNext + reserve
+      if not fence then
+        fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
       end
+      fence = fence + 1
+      local reserve, firstChild = ARGV[b + 5], "0"
+      if reserve ~= "0" then
+        firstChild = int(iterNext + 1)
+        iterNext = iterNext + tonumber(reserve)
+      end
+      local fenceS = int(fence)
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "running",
         "paused", childPaused, "resumeStep", cstep,
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", now, "updatedAt", now,
-        "lease", fence, "leaseUntil", untilMs, "worker", ARGV[17], "reserved", firstChild .. ":" .. reserve)
-      runArgs[#runArgs + 1] = untilMs
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
+        "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[17], "reserved", firstChild .. ":" .. reserve)
+      runArgs[#runArgs + 1] = untilS
       runArgs[#runArgs + 1] = citer
       claims[#claims + 1] = citer
-      claims[#claims + 1] = tostring(fence)
-      claims[#claims + 1] = tostring(firstChild)
+      claims[#claims + 1] = fenceS
+      claims[#claims + 1] = firstChild
       if free > 0 then
         free = free - 1
       end
     else
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "waiting",
         "paused", childPaused, "resumeStep", cstep,
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", now, "updatedAt", now)
+        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS)
       if childPaused ~= "1" then
         redis.call("ZADD", KEYS[3], wake, citer)
       end
@@ -238,11 +239,11 @@ for i = 1, nChildren do
 end
 live = live - 1 + #created
 if #runArgs > 0 then
-  redis.call("ZADD", KEYS[2], 0, ARGV[1], unpack(runArgs))
-  redis.call("HSET", KEYS[1], "steps", steps, "live", live, "fence", fence, "iter", iterNext)
+  redis.call("ZADD", KEYS[2], "0", ARGV[1], unpack(runArgs))
+  redis.call("HSET", KEYS[1], "steps", int(steps), "live", int(live), "fence", int(fence), "iter", int(iterNext))
 else
   redis.call("ZREM", KEYS[2], ARGV[1])
-  redis.call("HSET", KEYS[1], "steps", steps, "live", live)
+  redis.call("HSET", KEYS[1], "steps", int(steps), "live", int(live))
 end
 
 local deliveredTo = ""
@@ -252,23 +253,23 @@ if targetOpen then
     valid = ARGV[5] == "1"
   end
   redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[11]}))
-  redis.call("ZADD", KEYS[10], "NX", now, targetIter)
+  redis.call("ZADD", KEYS[10], "NX", nowS, targetIter)
   deliveredTo = targetIter
 end
 
 if reason == "" then
   redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
-    "at", now, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","))
+    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","))
 else
   redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
-    "at", now, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","), "abortReason", reason)
+    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","), "abortReason", reason)
 end
-if ttl > 0 then
+if ttl ~= "0" then
   redis.call("EXPIRE", KEYS[PROC], ttl)
 end
 if live <= 0 then
-  redis.call("HSET", KEYS[1], "status", "finished", "finishedAt", now)
-  if ttl > 0 then
+  redis.call("HSET", KEYS[1], "status", "finished", "finishedAt", nowS)
+  if ttl ~= "0" then
     for _, k in ipairs({1, 2, 3, 4, WQ}) do
       redis.call("EXPIRE", KEYS[k], ttl)
     end

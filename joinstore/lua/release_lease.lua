@@ -25,13 +25,6 @@
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
 -- with a server clock every lease and due decision of every replica is
 -- judged by one clock, whatever the replicas' own clocks say.
-local function clock(arg)
-  if arg and arg ~= "" then
-    return tonumber(arg)
-  end
-  local t = redis.call("TIME")
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
 local p = redis.call("HMGET", KEYS[1], "status", "lease", "resumeStep", "pid", "leaseUntil")
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return "stale"

@@ -17,13 +17,6 @@
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
 -- with a server clock every lease and due decision of every replica is
 -- judged by one clock, whatever the replicas' own clocks say.
-local function clock(arg)
-  if arg and arg ~= "" then
-    return tonumber(arg)
-  end
-  local t = redis.call("TIME")
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
 if redis.call("EXISTS", KEYS[1]) == 1 then
   return {"already_queued", ARGV[2] .. ":1", redis.call("HGET", KEYS[1], "status") or ""}
 end
