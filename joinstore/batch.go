@@ -2,6 +2,7 @@ package joinstore
 
 import (
 	"context"
+	"runtime"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -62,6 +63,7 @@ func (b *batcher) loop() {
 	batch := make([]*evalReq, 0, maxBatch)
 	for r := range b.reqs {
 		batch = append(batch[:0], r)
+		runtime.Gosched()
 	fill:
 		for len(batch) < maxBatch {
 			select {
