@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/internal/proccpu"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -124,7 +125,7 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
-			start := time.Now()
+			start, cpu := time.Now(), proccpu.Used()
 			go func() { m.Run(runCtx); close(done) }()
 			for _, r := range roots {
 				for {
@@ -134,7 +135,7 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 					time.Sleep(5 * time.Millisecond)
 				}
 			}
-			elapsed := time.Since(start)
+			elapsed, cpu := time.Since(start), proccpu.Used()-cpu
 			b.StopTimer()
 			cancel()
 			<-done
@@ -148,6 +149,7 @@ func benchSessions(b *testing.B, name string, maxRoots int) {
 			b.ReportMetric(float64(rt.N())/float64(n), "roundtrips/step")
 			b.ReportMetric(float64(d.Calls())/float64(n), "redis-cmds/step")
 			b.ReportMetric(d.CPU(sent.Counts())/float64(n), "redis-µs/step")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(n), "client-cpu-µs/step")
 			if len(closeLat) > 0 {
 				sort.Slice(closeLat, func(i, j int) bool { return closeLat[i] < closeLat[j] })
 				b.ReportMetric(float64(closeLat[len(closeLat)/2].Microseconds()), "close-p50-µs")
