@@ -9,7 +9,8 @@ import (
 )
 
 // batcher sends the transitions of many sessions to Redis in shared
-// pipelines: whatever scripts are waiting when a pipeline slot frees go out
+// pipelines: whatever scripts (and groups of plain commands, such as a
+// session's opening reads) are waiting when a pipeline slot frees go out
 // together, as one round trip (Redis Cluster: one per master). Transitions
 // of one session are never concurrent (a root actor has at most one
 // outstanding), so batching reorders nothing that is ordered; each script
@@ -19,12 +20,20 @@ type batcher struct {
 	reqs chan *evalReq
 }
 
+// evalReq is one caller's part of a shared pipeline: a script (script,
+// keys, args; its reply in cmd) or a group of commands that group adds to
+// the pipeline (their replies in cmds, err the first of their errors).
 type evalReq struct {
 	script *redis.Script
 	keys   []string
 	args   []any
 	cmd    *redis.Cmd
-	done   chan struct{}
+
+	group func(redis.Pipeliner)
+	cmds  []redis.Cmder
+	err   error
+
+	done chan struct{}
 }
 
 // DefaultBatch is the number of shared pipelines in flight that a replica
@@ -47,15 +56,33 @@ func newBatcher(rdb redis.UniversalClient, workers int) *batcher {
 // eval runs script through a shared pipeline and waits for its reply.
 func (b *batcher) eval(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
 	r := &evalReq{script: script, keys: keys, args: args, done: make(chan struct{})}
+	if err := b.send(ctx, r); err != nil {
+		cmd := redis.NewCmd(ctx)
+		cmd.SetErr(err)
+		return cmd
+	}
+	return r.cmd
+}
+
+// pipelined adds the commands of fn to a shared pipeline and waits for
+// their replies: it returns them in the order fn added them, and the first
+// of their errors (as Pipeline.Exec does for a pipeline of its own).
+func (b *batcher) pipelined(ctx context.Context, fn func(redis.Pipeliner)) ([]redis.Cmder, error) {
+	r := &evalReq{group: fn, done: make(chan struct{})}
+	if err := b.send(ctx, r); err != nil {
+		return nil, err
+	}
+	return r.cmds, r.err
+}
+
+func (b *batcher) send(ctx context.Context, r *evalReq) error {
 	select {
 	case b.reqs <- r:
 	case <-ctx.Done():
-		cmd := redis.NewCmd(ctx)
-		cmd.SetErr(ctx.Err())
-		return cmd
+		return ctx.Err()
 	}
 	<-r.done
-	return r.cmd
+	return nil
 }
 
 func (b *batcher) loop() {
@@ -63,6 +90,8 @@ func (b *batcher) loop() {
 	batch := make([]*evalReq, 0, maxBatch)
 	for r := range b.reqs {
 		batch = append(batch[:0], r)
+		// The actors the last replies made runnable get to queue their
+		// next transitions first, so that they join this pipeline.
 		runtime.Gosched()
 	fill:
 		for len(batch) < maxBatch {
@@ -78,23 +107,46 @@ func (b *batcher) loop() {
 }
 
 func (b *batcher) run(ctx context.Context, batch []*evalReq) {
-	if len(batch) == 1 {
+	if len(batch) == 1 && batch[0].group == nil {
 		r := batch[0]
 		r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
 		close(r.done)
 		return
 	}
 	pipe := b.rdb.Pipeline()
-	for _, r := range batch {
-		r.cmd = pipe.EvalSha(ctx, r.script.Hash(), r.keys, r.args...)
+	ends := make([]int, len(batch))
+	for i, r := range batch {
+		if r.group != nil {
+			r.group(pipe)
+		} else {
+			r.cmd = pipe.EvalSha(ctx, r.script.Hash(), r.keys, r.args...)
+		}
+		ends[i] = pipe.Len()
 	}
-	_, _ = pipe.Exec(ctx)
-	for _, r := range batch {
-		if err := r.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+	cmds, _ := pipe.Exec(ctx)
+	start := 0
+	for i, r := range batch {
+		if r.group != nil {
+			if len(cmds) >= ends[i] {
+				r.cmds = cmds[start:ends[i]:ends[i]]
+			}
+			r.err = firstErr(r.cmds)
+		} else if err := r.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 			// A Redis that lost its script cache (a restart, a failover):
 			// this run loads the script again.
 			r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
 		}
+		start = ends[i]
 		close(r.done)
 	}
+}
+
+// firstErr is the first error of cmds, as Pipeline.Exec reports it.
+func firstErr(cmds []redis.Cmder) error {
+	for _, c := range cmds {
+		if err := c.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -139,23 +139,26 @@ type Opening struct {
 // run set's entries of finished processes (commit_step leaves them at 0).
 func (s *Store) Open(ctx context.Context, root Root, now, markAt time.Time) (Opening, error) {
 	k := keysOf(root)
-	pipe := s.rdb.Pipeline()
-	meta := pipe.HGetAll(ctx, k.meta())
-	pipe.ZRemRangeByScore(ctx, k.run(), "0", "0")
-	expired := pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.run(), Start: "(0", Stop: "(" + ms(now), ByScore: true})
-	wakes := pipe.HGetAll(ctx, k.wq())
-	joins := pipe.ZRange(ctx, k.jpend(), 0, -1)
-	due := pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.due(), Start: "-inf", Stop: ms(now), ByScore: true, Count: 64})
-	next := pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k.due(), Start: "(" + ms(now), Stop: "+inf", ByScore: true, Count: 1})
-	pipe.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(markAt.UnixMilli()), Member: root.String()})
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	var meta, wakes *redis.MapStringStringCmd
+	var expired, joins, due *redis.StringSliceCmd
+	var next *redis.ZSliceCmd
+	err := s.pipelined(ctx, func(pipe redis.Pipeliner) {
+		meta = pipe.HGetAll(ctx, k.meta())
+		pipe.ZRemRangeByScore(ctx, k.run(), "0", "0")
+		expired = pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.run(), Start: "(0", Stop: "(" + ms(now), ByScore: true})
+		wakes = pipe.HGetAll(ctx, k.wq())
+		joins = pipe.ZRange(ctx, k.jpend(), 0, -1)
+		due = pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.due(), Start: "-inf", Stop: ms(now), ByScore: true, Count: 64})
+		next = pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k.due(), Start: "(" + ms(now), Stop: "+inf", ByScore: true, Count: 1})
+		pipe.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(markAt.UnixMilli()), Member: root.String()})
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return Opening{}, fmt.Errorf("open %s: %w", root, err)
 	}
 	var o Opening
 	if o.Meta = meta.Val(); len(o.Meta) == 0 {
 		return o, fmt.Errorf("session %s: %w", root, ErrNotFound)
 	}
-	var err error
 	if o.Expired, err = parseIters(expired.Val(), "run set", root); err != nil {
 		return o, err
 	}
@@ -177,11 +180,11 @@ func (s *Store) Open(ctx context.Context, root Root, now, markAt time.Time) (Ope
 // cross-slot indexes of a finished session, in one pipeline.
 func (s *Store) ReleaseFinished(ctx context.Context, root Root, replica string, token int64, now time.Time) error {
 	ok := ownerKeysOf(root.Owner)
-	pipe := s.rdb.Pipeline()
-	pipe.ZRem(ctx, rootShardKey(root), root.String())
-	pipe.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
-	pipe.EvalSha(ctx, scriptReleaseRoot.Hash(), []string{keysOf(root).lease()}, replica, token)
-	_, err := pipe.Exec(ctx)
+	err := s.pipelined(ctx, func(pipe redis.Pipeliner) {
+		pipe.ZRem(ctx, rootShardKey(root), root.String())
+		pipe.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
+		pipe.EvalSha(ctx, scriptReleaseRoot.Hash(), []string{keysOf(root).lease()}, replica, token)
+	})
 	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 		_, err = s.ReleaseRoot(ctx, root, replica, token)
 	}

@@ -86,6 +86,19 @@ func (s *Store) eval(ctx context.Context, script *redis.Script, keys []string, a
 	return script.Run(ctx, s.rdb, keys, args...)
 }
 
+// pipelined sends the commands fn adds in one pipeline, a shared one when
+// the store batches (Config.Batch), and returns their first error.
+func (s *Store) pipelined(ctx context.Context, fn func(redis.Pipeliner)) error {
+	if s.batch != nil {
+		_, err := s.batch.pipelined(ctx, fn)
+		return err
+	}
+	pipe := s.rdb.Pipeline()
+	fn(pipe)
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
 // New returns a store on the given client.
 func New(rdb redis.UniversalClient, cfg Config) *Store {
 	if cfg.SessionTTL <= 0 {
