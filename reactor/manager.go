@@ -97,7 +97,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.defaults()
 	ioCtx, stopIO := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopIO()
-	m.sched = sched.New(sched.Config{Workers: m.Workers, Handler: ioHandler{ctx: ioCtx}, OnExit: m.exited})
+	m.sched = sched.New(sched.Config{Workers: m.Workers, Handler: ioHandler{ctx: ioCtx, pool: newIOPool(ioCtx)}, OnExit: m.exited})
 	ticker := time.NewTicker(m.Poll)
 	defer ticker.Stop()
 	for {

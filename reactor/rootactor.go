@@ -16,17 +16,20 @@ type ioCmd func(ctx context.Context) (any, error)
 // sleepCmd is a yield that completes after the duration.
 type sleepCmd time.Duration
 
-// ioHandler dispatches root actors' yields: IO on its own goroutine, sleeps
-// on a timer.
-type ioHandler struct{ ctx context.Context }
+// ioHandler dispatches root actors' yields: IO on a pooled goroutine of
+// its own, sleeps on a timer.
+type ioHandler struct {
+	ctx  context.Context
+	pool *ioPool
+}
 
 func (h ioHandler) Dispatch(c sched.Completer, pid sched.PID, y sched.Yield) {
 	switch cmd := y.Command.(type) {
 	case ioCmd:
-		go func() {
+		h.pool.run(func() {
 			v, err := cmd(h.ctx)
 			c.CompleteYield(pid, y.Tag, v, err)
-		}()
+		})
 	case sleepCmd:
 		time.AfterFunc(time.Duration(cmd), func() { c.CompleteYield(pid, y.Tag, nil, nil) })
 	default:
