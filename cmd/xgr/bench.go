@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/internal/proccpu"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -242,13 +243,13 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 
 	runCtx, stopRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpu0 := time.Now(), proccpu.Used()
 	for _, m := range managers {
 		wg.Add(1)
 		go func() { defer wg.Done(); m.Run(runCtx) }()
 	}
 	finished, waitErr := b.wait(ctx, clock, start)
-	elapsed := time.Since(start)
+	elapsed, clientCPU := time.Since(start), proccpu.Used()-cpu0
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
 	if waitErr == nil {
@@ -273,6 +274,7 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 		roundTrips:  rt.N(),
 		commands:    commandsBetween(before, after, map[string]int64{"zcard": b.polls - polls0}),
 		redisCPU:    after.cpu - before.cpu,
+		clientCPU:   clientCPU,
 		mallocs:     ms1.Mallocs - ms0.Mallocs,
 		memoryDelta: after.memory - memBefore.memory,
 		latencies:   clock.measured(),

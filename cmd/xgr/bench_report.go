@@ -105,6 +105,9 @@ type benchReport struct {
 	// Per executed step, over the timed run:
 	RoundtripsPerStep float64 `json:"roundtrips_per_step"`
 	RedisCPUUsPerStep float64 `json:"redis_cpu_us_per_step"`
+	// ClientCPUUsPerStep is this process's CPU (all replicas, user and
+	// system) per step: with Redis's, what a step costs the machine.
+	ClientCPUUsPerStep float64 `json:"client_cpu_us_per_step"`
 	RedisCmdsPerStep  float64 `json:"redis_cmds_per_step"`
 	EvalshaPerStep    float64 `json:"evalsha_per_step"`
 	AllocsPerStep     float64 `json:"allocs_per_step"`
@@ -132,6 +135,7 @@ type benchMeasure struct {
 	roundTrips  int64
 	commands    map[string]int64
 	redisCPU    time.Duration
+	clientCPU   time.Duration
 	mallocs     uint64
 	memoryDelta int64
 	latencies   []time.Duration // any order
@@ -162,6 +166,7 @@ func (r *benchReport) fill(m benchMeasure) {
 	r.TopCommands = r.TopCommands[:min(len(r.TopCommands), 8)]
 	r.RoundtripsPerStep = per(float64(m.roundTrips))
 	r.RedisCPUUsPerStep = per(float64(m.redisCPU) / float64(time.Microsecond))
+	r.ClientCPUUsPerStep = per(float64(m.clientCPU) / float64(time.Microsecond))
 	r.RedisCmdsPerStep = per(float64(total))
 	r.EvalshaPerStep = per(float64(m.commands["evalsha"] + m.commands["eval"]))
 	r.AllocsPerStep = per(float64(m.mallocs))
@@ -184,6 +189,7 @@ func (r *benchReport) print(w io.Writer) {
 		{"redis commands/step", fmt.Sprintf("%.1f", r.RedisCmdsPerStep), "INFO commandstats, incl. commands run by scripts"},
 		{"evalsha/step", fmt.Sprintf("%.2f", r.EvalshaPerStep), ""},
 		{"redis CPU µs/step", fmt.Sprintf("%.1f", r.RedisCPUUsPerStep), "INFO cpu: used_cpu_user+used_cpu_sys"},
+		{"client CPU µs/step", fmt.Sprintf("%.1f", r.ClientCPUUsPerStep), "this process (getrusage), all replicas"},
 		{"allocs/step", fmt.Sprintf("%.0f", r.AllocsPerStep), "runtime mallocs of this process"},
 		{"step latency p50", fmt.Sprintf("%.0f µs", r.LatencyP50Us), "runnable → result handed to its commit"},
 		{"step latency p99", fmt.Sprintf("%.0f µs", r.LatencyP99Us), ""},

@@ -80,10 +80,10 @@ func TestPercentile(t *testing.T) {
 
 func TestBenchReportFill(t *testing.T) {
 	r := benchReport{Sessions: 10}
-	r.fill(benchMeasure{steps: 100, elapsed: 2 * time.Second, roundTrips: 350, redisCPU: 5 * time.Millisecond, mallocs: 20000,
+	r.fill(benchMeasure{steps: 100, elapsed: 2 * time.Second, roundTrips: 350, redisCPU: 5 * time.Millisecond, clientCPU: 7 * time.Millisecond, mallocs: 20000,
 		memoryDelta: 4096, commands: map[string]int64{"evalsha": 200, "eval": 20, "hget": 400},
 		latencies: ms3(3, 1, 2)})
-	if r.StepsPerSec != 50 || r.SessionsPerSec != 5 || r.RoundtripsPerStep != 3.5 || r.RedisCPUUsPerStep != 50 ||
+	if r.StepsPerSec != 50 || r.SessionsPerSec != 5 || r.RoundtripsPerStep != 3.5 || r.RedisCPUUsPerStep != 50 || r.ClientCPUUsPerStep != 70 ||
 		r.RedisCmdsPerStep != 6.2 || r.EvalshaPerStep != 2.2 || r.AllocsPerStep != 200 || r.LatencyP50Us != 2000 ||
 		r.LatencyP99Us != 3000 || r.RedisMemoryBytes != 4096 || r.TopCommands[0].Command != "hget" {
 		t.Errorf("report: %+v", r)

@@ -42,7 +42,7 @@ func TestBenchJSON(t *testing.T) {
 		t.Errorf("sessions %d, steps %d, seconds %v, steps/s %v; want 20 sessions, 200 steps", r.Sessions, r.Steps, r.Seconds, r.StepsPerSec)
 	}
 	// Every step is committed by an EVALSHA (which claims the next step too).
-	if r.RoundtripsPerStep <= 0 || r.EvalshaPerStep < 1 || r.RedisCmdsPerStep < r.EvalshaPerStep || r.RedisCPUUsPerStep <= 0 || r.AllocsPerStep <= 0 {
+	if r.RoundtripsPerStep <= 0 || r.EvalshaPerStep < 1 || r.RedisCmdsPerStep < r.EvalshaPerStep || r.RedisCPUUsPerStep <= 0 || r.ClientCPUUsPerStep <= 0 || r.AllocsPerStep <= 0 {
 		t.Errorf("per-step figures: %+v", r)
 	}
 	if r.LatencyP50Us <= 0 || r.LatencyP99Us < r.LatencyP50Us || r.RedisMemoryBytes <= 0 {

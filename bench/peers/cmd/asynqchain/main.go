@@ -170,7 +170,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	rt.n.Store(0)
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	if err := srv.Start(mux); err != nil {
 		return nil, fmt.Errorf("asynq server: %w", err)
 	}
@@ -180,7 +180,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	case <-ctx.Done():
 		waitErr = fmt.Errorf("stopped (%v) after %d of %d chains (%d tasks)", ctx.Err(), done.Load(), cfg.chains, tasks.Load())
 	}
-	elapsed := time.Since(start)
+	elapsed, clientCPU := time.Since(start), processCPU()-cpu0
 	runtime.ReadMemStats(&ms1)
 	trips := rt.n.Load()
 	after, infoErr := info(context.WithoutCancel(ctx), ctl)
@@ -191,7 +191,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if infoErr != nil {
 		return nil, infoErr
 	}
-	rep.fill(tasks.Load(), elapsed, trips, before, after, ms1.Mallocs-ms0.Mallocs)
+	rep.fill(tasks.Load(), elapsed, clientCPU, trips, before, after, ms1.Mallocs-ms0.Mallocs)
 	return rep, nil
 }
 

@@ -26,12 +26,14 @@ type report struct {
 	// Per task, over the timed run:
 	RoundtripsPerTask float64 `json:"roundtrips_per_task"`
 	RedisCPUUsPerTask float64 `json:"redis_cpu_us_per_task"`
+	// ClientCPUUsPerTask is this process's CPU (user and system) per task.
+	ClientCPUUsPerTask float64 `json:"client_cpu_us_per_task"`
 	RedisCmdsPerTask  float64 `json:"redis_cmds_per_task"`
 	EvalshaPerTask    float64 `json:"evalsha_per_task"`
 	AllocsPerTask     float64 `json:"allocs_per_task"`
 }
 
-func (r *report) fill(tasks int64, elapsed time.Duration, trips int64, before, after stats, mallocs uint64) {
+func (r *report) fill(tasks int64, elapsed, clientCPU time.Duration, trips int64, before, after stats, mallocs uint64) {
 	r.Tasks, r.Seconds = tasks, elapsed.Seconds()
 	if tasks == 0 || r.Seconds <= 0 {
 		return
@@ -41,6 +43,7 @@ func (r *report) fill(tasks int64, elapsed time.Duration, trips int64, before, a
 	r.ChainsPerSec = float64(r.Chains) / r.Seconds
 	r.RoundtripsPerTask = per(float64(trips))
 	r.RedisCPUUsPerTask = per(float64(after.cpu-before.cpu) / float64(time.Microsecond))
+	r.ClientCPUUsPerTask = per(float64(clientCPU) / float64(time.Microsecond))
 	var cmds, evals int64
 	for name, n := range after.calls {
 		if name == "info" {
@@ -67,6 +70,7 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "  %-20s %12.1f  INFO commandstats, incl. commands run by scripts\n", "redis commands/task", r.RedisCmdsPerTask)
 	fmt.Fprintf(w, "  %-20s %12.2f\n", "evalsha/task", r.EvalshaPerTask)
 	fmt.Fprintf(w, "  %-20s %12.1f  INFO cpu: used_cpu_user+used_cpu_sys\n", "redis CPU µs/task", r.RedisCPUUsPerTask)
+	fmt.Fprintf(w, "  %-20s %12.1f  this process (getrusage)\n", "client CPU µs/task", r.ClientCPUUsPerTask)
 	fmt.Fprintf(w, "  %-20s %12.0f\n", "allocs/task", r.AllocsPerTask)
 }
 
