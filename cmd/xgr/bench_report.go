@@ -108,11 +108,11 @@ type benchReport struct {
 	// ClientCPUUsPerStep is this process's CPU (all replicas, user and
 	// system) per step: with Redis's, what a step costs the machine.
 	ClientCPUUsPerStep float64 `json:"client_cpu_us_per_step"`
-	RedisCmdsPerStep  float64 `json:"redis_cmds_per_step"`
-	EvalshaPerStep    float64 `json:"evalsha_per_step"`
-	AllocsPerStep     float64 `json:"allocs_per_step"`
-	LatencyP50Us      float64 `json:"latency_p50_us"`
-	LatencyP99Us      float64 `json:"latency_p99_us"`
+	RedisCmdsPerStep   float64 `json:"redis_cmds_per_step"`
+	EvalshaPerStep     float64 `json:"evalsha_per_step"`
+	AllocsPerStep      float64 `json:"allocs_per_step"`
+	LatencyP50Us       float64 `json:"latency_p50_us"`
+	LatencyP99Us       float64 `json:"latency_p99_us"`
 	// RedisMemoryBytes is how much used_memory grew from before the
 	// sessions were started to the end of the run: what the finished
 	// sessions' records hold until their TTL.

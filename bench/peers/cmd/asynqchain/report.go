@@ -28,9 +28,9 @@ type report struct {
 	RedisCPUUsPerTask float64 `json:"redis_cpu_us_per_task"`
 	// ClientCPUUsPerTask is this process's CPU (user and system) per task.
 	ClientCPUUsPerTask float64 `json:"client_cpu_us_per_task"`
-	RedisCmdsPerTask  float64 `json:"redis_cmds_per_task"`
-	EvalshaPerTask    float64 `json:"evalsha_per_task"`
-	AllocsPerTask     float64 `json:"allocs_per_task"`
+	RedisCmdsPerTask   float64 `json:"redis_cmds_per_task"`
+	EvalshaPerTask     float64 `json:"evalsha_per_task"`
+	AllocsPerTask      float64 `json:"allocs_per_task"`
 }
 
 func (r *report) fill(tasks int64, elapsed, clientCPU time.Duration, trips int64, before, after stats, mallocs uint64) {
