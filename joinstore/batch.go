@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -33,7 +34,20 @@ type evalReq struct {
 	cmds  []redis.Cmder
 	err   error
 
-	done chan struct{}
+	done chan struct{} // one value when the replies are in
+}
+
+// reqPool keeps evalReqs (and their done channels) for the next calls: one
+// allocation fewer per transition than a fresh request and channel.
+var reqPool = sync.Pool{New: func() any { return &evalReq{done: make(chan struct{}, 1)} }}
+
+func getReq() *evalReq { return reqPool.Get().(*evalReq) }
+
+// putReq returns r to the pool once its caller has taken its results.
+func putReq(r *evalReq) {
+	done := r.done
+	*r = evalReq{done: done}
+	reqPool.Put(r)
 }
 
 // DefaultBatch is the number of shared pipelines in flight that a replica
@@ -55,24 +69,32 @@ func newBatcher(rdb redis.UniversalClient, workers int) *batcher {
 
 // eval runs script through a shared pipeline and waits for its reply.
 func (b *batcher) eval(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
-	r := &evalReq{script: script, keys: keys, args: args, done: make(chan struct{})}
+	r := getReq()
+	r.script, r.keys, r.args = script, keys, args
 	if err := b.send(ctx, r); err != nil {
 		cmd := redis.NewCmd(ctx)
 		cmd.SetErr(err)
+		putReq(r)
 		return cmd
 	}
-	return r.cmd
+	cmd := r.cmd
+	putReq(r)
+	return cmd
 }
 
 // pipelined adds the commands of fn to a shared pipeline and waits for
 // their replies: it returns them in the order fn added them, and the first
 // of their errors (as Pipeline.Exec does for a pipeline of its own).
 func (b *batcher) pipelined(ctx context.Context, fn func(redis.Pipeliner)) ([]redis.Cmder, error) {
-	r := &evalReq{group: fn, done: make(chan struct{})}
+	r := getReq()
+	r.group = fn
 	if err := b.send(ctx, r); err != nil {
+		putReq(r)
 		return nil, err
 	}
-	return r.cmds, r.err
+	cmds, err := r.cmds, r.err
+	putReq(r)
+	return cmds, err
 }
 
 func (b *batcher) send(ctx context.Context, r *evalReq) error {
@@ -110,7 +132,7 @@ func (b *batcher) run(ctx context.Context, batch []*evalReq) {
 	if len(batch) == 1 && batch[0].group == nil {
 		r := batch[0]
 		r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
-		close(r.done)
+		r.done <- struct{}{}
 		return
 	}
 	pipe := b.rdb.Pipeline()
@@ -137,7 +159,7 @@ func (b *batcher) run(ctx context.Context, batch []*evalReq) {
 			r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
 		}
 		start = ends[i]
-		close(r.done)
+		r.done <- struct{}{}
 	}
 }
 
