@@ -3,6 +3,7 @@ package joinstore_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,6 +73,12 @@ func BenchmarkPlainStep(b *testing.B) {
 	report(b, lat, float64(rt.N())/float64(b.N), "roundtrips/step")
 	b.ReportMetric(float64(d.Calls())/float64(b.N), "redis-cmds/step")
 	b.ReportMetric(d.CPU(map[string]int64{"evalsha": int64(b.N)})/float64(b.N), "redis-µs/step")
+	if os.Getenv("XGR_BENCH_SHUTDOWN") != "" {
+		// A profiler wrapping redis-server (scripts/callgrind-step.sh)
+		// writes its output when the server exits, not when it is killed.
+		stats.Shutdown(ctx)
+		time.Sleep(2 * time.Second)
+	}
 }
 
 const benchOwner = "0x00000000000000000000000000000000000000be"
