@@ -656,9 +656,7 @@ func claimedChildren(c Claim, r Commit, vals []any, now time.Time) []Claim {
 	}
 	out := make([]Claim, 0, len(vals)/3)
 	for i := 0; i+3 <= len(vals); i += 3 {
-		iter, _ := strconv.ParseInt(fmt.Sprint(vals[i]), 10, 64)
-		token, _ := strconv.ParseInt(fmt.Sprint(vals[i+1]), 10, 64)
-		first, _ := strconv.ParseInt(fmt.Sprint(vals[i+2]), 10, 64)
+		iter, token, first := replyInt(vals[i]), replyInt(vals[i+1]), replyInt(vals[i+2])
 		ch := byIter[iter]
 		if ch == nil {
 			continue
@@ -679,6 +677,19 @@ func claimedChildren(c Claim, r Commit, vals []any, now time.Time) []Claim {
 		})
 	}
 	return out
+}
+
+// replyInt reads an integer a script returned as a string or an integer
+// (0 when it is neither).
+func replyInt(v any) int64 {
+	switch v := v.(type) {
+	case int64:
+		return v
+	case string:
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return 0
 }
 
 func sameBytes(a, b []byte) bool {
