@@ -47,7 +47,9 @@ func superseded(reads []pendingRead) []bool {
 // verifyAll turns registry logs into cache changes, in log order, writing
 // each into changes[r.at]. The getOSTCMeta of every entry and the getOSTC
 // of every text not yet known by its hash go to the node as JSON-RPC
-// batches (chain.SnapshotsAt); a text shared by many entries is read once.
+// batches (chain.SnapshotsAt: the metas of one block in one deployless
+// call where the node takes calls without `to`); a text shared by many
+// entries is read once.
 // An entry stays a placeholder (empty Key) when a later log of its block
 // supersedes it.
 func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes []joinstore.Change) error {
@@ -75,9 +77,13 @@ func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes [
 			reqs[i].Text, asked[r.c.Hash] = true, true
 		}
 	}
+	deployless := f.batcher.Deployless()
 	res, err := chain.SnapshotsAt(ctx, f.batcher, reqs)
 	if err != nil {
 		return fmt.Errorf("verify %d orchestration writes: %w", len(live), err)
+	}
+	if deployless && !f.batcher.Deployless() {
+		f.Log.Info("the node refuses eth_call without to: reading each getOSTCMeta on its own from now on")
 	}
 	for i := range live {
 		if reqs[i].Text && res[i].Err == nil {
