@@ -1,70 +1,88 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-/// @title Many XRC-729 getOSTCMeta reads in one call (xgr indexer helper)
-/// @notice Reads getOSTCMeta(ids[i]) on registries[i] for every i and returns
-///         the answers in order. Meant to run without being deployed: an
-///         eth_call without `to` whose data is this contract's creation code
-///         followed by the constructor arguments runs the constructor, which
-///         returns the ABI encoding of read(registries, ids) in place of the
-///         runtime code, so one call at one block answers for many entries
-///         and nothing is stored. The constructor always returns, so the
-///         creation code holds no runtime code and the contract cannot be
-///         deployed; `read` is public for its ABI, which decodes the answer.
-/// @dev Each registry is called with STATICCALL and at most READ_GAS gas,
-///      and at most three words of its answer are copied, so one registry
-///      that reverts, loops or answers with a huge payload cannot spoil the
-///      answers for the others. An answer that is not exactly three words
-///      (a revert, a missing id, no contract, another interface) is
-///      reported as not ok; the caller reads that entry on its own.
+/// @title Many XRC-729 getOSTCMeta hashes in one call (xgr indexer helper)
+/// @notice Calls getOSTCMeta(id) on the registry of every read it is given
+///         and returns the hashes the registries answer, in order. Meant to
+///         run without being deployed: an eth_call without `to` whose data
+///         is this contract's creation code followed by the constructor
+///         argument runs the constructor, which returns the answer in place
+///         of the runtime code, so one call at one block answers for many
+///         entries and nothing is stored. The constructor always returns,
+///         so the creation code holds no runtime code and the contract
+///         cannot be deployed; `read` is declared for its ABI, which
+///         decodes the answer.
+/// @dev `reads` is packed to keep the call small: per read the registry's
+///      20-byte address, the id's length as 2 bytes (big-endian), then the
+///      id's bytes. The answer is the ABI encoding of bytes32[], one hash per
+///      read: the first word getOSTCMeta returned, when the call succeeded
+///      and returned exactly three words (hash, version, updatedAt), else
+///      zero (a revert, a missing id, no contract, another interface, or a
+///      zero hash): the caller reads such an entry on its own. Each registry
+///      is called with STATICCALL and at most READ_GAS gas, and its return
+///      data is copied only when it is three words, so one registry that
+///      reverts, loops or answers with a huge payload cannot spoil the
+///      answers for the others.
 contract MetaReader {
-    /// @notice Gas given to each getOSTCMeta call; an XRC-729 registry
-    ///         needs about 12,000.
-    uint256 public constant READ_GAS = 100_000;
+    /// @dev Gas given to each getOSTCMeta call; an XRC-729 registry needs
+    ///      about 12,000. At most MetasPerCall (100) reads a call, so a call
+    ///      takes at most about 5 million gas however the registries behave.
+    uint256 private constant READ_GAS = 50_000;
 
-    /// @notice One answer: ok when the call succeeded and returned exactly
-    ///         three words, which are then its return data verbatim
-    ///         (hash, version, updatedAt as getOSTCMeta encodes them).
-    struct Answer {
-        bool ok;
-        bytes32[3] words;
-    }
-
-    /// @param registries the registry of each read
-    /// @param ids the id of each read, same order and length
-    constructor(address[] memory registries, string[] memory ids) {
-        bytes memory out = abi.encode(read(registries, ids));
+    /// @param reads the packed reads (see the contract's notes)
+    constructor(bytes memory reads) {
+        bytes memory out = _read(reads);
         assembly {
             return(add(out, 32), mload(out))
         }
     }
 
-    /// @notice getOSTCMeta(ids[i]) on registries[i], for every i.
-    function read(address[] memory registries, string[] memory ids) public view returns (Answer[] memory answers) {
-        require(registries.length == ids.length, "MetaReader: length mismatch");
-        answers = new Answer[](ids.length);
-        for (uint256 i; i < ids.length; ++i) {
-            bytes memory data = abi.encodeWithSignature("getOSTCMeta(string)", ids[i]);
-            address registry = registries[i];
-            bool ok;
-            bytes32 w0;
-            bytes32 w1;
-            bytes32 w2;
-            assembly {
-                // Copy no return data during the call (out size 0), then at
-                // most three words of it, and only when there are exactly three.
-                ok := staticcall(READ_GAS, registry, add(data, 32), mload(data), 0, 0)
-                ok := and(ok, eq(returndatasize(), 96))
-                if ok {
-                    let p := mload(0x40)
-                    returndatacopy(p, 0, 96)
-                    w0 := mload(p)
-                    w1 := mload(add(p, 32))
-                    w2 := mload(add(p, 64))
-                }
+    /// @notice The hashes getOSTCMeta answers for the packed reads.
+    function read(bytes memory reads) external view returns (bytes32[] memory) {
+        bytes memory out = _read(reads);
+        assembly {
+            return(add(out, 32), mload(out))
+        }
+    }
+
+    /// @dev The answer for `reads`, ABI-encoded as bytes32[].
+    function _read(bytes memory reads) private view returns (bytes memory out) {
+        assembly {
+            let p := add(reads, 32)
+            let end := add(p, mload(reads))
+            let n := 0
+            for { let q := p } lt(q, end) {} {
+                q := add(q, add(22, shr(240, mload(add(q, 20)))))
+                n := add(n, 1)
             }
-            answers[i].ok = ok;
-            answers[i].words = [w0, w1, w2];
+            // out: length, then offset 32, n and n words.
+            out := mload(0x40)
+            let size := add(64, mul(n, 32))
+            mstore(out, size)
+            mstore(add(out, 32), 32)
+            mstore(add(out, 64), n)
+            let o := add(out, 96)
+            // The calldata of each call, getOSTCMeta(id), is built after out.
+            let data := add(o, mul(n, 32))
+            mstore(0x40, data)
+            mstore(data, shl(224, 0x3d9b1fcf)) // getOSTCMeta(string)
+            mstore(add(data, 4), 32)
+            for {} lt(p, end) {} {
+                let registry := shr(96, mload(p))
+                let len := shr(240, mload(add(p, 20)))
+                mstore(add(data, 36), len)
+                mcopy(add(data, 68), add(p, 22), len)
+                mstore(add(add(data, 68), len), 0) // zero padding
+                let ok := staticcall(READ_GAS, registry, data, add(68, and(add(len, 31), not(31))), 0, 0)
+                let hash := 0
+                if and(ok, eq(returndatasize(), 96)) {
+                    returndatacopy(o, 0, 32)
+                    hash := mload(o)
+                }
+                mstore(o, hash)
+                o := add(o, 32)
+                p := add(p, add(22, len))
+            }
         }
     }
 }

@@ -72,7 +72,8 @@ func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes [
 	reqs := make([]chain.SnapshotRequest, len(live))
 	asked := map[common.Hash]bool{}
 	for i, r := range live {
-		reqs[i] = chain.SnapshotRequest{Registry: r.c.Registry, ID: r.c.ID, Block: r.c.BlockHash}
+		// The verification compares the meta's hash only.
+		reqs[i] = chain.SnapshotRequest{Registry: r.c.Registry, ID: r.c.ID, Block: r.c.BlockHash, HashOnly: true}
 		if _, ok := f.docs.get(r.c.Hash); !ok && !asked[r.c.Hash] {
 			reqs[i].Text, asked[r.c.Hash] = true, true
 		}

@@ -11,11 +11,14 @@ import (
 func TestMetaGroups(t *testing.T) {
 	b1, b2 := common.Hash{1}, common.Hash{2}
 	req := func(b common.Hash, id string) SnapshotRequest {
-		return SnapshotRequest{Registry: common.Address{9}, ID: id, Block: b}
+		return SnapshotRequest{Registry: common.Address{9}, ID: id, Block: b, HashOnly: true}
 	}
-	// Two blocks interleaved: one group each, in request order.
-	got := metaGroups([]SnapshotRequest{req(b1, "a"), req(b2, "b"), req(b1, "c")})
-	if fmt.Sprint(got) != "[[0 2] [1]]" {
+	// Two blocks interleaved: one group each, in request order; a request
+	// for the whole meta is read on its own.
+	whole := req(b1, "w")
+	whole.HashOnly = false
+	got := metaGroups([]SnapshotRequest{req(b1, "a"), req(b2, "b"), whole, req(b1, "c")})
+	if fmt.Sprint(got) != "[[0 3] [1]]" {
 		t.Fatalf("groups %v", got)
 	}
 	// More than MetasPerCall reads of one block: split.
@@ -27,10 +30,10 @@ func TestMetaGroups(t *testing.T) {
 	if len(got) != 3 || len(got[0]) != MetasPerCall || len(got[1]) != MetasPerCall || len(got[2]) != 1 || got[2][0] != 2*MetasPerCall {
 		t.Fatalf("%d reads in groups of %d, %d, %d", len(many), len(got[0]), len(got[1]), len(got[2]))
 	}
-	// Long ids: split by their bytes; an id over the bound goes alone.
+	// Long ids: split by their bytes; an id over the bound is read on its own.
 	long := strings.Repeat("x", metaIDBytesPerCall/2)
 	got = metaGroups([]SnapshotRequest{req(b1, long), req(b1, long), req(b1, long), req(b1, long+long+"x"), req(b1, "a")})
-	if fmt.Sprint(got) != "[[0 1] [2] [3] [4]]" {
+	if fmt.Sprint(got) != "[[0 1] [2 4]]" {
 		t.Fatalf("groups by id bytes %v", got)
 	}
 }
@@ -40,8 +43,8 @@ func TestMetaAnswersRejectsOtherAnswers(t *testing.T) {
 		t.Fatal("garbage decoded as an answer")
 	}
 	empty := make([]byte, 64)
-	empty[31] = 32 // an empty Answer[]
-	if _, err := metaAnswers(empty, 2); err == nil || !strings.Contains(err.Error(), "answered 0 entries, asked 2") {
+	empty[31] = 32 // an empty bytes32[]
+	if _, err := metaAnswers(empty, 2); err == nil || !strings.Contains(err.Error(), "answered 0 reads, asked 2") {
 		t.Fatalf("an answer for too few entries: %v", err)
 	}
 }

@@ -15,6 +15,10 @@ type SnapshotRequest struct {
 	ID       string
 	Block    common.Hash
 	Text     bool
+	// HashOnly asks only for the meta's Hash (Version and UpdatedAt may
+	// stay zero), which lets the reads of one block go out together as
+	// one deployless call.
+	HashOnly bool
 }
 
 // SnapshotResult answers a SnapshotRequest: Meta (and Text when asked), or
@@ -27,13 +31,14 @@ type SnapshotResult struct {
 
 // SnapshotsAt reads many orchestrations at their blocks (EIP-1898) through
 // the batcher. When the node takes calls without `to` (Batcher.Deployless),
-// the getOSTCMeta reads of one block go out together as deployless
-// MetaReader calls (up to MetasPerCall entries each); an entry such a call
-// does not answer (a revert, a missing id, no registry, the node refusing
-// the call) is read again on its own. Otherwise each request costs one
-// getOSTCMeta. Each request that asks for the text costs one getOSTC. All
-// of them are sent as JSON-RPC batches. Results are in request order; the
-// error is for the reads as a whole (the node unreachable).
+// the getOSTCMeta reads of one block that ask for the hash only go out
+// together as deployless MetaReader calls (up to MetasPerCall each); a read
+// such a call does not answer (a revert, a missing id, no registry, a zero
+// hash, the node failing the call) is made again on its own, so its result
+// or error is exactly that of its own getOSTCMeta. Otherwise each request
+// costs one getOSTCMeta. Each request that asks for the text costs one
+// getOSTC. All of them are sent as JSON-RPC batches. Results are in request
+// order; the error is for the reads as a whole (the node unreachable).
 func SnapshotsAt(ctx context.Context, b *Batcher, reqs []SnapshotRequest) ([]SnapshotResult, error) {
 	out := make([]SnapshotResult, len(reqs))
 	metaRead := make([]bool, len(reqs))

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
@@ -26,21 +27,22 @@ func snapshotCase(t *testing.T, a *testenv.Anvil) []chain.SnapshotRequest {
 	}
 	x, y := r.BlockHash, w.Receipt.BlockHash
 	return []chain.SnapshotRequest{
-		{Registry: g.Address, ID: "a", Block: x, Text: true},
-		{Registry: g.Address, ID: "b", Block: x},
-		{Registry: g.Address, ID: "missing", Block: x},
-		{Registry: g.Address, ID: "a", Block: y, Text: true},
-		{Registry: g.Address, ID: "b", Block: y, Text: true},
-		{Registry: a.Address(5), ID: "a", Block: y},
+		{Registry: g.Address, ID: "a", Block: x, Text: true, HashOnly: true},
+		{Registry: g.Address, ID: "b", Block: x, HashOnly: true},
+		{Registry: g.Address, ID: "missing", Block: x, HashOnly: true},
+		{Registry: g.Address, ID: "a", Block: y, Text: true, HashOnly: true},
+		{Registry: g.Address, ID: "b", Block: y, Text: true, HashOnly: true},
+		{Registry: a.Address(5), ID: "a", Block: y, HashOnly: true},
 	}
 }
 
 // describe prints results so that two ways of reading compare equal only
-// when they found the same metas, texts and errors.
+// when they found the same hashes, texts and errors (the requests ask for
+// the hash only).
 func describe(res []chain.SnapshotResult) string {
 	var b strings.Builder
 	for i, r := range res {
-		fmt.Fprintf(&b, "%d: %+v %q %v\n", i, r.Meta, r.Text, r.Err)
+		fmt.Fprintf(&b, "%d: %s %s %q %v\n", i, r.Meta.ID, r.Meta.Hash.Hex(), r.Text, r.Err)
 	}
 	return b.String()
 }
@@ -91,8 +93,19 @@ func TestSnapshotsAtDeploylessAndFallback(t *testing.T) {
 		got[5].Err == nil || !strings.Contains(got[5].Err.Error(), "no contract") {
 		t.Fatalf("errors:\n%s", describe(got))
 	}
-	if got[0].Meta.Version != 1 || got[3].Meta.Version != 2 || string(got[3].Text) != `{"a":2}` {
+	if got[0].Meta.Hash != crypto.Keccak256Hash([]byte(`{"a":1}`)) || got[3].Meta.Hash != crypto.Keccak256Hash([]byte(`{"a":2}`)) ||
+		string(got[3].Text) != `{"a":2}` {
 		t.Fatalf("results:\n%s", describe(got))
+	}
+	// Asked for the whole meta, the reads are one by one.
+	whole := append([]chain.SnapshotRequest(nil), reqs...)
+	for i := range whole {
+		whole[i].HashOnly = false
+	}
+	before := deployless.Load()
+	all, err := chain.SnapshotsAt(ctx, fast, whole)
+	if err != nil || deployless.Load() != before || all[3].Meta.Version != 2 || all[3].Meta.UpdatedAt.IsZero() {
+		t.Fatalf("whole metas: %v, %d calls without to, results:\n%s", err, deployless.Load()-before, describe(all))
 	}
 
 	refusingURL, refused := testenv.StartRPCProxy(t, a.URL, testenv.RPCProxy{Answer: testenv.RefuseDeployless})
@@ -132,7 +145,7 @@ func TestSnapshotsAtWholeBatchRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Deployless() || got[0].Meta.Version != 1 || got[3].Meta.Version != 2 {
+	if b.Deployless() || got[0].Meta.Version != 1 || got[3].Meta.Version != 2 || got[1].Meta.Hash != crypto.Keccak256Hash([]byte(`{"b":1}`)) {
 		t.Fatalf("deployless %v, results:\n%s", b.Deployless(), describe(got))
 	}
 }
