@@ -25,8 +25,8 @@ pragma solidity 0.8.30;
 ///      answers for the others.
 contract MetaReader {
     /// @dev Gas given to each getOSTCMeta call; an XRC-729 registry needs
-    ///      about 12,000. At most MetasPerCall (100) reads a call, so a call
-    ///      takes at most about 5 million gas however the registries behave.
+    ///      about 12,000. xgr makes at most 100 reads a call, so a call takes
+    ///      at most about 6 million gas however the registries behave.
     uint256 private constant READ_GAS = 50_000;
 
     /// @param reads the packed reads (see the contract's notes)

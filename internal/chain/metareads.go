@@ -9,11 +9,11 @@ import (
 	"github.com/xgr-sidecar/xgr/contracts/metareader"
 )
 
-// Limits of one deployless MetaReader call. Each read costs about 20,000
+// Limits of one deployless MetaReader call. Each read costs about 15,000
 // gas (the registry's getOSTCMeta, at most READ_GAS = 50,000, and 200 gas
 // for each of the 32 bytes of its answer, which the EVM charges as code
-// deposit), so a full call takes about 2 million gas and at most 5 million,
-// well under any block gas limit; its answer (64 + 32 bytes per read) stays
+// deposit), so a full call takes about 1.5 million gas and at most about 6
+// million, well under any block gas limit; its answer (64 + 32 bytes per read) stays
 // far under the 24,576-byte code size limit, and its data (0.5 kB of code,
 // 22 bytes per read plus the ids) under the 49,152-byte init code limit.
 const (
