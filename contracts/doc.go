@@ -1,8 +1,9 @@
-// Package contracts holds xgr's Solidity sources (XRC729.sol, XRC137.sol),
-// their compiled artifacts in build/ (make contracts) and the generated Go
-// bindings in xrc729/ and xrc137/ (make bindings). Neither artifacts nor
-// bindings are edited by hand; `make contracts-check` rebuilds both and fails
-// on any difference.
+// Package contracts holds xgr's Solidity sources (XRC729.sol, XRC137.sol,
+// and MetaReader.sol, the indexer's helper that is run without being
+// deployed), their compiled artifacts in build/ (make contracts) and the
+// generated Go bindings in xrc729/, xrc137/ and metareader/ (make bindings).
+// Neither artifacts nor bindings are edited by hand; `make contracts-check`
+// rebuilds both and fails on any difference.
 //
 // The tests here pin the contracts to the public XRC-729 and XRC-137
 // standards: every selector and event topic equals the one computed from the

@@ -19,6 +19,12 @@ var (
 	TopicXRC729Deployed     = registryABI.Events["XRC729Deployed"].ID
 )
 
+// The non-indexed fields of the two events Decode reads, worked out once.
+var (
+	updatedData = registryABI.Events["OSTCUpdated"].Inputs.NonIndexed()
+	deletedData = registryABI.Events["OSTCDeletedIndexed"].Inputs.NonIndexed()
+)
+
 // Change is what one registry log means for the cache.
 type Change struct {
 	Registry common.Address
@@ -42,19 +48,20 @@ func Decode(l types.Log) (Change, bool, error) {
 		return Change{}, false, nil
 	}
 	c := Change{Registry: l.Address, Block: l.BlockNumber, BlockHash: l.BlockHash, TxHash: l.TxHash, Index: l.Index}
-	var ev abi.Event
+	var name string
+	var data abi.Arguments
 	switch l.Topics[0] {
 	case TopicOSTCUpdated:
-		ev = registryABI.Events["OSTCUpdated"]
+		name, data = "OSTCUpdated", updatedData
 	case TopicOSTCDeletedIndexed:
-		ev = registryABI.Events["OSTCDeletedIndexed"]
+		name, data = "OSTCDeletedIndexed", deletedData
 		c.Deleted = true
 	default:
 		return Change{}, false, nil
 	}
-	vals, err := ev.Inputs.NonIndexed().Unpack(l.Data)
+	vals, err := data.Unpack(l.Data)
 	if err != nil {
-		return Change{}, false, fmt.Errorf("log %d of block %d from %s: %s: %w", l.Index, l.BlockNumber, l.Address.Hex(), ev.Name, err)
+		return Change{}, false, fmt.Errorf("log %d of block %d from %s: %s: %w", l.Index, l.BlockNumber, l.Address.Hex(), name, err)
 	}
 	// OSTCUpdated:        ostcHash, id, version, updatedAt
 	// OSTCDeletedIndexed: previousOstcHash, id, previousVersion

@@ -21,10 +21,12 @@ import (
 // reorg), turns the registry logs into cache changes — fetching each
 // orchestration at the log's block and checking its keccak256 against the
 // event and getOSTCMeta, and recording each OwnershipTransferred as the
-// registry's owner entry — and commits the range atomically. The reads of a
-// range go to the node as JSON-RPC batches, a text already verified under
-// the same hash is not read again, and during a backfill the next range is
-// read while the current one commits.
+// registry's owner entry — and commits the range atomically (a range with
+// more than CommitLogs logs in parts, one commit each). The reads of
+// a range go to the node as JSON-RPC batches (the metas of a block in one
+// deployless call where the node takes it), a text already verified under
+// the same hash is not read again, and during a backfill the next part or
+// range is read while the current one commits.
 type Follower struct {
 	Chain   chain.Backend
 	ChainID uint64
@@ -46,6 +48,12 @@ type Follower struct {
 	// Window is how many recent blocks are kept for reorg detection (default 128).
 	Window int
 	Range  *RangeSizer
+	// CommitLogs bounds the logs (about as many cache changes) one commit
+	// covers (default DefaultCommitLogs): a range with more is committed in
+	// parts, cut at block boundaries (a block with more logs is a part of
+	// its own), so that no commit holds Redis for long and the next part is
+	// verified while one commits.
+	CommitLogs int
 	// Endpoint names the node for the learned log range (kept in Redis).
 	Endpoint string
 	Log      *slog.Logger
@@ -54,7 +62,8 @@ type Follower struct {
 	batcher *chain.Batcher
 	// docs are verified texts by hash.
 	docs *docCache
-	// ahead is the next range, being read in the background.
+	// ahead is what follows the last commit (the next range, or the next
+	// parts of a range), being read in the background.
 	ahead *prefetch
 }
 
@@ -94,12 +103,15 @@ func (f *Follower) defaults(ctx context.Context) {
 	}
 }
 
-// Step indexes the next range of blocks. It returns the progress; To < From
-// means the index is at the head. During a backfill the range after this
-// one is read and verified in the background while this one commits (see
-// prefetch); it is used by the next Step only if the chain still holds the
-// blocks it was read from, and it is committed only by that Step, so the
-// checkpoint never passes an entry that is not verified and cached.
+// Step indexes the next range of blocks, or the next part of a range with
+// more than CommitLogs logs (cut at block boundaries; the checkpoint moves
+// to the part's last block). It returns the progress; To < From
+// means the index is at the head. During a backfill what follows — the
+// next part, or the next range — is read and verified in the background
+// while this one commits (see prefetch); it is used by the next Step only
+// if the chain still holds the blocks it was read from, and it is
+// committed only by that Step, so the checkpoint never passes an entry
+// that is not verified and cached, and commits stay in block order.
 func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 	f.defaults(ctx)
 	tip, err := f.Chain.BlockNumber(ctx)
@@ -150,11 +162,13 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 		}
 		return p, fmt.Errorf("logs %d-%d: %w", r.from, r.to, r.logsErr)
 	}
-	f.Range.Success()
+	if !r.continued {
+		f.Range.Success()
+	}
 	if r.nonCanonical {
 		return p, nil
 	}
-	if r.to < tip {
+	if r.to < tip && f.ahead == nil {
 		f.startPrefetch(ctx, r, tip)
 	}
 	pruned, err := f.pruned(ctx, r.to)
@@ -170,6 +184,13 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 	f.discovered, f.rules = r.scope.discovered, r.scope.rules
 	p.To, p.Changes = r.to, len(r.changes)
 	return p, nil
+}
+
+func (f *Follower) commitLogs() int {
+	if f.CommitLogs > 0 {
+		return f.CommitLogs
+	}
+	return DefaultCommitLogs
 }
 
 // scope is the committed view of what the follower follows.

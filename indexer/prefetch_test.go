@@ -32,10 +32,10 @@ func TestPrefetchedRangeDroppedAfterAReorg(t *testing.T) {
 	if f.ahead == nil {
 		t.Fatal("no range is read ahead during a backfill")
 	}
-	<-f.ahead.done
-	ahead := f.ahead.r
-	if ahead == nil || len(ahead.changes) == 0 {
-		t.Fatalf("the range read ahead: %+v %v", ahead, f.ahead.err)
+	got, ok := f.ahead.wait(ctx)
+	ahead := got.r
+	if !ok || ahead == nil || len(ahead.changes) == 0 {
+		t.Fatalf("the range read ahead: %+v %v", ahead, got.err)
 	}
 	// Replace the blocks of the range read ahead: other writes, in blocks
 	// with other hashes.

@@ -28,15 +28,32 @@ func (s scope) clone() scope {
 	return scope{discovered: maps.Clone(s.discovered), rules: maps.Clone(s.rules)}
 }
 
+// DefaultCommitLogs is how many logs (about as many cache changes) one
+// commit covers at most unless Follower.CommitLogs says otherwise.
+const DefaultCommitLogs = 1000
+
 // rangeRead is one range of blocks read from the node and verified, ready
-// to commit.
+// to commit: a whole range, or one part of a range with many logs.
 type rangeRead struct {
 	from, to uint64
-	// first and last are the range's ends, read before its logs.
+	// first and last are the ends (for a whole range read before its logs).
 	first, last joinstore.IndexBlock
-	blocks      map[uint64]joinstore.IndexBlock
-	changes     []joinstore.Change
-	scope       scope
+	// anchor is the last block of the range the logs were read for, read
+	// before them: while the chain still holds it, it holds every block
+	// the logs came from.
+	anchor  joinstore.IndexBlock
+	blocks  map[uint64]joinstore.IndexBlock
+	changes []joinstore.Change
+	scope   scope
+	// rest is what follows the part in its range, its logs read and not
+	// yet decoded or verified (nil for a range's last part).
+	rest *span
+	// more is set on a part read ahead when the prefetch that read it goes
+	// on with the next part of the same range.
+	more bool
+	// continued is set on the parts after a range's first: their logs were
+	// read with the first's, so they teach the range sizer nothing.
+	continued bool
 	// nonCanonical is set when the node answered from two chains (a log
 	// from a block that is not the canonical one at its height).
 	nonCanonical bool
@@ -44,8 +61,24 @@ type rangeRead struct {
 	logsErr error
 }
 
+// span is blocks from..to whose logs are read (and checked to come from the
+// canonical blocks), not yet turned into changes.
+type span struct {
+	from, to    uint64
+	first, last joinstore.IndexBlock
+	anchor      joinstore.IndexBlock
+	blocks      map[uint64]joinstore.IndexBlock
+	logs        []types.Log
+	// cuts are the last blocks of the parts but the last, ascending.
+	cuts      []uint64
+	scope     scope
+	continued bool
+}
+
 // readRange reads blocks from..to: their ends, the registry and trigger
-// logs, and what the logs mean for the cache (verified with batched reads).
+// logs, and the headers of the blocks that go into the window. It returns
+// the first part verified (the whole range unless it has more than
+// CommitLogs logs: see commitCuts), with the rest left in its rest.
 // expectParent, when not nil, is the hash the range must continue; a range
 // that does not is returned with only its ends read.
 func (f *Follower) readRange(ctx context.Context, sc scope, from, to, tip uint64, expectParent *common.Hash) (*rangeRead, error) {
@@ -61,28 +94,44 @@ func (f *Follower) readRange(ctx context.Context, sc scope, from, to, tip uint64
 		return nil, err
 	}
 	r.first, r.last = indexBlock(hs[0]), indexBlock(hs[len(hs)-1])
+	r.anchor = r.last
 	r.blocks[from], r.blocks[to] = r.first, r.last
 	if expectParent != nil && r.first.Parent != *expectParent {
 		return r, nil
 	}
-	logs, err := f.logs(ctx, sc, from, to)
+	all, err := f.logs(ctx, sc, from, to)
 	if err != nil {
 		r.logsErr = err
 		return r, nil
 	}
+	logs := all[:0]
+	for _, l := range all {
+		if !l.Removed {
+			logs = append(logs, l)
+		}
+	}
+	cuts := commitCuts(logs, f.commitLogs())
 	// Every block that holds a log goes into the window; near the tip every
-	// block does, so a shallow reorg finds its common ancestor.
+	// block does, so a shallow reorg finds its common ancestor. The first
+	// block of each part after the first is read too: it must continue the
+	// part before it.
 	var need []uint64
-	if tip-to < uint64(f.Window) {
-		for n := max(from+1, to+1-min(to+1, uint64(f.Window))); n < to; n++ {
+	ask := func(n uint64) {
+		if _, ok := r.blocks[n]; !ok {
+			r.blocks[n] = joinstore.IndexBlock{}
 			need = append(need, n)
 		}
 	}
-	for _, l := range logs {
-		if _, ok := r.blocks[l.BlockNumber]; !ok && !l.Removed {
-			r.blocks[l.BlockNumber] = joinstore.IndexBlock{}
-			need = append(need, l.BlockNumber)
+	if tip-to < uint64(f.Window) {
+		for n := max(from+1, to+1-min(to+1, uint64(f.Window))); n < to; n++ {
+			ask(n)
 		}
+	}
+	for _, l := range logs {
+		ask(l.BlockNumber)
+	}
+	for _, c := range cuts {
+		ask(c + 1)
 	}
 	if len(need) > 0 {
 		hs, err := f.batcher.Headers(ctx, need)
@@ -93,52 +142,26 @@ func (f *Follower) readRange(ctx context.Context, sc scope, from, to, tip uint64
 			r.blocks[h.Number.Uint64()] = indexBlock(h)
 		}
 	}
-	var changes []joinstore.Change
-	var reads []pendingRead
 	for _, l := range logs {
-		if l.Removed {
-			continue
-		}
 		if r.blocks[l.BlockNumber].Hash != l.BlockHash {
 			// The node answered from two chains: a reorg is under way.
 			f.Log.Info("log from a non-canonical block; retrying", "block", l.BlockNumber)
 			r.nonCanonical = true
 			return r, nil
 		}
-		starts, err := f.starts(l)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, starts...)
-		if f.Discover && len(l.Topics) > 0 && l.Topics[0] == TopicXRC729Deployed {
-			changes = append(changes, joinstore.Change{Block: l.BlockNumber, Key: "registry:" + strings.ToLower(l.Address.Hex()),
-				Fields: map[string]string{"address": l.Address.Hex(), "block": strconv.FormatUint(l.BlockNumber, 10), "tx": l.TxHash.Hex()}})
-			continue
-		}
-		if rc, ok, err := f.ruleLog(ctx, sc, l); err != nil {
-			return nil, err
-		} else if ok {
-			changes = append(changes, rc)
-			continue
-		}
-		if !f.followedIn(sc, l.Address) {
-			continue
-		}
-		if o, ok, err := DecodeOwnership(l); err != nil {
-			return nil, err
-		} else if ok {
-			changes = append(changes, o.Entry())
-			continue
-		}
-		c, ok, err := Decode(l)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			// Placeholder; filled by the batched reads below, in log order.
-			changes = append(changes, joinstore.Change{})
-			reads = append(reads, pendingRead{at: len(changes) - 1, c: c})
-		}
+	}
+	return f.verifySpan(ctx, &span{from: from, to: to, first: r.first, last: r.last, anchor: r.anchor, blocks: r.blocks,
+		logs: logs, cuts: cuts, scope: sc})
+}
+
+// verifySpan turns the logs of the first part of s into cache changes,
+// verifies them and returns the part ready to commit, with the rest of s
+// in its rest.
+func (f *Follower) verifySpan(ctx context.Context, s *span) (*rangeRead, error) {
+	part, rest := s.split()
+	changes, reads, err := f.decodeLogs(ctx, part.scope, part.logs)
+	if err != nil {
+		return nil, err
 	}
 	if err := f.verifyAll(ctx, reads, changes); err != nil {
 		return nil, err
@@ -150,12 +173,107 @@ func (f *Follower) readRange(ctx context.Context, sc scope, from, to, tip uint64
 			kept = append(kept, c)
 		}
 	}
-	fresh, err := f.newRules(ctx, sc, kept, r.last)
+	fresh, err := f.newRules(ctx, part.scope, kept, part.last)
 	if err != nil {
 		return nil, err
 	}
-	r.changes = append(kept, fresh...)
-	return r, nil
+	if len(fresh) > 0 {
+		// The rest's logs were read without the rules the part now
+		// follows: the next Step reads them again, with those rules.
+		rest = nil
+	}
+	return &rangeRead{from: part.from, to: part.to, first: part.first, last: part.last, anchor: part.anchor, blocks: part.blocks,
+		changes: append(kept, fresh...), scope: part.scope, rest: rest, continued: part.continued}, nil
+}
+
+// decodeLogs turns logs into cache changes, in log order: trigger starts,
+// discovered registries, rule updates, owners, and a placeholder (empty
+// Key) for each registry write, listed in reads, which verifyAll fills.
+func (f *Follower) decodeLogs(ctx context.Context, sc scope, logs []types.Log) ([]joinstore.Change, []pendingRead, error) {
+	var changes []joinstore.Change
+	var reads []pendingRead
+	for _, l := range logs {
+		starts, err := f.starts(l)
+		if err != nil {
+			return nil, nil, err
+		}
+		changes = append(changes, starts...)
+		if f.Discover && len(l.Topics) > 0 && l.Topics[0] == TopicXRC729Deployed {
+			changes = append(changes, joinstore.Change{Block: l.BlockNumber, Key: "registry:" + strings.ToLower(l.Address.Hex()),
+				Fields: map[string]string{"address": l.Address.Hex(), "block": strconv.FormatUint(l.BlockNumber, 10), "tx": l.TxHash.Hex()}})
+			continue
+		}
+		if rc, ok, err := f.ruleLog(ctx, sc, l); err != nil {
+			return nil, nil, err
+		} else if ok {
+			changes = append(changes, rc)
+			continue
+		}
+		if !f.followedIn(sc, l.Address) {
+			continue
+		}
+		if o, ok, err := DecodeOwnership(l); err != nil {
+			return nil, nil, err
+		} else if ok {
+			changes = append(changes, o.Entry())
+			continue
+		}
+		c, ok, err := Decode(l)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			// Placeholder; filled by the batched reads, in log order.
+			changes = append(changes, joinstore.Change{})
+			reads = append(reads, pendingRead{at: len(changes) - 1, c: c})
+		}
+	}
+	return changes, reads, nil
+}
+
+// split cuts s after its first cut into the first part and the rest (nil
+// when s has no cut). The rest has its own blocks and scope.
+func (s *span) split() (part, rest *span) {
+	if len(s.cuts) == 0 {
+		return s, nil
+	}
+	c := s.cuts[0]
+	k := 0
+	for k < len(s.logs) && s.logs[k].BlockNumber <= c {
+		k++
+	}
+	part = &span{from: s.from, to: c, first: s.first, last: s.blocks[c], anchor: s.anchor, blocks: map[uint64]joinstore.IndexBlock{},
+		logs: s.logs[:k:k], scope: s.scope, continued: s.continued}
+	rest = &span{from: c + 1, to: s.to, first: s.blocks[c+1], last: s.last, anchor: s.anchor, blocks: map[uint64]joinstore.IndexBlock{},
+		logs: s.logs[k:], cuts: s.cuts[1:], scope: s.scope.clone(), continued: true}
+	for n, b := range s.blocks {
+		if n <= c {
+			part.blocks[n] = b
+		} else {
+			rest.blocks[n] = b
+		}
+	}
+	return part, rest
+}
+
+// commitCuts splits a range's logs (sorted by block) into parts at block
+// boundaries — the first of at most a quarter of limit logs, so that its
+// commit starts early, the others of at most limit; a block with more is a
+// part of its own — and returns the last block of each part but the last.
+func commitCuts(logs []types.Log, limit int) []uint64 {
+	var cuts []uint64
+	n, prev, most := 0, uint64(0), max(1, limit/4)
+	for i := 0; i < len(logs); {
+		b, count := logs[i].BlockNumber, 0
+		for ; i < len(logs) && logs[i].BlockNumber == b; i++ {
+			count++
+		}
+		if n > 0 && n+count > most {
+			cuts, n, most = append(cuts, prev), 0, limit
+		}
+		n, prev = n+count, b
+	}
+	return cuts
 }
 
 func indexBlock(h *types.Header) joinstore.IndexBlock {

@@ -47,7 +47,9 @@ func superseded(reads []pendingRead) []bool {
 // verifyAll turns registry logs into cache changes, in log order, writing
 // each into changes[r.at]. The getOSTCMeta of every entry and the getOSTC
 // of every text not yet known by its hash go to the node as JSON-RPC
-// batches (chain.SnapshotsAt); a text shared by many entries is read once.
+// batches (chain.SnapshotsAt: the metas of one block in one deployless
+// call where the node takes calls without `to`); a text shared by many
+// entries is read once.
 // An entry stays a placeholder (empty Key) when a later log of its block
 // supersedes it.
 func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes []joinstore.Change) error {
@@ -70,14 +72,19 @@ func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes [
 	reqs := make([]chain.SnapshotRequest, len(live))
 	asked := map[common.Hash]bool{}
 	for i, r := range live {
-		reqs[i] = chain.SnapshotRequest{Registry: r.c.Registry, ID: r.c.ID, Block: r.c.BlockHash}
+		// The verification compares the meta's hash only.
+		reqs[i] = chain.SnapshotRequest{Registry: r.c.Registry, ID: r.c.ID, Block: r.c.BlockHash, HashOnly: true}
 		if _, ok := f.docs.get(r.c.Hash); !ok && !asked[r.c.Hash] {
 			reqs[i].Text, asked[r.c.Hash] = true, true
 		}
 	}
+	deployless := f.batcher.Deployless()
 	res, err := chain.SnapshotsAt(ctx, f.batcher, reqs)
 	if err != nil {
 		return fmt.Errorf("verify %d orchestration writes: %w", len(live), err)
+	}
+	if deployless && !f.batcher.Deployless() {
+		f.Log.Info("the node refuses eth_call without to: reading each getOSTCMeta on its own from now on")
 	}
 	for i := range live {
 		if reqs[i].Text && res[i].Err == nil {

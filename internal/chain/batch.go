@@ -16,9 +16,11 @@ import (
 )
 
 // CallAt is one eth_call in the state after the block with the given hash
-// (EIP-1898), so that a reorg cannot mix two chains' answers.
+// (EIP-1898), so that a reorg cannot mix two chains' answers. A nil To
+// sends the call without `to`: Data is then creation code, run but not
+// deployed, and the answer is what its constructor returns.
 type CallAt struct {
-	To    common.Address
+	To    *common.Address
 	Data  []byte
 	Block common.Hash
 }
@@ -36,15 +38,26 @@ type CallResult struct {
 // response size); a batch the node refuses as too large halves Size (down
 // to single requests) and is sent again, so the limit is learned. A backend
 // that does not expose its *rpc.Client (simulated chains, wrappers) is read
-// one request at a time, Parallel at once. Safe for concurrent use.
+// one request at a time, Parallel at once. It also remembers whether the
+// node answers calls without `to` (see Deployless). Safe for concurrent use.
 type Batcher struct {
 	backend Backend
 	rpc     *rpc.Client
 
-	mu       sync.Mutex
-	size     int
-	parallel int
+	mu         sync.Mutex
+	size       int
+	parallel   int
+	deployless deployless
 }
+
+// deployless is what a batcher knows of the node's calls without `to`.
+type deployless int
+
+const (
+	deploylessUntried deployless = iota
+	deploylessWorks
+	deploylessRefused
+)
 
 // DefaultBatchSize and DefaultBatchParallel are a new Batcher's settings.
 const (
@@ -86,6 +99,28 @@ func (b *Batcher) SetLimits(size, parallel int) {
 	}
 }
 
+// Deployless reports whether calls without `to` are worth sending: the
+// batcher has an RPC client and the node has not refused the first one.
+func (b *Batcher) Deployless() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rpc != nil && b.deployless != deploylessRefused
+}
+
+// learnDeployless records how the node answered a call without `to`. The
+// first answer decides: once one worked, a later failure is that call's
+// alone (its reads are retried one by one) and changes nothing.
+func (b *Batcher) learnDeployless(worked bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case worked:
+		b.deployless = deploylessWorks
+	case b.deployless == deploylessUntried:
+		b.deployless = deploylessRefused
+	}
+}
+
 // shrink halves the batch size after the node refused a batch of n
 // requests; it reports false when single requests were refused too.
 func (b *Batcher) shrink(n int) bool {
@@ -114,7 +149,7 @@ func (b *Batcher) CallsAt(ctx context.Context, calls []CallAt) ([]CallResult, er
 		}
 		err := b.each(ctx, len(calls), func(ctx context.Context, i int) error {
 			c := calls[i]
-			out[i].Out, out[i].Err = caller.CallContractAtHash(ctx, ethereum.CallMsg{To: &c.To, Data: c.Data}, c.Block)
+			out[i].Out, out[i].Err = caller.CallContractAtHash(ctx, ethereum.CallMsg{To: c.To, Data: c.Data}, c.Block)
 			return ctx.Err()
 		})
 		return out, err
@@ -122,7 +157,10 @@ func (b *Batcher) CallsAt(ctx context.Context, calls []CallAt) ([]CallResult, er
 	elems := make([]rpc.BatchElem, len(calls))
 	res := make([]hexutil.Bytes, len(calls))
 	for i, c := range calls {
-		arg := map[string]any{"to": c.To, "data": hexutil.Bytes(c.Data)}
+		arg := map[string]any{"data": hexutil.Bytes(c.Data)}
+		if c.To != nil {
+			arg["to"] = *c.To
+		}
 		elems[i] = rpc.BatchElem{Method: "eth_call", Args: []any{arg, rpc.BlockNumberOrHashWithHash(c.Block, false)}, Result: &res[i]}
 	}
 	if err := b.batch(ctx, elems); err != nil {

@@ -117,7 +117,7 @@ func TestBatcherCallsAtLearnsTheBatchLimit(t *testing.T) {
 				if i == 111 {
 					data = []byte("revert")
 				}
-				calls = append(calls, CallAt{To: common.Address{1}, Data: data, Block: common.Hash{byte(i)}})
+				calls = append(calls, CallAt{To: &common.Address{1}, Data: data, Block: common.Hash{byte(i)}})
 			}
 			res, err := b.CallsAt(context.Background(), calls)
 			if err != nil {
