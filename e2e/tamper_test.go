@@ -1,13 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -24,22 +20,10 @@ import (
 
 // tamperProxy forwards JSON-RPC to anvil but answers every eth_call of
 // getOSTC with other text than the chain holds, alone or in a batch.
-func tamperProxy(t *testing.T, upstream string) *httptest.Server {
+func tamperProxy(t *testing.T, upstream string) string {
 	abi := xrc729.NewXRC729().GetABI()
 	getOSTC := strings.TrimPrefix(hexutil.Encode(abi.Methods["getOSTC"].ID), "0x")
-	type request struct {
-		ID     json.RawMessage   `json:"id"`
-		Method string            `json:"method"`
-		Params []json.RawMessage `json:"params"`
-	}
-	type response struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   json.RawMessage `json:"error,omitempty"`
-	}
-	// forge rewrites one answer if its request is a getOSTC call.
-	forge := func(req request, res *response) {
+	url, _ := testenv.StartRPCProxy(t, upstream, testenv.RPCProxy{Rewrite: func(req testenv.RPCRequest, res *testenv.RPCResponse) {
 		if req.Method != "eth_call" || len(req.Params) == 0 || !strings.Contains(string(req.Params[0]), getOSTC) {
 			return
 		}
@@ -52,39 +36,8 @@ func tamperProxy(t *testing.T, upstream string) *httptest.Server {
 			forged, _ := abi.Methods["getOSTC"].Outputs.Pack(strings.Replace(vals[0].(string), "A1", "X1", 1))
 			res.Result, _ = json.Marshal(hexutil.Encode(forged))
 		}
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		resp, err := http.Post(upstream, "application/json", bytes.NewReader(body))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		out, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var one request
-		var many []request
-		var res response
-		var ress []response
-		switch {
-		case json.Unmarshal(body, &one) == nil && json.Unmarshal(out, &res) == nil:
-			forge(one, &res)
-			out, _ = json.Marshal(res)
-		case json.Unmarshal(body, &many) == nil && json.Unmarshal(out, &ress) == nil:
-			byID := map[string]request{}
-			for _, q := range many {
-				byID[string(q.ID)] = q
-			}
-			for i := range ress {
-				forge(byID[string(ress[i].ID)], &ress[i])
-			}
-			out, _ = json.Marshal(ress)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	}})
+	return url
 }
 
 // An RPC endpoint that returns other getOSTC text than the chain holds is
@@ -96,7 +49,7 @@ func TestTamperingRPCProxyIsCaught(t *testing.T) {
 	ctx := context.Background()
 	reg, _ := testenv.DeployXRC729(t, anvil, chain.RegistryInit{IDs: []string{"flow"}, JSONs: [][]byte{readExample(t, "nested_join.json")}})
 	proxy := tamperProxy(t, anvil.URL)
-	client, _, err := chain.Dial(ctx, proxy.URL)
+	client, _, err := chain.Dial(ctx, proxy)
 	if err != nil {
 		t.Fatal(err)
 	}

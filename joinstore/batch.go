@@ -145,13 +145,11 @@ func (b *batcher) run(ctx context.Context, batch []*evalReq) {
 		}
 		ends[i] = pipe.Len()
 	}
-	cmds, _ := pipe.Exec(ctx)
+	cmds, _ := pipe.Exec(ctx) // every command, each with its reply or error
 	start := 0
 	for i, r := range batch {
 		if r.group != nil {
-			if len(cmds) >= ends[i] {
-				r.cmds = cmds[start:ends[i]:ends[i]]
-			}
+			r.cmds = cmds[start:ends[i]:ends[i]]
 			r.err = firstErr(r.cmds)
 		} else if err := r.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 			// A Redis that lost its script cache (a restart, a failover):
