@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -48,6 +49,7 @@ type Batcher struct {
 	size       int
 	parallel   int
 	deployless deployless
+	refusedAt  time.Time // when the node last refused calls without `to`
 }
 
 // deployless is what a batcher knows of the node's calls without `to`.
@@ -104,20 +106,26 @@ func (b *Batcher) SetLimits(size, parallel int) {
 func (b *Batcher) Deployless() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.rpc != nil && b.deployless != deploylessRefused
+	return b.rpc != nil && (b.deployless != deploylessRefused || time.Since(b.refusedAt) >= deploylessRetry)
 }
 
-// learnDeployless records how the node answered a call without `to`. The
-// first answer decides: once one worked, a later failure is that call's
-// alone (its reads are retried one by one) and changes nothing.
+// deploylessRetry is how long a refusal of calls without `to` stands: a
+// failure that only looked like one (a timeout, a gateway's 502 on the
+// first try) must not turn the one-call-per-block reads off for good.
+const deploylessRetry = 10 * time.Minute
+
+// learnDeployless records how the node answered a call without `to`. Once
+// one worked, a later failure is that call's alone (its reads are retried
+// one by one) and changes nothing; a failure before that counts as a
+// refusal for deploylessRetry, after which such calls are tried again.
 func (b *Batcher) learnDeployless(worked bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
 	case worked:
 		b.deployless = deploylessWorks
-	case b.deployless == deploylessUntried:
-		b.deployless = deploylessRefused
+	case b.deployless != deploylessWorks:
+		b.deployless, b.refusedAt = deploylessRefused, time.Now()
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -205,5 +206,32 @@ func TestBatchRefused(t *testing.T) {
 		if got := BatchRefused(tc.err, tc.elems); got != tc.want {
 			t.Errorf("%s: BatchRefused = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A refusal of calls without `to` stands for deploylessRetry, then such
+// calls are tried again (a glitch on the first try must not turn them off
+// for good); once one worked, a failure changes nothing.
+func TestDeploylessRefusalIsRetried(t *testing.T) {
+	b := &Batcher{rpc: &rpc.Client{}}
+	if !b.Deployless() {
+		t.Fatal("untried: want deployless calls tried")
+	}
+	b.learnDeployless(false)
+	if b.Deployless() {
+		t.Fatal("just refused: want no deployless calls")
+	}
+	b.refusedAt = time.Now().Add(-deploylessRetry - time.Second)
+	if !b.Deployless() {
+		t.Fatalf("refused %v ago: want them tried again", deploylessRetry+time.Second)
+	}
+	b.learnDeployless(false)
+	if b.Deployless() {
+		t.Fatal("refused again: want no deployless calls")
+	}
+	b.learnDeployless(true)
+	b.learnDeployless(false)
+	if !b.Deployless() {
+		t.Fatal("worked once, then one failure: want deployless calls kept")
 	}
 }
