@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -41,6 +42,12 @@ type Manager struct {
 
 	mu     sync.Mutex
 	actors map[joinstore.Root]sched.PID
+	// leaving are the actors handing their sessions back: they no longer
+	// count against MaxRoots, so the next session starts while they do.
+	leaving map[joinstore.Root]bool
+	// due are sessions the root index last named as due, not yet tried:
+	// a free slot takes the next of them without reading the index again.
+	due []joinstore.Root
 	// room says a session ended while the replica was at MaxRoots: look
 	// for the next one at once rather than at the next poll.
 	room   chan struct{}
@@ -76,6 +83,7 @@ func (m *Manager) defaults() {
 	defer m.mu.Unlock()
 	if m.actors == nil {
 		m.actors = map[joinstore.Root]sched.PID{}
+		m.leaving = map[joinstore.Root]bool{}
 		m.halt = make(chan struct{})
 		m.room = make(chan struct{}, 1)
 	}
@@ -100,10 +108,12 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.sched = sched.New(sched.Config{Workers: m.Workers, Handler: ioHandler{ctx: ioCtx, pool: newIOPool(ioCtx)}, OnExit: m.exited})
 	ticker := time.NewTicker(m.Poll)
 	defer ticker.Stop()
+	fresh := true // read the root index again (at a poll), not only what it named last
 	for {
-		if err := m.adopt(ctx); err != nil && ctx.Err() == nil {
+		if err := m.adopt(ctx, fresh); err != nil && ctx.Err() == nil {
 			m.Log.Warn("looking for sessions failed", "err", err)
 		}
+		fresh = false
 		select {
 		case <-ctx.Done():
 			// Drain: Shutdown cancels every root actor and waits until each
@@ -122,6 +132,7 @@ func (m *Manager) Run(ctx context.Context) error {
 			m.sched.Shutdown(shutdown)
 			return nil
 		case <-ticker.C:
+			fresh = true
 		case <-m.room:
 		}
 	}
@@ -130,16 +141,16 @@ func (m *Manager) Run(ctx context.Context) error {
 func (m *Manager) exited(pid sched.PID, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	freed := false
 	for r, p := range m.actors {
 		if p == pid {
 			delete(m.actors, r)
+			freed = !m.leaving[r] // else its slot was given up already
+			delete(m.leaving, r)
 		}
 	}
-	if m.MaxRoots > 0 {
-		select {
-		case m.room <- struct{}{}:
-		default:
-		}
+	if freed {
+		m.makeRoom()
 	}
 	if err != nil && !errors.Is(err, sched.ErrUnfinished) {
 		m.Log.Warn("root actor failed", "err", err)
@@ -161,40 +172,118 @@ func (m *Manager) poke(root joinstore.Root) {
 // poke is the message of Manager.poke.
 type poke struct{}
 
-// adopt starts a root actor for each due session whose root lease it gets.
-func (m *Manager) adopt(ctx context.Context) error {
-	roots, err := m.Store.RootsDue(ctx, time.Now(), 256)
-	if err != nil {
-		return err
+// leave says that root's actor is handing its session back: its slot is
+// free for the next session while the release is under way (the session
+// itself stays this replica's until the actor exits).
+func (m *Manager) leave(root joinstore.Root) {
+	m.mu.Lock()
+	_, ok := m.actors[root]
+	if ok && !m.leaving[root] {
+		m.leaving[root] = true
+	} else {
+		ok = false
 	}
-	for _, r := range roots {
-		m.mu.Lock()
-		_, running := m.actors[r]
-		full := m.MaxRoots > 0 && len(m.actors) >= m.MaxRoots
-		m.mu.Unlock()
-		if running || full {
-			continue
+	m.mu.Unlock()
+	if ok {
+		m.makeRoom()
+	}
+}
+
+// makeRoom wakes Run to fill a freed slot at once rather than at the next
+// poll.
+func (m *Manager) makeRoom() {
+	if m.MaxRoots > 0 {
+		select {
+		case m.room <- struct{}{}:
+		default:
 		}
-		token, err := m.Store.AcquireRoot(ctx, r, m.Replica, m.RootLease)
-		switch {
+	}
+}
+
+// free is how many more sessions this replica may start now (-1: no cap).
+// Callers hold m.mu.
+func (m *Manager) free() int {
+	if m.MaxRoots <= 0 {
+		return -1
+	}
+	return max(m.MaxRoots-(len(m.actors)-len(m.leaving)), 0)
+}
+
+// adopt starts a root actor for due sessions whose root leases it gets, as
+// many as the free slots allow. fresh reads the root index again; else the
+// sessions it named last are tried first. The leases of one round are
+// acquired concurrently (one shared pipeline when the store batches).
+func (m *Manager) adopt(ctx context.Context, fresh bool) error {
+	for {
+		if fresh || len(m.due) == 0 {
+			roots, err := m.Store.RootsDue(ctx, time.Now(), 256)
+			if err != nil {
+				return err
+			}
+			m.due, fresh = roots, false
+			if len(roots) == 0 {
+				return nil
+			}
+		}
+		m.mu.Lock()
+		n := m.free()
+		var pick []joinstore.Root
+		for len(m.due) > 0 && (n < 0 || len(pick) < n) {
+			r := m.due[0]
+			m.due = m.due[1:]
+			if _, running := m.actors[r]; !running {
+				pick = append(pick, r)
+			}
+		}
+		m.mu.Unlock()
+		if len(pick) == 0 {
+			return nil
+		}
+		if err := m.acquire(ctx, pick); err != nil {
+			return err
+		}
+		if len(m.due) == 0 {
+			return nil // the next poll reads the index again
+		}
+	}
+}
+
+// acquire takes the root leases of roots concurrently and starts an actor
+// for each one it gets.
+func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
+	tokens := make([]int64, len(roots))
+	errs := make([]error, len(roots))
+	var wg sync.WaitGroup
+	for i, r := range roots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tokens[i], errs[i] = m.Store.AcquireRoot(ctx, r, m.Replica, m.RootLease)
+		}()
+	}
+	wg.Wait()
+	var first error
+	for i, r := range roots {
+		switch err := errs[i]; {
 		case errors.Is(err, joinstore.ErrRootHeld):
 			continue
 		case errors.Is(err, joinstore.ErrFinished):
 			m.Store.MarkFinished(ctx, r, time.Now())
 			continue
 		case err != nil:
-			return err
+			first = cmp.Or(first, err)
+			continue
 		}
 		m.mu.Lock()
-		pid, err := m.sched.Submit(newRootActor(m, r, token), "run", nil)
+		pid, err := m.sched.Submit(newRootActor(m, r, tokens[i]), "run", nil)
 		if err == nil {
 			m.actors[r] = pid
 		}
 		m.mu.Unlock()
 		if err != nil {
-			m.Store.ReleaseRoot(ctx, r, m.Replica, token)
-			return err
+			m.Store.ReleaseRoot(ctx, r, m.Replica, tokens[i])
+			first = cmp.Or(first, err)
 		}
 	}
-	return nil
+	return first
 }

@@ -191,3 +191,51 @@ func commits(entries []redis.XMessage) []redis.XMessage {
 }
 
 func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// peakExec wraps an executor and records the most executions at once.
+type peakExec struct {
+	inner     Executor
+	now, peak atomic.Int64
+}
+
+func (p *peakExec) Execute(ctx context.Context, e Execution) (Result, error) {
+	n := p.now.Add(1)
+	defer p.now.Add(-1)
+	for {
+		old := p.peak.Load()
+		if n <= old || p.peak.CompareAndSwap(old, n) {
+			break
+		}
+	}
+	time.Sleep(2 * time.Millisecond)
+	return p.inner.Execute(ctx, e)
+}
+
+// A replica at MaxRoots starts the next session as soon as one hands its
+// session back, not at its next poll (an hour here), and never runs more
+// than MaxRoots sessions' steps at once (a chain has one step at a time).
+func TestManagerFillsFreedSlotsAtOnce(t *testing.T) {
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, Batch: joinstore.DefaultBatch})
+	o := benchShapes(t)["chain10"]
+	src := NewStaticSource(o)
+	inner, _ := ParseOutcomes([]byte(`{"default":{"result":"valid"}}`))
+	exec := &peakExec{inner: inner}
+	roots := startMany(t, store, src, o, 40)
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{Store: store, Source: src, Exec: exec, Replica: "r1", Poll: time.Hour, MaxRoots: 3, Log: discardLog()}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	waitFinished(t, store, roots, 60*time.Second)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkOnce(t, rdb, roots, 10)
+	if p := exec.peak.Load(); p > 3 {
+		t.Fatalf("%d executions at once, want at most MaxRoots = 3", p)
+	}
+	if p := exec.peak.Load(); p < 2 {
+		t.Fatalf("at most %d execution at once: the replica did not run its 3 sessions side by side", p)
+	}
+}

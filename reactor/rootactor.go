@@ -277,6 +277,7 @@ func (l sessionLog) Warn(msg string, args ...any) {
 
 func (a *rootActor) release(out *sched.StepOutput) {
 	a.releasing, a.storeBusy = true, true
+	a.io.m.leave(a.io.root)
 	finished := a.finished && len(a.ready) == 0
 	a.yield(out, opRelease, ioCmd(func(ctx context.Context) (any, error) {
 		if finished {
