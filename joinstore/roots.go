@@ -2,6 +2,7 @@ package joinstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -173,6 +174,120 @@ func (s *Store) Open(ctx context.Context, root Root, now, markAt time.Time) (Ope
 		o.Next, o.NextOK = time.UnixMilli(int64(z[0].Score)), true
 	}
 	return o, nil
+}
+
+// Adoption is what Adopt found: the root lease's fencing token, the
+// session as Open reads it, and its root process when Adopt claimed it.
+type Adoption struct {
+	Token int64
+	Opening
+	// Claims holds the root process when it was due and never ran (a fresh
+	// session started with StartRequest.StartLimits), claimed under a
+	// ProcLease lease; else it is empty and due work is claimed by Claim.
+	Claims []Claim
+}
+
+// Adopt takes the root lease of a session (as AcquireRoot), reads what Open
+// reads, claims the root process of a fresh session and marks the root in
+// the global index at markAt, all in one round trip (one shared pipeline
+// when the store batches). ErrRootHeld and ErrFinished as AcquireRoot.
+func (s *Store) Adopt(ctx context.Context, root Root, replica string, rootLease, procLease time.Duration, now, markAt time.Time) (Adoption, error) {
+	k := keysOf(root)
+	keys := []string{k.lease(), k.meta(), k.wq(), k.run(), k.jpend(), k.due(), k.proc(1)}
+	args := []any{replica, rootLease.Milliseconds(), s.clock(now), procLease.Milliseconds(), replica}
+	var adopt *redis.Cmd
+	err := s.pipelined(ctx, func(pipe redis.Pipeliner) {
+		adopt = pipe.EvalSha(ctx, scriptAdoptRoot.Hash(), keys, args...)
+		pipe.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(markAt.UnixMilli()), Member: root.String()})
+	})
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		// A Redis that lost its script cache: this run loads it again.
+		adopt = s.eval(ctx, scriptAdoptRoot, keys, args...)
+		err = adopt.Err()
+	}
+	if err != nil {
+		return Adoption{}, fmt.Errorf("adopt %s: %w", root, err)
+	}
+	return parseAdoption(root, adopt.Val(), now, procLease)
+}
+
+// parseAdoption reads adopt_root's reply.
+func parseAdoption(root Root, v any, now time.Time, procLease time.Duration) (Adoption, error) {
+	bad := func(what string) (Adoption, error) {
+		return Adoption{}, fmt.Errorf("adopt %s: unexpected reply (%s): %v", root, what, v)
+	}
+	parts, ok := v.([]any)
+	if !ok || len(parts) == 0 {
+		return bad("not a list")
+	}
+	switch parts[0] {
+	case "held":
+		return Adoption{}, ErrRootHeld
+	case "finished":
+		return Adoption{}, ErrFinished
+	}
+	if len(parts) != 8 {
+		return bad("want 8 parts")
+	}
+	var a Adoption
+	var err error
+	str := func(x any) string { s, _ := x.(string); return s }
+	list := func(x any) []string {
+		xs, _ := x.([]any)
+		out := make([]string, len(xs))
+		for i, e := range xs {
+			out[i] = str(e)
+		}
+		return out
+	}
+	if a.Token, err = strconv.ParseInt(str(parts[0]), 10, 64); err != nil {
+		return bad("token")
+	}
+	flat := list(parts[1])
+	a.Meta = make(map[string]string, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		a.Meta[flat[i]] = flat[i+1]
+	}
+	if len(a.Meta) == 0 {
+		return a, fmt.Errorf("session %s: %w", root, ErrNotFound)
+	}
+	if a.Expired, err = parseIters(list(parts[2]), "run set", root); err != nil {
+		return a, err
+	}
+	flat = list(parts[3])
+	wakes := make(map[string]string, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		wakes[flat[i]] = flat[i+1]
+	}
+	a.Wakes = sortedWakes(wakes)
+	if a.PendingJoins, err = parseIters(list(parts[4]), "pending join set", root); err != nil {
+		return a, err
+	}
+	if a.Due, err = parseIters(list(parts[5]), "due set", root); err != nil {
+		return a, err
+	}
+	if next := str(parts[6]); next != "" {
+		ms, err := strconv.ParseFloat(next, 64)
+		if err != nil {
+			return bad("next due time")
+		}
+		a.Next, a.NextOK = time.UnixMilli(int64(ms)), true
+	}
+	if c := list(parts[7]); len(c) == 9 {
+		iter, err1 := strconv.ParseInt(c[0], 10, 64)
+		token, err2 := strconv.ParseInt(c[1], 10, 64)
+		first, err3 := strconv.ParseInt(c[2], 10, 64)
+		reserve, err4 := strconv.Atoi(c[3])
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return bad("claim")
+		}
+		a.Claims = []Claim{{
+			Root: root, Iter: iter, Pid: root.Pid(iter), Token: token, FirstChild: first, Reserve: reserve,
+			ResumeStep: c[4], ResumePlain: json.RawMessage(c[5]), ParentPid: c[6], JoinGroupID: c[7],
+			ThreadHeadPid: c[8], LeaseUntil: now.Add(procLease),
+		}}
+	}
+	return a, nil
 }
 
 // ReleaseFinished gives back the root lease of a session that finished

@@ -45,6 +45,7 @@ var (
 	scriptWakeApply    = load("wake_apply")
 	scriptWakeDone     = load("wake_done")
 	scriptAcquireRoot  = load("acquire_root")
+	scriptAdoptRoot    = load("adopt_root")
 	scriptReleaseRoot  = load("release_root")
 	scriptIndexCommit  = load("index_commit")
 	scriptIndexRewind  = load("index_rewind")
@@ -53,7 +54,7 @@ var (
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
-	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptReleaseRoot,
+	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
 	scriptIndexCommit, scriptIndexRewind, scriptPurgeOwner,
 }
 

@@ -158,6 +158,11 @@ type StartRequest struct {
 	// already names.
 	RootPid int64
 	Now     time.Time
+	// StartLimits are the start step's limits (its entry of the step
+	// table), kept on the root process so that a replica adopting the
+	// session claims it in the same round trip (Adopt); nil: claimed by a
+	// claim round.
+	StartLimits *StepLimits
 }
 
 // ErrStaleRoot: StartRequest.RootPid is not the owner's next root pid.
@@ -222,9 +227,16 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	if req.Paused {
 		paused = "1"
 	}
+	reserve, bypass := "", ""
+	if l := req.StartLimits; l != nil {
+		reserve, bypass = strconv.Itoa(l.Reserve), "0"
+		if l.Bypass {
+			bypass = "1"
+		}
+	}
 	out, err := s.eval(ctx, scriptStartSession, []string{k.meta(), k.due(), k.proc(1)},
 		req.Owner, rootPid, req.XRC729, req.OstcID, req.OstcHash, req.StartStep, string(payload),
-		s.clock(req.Now), after(req.Now, wake), paused, req.Window).StringSlice()
+		s.clock(req.Now), after(req.Now, wake), paused, req.Window, reserve, bypass).StringSlice()
 	if err != nil {
 		return StartResult{}, fmt.Errorf("start %s: %w", root, err)
 	}

@@ -248,17 +248,19 @@ func (m *Manager) adopt(ctx context.Context, fresh bool) error {
 	}
 }
 
-// acquire takes the root leases of roots concurrently and starts an actor
-// for each one it gets.
+// acquire adopts roots concurrently (joinstore.Adopt: lease, opening reads
+// and the first claim in one round trip each, sharing pipelines) and starts
+// an actor for each one it gets.
 func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
-	tokens := make([]int64, len(roots))
+	adopted := make([]joinstore.Adoption, len(roots))
 	errs := make([]error, len(roots))
 	var wg sync.WaitGroup
 	for i, r := range roots {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tokens[i], errs[i] = m.Store.AcquireRoot(ctx, r, m.Replica, m.RootLease)
+			now := time.Now()
+			adopted[i], errs[i] = m.Store.Adopt(ctx, r, m.Replica, m.RootLease, m.ProcLease, now, now.Add(m.RootLease))
 		}()
 	}
 	wg.Wait()
@@ -275,13 +277,14 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 			continue
 		}
 		m.mu.Lock()
-		pid, err := m.sched.Submit(newRootActor(m, r, tokens[i]), "run", nil)
+		pid, err := m.sched.Submit(newRootActor(m, r, &adopted[i]), "run", nil)
 		if err == nil {
 			m.actors[r] = pid
 		}
 		m.mu.Unlock()
 		if err != nil {
-			m.Store.ReleaseRoot(ctx, r, m.Replica, tokens[i])
+			// A process it claimed comes back when its lease expires.
+			m.Store.ReleaseRoot(ctx, r, m.Replica, adopted[i].Token)
 			first = cmp.Or(first, err)
 		}
 	}

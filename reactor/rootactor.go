@@ -78,8 +78,8 @@ type rootActor struct {
 	sleeps     int
 }
 
-func newRootActor(m *Manager, root joinstore.Root, token int64) *rootActor {
-	return &rootActor{io: &sessionIO{m: m, root: root, token: token}, ops: map[uint64]op{}, inflight: map[int64]joinstore.Claim{},
+func newRootActor(m *Manager, root joinstore.Root, adopted *joinstore.Adoption) *rootActor {
+	return &rootActor{io: &sessionIO{m: m, root: root, token: adopted.Token, adopted: adopted}, ops: map[uint64]op{}, inflight: map[int64]joinstore.Claim{},
 		needClaim: true, lastRenew: time.Now()}
 }
 
@@ -122,6 +122,7 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 				o := e.Data.(opened)
 				a.ready = append(a.ready, o.ready...)
 				a.next, a.hasNext, a.needClaim = o.next, o.nextOK, o.recheck
+				a.run(out, o.claims, nil)
 			case opClaim:
 				a.storeBusy = false
 				if e.Error != nil {

@@ -22,6 +22,9 @@ type sessionIO struct {
 	m     *Manager
 	root  joinstore.Root
 	token int64
+	// adopted is what the adoption read (joinstore.Adopt); setup takes it
+	// instead of reading the session again.
+	adopted *joinstore.Adoption
 	// orch and table are set by setup, before any other call.
 	orch  *registry.Orchestration
 	table joinstore.StepTable
@@ -37,31 +40,43 @@ func (s *sessionIO) emit(e Event) {
 	}
 }
 
-// opened is what setup found: processes due now, the next due time, and
-// whether a claim round must look at the due set again (recovery put
-// processes back).
+// opened is what setup found: processes the adoption claimed, processes
+// due now, the next due time, and whether a claim round must look at the
+// due set again (recovery put processes back).
 type opened struct {
+	claims  []joinstore.Claim
 	ready   []int64
 	next    time.Time
 	nextOK  bool
 	recheck bool
 }
 
-// setup reads the session in one round trip (joinstore.Open), loads the
-// orchestration, recovers processes a dead replica left running, performs
-// wake-ups and applies join deliveries it left pending.
+// setup takes what the adoption read (or reads the session in one round
+// trip, joinstore.Open), loads the orchestration, recovers processes a
+// dead replica left running, performs wake-ups and applies join
+// deliveries it left pending.
 func (s *sessionIO) setup(ctx context.Context) (opened, error) {
 	now := time.Now()
-	o, err := s.m.Store.Open(ctx, s.root, now, now.Add(s.m.RootLease))
-	if err != nil {
-		return opened{}, err
+	var o joinstore.Opening
+	var claims []joinstore.Claim
+	if a := s.adopted; a != nil {
+		o, claims, s.adopted = a.Opening, a.Claims, nil
+	} else {
+		var err error
+		if o, err = s.m.Store.Open(ctx, s.root, now, now.Add(s.m.RootLease)); err != nil {
+			return opened{}, err
+		}
 	}
 	meta := o.Meta
+	var err error
 	if s.orch, err = s.m.Source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"])); err != nil {
+		// The claimed root process comes back when its lease expires.
 		return opened{}, err
 	}
 	s.table = Table(s.orch)
-	return s.resume(ctx, o, now)
+	out, err := s.resume(ctx, o, now)
+	out.claims = claims
+	return out, err
 }
 
 // resume acts on what Open read: processes a dead replica left running go

@@ -54,10 +54,11 @@ func Start(ctx context.Context, store *joinstore.Store, src Source, req StartReq
 	if err := CheckStartPayload(req.Payload); err != nil {
 		return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
 	}
+	limits := Table(o)[req.Step]
 	return store.Start(ctx, joinstore.StartRequest{
 		Owner: req.Owner, IdempotencyKey: req.IdempotencyKey, XRC729: req.XRC729, OstcID: req.OstcID,
 		OstcHash: o.Hash.Hex(), StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt,
-		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now,
+		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now, StartLimits: &limits,
 	})
 }
 

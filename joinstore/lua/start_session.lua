@@ -8,6 +8,9 @@
 -- ARGV[8] now (ms; "" = the server clock)  ARGV[9] wake after (ms from now)
 -- ARGV[10] paused (0|1)
 -- ARGV[11] window (max concurrent executions; 0 = unlimited)
+-- ARGV[12] reserve, ARGV[13] bypass: the start step's limits (claim.lua's
+--          step table entry), kept on the root process so that adopt_root
+--          can claim it before the orchestration is loaded ("" = not known)
 --
 -- Returns {ack, pid}: ack is "already_queued" when the session exists (then
 -- with its status, live or finished, third), else "paused", "scheduled"
@@ -33,6 +36,9 @@ redis.call("HSET", KEYS[3],
   "nextWakeAt", wake, "resumePlain", ARGV[7], "joinGroupId", "0",
   "killedAt", "", "createdAt", now, "updatedAt", now,
   "lease", "", "leaseUntil", "", "worker", "")
+if ARGV[12] and ARGV[12] ~= "" then
+  redis.call("HSET", KEYS[3], "reserve", ARGV[12], "bypass", ARGV[13])
+end
 if ARGV[10] == "1" then
   return {"paused", pid}
 end
