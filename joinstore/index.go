@@ -119,50 +119,44 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 	if len(blocks) == 0 {
 		return nil
 	}
-	type jblock struct {
-		N      uint64 `json:"n"`
-		Hash   string `json:"hash"`
-		Parent string `json:"parent"`
-	}
-	type jchange struct {
-		Block   uint64            `json:"block"`
-		Del     bool              `json:"del"`
-		Fields  map[string]string `json:"fields"`
-		Pending bool              `json:"pending"`
-	}
-	var batch struct {
-		Blocks  []jblock  `json:"blocks"`
-		Pruned  []uint64  `json:"pruned"`
-		Changes []jchange `json:"changes"`
-	}
-	batch.Pruned, batch.Changes = []uint64{}, []jchange{} // JSON arrays, never null
-	keys := []string{x.head(), x.blocks(), x.pending()}
-	inBatch := map[uint64]bool{}
-	for _, b := range blocks {
-		batch.Blocks = append(batch.Blocks, jblock{b.Number, b.Hash.Hex(), b.Parent.Hex()})
+	keys := make([]string, 0, 3+len(blocks)+len(pruned)+len(changes))
+	keys = append(keys, x.head(), x.blocks(), x.pending())
+	args := make([]any, 0, 4+3*len(blocks)+len(pruned)+len(changes)*(3+16))
+	args = append(args, nil, len(blocks), len(pruned), len(changes)) // args[0]: the checkpoint, below
+	pos := make(map[uint64]int, len(blocks))
+	for i, b := range blocks {
+		args = append(args, b.Number, b.Hash.Hex(), b.Parent.Hex())
 		keys = append(keys, x.undo(b.Number))
-		inBatch[b.Number] = true
+		pos[b.Number] = i + 1
 	}
-	batch.Pruned = append(batch.Pruned, pruned...)
 	for _, n := range pruned {
+		args = append(args, n)
 		keys = append(keys, x.undo(n))
 	}
 	for _, c := range changes {
-		if !inBatch[c.Block] {
+		i, ok := pos[c.Block]
+		if !ok {
 			return fmt.Errorf("index commit: a change of block %d, which is not in the batch", c.Block)
 		}
-		batch.Changes = append(batch.Changes, jchange{c.Block, c.Delete, c.Fields, c.Pending})
+		flags := ""
+		if c.Delete {
+			flags = "d"
+		}
+		if c.Pending {
+			flags += "p"
+		}
+		args = append(args, i, flags, len(c.Fields))
+		for f, v := range c.Fields {
+			args = append(args, f, v)
+		}
 		keys = append(keys, x.prefix+c.Key)
-	}
-	arg, err := json.Marshal(batch)
-	if err != nil {
-		return err
 	}
 	prevArg := prev.Hex()
 	if empty {
 		prevArg = ""
 	}
-	if err := scriptIndexCommit.Run(ctx, x.rdb, keys, prevArg, string(arg)).Err(); err != nil {
+	args[0] = prevArg
+	if err := scriptIndexCommit.Run(ctx, x.rdb, keys, args...).Err(); err != nil {
 		if strings.Contains(err.Error(), "STALE_HEAD") {
 			return fmt.Errorf("index commit: %w", ErrStaleHead)
 		}

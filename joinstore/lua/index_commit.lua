@@ -9,57 +9,73 @@
 --           per pruned block its undo list, then per change its entry key
 -- ARGV[1] the checkpoint hash the caller read ("" for an empty index):
 --         the commit applies only on top of it (a second writer is refused)
--- ARGV[2] JSON {"blocks":[{"n","hash","parent"}], "pruned":[n...],
---         "changes":[{"block": n, "del": bool, "fields": {...}, "pending": bool}]}
---         (a pending change is a trigger start: its entry key also goes into
---         the pending set, scored by its block)
---         (changes in KEYS order; "blocks" ascending; the last is the new head)
+-- ARGV[2] number of blocks B, ARGV[3] number of pruned blocks P,
+-- ARGV[4] number of changes C, then flat:
+--   per block (ascending; the last is the new head) n, hash, parent;
+--   per pruned block n;
+--   per change (in KEYS order) the index of its block among the B (1-based),
+--   flags (any of "d" delete and "p" pending: a trigger start, whose entry
+--   key also goes into the pending set, scored by its block), the number
+--   of fields F, then F field, value pairs.
+-- (Flat arguments: a JSON batch cost the decoding of every entry's text.)
 --
 -- Returns "ok", or an error STALE_HEAD when the checkpoint moved.
 -- Invariant: the cache, the window and the checkpoint always describe the
 -- same chain prefix; every cache change of a block in the window can be
--- undone (its previous value is in the block's undo list).
+-- undone (its previous value is in the block's undo list, as
+-- {"k": key, "prev": {field: value}}; no prev: the key did not exist).
 local cur = redis.call("HGET", KEYS[1], "hash") or ""
 if cur ~= ARGV[1] then
   return redis.error_reply("STALE_HEAD the checkpoint is " .. cur .. ", not " .. ARGV[1])
 end
-local b = cjson.decode(ARGV[2])
-local nb, np = #b.blocks, #b.pruned
-local undoOf = {}
+local nb, np, nc = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local B = 3 -- KEYS before the undo lists
-for i, blk in ipairs(b.blocks) do
-  undoOf[blk.n] = KEYS[B + i]
-  redis.call("HSET", KEYS[2], blk.n, blk.hash .. " " .. blk.parent)
+local a = 5
+local blockN, undo = {}, {}
+for i = 1, nb do
+  blockN[i] = ARGV[a]
+  undo[i] = {}
+  redis.call("HSET", KEYS[2], ARGV[a], ARGV[a + 1] .. " " .. ARGV[a + 2])
+  a = a + 3
 end
-for i, n in ipairs(b.pruned) do
-  redis.call("HDEL", KEYS[2], n)
+for i = 1, np do
+  redis.call("HDEL", KEYS[2], ARGV[a])
   redis.call("DEL", KEYS[B + nb + i])
+  a = a + 1
 end
-for i, c in ipairs(b.changes) do
+local encode = cjson.encode
+for i = 1, nc do
   local key = KEYS[B + nb + np + i]
+  local bi, flags, nf = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2])
+  a = a + 3
   local prev = redis.call("HGETALL", key)
-  local undo = {k = key}
+  local list = undo[bi]
   if #prev > 0 then
     local m = {}
     for j = 1, #prev, 2 do
       m[prev[j]] = prev[j + 1]
     end
-    undo.prev = m
+    list[#list + 1] = encode({k = key, prev = m})
+    redis.call("DEL", key)
+  else
+    list[#list + 1] = encode({k = key})
   end
-  redis.call("RPUSH", undoOf[c.block], cjson.encode(undo))
-  redis.call("DEL", key)
-  if not c.del then
-    local flat = {}
-    for f, v in pairs(c.fields) do
-      flat[#flat + 1] = f
-      flat[#flat + 1] = tostring(v)
-    end
-    redis.call("HSET", key, unpack(flat))
+  local del, pending = flags == "d" or flags == "dp", flags == "p" or flags == "dp"
+  if not del and nf > 0 then
+    redis.call("HSET", key, unpack(ARGV, a, a + 2 * nf - 1))
   end
-  if c.pending then
-    redis.call("ZADD", KEYS[3], c.block, key)
+  a = a + 2 * nf
+  if pending then
+    redis.call("ZADD", KEYS[3], blockN[bi], key)
   end
 end
-local head = b.blocks[nb]
-redis.call("HSET", KEYS[1], "number", head.n, "hash", head.hash)
+-- The undo records of a block in one RPUSH each (in chunks: unpack has a
+-- limit on how many values it returns).
+for i = 1, nb do
+  local list = undo[i]
+  for j = 1, #list, 1000 do
+    redis.call("RPUSH", KEYS[B + i], unpack(list, j, math.min(j + 999, #list)))
+  end
+end
+redis.call("HSET", KEYS[1], "number", blockN[nb], "hash", ARGV[5 + 3 * (nb - 1) + 1])
 return "ok"
