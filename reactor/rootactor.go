@@ -63,14 +63,17 @@ type rootActor struct {
 	ready    []int64
 	results  []result
 
+	mode     actorMode
 	// finished: a commit of this actor ended the session; the release
 	// then needs no reads.
-	finished                                          bool
-	started, storeBusy, sleeping, renewing, needClaim bool
-	draining, releasing, done                         bool
-	next                                              time.Time
-	hasNext                                           bool
-	lastRenew                                         time.Time
+	finished bool
+	// What is outstanding: a store transition (at most one at a time), a
+	// renewal, a timer; needClaim asks for a claim round.
+	storeBusy, renewing, sleeping, needClaim bool
+	// next is the earliest known due time of a waiting process (hasNext).
+	next      time.Time
+	hasNext   bool
+	lastRenew time.Time
 	// sleepUntil is when the latest (earliest-ending) sleep ends; sleeps
 	// counts the sleeps still pending (an earlier due time issues a shorter
 	// sleep without waiting for the longer one).
@@ -102,7 +105,7 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 	for _, e := range events {
 		switch e.Type {
 		case sched.EventCancel:
-			a.draining = true
+			a.mode = a.mode.cancel()
 		case sched.EventMessage:
 			if _, ok := e.Data.(poke); ok {
 				a.needClaim = true
@@ -113,12 +116,11 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 			switch o {
 			case opSetup:
 				a.storeBusy = false
+				a.mode = a.mode.opened(e.Error == nil)
 				if e.Error != nil {
 					log.Error("cannot run session", "err", e.Error)
-					a.draining = true
 					break
 				}
-				a.started = true
 				o := e.Data.(opened)
 				a.ready = append(a.ready, o.ready...)
 				a.next, a.hasNext, a.needClaim = o.next, o.nextOK, o.recheck
@@ -166,7 +168,7 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 					// Another replica took the session; its fencing tokens
 					// void our in-flight work. Stop without releasing.
 					log.Warn("lost the root lease", "err", e.Error)
-					a.done = true
+					a.mode = modeDone
 				} else if e.Error != nil {
 					log.Warn("renewal failed", "err", e.Error)
 				}
@@ -174,15 +176,15 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 					a.ready, a.needClaim = append(a.ready, ready...), true
 				}
 			case opRelease:
-				a.done = true
+				a.mode = modeDone
 			}
 		}
 	}
 	if m.halted.Load() {
 		// A crash: nothing more is committed and no lease is given back.
-		a.done = true
+		a.mode = modeDone
 	}
-	if a.done {
+	if a.mode == modeDone {
 		out.Status = sched.StatusComplete
 		return nil
 	}
@@ -194,7 +196,7 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 // decide issues the next yields.
 func (a *rootActor) decide(out *sched.StepOutput) {
 	m := a.io.m
-	if !a.renewing && a.started && time.Since(a.lastRenew) > m.RootLease/3 && !a.releasing {
+	if !a.renewing && a.mode.renews() && time.Since(a.lastRenew) > m.RootLease/3 {
 		a.renewing, a.lastRenew = true, time.Now()
 		inflight := make([]joinstore.Claim, 0, len(a.inflight))
 		for _, c := range a.inflight {
@@ -202,11 +204,11 @@ func (a *rootActor) decide(out *sched.StepOutput) {
 		}
 		a.yield(out, opRenew, ioCmd(func(ctx context.Context) (any, error) { return a.io.renew(ctx, inflight) }))
 	}
-	if a.storeBusy || a.releasing {
+	if a.storeBusy || a.mode == modeReleasing {
 		return
 	}
 	switch {
-	case !a.started && !a.draining:
+	case a.mode == modeOpening:
 		a.storeBusy = true
 		a.yield(out, opSetup, ioCmd(func(ctx context.Context) (any, error) { return a.io.setup(ctx) }))
 	case len(a.results) > 0:
@@ -215,9 +217,12 @@ func (a *rootActor) decide(out *sched.StepOutput) {
 		delete(a.inflight, r.claim.Iter)
 		a.storeBusy = true
 		a.yield(out, opApply, ioCmd(func(ctx context.Context) (any, error) { return a.io.apply(ctx, r) }))
-	case a.draining && len(a.inflight) == 0:
+	case a.mode == modeOpeningCancelled:
+		// Cancelled before the session was read: nothing was claimed.
 		a.release(out)
-	case a.draining:
+	case a.mode == modeDraining && len(a.inflight) == 0:
+		a.release(out)
+	case a.mode == modeDraining:
 		// Wait for the executions in flight.
 	case a.needClaim || len(a.ready) > 0:
 		ready := a.ready
@@ -277,7 +282,7 @@ func (l sessionLog) Warn(msg string, args ...any) {
 }
 
 func (a *rootActor) release(out *sched.StepOutput) {
-	a.releasing, a.storeBusy = true, true
+	a.mode, a.storeBusy = modeReleasing, true
 	a.io.m.leave(a.io.root)
 	finished := a.finished && len(a.ready) == 0
 	a.yield(out, opRelease, ioCmd(func(ctx context.Context) (any, error) {
