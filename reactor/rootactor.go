@@ -63,7 +63,7 @@ type rootActor struct {
 	ready    []int64
 	results  []result
 
-	mode     actorMode
+	mode actorMode
 	// finished: a commit of this actor ended the session; the release
 	// then needs no reads.
 	finished bool
