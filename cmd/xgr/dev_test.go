@@ -15,10 +15,11 @@ import (
 )
 
 // devArgs runs xgr dev on the repository's examples, quietly, without a
-// gateway (tests run in parallel with other listeners).
+// gateway or console (tests run in parallel with other listeners, and
+// another xgr on the machine may hold the default ports).
 func devArgs(extra ...string) []string {
 	return append([]string{"--log-level", "warn", "dev", "--ostc-dir", "../../examples/ostc", "--rules-dir", "../../examples/rules",
-		"--rpc-listen", ""}, extra...)
+		"--rpc-listen", "", "--listen", ""}, extra...)
 }
 
 // A finished line: "session 2 finished (ok, 8 steps, 41ms)".
@@ -172,7 +173,7 @@ func TestDevChecksItsRulesAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base := []string{"--log-level", "warn", "dev", "--ostc-dir", ostc, "--flow", "flow", "--rpc-listen", "", "--exit-when-done"}
+	base := []string{"--log-level", "warn", "dev", "--ostc-dir", ostc, "--flow", "flow", "--rpc-listen", "", "--listen", "", "--exit-when-done"}
 	for _, tc := range []struct {
 		args []string
 		want []string
