@@ -24,6 +24,8 @@ type prefetch struct {
 	from   uint64
 	prev   common.Hash
 	cancel context.CancelFunc
+	// done is closed when the reading goroutine has returned.
+	done chan struct{}
 	// parts delivers the parts in block order; it is closed after the last
 	// part or a failure.
 	parts chan readAhead
@@ -46,11 +48,12 @@ func (f *Follower) startPrefetch(ctx context.Context, cur *rangeRead, tip uint64
 	f.dropPrefetch()
 	from := cur.to + 1
 	pctx, cancel := context.WithCancel(ctx)
-	p := &prefetch{from: from, prev: cur.last.Hash, cancel: cancel, parts: make(chan readAhead, aheadParts)}
+	p := &prefetch{from: from, prev: cur.last.Hash, cancel: cancel, done: make(chan struct{}), parts: make(chan readAhead, aheadParts)}
 	rest, prev := cur.rest, cur.last.Hash
 	to := min(tip, from+f.Range.Size-1)
 	sc := cur.scope.clone()
 	go func() {
+		defer close(p.done)
 		defer close(p.parts)
 		var r *rangeRead
 		var err error
@@ -77,6 +80,17 @@ func (f *Follower) startPrefetch(ctx context.Context, cur *rangeRead, tip uint64
 		}
 	}()
 	f.ahead = p
+}
+
+// Close stops what the follower reads ahead, if anything, and returns when
+// it has stopped: a caller that stops calling Step without cancelling the
+// context it passed calls it, so that no read-ahead waits for a Step that
+// never comes. Step may be called again afterwards (it reads afresh).
+func (f *Follower) Close() {
+	if p := f.ahead; p != nil {
+		f.dropPrefetch()
+		<-p.done
+	}
 }
 
 // dropPrefetch abandons what is being read ahead, if anything.

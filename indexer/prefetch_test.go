@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -100,4 +101,52 @@ func TestTakePrefetchChecksWhereItFits(t *testing.T) {
 			t.Errorf("%s: the prefetch was not let go", tc.name)
 		}
 	}
+}
+
+// A caller that stops stepping and closes the follower leaves no read-ahead
+// behind: here the read-ahead holds all the parts it may (aheadParts) and
+// waits to hand over the next one when Close stops it.
+func TestCloseStopsTheReadAhead(t *testing.T) {
+	sim := testenv.StartSim(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
+	s := testenv.Sender(t, sim, 0)
+	for i := range aheadParts + 4 {
+		if _, err := reg.Put(ctx, s, fmt.Sprintf("id%d", i), example(t, "nested_join.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := newFollower(t, sim.Backend(), reg.Address)
+	f.Range, f.CommitLogs = NewRangeSizer(100, 0), 1 // one range, a part per write
+	if _, err := f.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := f.ahead
+	if p == nil {
+		t.Fatal("no read-ahead after the first part")
+	}
+	// Wait until the read-ahead has filled its channel (it then blocks).
+	deadline := time.Now().Add(10 * time.Second)
+	for len(p.parts) < aheadParts {
+		if time.Now().After(deadline) {
+			t.Fatalf("the read-ahead holds %d parts, want %d", len(p.parts), aheadParts)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() { f.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return: the read-ahead is still blocked")
+	}
+	select {
+	case <-p.done:
+	default:
+		t.Fatal("Close returned before the read-ahead stopped")
+	}
+	if f.ahead != nil {
+		t.Fatal("the follower still holds a read-ahead")
+	}
+	f.Close() // twice is fine
 }

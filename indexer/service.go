@@ -39,6 +39,7 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	backoff := s.Poll
 	var report backfillReport
+	defer s.Follower.Close()
 	for {
 		p, err := s.Follower.Step(ctx)
 		var deep *ErrReorgTooDeep

@@ -106,15 +106,15 @@ func readMetasTogether(ctx context.Context, b *Batcher, reqs []SnapshotRequest, 
 	if err != nil {
 		return err
 	}
-	worked, failed := false, false
+	// One answered call shows the node takes calls without `to`; groups is
+	// not empty, so it is learned either way.
+	worked := false
 	for g, group := range groups {
 		if res[g].Err != nil {
-			failed = true
 			continue
 		}
 		hashes, err := metaAnswers(res[g].Out, len(group))
 		if err != nil {
-			failed = true
 			continue
 		}
 		worked = true
@@ -124,8 +124,6 @@ func readMetasTogether(ctx context.Context, b *Batcher, reqs []SnapshotRequest, 
 			}
 		}
 	}
-	if worked || failed {
-		b.learnDeployless(worked)
-	}
+	b.learnDeployless(worked)
 	return nil
 }

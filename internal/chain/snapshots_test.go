@@ -59,8 +59,9 @@ func callCounter(deployless, plain *atomic.Int64) func(testenv.RPCRequest, *test
 	}
 }
 
+// dial connects through chain.Dial and closes the client after the test.
 func dial(t *testing.T, url string) *ethclient.Client {
-	c, err := ethclient.Dial(url)
+	c, _, err := chain.Dial(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
