@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
@@ -123,4 +127,88 @@ func TestForgedDeploylessAnswerIsCaught(t *testing.T) {
 	if m, _ := idx.Mismatches(ctx); len(m) != 1 {
 		t.Fatalf("mismatches: %v", m)
 	}
+}
+
+// A mismatch found in a part read ahead is recorded when that part
+// commits, not when it is verified: a read-ahead that is dropped (here by
+// Close; a reorg or a restart alike) leaves no record, and the re-read
+// records what it finds (here nothing: the node answers honestly then).
+func TestMismatchRecordedWithItsPart(t *testing.T) {
+	a := testenv.StartAnvil(t)
+	ctx := context.Background()
+	reg, ids, doc := deploylessCase(t, a, 1) // block 1
+	s := testenv.Sender(t, a, 0)
+	for i := range aheadParts + 2 { // one write a block after it
+		id := fmt.Sprintf("late%d", i)
+		if _, err := reg.Put(ctx, s, id, doc); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	// Every answer about the third block is forged until the node turns
+	// honest: its part is read ahead (the first part is block 1).
+	third, err := a.Client.HeaderByNumber(ctx, big.NewInt(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forged atomic.Int64
+	var honest atomic.Bool
+	url, _ := testenv.StartRPCProxy(t, a.URL, testenv.RPCProxy{Rewrite: func(q testenv.RPCRequest, res *testenv.RPCResponse) {
+		var out hexutil.Bytes
+		if honest.Load() || !testenv.IsDeployless(q) || !atBlock(q, third.Hash()) ||
+			json.Unmarshal(res.Result, &out) != nil || len(out) < 96 {
+			return
+		}
+		out[64] ^= 0xff
+		res.Result, _ = json.Marshal(out)
+		forged.Add(1)
+	}})
+	client, _, err := chain.Dial(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	f, idx := newFollower(t, client, reg.Address)
+	f.Range, f.CommitLogs = NewRangeSizer(2000, 0), 1 // one range, a part per block
+	if _, err := f.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := f.ahead
+	if p == nil {
+		t.Fatal("no read-ahead after the first part")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(p.parts) < aheadParts {
+		if time.Now().After(deadline) {
+			t.Fatalf("the read-ahead holds %d parts, want %d", len(p.parts), aheadParts)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if forged.Load() == 0 {
+		t.Fatal("no answer was forged: the third block's part was not read ahead")
+	}
+	if m, _ := idx.Mismatches(ctx); len(m) != 0 {
+		t.Fatalf("a mismatch of a part not committed was recorded: %v", m)
+	}
+	f.Close()
+	honest.Store(true)
+	catchUp(t, f)
+	for _, id := range ids {
+		if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) {
+			t.Fatalf("%s: %v", id, e)
+		}
+	}
+	if m, _ := idx.Mismatches(ctx); len(m) != 0 {
+		t.Fatalf("mismatches after the honest re-read: %v", m)
+	}
+}
+
+// atBlock reports whether a JSON-RPC request names block h.
+func atBlock(q testenv.RPCRequest, h common.Hash) bool {
+	for _, p := range q.Params {
+		if strings.Contains(strings.ToLower(string(p)), strings.ToLower(h.Hex())) {
+			return true
+		}
+	}
+	return false
 }

@@ -180,6 +180,9 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 		f.dropPrefetch()
 		return p, err
 	}
+	for _, m := range r.mismatches {
+		m.report(ctx, f)
+	}
 	// Registries discovered and rules followed in the range count from now.
 	f.discovered, f.rules = r.scope.discovered, r.scope.rules
 	p.To, p.Changes = r.to, len(r.changes)

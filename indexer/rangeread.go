@@ -44,7 +44,9 @@ type rangeRead struct {
 	anchor  joinstore.IndexBlock
 	blocks  map[uint64]joinstore.IndexBlock
 	changes []joinstore.Change
-	scope   scope
+	// mismatches are recorded when the part commits.
+	mismatches []mismatch
+	scope      scope
 	// rest is what follows the part in its range, its logs read and not
 	// yet decoded or verified (nil for a range's last part).
 	rest *span
@@ -163,7 +165,8 @@ func (f *Follower) verifySpan(ctx context.Context, s *span) (*rangeRead, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := f.verifyAll(ctx, reads, changes); err != nil {
+	mismatches, err := f.verifyAll(ctx, reads, changes)
+	if err != nil {
 		return nil, err
 	}
 	// Drop the placeholders of superseded writes.
@@ -183,7 +186,7 @@ func (f *Follower) verifySpan(ctx context.Context, s *span) (*rangeRead, error) 
 		rest = nil
 	}
 	return &rangeRead{from: part.from, to: part.to, first: part.first, last: part.last, anchor: part.anchor, blocks: part.blocks,
-		changes: append(kept, fresh...), scope: part.scope, rest: rest, continued: part.continued}, nil
+		changes: append(kept, fresh...), mismatches: mismatches, scope: part.scope, rest: rest, continued: part.continued}, nil
 }
 
 // decodeLogs turns logs into cache changes, in log order: trigger starts,

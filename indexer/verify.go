@@ -52,7 +52,7 @@ func superseded(reads []pendingRead) []bool {
 // entries is read once.
 // An entry stays a placeholder (empty Key) when a later log of its block
 // supersedes it.
-func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes []joinstore.Change) error {
+func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes []joinstore.Change) ([]mismatch, error) {
 	skip := superseded(reads)
 	var live []pendingRead
 	for i, r := range reads {
@@ -65,7 +65,7 @@ func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes [
 		}
 	}
 	if len(live) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Every entry's meta, and the text of the first entry of each hash the
 	// cache does not know.
@@ -81,7 +81,7 @@ func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes [
 	deployless := f.batcher.Deployless()
 	res, err := chain.SnapshotsAt(ctx, f.batcher, reqs)
 	if err != nil {
-		return fmt.Errorf("verify %d orchestration writes: %w", len(live), err)
+		return nil, fmt.Errorf("verify %d orchestration writes: %w", len(live), err)
 	}
 	if deployless && !f.batcher.Deployless() {
 		f.Log.Info("the node refuses eth_call without to: reading each getOSTCMeta on its own from now on")
@@ -113,52 +113,75 @@ func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes [
 		}
 		got, err := chain.SnapshotsAt(ctx, f.batcher, more)
 		if err != nil {
-			return fmt.Errorf("verify %d orchestration writes: %w", len(again), err)
+			return nil, fmt.Errorf("verify %d orchestration writes: %w", len(again), err)
 		}
 		for k, i := range again {
 			reqs[i].Text, res[i] = true, got[k]
 		}
 	}
+	var found []mismatch
 	for i, r := range live {
-		ch, err := f.change(ctx, r.c, res[i].Meta, res[i].Text, docs[i], res[i].Err)
+		ch, m, err := f.change(r.c, res[i].Meta, res[i].Text, docs[i], res[i].Err)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		changes[r.at] = ch
+		if m != nil {
+			found = append(found, *m)
+		}
 	}
-	return nil
+	return found, nil
+}
+
+// mismatch is an orchestration write whose text did not hash to the
+// event's hash and getOSTCMeta's: never cached, recorded (Index.Mismatches)
+// and logged when the part it belongs to commits, so that a part read
+// ahead and then dropped (a reorg, a stop) records nothing.
+type mismatch struct {
+	c          Change
+	meta, text common.Hash
+}
+
+// report records and logs m.
+func (m mismatch) report(ctx context.Context, f *Follower) {
+	rec, _ := json.Marshal(map[string]any{"registry": m.c.Registry.Hex(), "id": m.c.ID, "block": m.c.Block,
+		"event": m.c.Hash.Hex(), "meta": m.meta.Hex(), "text": m.text.Hex()})
+	if err := f.Index.RecordMismatch(ctx, string(rec)); err != nil {
+		f.Log.Warn("recording a hash mismatch failed", "err", err)
+	}
+	f.Log.Error("orchestration hash mismatch: not cached", "registry", m.c.Registry.Hex(), "id", m.c.ID, "block", m.c.Block,
+		"event", m.c.Hash.Hex(), "meta", m.meta.Hex(), "text", m.text.Hex())
 }
 
 // change turns a registry write into a cache change from what was read at
 // the log's block: the text is cached only when its keccak256 equals both
-// the event's hash and getOSTCMeta's. d, when not nil, is the cached
-// document of the event's hash, standing in for a getOSTC that was not
-// read again (its keccak256 is the event's hash by construction).
-func (f *Follower) change(ctx context.Context, c Change, meta chain.OSTCMeta, text []byte, d *doc, readErr error) (joinstore.Change, error) {
+// the event's hash and getOSTCMeta's (else the mismatch is returned too).
+// d, when not nil, is the cached document of the event's hash, standing in
+// for a getOSTC that was not read again (its keccak256 is the event's hash
+// by construction).
+func (f *Follower) change(c Change, meta chain.OSTCMeta, text []byte, d *doc, readErr error) (joinstore.Change, *mismatch, error) {
 	cc := joinstore.Change{Block: c.Block, Key: joinstore.OSTCKey(c.Registry, c.ID)}
 	if readErr != nil {
 		if errors.Is(readErr, chain.ErrNotFound) {
 			// Deleted again later in the same block: nothing to cache.
 			cc.Delete = true
-			return cc, nil
+			return cc, nil, nil
 		}
-		return cc, fmt.Errorf("read %q from %s at block %d: %w", c.ID, c.Registry.Hex(), c.Block, readErr)
+		return cc, nil, fmt.Errorf("read %q from %s at block %d: %w", c.ID, c.Registry.Hex(), c.Block, readErr)
 	}
 	got := c.Hash
 	if d == nil {
 		got = registry.Hash(text)
 	}
+	reg := c.Registry.Hex()
 	cc.Fields = map[string]string{
-		"registry": c.Registry.Hex(), "id": c.ID, "block": strconv.FormatUint(c.Block, 10),
+		"registry": reg, "id": c.ID, "block": strconv.FormatUint(c.Block, 10),
 		"tx": c.TxHash.Hex(), "version": strconv.FormatUint(c.Version, 10), "hash": c.Hash.Hex(),
 	}
 	if got != c.Hash || meta.Hash != c.Hash {
 		// Never served: no json is stored, the mismatch is recorded.
 		cc.Fields["mismatch"] = fmt.Sprintf("event %s, getOSTCMeta %s, keccak256(getOSTC) %s", c.Hash.Hex(), meta.Hash.Hex(), got.Hex())
-		rec, _ := json.Marshal(map[string]any{"registry": c.Registry.Hex(), "id": c.ID, "block": c.Block, "event": c.Hash.Hex(), "meta": meta.Hash.Hex(), "text": got.Hex()})
-		f.Index.RecordMismatch(ctx, string(rec))
-		f.Log.Error("orchestration hash mismatch: not cached", "registry", c.Registry.Hex(), "id", c.ID, "block", c.Block, "event", c.Hash.Hex(), "text", got.Hex())
-		return cc, nil
+		return cc, &mismatch{c: c, meta: meta.Hash, text: got}, nil
 	}
 	if d == nil {
 		d, _ = f.docs.put(got, text)
@@ -170,5 +193,5 @@ func (f *Follower) change(ctx context.Context, c Change, meta chain.OSTCMeta, te
 		cc.Fields["valid"] = "0"
 		cc.Fields["problems"] = d.problems
 	}
-	return cc, nil
+	return cc, nil, nil
 }
