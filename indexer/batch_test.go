@@ -1,12 +1,8 @@
 package indexer
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 
@@ -15,32 +11,17 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
-// batchLimitProxy forwards JSON-RPC to upstream but refuses batches longer
-// than limit as an XGR node started with --json-rpc-batch-request-limit
-// does: one error object instead of an array. It counts the batches it
-// passed.
-func batchLimitProxy(t *testing.T, upstream string, limit int) (*httptest.Server, *atomic.Int64) {
-	var passed atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		if bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
-			if bytes.Count(body, []byte(`"jsonrpc"`)) > limit {
-				fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Batch request length too long"}}`)
-				return
-			}
-			passed.Add(1)
+// batchLimit refuses batches longer than limit as an XGR node started
+// with --json-rpc-batch-request-limit does (one error object instead of an
+// array), and counts the batches it lets pass.
+func batchLimit(limit int, passed *atomic.Int64) func([]testenv.RPCRequest) *testenv.RPCError {
+	return func(reqs []testenv.RPCRequest) *testenv.RPCError {
+		if len(reqs) > limit {
+			return &testenv.RPCError{Code: -32600, Message: "Batch request length too long"}
 		}
-		resp, err := http.Post(upstream, "application/json", bytes.NewReader(body))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &passed
+		passed.Add(1)
+		return nil
+	}
 }
 
 // Against a node that limits batches to 20 requests (XGR's recommended RPC
@@ -54,8 +35,9 @@ func TestFollowThroughANodeBatchLimit(t *testing.T) {
 		ids[i], docs[i] = fmt.Sprintf("id%d", i), []byte(fmt.Sprintf(`{"id":"f%d","structure":{"A":{"rule":"0x0000000000000000000000000000000000000001"}}}`, i))
 	}
 	reg, _ := testenv.DeployXRC729(t, anvil, chain.RegistryInit{IDs: ids, JSONs: docs})
-	proxy, passed := batchLimitProxy(t, anvil.URL, 20)
-	client, _, err := chain.Dial(ctx, proxy.URL)
+	var passed atomic.Int64
+	url, _ := testenv.StartRPCProxy(t, anvil.URL, testenv.RPCProxy{RefuseBatch: batchLimit(20, &passed)})
+	client, _, err := chain.Dial(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}

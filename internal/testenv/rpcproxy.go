@@ -42,6 +42,10 @@ type RPCProxy struct {
 	// Rewrite, when set, may change the upstream's answer to a forwarded
 	// request.
 	Rewrite func(req RPCRequest, res *RPCResponse)
+	// RefuseBatch, when set, may refuse a whole batch (a non-nil error):
+	// the answer is then that one error object instead of an array, as a
+	// node with a batch request limit answers.
+	RefuseBatch func(reqs []RPCRequest) *RPCError
 }
 
 // StartRPCProxy serves JSON-RPC over HTTP on a loopback port and forwards
@@ -67,6 +71,13 @@ func StartRPCProxy(t testing.TB, upstream string, p RPCProxy) (string, *atomic.I
 				return
 			}
 			reqs = []RPCRequest{one}
+		}
+		if batch && p.RefuseBatch != nil {
+			if e := p.RefuseBatch(reqs); e != nil {
+				w.Header().Set("Content-Type", "application/json")
+				json.NewEncoder(w).Encode(RPCResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: e})
+				return
+			}
 		}
 		out := make([]RPCResponse, len(reqs))
 		var forward []int
