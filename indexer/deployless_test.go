@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -170,20 +169,7 @@ func TestMismatchRecordedWithItsPart(t *testing.T) {
 	defer client.Close()
 	f, idx := newFollower(t, client, reg.Address)
 	f.Range, f.CommitLogs = NewRangeSizer(2000, 0), 1 // one range, a part per block
-	if _, err := f.Step(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := f.ahead
-	if p == nil {
-		t.Fatal("no read-ahead after the first part")
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(p.parts) < aheadParts {
-		if time.Now().After(deadline) {
-			t.Fatalf("the read-ahead holds %d parts, want %d", len(p.parts), aheadParts)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	fillReadAhead(t, f)
 	if forged.Load() == 0 {
 		t.Fatal("no answer was forged: the third block's part was not read ahead")
 	}

@@ -118,21 +118,7 @@ func TestCloseStopsTheReadAhead(t *testing.T) {
 	}
 	f, _ := newFollower(t, sim.Backend(), reg.Address)
 	f.Range, f.CommitLogs = NewRangeSizer(100, 0), 1 // one range, a part per write
-	if _, err := f.Step(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := f.ahead
-	if p == nil {
-		t.Fatal("no read-ahead after the first part")
-	}
-	// Wait until the read-ahead has filled its channel (it then blocks).
-	deadline := time.Now().Add(10 * time.Second)
-	for len(p.parts) < aheadParts {
-		if time.Now().After(deadline) {
-			t.Fatalf("the read-ahead holds %d parts, want %d", len(p.parts), aheadParts)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	p := fillReadAhead(t, f)
 	closed := make(chan struct{})
 	go func() { f.Close(); close(closed) }()
 	select {
@@ -149,4 +135,26 @@ func TestCloseStopsTheReadAhead(t *testing.T) {
 		t.Fatal("the follower still holds a read-ahead")
 	}
 	f.Close() // twice is fine
+}
+
+// fillReadAhead commits f's first part and waits until its read-ahead holds
+// all the parts it may (it then blocks on the next one); the follower
+// must have more parts than that left in its range.
+func fillReadAhead(t *testing.T, f *Follower) *prefetch {
+	t.Helper()
+	if _, err := f.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p := f.ahead
+	if p == nil {
+		t.Fatal("no read-ahead after the first part")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(p.parts) < aheadParts {
+		if time.Now().After(deadline) {
+			t.Fatalf("the read-ahead holds %d parts, want %d", len(p.parts), aheadParts)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return p
 }
