@@ -11,8 +11,10 @@ import (
 
 	"github.com/google/cel-go/cel"
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
 )
 
@@ -179,7 +181,11 @@ func (c *compiler) build(src string) (*Expr, error) {
 	if root := parsed.NativeRep().Expr(); root.Kind() == celast.IdentKind && len(keys) == 1 && keys[0] == root.AsIdent() {
 		ident = keys[0]
 	}
+	if err := checkListLiterals(checked.NativeRep().Expr()); err != nil {
+		return fail(err)
+	}
 	prg, err := env.Program(checked,
+		cel.CustomDecoratorV2(sizeDecorator),
 		cel.CostLimit(MaxEvalCost),
 		cel.CostTracking(helperCost{}),
 		cel.InterruptCheckFrequency(64),
@@ -299,9 +305,49 @@ func countNodes(e celast.Expr) int {
 // MaxListCap and MaxLevenshteinLen.
 type helperCost struct{}
 
-func (helperCost) CallCost(function, _ string, args []ref.Val, _ ref.Val) *uint64 {
+func (helperCost) CallCost(function, _ string, args []ref.Val, result ref.Val) *uint64 {
 	var c uint64
 	switch function {
+	case "join":
+		// By the text it built; a refused join by the cap it hit, so that
+		// refusals cannot repeat for free under || or &&.
+		if r, ok := result.(types.String); ok {
+			c = uint64(len(r))/10 + 1
+		} else {
+			c = MaxValueBytes / 10
+		}
+		if len(args) > 0 {
+			if l, ok := args[0].(traits.Lister); ok {
+				if n, ok := l.Size().(types.Int); ok && n > 0 {
+					c += uint64(n)
+				}
+			}
+		}
+	case "lowerAscii", "upperAscii":
+		if len(args) > 0 {
+			if s, ok := args[0].(types.String); ok {
+				c = uint64(len(s))/10 + 1
+			}
+		}
+	case operators.Equals, operators.NotEquals, operators.In, "@xgr_eq", "@xgr_ne", "@xgr_in":
+		// Comparing lists or maps walks them: charge what the walk costs
+		// (cel-go charges their top-level length only).
+		if len(args) != 2 || !isContainer(args[0]) && !isContainer(args[1]) {
+			return nil
+		}
+		var m *sizeMemo
+		a, b := m.size(args[0], MaxValueBytes), m.size(args[1], MaxValueBytes)
+		if a == over {
+			a = MaxValueBytes
+		}
+		if b == over {
+			b = MaxValueBytes
+		}
+		if function == operators.In || function == "@xgr_in" {
+			c = uint64(b)/10 + 1
+		} else {
+			c = uint64(min(a, b))/10 + 1
+		}
 	case "quorum", "consensus", "unique", "median", "mad":
 		if len(args) == 0 {
 			return nil
@@ -328,6 +374,14 @@ func (helperCost) CallCost(function, _ string, args []ref.Val, _ ref.Val) *uint6
 	}
 	charged := c
 	return &charged
+}
+
+func isContainer(v ref.Val) bool {
+	switch v.(type) {
+	case traits.Lister, traits.Mapper:
+		return true
+	}
+	return false
 }
 
 func isLev(v ref.Val) bool {
@@ -373,14 +427,45 @@ func (e *Expr) evalVal(ctx context.Context, env map[string]any) (ref.Val, error)
 	if err != nil {
 		return nil, &ExprError{Source: e.Source, Err: err}
 	}
-	out, _, err := e.prg.ContextEval(ctx, act)
+	ctx, cancel := context.WithTimeout(ctx, MaxEvalTime)
+	defer cancel()
+	out, err := e.run(ctx, &sizedActivation{Activation: act, memo: &sizeMemo{}})
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("%w: ran longer than %s (MaxEvalTime): %v", ErrEvalTimeout, MaxEvalTime, err)
+		}
 		return nil, &ExprError{Source: e.Source, Err: err}
 	}
 	if types.IsError(out) {
 		return nil, &ExprError{Source: e.Source, Err: out.(*types.Err)}
 	}
 	return out, nil
+}
+
+// run evaluates the program; a panic of the evaluator or a helper is an
+// error of this expression, never the process's end.
+func (e *Expr) run(ctx context.Context, act interpreter.Activation) (out ref.Val, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("evaluation failed: %v", p)
+		}
+	}()
+	out, _, err = e.prg.ContextEval(ctx, act)
+	return out, err
+}
+
+// checkListLiterals refuses a list literal of more than MaxListCap
+// elements: no list an expression sees may be longer.
+func checkListLiterals(e celast.Expr) error {
+	var bad error
+	celast.PostOrderVisit(e, celast.NewExprVisitor(func(n celast.Expr) {
+		if bad == nil && n.Kind() == celast.ListKind {
+			if k := len(n.AsList().Elements()); k > MaxListCap {
+				bad = fmt.Errorf("%w: a list literal of %d elements; at most %d are allowed (MaxListCap)", ErrListCapExceeded, k, MaxListCap)
+			}
+		}
+	}))
+	return bad
 }
 
 // Eval evaluates e against env (values as expressions see them: plain Go

@@ -64,7 +64,11 @@ func TestExprCaps(t *testing.T) {
 	if _, err := wide.compile(ones); !errors.Is(err, ErrExprTooComplex) {
 		t.Errorf("over MaxAstNodes: %v, want ErrExprTooComplex", err)
 	}
-	if e, err := wide.compile("[" + strings.Repeat("1,", MaxASTNodes-2) + "1]"); err != nil || e.Nodes != MaxASTNodes {
+	// Exactly MaxASTNodes with every list literal within MaxListCap: an
+	// outer list of 64 lists, 63 of 63 ones and one of 62 (1 + 63·64 + 63).
+	inner := "[" + strings.Repeat("1,", MaxListCap-2) + "1]"
+	at := "[" + strings.Repeat(inner+",", MaxListCap-1) + "[" + strings.Repeat("1,", MaxListCap-3) + "1]]"
+	if e, err := wide.compile(at); err != nil || e.Nodes != MaxASTNodes {
 		t.Errorf("at MaxAstNodes: %v nodes, %v", e, err)
 	}
 }

@@ -378,6 +378,16 @@ func fnJoin(list, sep ref.Val) ref.Val {
 	if !ok {
 		return types.NewErr("join: separator must be string, got %s", sep.Type().TypeName())
 	}
+	// The joined text's size is known before it is built: refuse it
+	// there, not after allocating it.
+	total := len(s) * max(len(items)-1, 0)
+	for _, it := range items {
+		n := joinedSize(it, MaxValueBytes-total)
+		if n == over {
+			return errValueTooLarge("the joined string")
+		}
+		total += n
+	}
 	parts := make([]string, len(items))
 	for i, it := range items {
 		v, err := fromCEL(it)
@@ -387,6 +397,22 @@ func fnJoin(list, sep ref.Val) ref.Val {
 		parts[i] = Text(v)
 	}
 	return types.String(strings.Join(parts, string(s)))
+}
+
+// joinedSize is the length of v's text in a joined string (strings
+// exactly, other values by their measured size), or over beyond limit.
+func joinedSize(v ref.Val, limit int) int {
+	switch x := v.(type) {
+	case types.String:
+		return sizeOr(len(x), limit)
+	case traits.Lister, traits.Mapper:
+		return (*sizeMemo)(nil).size(v, limit)
+	}
+	out, err := fromCEL(v)
+	if err != nil {
+		return 0 // join reports it
+	}
+	return sizeOr(len(Text(out)), limit)
 }
 
 func fnUnique(list ref.Val) ref.Val {

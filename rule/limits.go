@@ -1,5 +1,7 @@
 package rule
 
+import "time"
+
 // XRC-137 document caps from XDaLa_Limits.md §3. A document over any of them
 // is rejected by Parse (a hard abort in the engine's terms).
 const (
@@ -60,6 +62,21 @@ const (
 	// from multiplying without bound; no expression of the public examples
 	// comes near it.
 	MaxEvalCost = 100_000
+	// MaxValueBytes bounds the size of every value an expression builds: a
+	// string, bytes, list or map (its text form, roughly; parts it holds
+	// more than once count each time, as they would when rendered or
+	// stored). It equals the default payload cap, since a larger value
+	// could not be stored anyway. String concatenation and join are
+	// refused before they allocate; lists and maps are measured as they
+	// are built, once per evaluation. Together with MaxEvalCost, which
+	// charges every built string by its length, it bounds the memory one
+	// evaluation can take to a few MiB.
+	MaxValueBytes = 256 << 10
+	// MaxEvalTime bounds the wall-clock time of one expression evaluation
+	// (the expression guide's "sub-100 ms evaluation windows"). The caps
+	// above already bound the work deterministically; this is the last
+	// line, checked between comprehension iterations.
+	MaxEvalTime = 100 * time.Millisecond
 	// MaxValueDepth bounds the nesting of values an expression sees.
 	MaxValueDepth = 32
 	// maxDocDepth bounds JSON nesting of the rule document itself.

@@ -27,6 +27,12 @@ var (
 	ErrExprTooComplex = errors.New("expression too complex")
 	// ErrListCapExceeded is the MaxListCap cap (hard error).
 	ErrListCapExceeded = errors.New("list cap exceeded")
+	// ErrValueTooLarge is the MaxValueBytes cap: an expression would build
+	// a string, bytes, list or map larger than it (hard error).
+	ErrValueTooLarge = errors.New("value too large")
+	// ErrEvalTimeout is the MaxEvalTime bound of one expression (hard
+	// error).
+	ErrEvalTimeout = errors.New("expression evaluation timed out")
 )
 
 // MissingKeysError is the soft-invalid error of an expression or template
