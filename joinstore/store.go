@@ -35,6 +35,11 @@ type Config struct {
 	// steps (defaults DefaultMaxLive, DefaultMaxSteps; negative: no cap). A
 	// commit over either kills the session with the reason.
 	MaxLive, MaxSteps int
+	// MaxRecoveries is how many times a process may be recovered from an
+	// expired lease (its replica stopped while it ran) before the recovery
+	// that reaches it aborts the process instead (default
+	// DefaultMaxRecoveries; negative: never).
+	MaxRecoveries int
 	// Batch, when positive, sends the transitions of concurrent sessions
 	// in shared pipelines, with this many pipelines in flight at once: one
 	// round trip carries many sessions' scripts. 0 runs each script on its
@@ -49,6 +54,11 @@ const (
 	DefaultMaxLive  = 10000
 	DefaultMaxSteps = 1000000
 )
+
+// DefaultMaxRecoveries: a step whose runs stopped three replicas is not
+// run a fourth time. A replica's restart or kill -9 costs a step one
+// recovery; a step that crashes every replica that runs it costs them all.
+const DefaultMaxRecoveries = 3
 
 // DefaultMaxPayload is the default payload cap: 256 KiB, twice the largest
 // XRC-137 document (MaxXRC137Bytes) and far above what a branch can write
@@ -106,6 +116,9 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 	}
 	if cfg.StepsCap <= 0 {
 		cfg.StepsCap = 100000
+	}
+	if cfg.MaxRecoveries == 0 {
+		cfg.MaxRecoveries = DefaultMaxRecoveries
 	}
 	if cfg.MaxPayloadBytes <= 0 {
 		cfg.MaxPayloadBytes = DefaultMaxPayload
@@ -444,6 +457,10 @@ const (
 	// Killed: it was killed while it ran; it was aborted (and failed at its
 	// group's open join target: run PendingJoins).
 	Killed ReleaseResult = "killed"
+	// Abandoned: recovered from an expired lease MaxRecoveries times; it
+	// was aborted with the reason instead of being run again (and failed
+	// at its group's open join target: run PendingJoins).
+	Abandoned ReleaseResult = "abandoned"
 	// Stale: the lease was no longer current; nothing changed (a second
 	// release is a visible no-op).
 	Stale ReleaseResult = "stale"
@@ -460,11 +477,11 @@ func (s *Store) release(ctx context.Context, c Claim, now, retryAt time.Time, re
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
 	res, err := s.eval(ctx, scriptReleaseLease,
 		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()},
-		c.Iter, c.Token, s.clock(now), after(now, retryAt), targ, int64(s.cfg.SessionTTL/time.Second), recovery).Text()
+		c.Iter, c.Token, s.clock(now), after(now, retryAt), targ, int64(s.cfg.SessionTTL/time.Second), recovery, max(s.cfg.MaxRecoveries, 0)).Text()
 	if err != nil {
 		return Stale, err
 	}
-	if res == string(Killed) || res == string(Gated) {
+	if res == string(Killed) || res == string(Gated) || res == string(Abandoned) {
 		if meta, err := s.rdb.HGet(ctx, k.meta(), "status").Result(); err == nil && meta == "finished" {
 			s.finished(ctx, c.Root, now)
 		}

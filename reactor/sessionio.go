@@ -91,8 +91,16 @@ func (s *sessionIO) resume(ctx context.Context, o joinstore.Opening, now time.Ti
 	}
 	out := opened{ready: o.Due, next: o.Next, nextOK: o.NextOK}
 	if len(o.Expired) > 0 {
-		if _, err := s.m.Store.Recover(ctx, s.root, now); err != nil {
+		rec, err := s.m.Store.Recover(ctx, s.root, now)
+		if err != nil {
 			return opened{}, err
+		}
+		for it, r := range rec {
+			if r == joinstore.Abandoned {
+				pid := s.root.Pid(it)
+				s.m.Log.Warn("process abandoned: its replica stopped every time it ran", "session", s.root.String(), "pid", pid)
+				s.emit(Event{At: now, Type: "aborted", Pid: pid, Detail: "abandoned: recovered from an expired lease too often"})
+			}
 		}
 		out.recheck = true
 	}

@@ -427,12 +427,16 @@ func (e *Expr) evalVal(ctx context.Context, env map[string]any) (ref.Val, error)
 	if err != nil {
 		return nil, &ExprError{Source: e.Source, Err: err}
 	}
-	ctx, cancel := context.WithTimeout(ctx, MaxEvalTime)
+	evalCtx, cancel := context.WithTimeout(ctx, MaxEvalTime)
 	defer cancel()
-	out, err := e.run(ctx, &sizedActivation{Activation: act, memo: &sizeMemo{}})
+	out, err := e.run(evalCtx, &sizedActivation{Activation: act, memo: &sizeMemo{}})
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("%w: ran longer than %s (MaxEvalTime): %v", ErrEvalTimeout, MaxEvalTime, err)
+		switch {
+		case ctx.Err() != nil:
+			// The caller's time ran out (the step's timeout, a shutdown).
+			err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
+		case evalCtx.Err() != nil:
+			err = fmt.Errorf("%w: ran longer than %s (MaxEvalTime)", ErrEvalTimeout, MaxEvalTime)
 		}
 		return nil, &ExprError{Source: e.Source, Err: err}
 	}

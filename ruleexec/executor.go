@@ -48,8 +48,10 @@ type Executor struct {
 	// Fallback runs steps whose rule no source covers
 	// (rulesource.ErrNotCovered); nil makes such steps hard errors.
 	Fallback reactor.Executor
-	// Timeout bounds one execution: loading and evaluating (0: none beyond
-	// the caller's context and the per-call timeouts).
+	// Timeout bounds one execution: loading and evaluating, API calls and
+	// contract reads included (0: DefaultTimeout; negative: none beyond
+	// the caller's context and the per-call timeouts). A step over it
+	// aborts with the reason.
 	Timeout time.Duration
 	// Clock measures the evaluation's stage timings (nil: none).
 	Clock func() time.Time
@@ -78,13 +80,36 @@ func (e *ActionError) Error() string {
 	return msg
 }
 
-// Execute implements reactor.Executor.
-func (x *Executor) Execute(ctx context.Context, e reactor.Execution) (reactor.Result, error) {
-	if x.Timeout > 0 {
+// DefaultTimeout bounds one step's execution when Executor.Timeout is 0:
+// room for every API call and contract read of a rule at their own
+// timeouts, far beyond what its expressions may take.
+const DefaultTimeout = 5 * time.Minute
+
+// ErrStepTimeout: a step's execution ran past Executor.Timeout.
+var ErrStepTimeout = errors.New("step timed out")
+
+// Execute implements reactor.Executor. A panic while the rule is loaded or
+// evaluated is an error of the step (it aborts), never the replica's end.
+func (x *Executor) Execute(ctx context.Context, e reactor.Execution) (res reactor.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = reactor.Result{}, fmt.Errorf("step %s: evaluating the rule failed: %v", e.Step.ID, p)
+		}
+	}()
+	timeout := x.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, x.Timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout,
+			fmt.Errorf("%w: step %s ran longer than %s", ErrStepTimeout, e.Step.ID, timeout))
 		defer cancel()
 	}
+	return x.execute(ctx, e)
+}
+
+func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Result, error) {
 	l, err := x.Rules.Load(ctx, e.Step.Rule)
 	if errors.Is(err, rulesource.ErrNotCovered) && x.Fallback != nil {
 		return x.Fallback.Execute(ctx, e)
@@ -93,6 +118,11 @@ func (x *Executor) Execute(ctx context.Context, e reactor.Execution) (reactor.Re
 		return reactor.Result{}, fmt.Errorf("step %s: %w", e.Step.ID, err)
 	}
 	res, err := rule.Evaluate(ctx, l.Doc, e.Payload, rule.Sources{API: x.API, Reads: x.Reads, Clock: x.Clock, Meta: e.Meta()})
+	if cause := context.Cause(ctx); err == nil && errors.Is(cause, ErrStepTimeout) {
+		// Calls cut short by the timeout took their defaults: the outcome
+		// is not the rule's.
+		err = cause
+	}
 	if err != nil {
 		return reactor.Result{}, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err)
 	}

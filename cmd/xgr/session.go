@@ -143,7 +143,9 @@ func withStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) e
 // sessionTTL is XGR_SESSION_TTL_SECS (default 86400).
 // storeConfig is the store configuration of the environment:
 // XGR_SESSION_TTL_SECS, XGR_MAX_PAYLOAD (bytes; default 256 KiB),
-// XGR_MAX_LIVE and XGR_MAX_STEPS (session caps; -1: none).
+// XGR_MAX_LIVE and XGR_MAX_STEPS (session caps; -1: none),
+// XGR_MAX_RECOVERIES (recoveries of a process from an expired lease before
+// it is abandoned; default 3, -1: never).
 func storeConfig() joinstore.Config {
 	// Real sessions: Redis's clock judges leases and due times.
 	cfg := joinstore.Config{SessionTTL: sessionTTL(), ServerClock: true}
@@ -155,6 +157,9 @@ func storeConfig() joinstore.Config {
 	}
 	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_STEPS")); err == nil && v != 0 {
 		cfg.MaxSteps = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_RECOVERIES")); err == nil && v != 0 {
+		cfg.MaxRecoveries = v
 	}
 	return cfg
 }

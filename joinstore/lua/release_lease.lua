@@ -14,13 +14,19 @@
 -- ARGV[5] target iter ("" = none)  ARGV[6] record TTL (s)
 -- ARGV[7] "" for a holder's release; "recover" for recovery: the lease must
 --         have expired by now (a renewed lease is left alone)
+-- ARGV[8] recoveries after which a process is abandoned (0 = never): each
+--         recovery counts on the process (field recoveries); the one that
+--         reaches the cap aborts it instead of running it again, so that a
+--         step whose every run stops its replica (a crash, an out-of-memory
+--         kill) cannot stop replica after replica
 --
 -- Returns "released", "killed" (killed while it ran: aborted now), "gated"
--- (aborted by the dispatch gate), or "stale"
+-- (aborted by the dispatch gate), "abandoned" (recovered once too often:
+-- aborted now, failed at its group's open join target), or "stale"
 -- when the token is no longer the current lease (a second release is a
 -- reported no-op, never a second effect).
 -- Invariant: a lease is released at most once; a stale holder changes
--- nothing; nothing runs in a group whose join closed with kill; a killed
+-- nothing; a process is recovered at most ARGV[8] - 1 times; nothing runs in a group whose join closed with kill; a killed
 -- process never runs again, and a release does not leave it waiting forever.
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
 -- with a server clock every lease and due decision of every replica is
@@ -46,6 +52,14 @@ local function finish(reason)
     redis.call("HSET", KEYS[4], "status", "finished", "finishedAt", now)
   end
 end
+-- failAtTarget delivers the process's failure to its group's open join
+-- target (none when it closed).
+local function failAtTarget()
+  if ARGV[5] ~= "" and redis.call("HGET", KEYS[6], "closed") ~= "1" then
+    redis.call("RPUSH", KEYS[7], cjson.encode({pid = p[4], from = p[3], aborted = true, valid = cjson.null, payload = "{}"}))
+    redis.call("ZADD", KEYS[8], "NX", now, ARGV[5])
+  end
+end
 local killedAt = redis.call("HGET", KEYS[1], "killedAt")
 local sessionKilled = redis.call("HGET", KEYS[4], "killedAt")
 if (killedAt and killedAt ~= "") or (sessionKilled and sessionKilled ~= "") then
@@ -53,10 +67,7 @@ if (killedAt and killedAt ~= "") or (sessionKilled and sessionKilled ~= "") then
     redis.call("HSET", KEYS[1], "killedAt", now)
   end
   finish("killed")
-  if ARGV[5] ~= "" and redis.call("HGET", KEYS[6], "closed") ~= "1" then
-    redis.call("RPUSH", KEYS[7], cjson.encode({pid = p[4], from = p[3], aborted = true, valid = cjson.null, payload = "{}"}))
-    redis.call("ZADD", KEYS[8], "NX", now, ARGV[5])
-  end
+  failAtTarget()
   return "killed"
 end
 if ARGV[5] ~= "" then
@@ -64,6 +75,16 @@ if ARGV[5] ~= "" then
   if t[1] == "1" and t[2] == "kill" then
     finish("gated")
     return "gated"
+  end
+end
+if ARGV[7] ~= "" then
+  local n = redis.call("HINCRBY", KEYS[1], "recoveries", 1)
+  local cap = tonumber(ARGV[8])
+  if cap > 0 and n >= cap then
+    finish("abandoned: the lease of step " .. p[3] .. " expired " .. n ..
+      " times while it ran (each time its replica stopped: a crash or an out-of-memory kill); it is not run again")
+    failAtTarget()
+    return "abandoned"
   end
 end
 redis.call("HSET", KEYS[1], "status", "waiting", "lease", "", "leaseUntil", "",
