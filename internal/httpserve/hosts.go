@@ -63,7 +63,9 @@ func CheckHostName(n string) error {
 	return nil
 }
 
-func normalHost(h string) string { return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".") }
+func normalHost(h string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
+}
 
 // guardHosts answers 403 to a request whose Host the list does not allow,
 // before h sees it.
