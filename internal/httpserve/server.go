@@ -92,27 +92,31 @@ func (s *Server) track(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if r.Body == nil || r.Body == http.NoBody {
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 			c.setBusy(true)
 		} else {
-			r.Body = &bodyWatch{ReadCloser: r.Body, c: c}
+			r.Body = &bodyWatch{ReadCloser: r.Body, c: c, left: r.ContentLength}
 		}
 		defer c.setBusy(false)
 		h.ServeHTTP(w, r)
 	})
 }
 
-// bodyWatch marks its connection busy once the body has been read to its
-// end (or failed).
+// bodyWatch marks its connection busy once the body has been read: its
+// Content-Length (left, -1 when unknown) or up to an error or EOF.
 type bodyWatch struct {
 	io.ReadCloser
 	c    *conn
+	left int64
 	done bool
 }
 
 func (b *bodyWatch) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil && !b.done {
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	if !b.done && (err != nil || b.left == 0) {
 		b.done = true
 		b.c.setBusy(true)
 	}

@@ -158,20 +158,22 @@ func TestHealthzReachableWhenSlowClientsHoldTheCap(t *testing.T) {
 }
 
 // When every connection serves a request, a new one waits for a place
-// instead of going over the cap.
+// instead of going over the cap; a request whose body the handler has read
+// (its Content-Length, without reading on to EOF) is serving.
 func TestCapWaitsWhileEveryConnectionServes(t *testing.T) {
 	release := make(chan struct{})
 	var entered atomic.Int32
 	mux := healthMux()
 	mux.HandleFunc("/work", func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > 0 {
+			io.ReadFull(r.Body, make([]byte, r.ContentLength))
+		}
 		entered.Add(1)
 		<-release
 	})
 	s := serve(t, mux, Config{MaxConns: 2})
-	for i := 0; i < 2; i++ {
-		c := dial(t, s)
-		fmt.Fprintf(c, "GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-	}
+	fmt.Fprintf(dial(t, s), "GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	fmt.Fprintf(dial(t, s), "POST /work HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello")
 	for deadline := time.Now().Add(3 * time.Second); entered.Load() < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the two requests did not start")
