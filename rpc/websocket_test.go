@@ -8,6 +8,7 @@ import (
 
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/rpc"
 )
 
@@ -46,5 +47,34 @@ func TestWebsocketOrigins(t *testing.T) {
 	}
 	if err := dial(listed, ""); err != nil {
 		t.Errorf("no Origin with a list: %v", err)
+	}
+}
+
+// A websocket outlives the listener's request timeouts (it is a stream:
+// go-ethereum keeps it alive), while plain HTTP calls still work beside it;
+// websockets over the listener's stream cap are refused.
+func TestWebsocketOutlivesRequestTimeouts(t *testing.T) {
+	g := newGatewayOn(t, rpc.ServerConfig{}, &httpserve.Config{ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond,
+		IdleTimeout: 200 * time.Millisecond, MaxConns: 4, MaxStreams: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, err := gethrpc.DialWebsocket(ctx, "ws"+strings.TrimPrefix(g.url, "http"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for i := 0; i < 4; i++ {
+		var core rpc.CoreAddrs
+		if err := ws.CallContext(ctx, &core, "xgr_getCoreAddrs"); err != nil {
+			t.Fatalf("call %d over the websocket, %s after the timeouts began: %v", i, time.Duration(i)*300*time.Millisecond, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if _, err := gethrpc.DialWebsocket(ctx, "ws"+strings.TrimPrefix(g.url, "http"), ""); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a second websocket at stream cap 1: %v, want 503", err)
+	}
+	var core rpc.CoreAddrs
+	if err := g.client.Raw(ctx, &core, "xgr_getCoreAddrs"); err != nil {
+		t.Errorf("HTTP beside the websocket: %v", err)
 	}
 }
