@@ -52,7 +52,9 @@ xgr simulate); --outcomes scripts the steps no rule covers.
 
 /ui serves the operator console (docs/console.md; --ui=false turns it
 off, --ui-actions lets it kill and wake without permits on a loopback
---listen). /metrics serves Prometheus metrics; /healthz answers 200 while Redis
+--listen; it has no login, so a --listen that is not loopback needs
+--ui-public and an authenticating proxy in front, see docs/operating.md).
+/metrics serves Prometheus metrics (also on --metrics-listen); /healthz answers 200 while Redis
 acknowledges a write within --health-timeout (503 with the reason
 otherwise: out of memory, read-only, paused, frozen); /readyz also fails
 while the replica drains.
