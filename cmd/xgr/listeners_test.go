@@ -160,3 +160,24 @@ func TestConsolePublicListenNeedsOptIn(t *testing.T) {
 		t.Errorf("a --vhosts URL: exit %d %s", code, out)
 	}
 }
+
+// --metrics-listen serves /metrics and the health checks to any Host, and
+// never the console.
+func TestMetricsListenServesNoConsole(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	metrics := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	outcomes := writeFile(t, "o.json", `{"default":{"result":"valid"}}`)
+	stop, listen := startReplicaAt(t, "--redis", "redis://"+srv.Addr+"/0", "--outcomes", outcomes, "--metrics-listen", metrics)
+	defer stop()
+	for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
+		if code, body := hostRequest(t, http.MethodGet, metrics, path, "prometheus.scraper.example"); code != 200 {
+			t.Errorf("GET %s on --metrics-listen: %d %s", path, code, body)
+		}
+	}
+	if code, _ := hostRequest(t, http.MethodGet, metrics, "/ui/api/sessions", metrics); code != http.StatusNotFound {
+		t.Errorf("the console on --metrics-listen: %d, want 404", code)
+	}
+	if code, _ := hostRequest(t, http.MethodGet, listen, "/ui/api/sessions", listen); code != 200 {
+		t.Errorf("the console on --listen: %d", code)
+	}
+}
