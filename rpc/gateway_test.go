@@ -21,6 +21,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -72,6 +73,13 @@ type gateway struct {
 
 func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
 	t.Helper()
+	return newGatewayOn(t, cfg, nil)
+}
+
+// newGatewayOn is newGateway served by an httpserve listener with hc's
+// bounds (nil: an httptest server).
+func newGatewayOn(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config) *gateway {
+	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
 		t.Fatal(err)
@@ -92,10 +100,20 @@ func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Stop() })
-	g.url = hs.URL
-	if g.client, err = client.Dial(context.Background(), hs.URL); err != nil {
+	if hc == nil {
+		hs := httptest.NewServer(srv)
+		t.Cleanup(func() { hs.Close(); srv.Stop() })
+		g.url = hs.URL
+	} else {
+		hs, err := httpserve.Listen("127.0.0.1:0", srv, *hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go hs.Serve()
+		t.Cleanup(func() { hs.Close(); srv.Stop() })
+		g.url = "http://" + hs.Addr()
+	}
+	if g.client, err = client.Dial(context.Background(), g.url); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.client.Close)

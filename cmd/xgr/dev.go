@@ -79,7 +79,7 @@ Example:
 			&cli.BoolFlag{Name: "timeline", EnvVars: []string{"XGR_DEV_TIMELINE"}, Usage: "print every session event, not only when each session finished"},
 			&cli.BoolFlag{Name: "exit-when-done", EnvVars: []string{"XGR_DEV_EXIT_WHEN_DONE"}, Usage: "stop once every demo session finished"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of the console /ui, /metrics, /healthz and /readyz (empty: off)"},
-		}, append(gatewayFlags("127.0.0.1:8645"), consoleFlags()...)...),
+		}, append(gatewayFlags("127.0.0.1:8645"), append(consoleFlags(), listenerFlags()...)...)...),
 		Action: devAction,
 	}
 }
@@ -231,7 +231,7 @@ triggers:
 	defer stopGateway()
 	ui := newConsole(c, console.Config{Store: store, Source: source, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log})
 	if addr := c.String("listen"); addr != "" {
-		ops, bound, err := serveOps(addr, prometheus.NewRegistry(), store, "dev", time.Second, func() error { return ctx.Err() }, ui)
+		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), prometheus.NewRegistry(), store, "dev", time.Second, func() error { return ctx.Err() }, ui)
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("dev: --listen %s: %v", addr, err), 2)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
@@ -27,7 +28,7 @@ var (
 	durationZeroOK = map[string]bool{"delay": true, "rpc-skew": true, "settle": true}
 	// intMin are integer flags with a lower bound above 0; intZero says
 	// what 0 means for the others (all must be 0 or more).
-	intMin  = map[string]int64{"rpc-max-body": 1024, "rpc-max-inflight": 1, "concurrency": 1, "replicas": 1, "sessions": 1}
+	intMin  = map[string]int64{"rpc-max-body": 1024, "rpc-max-inflight": 1, "rpc-max-conns": 4, "concurrency": 1, "replicas": 1, "sessions": 1}
 	intZero = map[string]string{"max-sessions": "no cap", "max-steps": "no bound", "window": "no cap", "limit": "the default, 20",
 		"last": "the default, 100", "offset": "none skipped", "session": "all sessions", "orders": "none"}
 	// addressFlags hold one EVM address.
@@ -36,7 +37,7 @@ var (
 	// IPC socket path.
 	nodeURLFlags = map[string]bool{"rpc": true, "endpoint": false}
 	// listenFlags are local addresses to listen on.
-	listenFlags = map[string]bool{"listen": true, "rpc-listen": true}
+	listenFlags = map[string]bool{"listen": true, "rpc-listen": true, "metrics-listen": true}
 )
 
 // checkFlags checks that the required flags are given and every flag
@@ -165,6 +166,10 @@ func checkListItem(name, v string) error {
 			return fmt.Errorf("--rpc-backend %q: want NAME=URL, e.g. ethereum-mainnet=https://rpc.example", v)
 		}
 		return checkNodeURL("rpc-backend "+n, u, true)
+	case "vhosts":
+		if err := httpserve.CheckHostName(v); err != nil {
+			return fmt.Errorf("--vhosts %v", err)
+		}
 	}
 	return nil
 }

@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/rpc"
 )
 
@@ -32,6 +31,7 @@ func gatewayFlags(listen string) []cli.Flag {
 		&cli.DurationFlag{Name: "rpc-skew", Value: 30 * time.Second, EnvVars: []string{"XGR_RPC_SKEW"}, Usage: "clock skew allowed on permit expiries"},
 		&cli.IntFlag{Name: "rpc-max-body", Value: 1 << 20, EnvVars: []string{"XGR_RPC_MAX_BODY"}, Usage: "largest request body or websocket message in bytes"},
 		&cli.IntFlag{Name: "rpc-max-inflight", Value: 16, EnvVars: []string{"XGR_RPC_MAX_INFLIGHT"}, Usage: "requests one connection may have in flight"},
+		&cli.IntFlag{Name: "rpc-max-conns", Value: gatewayMaxConns, EnvVars: []string{"XGR_RPC_MAX_CONNS"}, Usage: "connections the gateway keeps open at once (half of them may be websockets)"},
 	}
 }
 
@@ -61,17 +61,18 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(),
 	if err != nil {
 		return "", nil, nil, err
 	}
-	l, err := net.Listen("tcp", addr)
+	hc := listenerConfig(c, "rpc-listen")
+	hc.MaxConns = c.Int("rpc-max-conns")
+	hs, err := httpserve.Listen(addr, srv, hc)
 	if err != nil {
 		return "", nil, nil, cli.Exit(fmt.Sprintf("--rpc-listen %s: %v", addr, err), 2)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
-		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := hs.Serve(); err != nil {
 			slog.Error("JSON-RPC gateway stopped", "err", err)
 		}
 	}()
-	url := "http://" + l.Addr().String()
+	url := "http://" + hs.Addr()
 	slog.Info("serving the xgr_* JSON-RPC gateway", "url", url, "chainId", cfg.ChainID, "precompile", pre)
 	return url, srv, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -23,6 +22,7 @@ import (
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
@@ -52,7 +52,9 @@ xgr simulate); --outcomes scripts the steps no rule covers.
 
 /ui serves the operator console (docs/console.md; --ui=false turns it
 off, --ui-actions lets it kill and wake without permits on a loopback
---listen). /metrics serves Prometheus metrics; /healthz answers 200 while Redis
+--listen; it has no login, so a --listen that is not loopback needs
+--ui-public and an authenticating proxy in front, see docs/operating.md).
+/metrics serves Prometheus metrics (also on --metrics-listen); /healthz answers 200 while Redis
 acknowledges a write within --health-timeout (503 with the reason
 otherwise: out of memory, read-only, paused, frozen); /readyz also fails
 while the replica drains.
@@ -74,13 +76,14 @@ Example:
 			allowHostFlag(), rpcBackendFlag(),
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics, /healthz, /readyz and the console /ui (empty: off)"},
+			&cli.StringFlag{Name: "metrics-listen", EnvVars: []string{"XGR_METRICS_LISTEN"}, Usage: "also serve /metrics, /healthz and /readyz, never the console, on this address (e.g. for a scraper on another host; empty: off)"},
 			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync everysec|always"},
 			&cli.DurationFlag{Name: "health-timeout", Value: time.Second, EnvVars: []string{"XGR_HEALTH_TIMEOUT"}, Usage: "/healthz fails when a Redis write takes longer"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often to look for sessions"},
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
 			&cli.IntFlag{Name: "max-sessions", EnvVars: []string{"XGR_MAX_SESSIONS"}, Usage: "most sessions this replica runs at once (0 = no cap)"},
-		), append(gatewayFlags(""), consoleFlags()...)...),
+		), append(gatewayFlags(""), append(consoleFlags(), listenerFlags()...)...)...),
 		Action: runAction,
 	}
 }
@@ -186,17 +189,24 @@ func runAction(c *cli.Context) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(events, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
 		func() float64 { return float64(m.Running()) }))
-	if addr := c.String("listen"); addr != "" {
-		srv, _, err := serveOps(addr, reg, store, replica, c.Duration("health-timeout"), func() error {
-			if c.Context.Err() != nil {
-				return errors.New("draining: the replica is stopping")
-			}
-			return nil
-		}, ui)
-		if err != nil {
-			return cli.Exit("run: "+err.Error(), 2)
+	ready := func() error {
+		if c.Context.Err() != nil {
+			return errors.New("draining: the replica is stopping")
 		}
-		defer srv.Shutdown(context.WithoutCancel(c.Context))
+		return nil
+	}
+	// --listen serves the console too; --metrics-listen never does.
+	for _, l := range []struct {
+		flag string
+		ui   *console.Console
+	}{{"listen", ui}, {"metrics-listen", nil}} {
+		if addr := c.String(l.flag); addr != "" {
+			srv, _, err := serveOps(addr, listenerConfig(c, l.flag), reg, store, replica, c.Duration("health-timeout"), ready, l.ui)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("run: --%s: %v", l.flag, err), 2)
+			}
+			defer srv.Shutdown(context.WithoutCancel(c.Context))
+		}
 	}
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
@@ -279,10 +289,10 @@ func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.
 
 // serveOps serves /metrics, /healthz (the replica can write to Redis within
 // the timeout: a heartbeat SET round trip), /readyz (healthy and not
-// draining) and, when ui is not nil, the operator console under /ui. A
-// failing check answers 503 with the reason in the body. It returns the
-// server and the address it listens on.
-func serveOps(addr string, reg *prometheus.Registry, store *joinstore.Store, replica string, timeout time.Duration, ready func() error, ui *console.Console) (*http.Server, string, error) {
+// draining) and, when ui is not nil, the operator console under /ui, on a
+// listener hardened by hc. A failing check answers 503 with the reason in
+// the body. It returns the server and the address it listens on.
+func serveOps(addr string, hc httpserve.Config, reg *prometheus.Registry, store *joinstore.Store, replica string, timeout time.Duration, ready func() error, ui *console.Console) (*httpserve.Server, string, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	health := func(w http.ResponseWriter, r *http.Request, checks ...func() error) {
@@ -306,11 +316,10 @@ func serveOps(addr string, reg *prometheus.Registry, store *joinstore.Store, rep
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { health(w, r) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { health(w, r, ready) })
-	l, err := net.Listen("tcp", addr)
+	srv, err := httpserve.Listen(addr, mux, hc)
 	if err != nil {
 		return nil, "", err
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	if ui != nil {
 		mux.Handle(console.Prefix, ui.Handler())
 		mux.Handle("/ui", ui.Handler())
@@ -318,12 +327,12 @@ func serveOps(addr string, reg *prometheus.Registry, store *joinstore.Store, rep
 		srv.RegisterOnShutdown(ui.Close)
 	}
 	go func() {
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(); err != nil {
 			slog.Error("ops server stopped", "err", err)
 		}
 	}()
-	slog.Info("serving /metrics, /healthz and /readyz", "addr", l.Addr().String(), "console", ui != nil)
-	return srv, l.Addr().String(), nil
+	slog.Info("serving /metrics, /healthz and /readyz", "addr", srv.Addr(), "console", ui != nil)
+	return srv, srv.Addr(), nil
 }
 
 // runExecutor is the step executor of a replica: XRC-137 rules from the

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/internal/httpserve"
+)
+
+// gatewayMaxConns is the default of --rpc-max-conns.
+const gatewayMaxConns = 256
+
+// listenerFlags are the flags every HTTP listener of xgr run and xgr dev
+// shares (the ops/console listener and the gateway).
+func listenerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "vhosts", EnvVars: []string{"XGR_VHOSTS"}, Usage: "host names requests to --listen and --rpc-listen may be addressed to (Host header), besides IP addresses, localhost and the listen address's own name (comma list; * for any): a guard against DNS rebinding"},
+	}
+}
+
+// hostsHint tells a client whose Host was refused how an operator allows it.
+const hostsHint = "an operator adds the name with --vhosts (XGR_VHOSTS)"
+
+// listenerConfig is the hardening of the listener of a flag (httpserve's
+// timeouts and caps, the --vhosts allow list). The --metrics-listen
+// listener answers any Host: it serves no console and no gateway, only
+// metrics and health checks, to scrapers that address it by their own
+// names.
+func listenerConfig(c *cli.Context, flag string) httpserve.Config {
+	hc := httpserve.Config{Name: flag, Hosts: c.StringSlice("vhosts"), HostsHint: hostsHint}
+	if flag == "metrics-listen" {
+		hc.Hosts = []string{"*"}
+	}
+	return hc
+}
