@@ -1,10 +1,12 @@
 package permit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,6 +152,35 @@ func FuzzVerify(f *testing.F) {
 			}
 			if req, _ := PayloadHash(want.Request.Payload); h != req {
 				t.Fatalf("bound permit accepted with payload hash %s, request's %s", h, req)
+			}
+		}
+	})
+}
+
+// FuzzCanonicalPayload: CanonicalPayload never panics; what it returns is
+// valid JSON, its own canonical form (so re-sending the canonical text
+// keeps the hash) and, compacted, the input compacted but for string
+// escapes.
+func FuzzCanonicalPayload(f *testing.F) {
+	for _, s := range []string{string(payload), `{}`, `null`, ``, `[1, "a\u0000\ud83d\ude00", {"x": -0.5e-3}]`, `"\ud800"`, `{"a":1}{}`, "{\"a\":\"\xff\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		canon, err := CanonicalPayload(raw)
+		if err != nil {
+			return
+		}
+		if !json.Valid(canon) {
+			t.Fatalf("%q: canonical text %q is not JSON", raw, canon)
+		}
+		again, err := CanonicalPayload(canon)
+		if err != nil || string(again) != string(canon) {
+			t.Fatalf("%q: not idempotent: %q then %q (%v)", raw, canon, again, err)
+		}
+		var a, b any
+		if trimmed := bytes.TrimSpace(raw); json.Unmarshal(trimmed, &a) == nil && string(trimmed) != "null" {
+			if err := json.Unmarshal(canon, &b); err != nil || !reflect.DeepEqual(a, b) {
+				t.Fatalf("%q: canonical text %q means something else", raw, canon)
 			}
 		}
 	})

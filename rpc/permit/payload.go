@@ -55,6 +55,7 @@ func CanonicalPayload(payload []byte) ([]byte, error) {
 		n      int
 	}
 	var stack []level
+	done := false // one top-level value was read
 	for {
 		tok, err := dec.ReadToken()
 		if err == io.EOF {
@@ -63,10 +64,14 @@ func CanonicalPayload(payload []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("payload: %w", err)
 		}
+		if done {
+			return nil, errors.New("payload: unexpected data after the JSON value")
+		}
 		kind := tok.Kind()
 		if kind == '}' || kind == ']' {
 			stack = stack[:len(stack)-1]
 			out = append(out, byte(kind))
+			done = len(stack) == 0
 			continue
 		}
 		if len(stack) > 0 {
@@ -88,6 +93,7 @@ func CanonicalPayload(payload []byte) ([]byte, error) {
 		default: // numbers and literals: their exact text
 			out = append(out, tok.String()...)
 		}
+		done = len(stack) == 0
 	}
 	if len(stack) != 0 {
 		return nil, errors.New("payload: unexpected end of JSON")

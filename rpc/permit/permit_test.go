@@ -526,6 +526,8 @@ func refusals(t testing.TB) []refusal {
 			code: CodeRequestMismatch, path: "permit.message.payloadHash"},
 		{name: "SessionPermitV2 with a payload that is not JSON", raw: sessionV2, want: request(func(r *Request) { r.Payload = []byte(`{"a":`) }),
 			code: CodeRequestMismatch, path: "permit.message.payloadHash", msg: "not JSON"},
+		{name: "SessionPermitV2 with two payloads", raw: sessionV2, want: request(func(r *Request) { r.Payload = append(append([]byte{}, payload...), "{}"...) }),
+			code: CodeRequestMismatch, path: "permit.message.payloadHash", msg: "after the JSON value"},
 		{name: "SessionPermitV2 at another step", raw: sessionV2, want: request(func(r *Request) { r.Step = "B1" }),
 			code: CodeRequestMismatch, path: "permit.message.startStep", msg: `stepId is "B1" but the permit signs "A1"`},
 		{name: "SessionPermitV2 under another registry", raw: sessionV2, want: request(func(r *Request) { r.Registry = addrB }),
