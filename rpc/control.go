@@ -15,7 +15,7 @@ import (
 // ControlPermit (or V2) with action kill, signed by the session's runner.
 // A kill is idempotent: a second one affects nothing.
 func (s *Service) Control(ctx context.Context, req ControlRequest) (*ControlResult, error) {
-	v, release, err := s.control(ctx, req.Permit, permit.ActionKill, "action-not-supported",
+	v, release, err := s.control(ctx, req.Permit, nil, permit.ActionKill, "action-not-supported",
 		"xgr_control performs kill only; the permit allows %q (a wake goes through xgr_wakeUpProcess)")
 	if err != nil {
 		return nil, err
@@ -55,10 +55,11 @@ func (s *Service) Control(ctx context.Context, req ControlRequest) (*ControlResu
 // signature. Step mode (the permit's stepId set) wakes every process of the
 // session waiting on that step; with a ControlPermitV2 another signer may
 // wake on the runner's behalf where the process's __wakeUp list names it
-// under scope rpc. The payload is merged without its "_" keys. A permit
-// wakes at most once: its digest is the wake's id.
+// under scope rpc. The payload is merged without its "_" keys. A
+// ControlPermitV3 must sign this request's processId ("" in step mode) and
+// payload. A permit wakes at most once: its digest is the wake's id.
 func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResult, error) {
-	v, release, err := s.control(ctx, req.Permit, permit.ActionWake, "wrong-action",
+	v, release, err := s.control(ctx, req.Permit, &permit.Request{Pid: req.ProcessID, Payload: req.Payload}, permit.ActionWake, "wrong-action",
 		"xgr_wakeUpProcess needs a permit with action \"wake\", not %q")
 	if err != nil {
 		return nil, err
@@ -124,14 +125,19 @@ func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResu
 }
 
 // control takes a connection slot and verifies a ControlPermit (or V2)
-// for action; a permit for another action is refused with reason and the
-// message (one %q for the permit's action). release gives the slot back.
-func (s *Service) control(ctx context.Context, raw []byte, action permit.Action, reason, msg string) (*permit.Verified, func(), error) {
+// for action, or with a request (a wake) also a ControlPermitV3 bound to
+// it; a permit for another action is refused with reason and the message
+// (one %q for the permit's action). release gives the slot back.
+func (s *Service) control(ctx context.Context, raw []byte, req *permit.Request, action permit.Action, reason, msg string) (*permit.Verified, func(), error) {
 	release, err := s.enter(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := s.verify(raw, "permit", permit.KindControl, permit.KindControlV2)
+	kinds := []permit.Kind{permit.KindControl, permit.KindControlV2}
+	if req != nil {
+		kinds = append(kinds, permit.KindControlV3)
+	}
+	v, err := s.verifyFor(raw, "permit", req, kinds...)
 	if err == nil && v.Control.Action != action {
 		err = fail(CodeUnauthorized, reason, "permit.message.action", msg, v.Control.Action)
 	}

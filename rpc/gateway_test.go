@@ -73,12 +73,24 @@ type gateway struct {
 
 func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
 	t.Helper()
-	return newGatewayOn(t, cfg, nil)
+	return newGatewayServed(t, cfg, nil, nil)
 }
 
 // newGatewayOn is newGateway served by an httpserve listener with hc's
 // bounds (nil: an httptest server).
 func newGatewayOn(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config) *gateway {
+	return newGatewayServed(t, cfg, hc, nil)
+}
+
+// newGatewayWith is newGateway with the service's configuration changed by
+// configure (when not nil).
+func newGatewayWith(t *testing.T, cfg rpc.ServerConfig, configure func(*rpc.Config)) *gateway {
+	return newGatewayServed(t, cfg, nil, configure)
+}
+
+// newGatewayServed is newGateway with both: hc's listener bounds and the
+// service's configuration changed by configure (each when not nil).
+func newGatewayServed(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config, configure func(*rpc.Config)) *gateway {
 	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
@@ -91,8 +103,12 @@ func newGatewayOn(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config) *gat
 	rdb := testenv.StartRedis(t).Client()
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	svc, err := rpc.NewService(rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
-		ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2})
+	scfg := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
+		ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2}
+	if configure != nil {
+		configure(&scfg)
+	}
+	svc, err := rpc.NewService(scfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,12 +258,23 @@ func TestStartRefusalsWriteNothing(t *testing.T) {
 // after A1), then returns the root.
 func (g *gateway) waitingSession(key *ecdsa.PrivateKey, payload string) joinstore.Root {
 	g.t.Helper()
+	return g.waitingSessionWith(key, payload, false)
+}
+
+// waitingSessionWith is waitingSession, started with a SessionPermitV2
+// when bound.
+func (g *gateway) waitingSessionWith(key *ecdsa.PrivateKey, payload string, bound bool) joinstore.Root {
+	g.t.Helper()
 	ctx := context.Background()
 	next, err := g.client.NextProcessID(ctx, addr(key))
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	r, err := g.client.StartWith(ctx, g.sessionPermit(key, next, nil), xrc729, "A1", json.RawMessage(payload))
+	p := g.sessionPermit(key, next, nil)
+	if bound {
+		p = g.sessionPermitV2(key, next, xrc729, "A1", payload)
+	}
+	r, err := g.client.StartWith(ctx, p, xrc729, "A1", json.RawMessage(payload))
 	if err != nil {
 		g.t.Fatal(err)
 	}

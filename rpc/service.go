@@ -38,6 +38,15 @@ type Config struct {
 	ControlContract common.Address
 	// Skew is the clock skew allowed on permit expiries.
 	Skew time.Duration
+	// MaxPermitLifetime caps how far beyond now (plus Skew) a permit's
+	// expiry may lie (0: permit.DefaultMaxLifetime, 1 h; at most
+	// permit.MaxLifetimeCap).
+	MaxPermitLifetime time.Duration
+	// RequireBoundPermits refuses the reference's unbound permits where a
+	// bound one exists: xgr_validateDataTransfer then takes SessionPermitV2
+	// only and xgr_wakeUpProcess ControlPermitV3 only (kills and lists are
+	// unchanged).
+	RequireBoundPermits bool
 	// MaxInFlight caps the requests one connection has in flight (0: 16).
 	MaxInFlight int
 	// Grants and PublicSale are reported by xgr_getCoreAddrs ("" if none).
@@ -67,6 +76,11 @@ func NewService(cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("rpc: the control-domain contract (precompile) address is required")
 	case cfg.Skew < 0 || cfg.Skew > permit.MaxSkew:
 		return nil, fmt.Errorf("rpc: clock skew %s outside [0, %s]", cfg.Skew, permit.MaxSkew)
+	case cfg.MaxPermitLifetime < 0 || cfg.MaxPermitLifetime > permit.MaxLifetimeCap:
+		return nil, fmt.Errorf("rpc: permit lifetime cap %s outside [0 (the default, %s), %s]", cfg.MaxPermitLifetime, permit.DefaultMaxLifetime, permit.MaxLifetimeCap)
+	}
+	if cfg.MaxPermitLifetime == 0 {
+		cfg.MaxPermitLifetime = permit.DefaultMaxLifetime
 	}
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 16
@@ -101,11 +115,18 @@ func (s *Service) enter(ctx context.Context) (func(), error) {
 
 // expect is what permits of the given kinds must satisfy now.
 func (s *Service) expect(path string, kinds ...permit.Kind) permit.Expect {
-	return permit.Expect{ChainID: s.cfg.ChainID, ControlContract: s.cfg.ControlContract, Now: s.cfg.Now(), Skew: s.cfg.Skew, Kinds: kinds, Path: path}
+	return permit.Expect{ChainID: s.cfg.ChainID, ControlContract: s.cfg.ControlContract, Now: s.cfg.Now(), Skew: s.cfg.Skew,
+		MaxLifetime: s.cfg.MaxPermitLifetime, RequireBound: s.cfg.RequireBoundPermits, Kinds: kinds, Path: path}
 }
 
 // verify checks a permit envelope; a missing one is an invalid parameter.
 func (s *Service) verify(raw json.RawMessage, path string, kinds ...permit.Kind) (*permit.Verified, error) {
+	return s.verifyFor(raw, path, nil, kinds...)
+}
+
+// verifyFor is verify for a request that bound permits (SessionPermitV2,
+// ControlPermitV3) must match: its registry, step, process id and payload.
+func (s *Service) verifyFor(raw json.RawMessage, path string, req *permit.Request, kinds ...permit.Kind) (*permit.Verified, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		names := make([]string, len(kinds))
 		for i, k := range kinds {
@@ -113,7 +134,9 @@ func (s *Service) verify(raw json.RawMessage, path string, kinds ...permit.Kind)
 		}
 		return nil, invalid(path, "required: a %s (EIP-712 typed data with its signature)", strings.Join(names, " or "))
 	}
-	v, err := permit.Verify(raw, s.expect(path, kinds...))
+	want := s.expect(path, kinds...)
+	want.Request = req
+	v, err := permit.Verify(raw, want)
 	if err != nil {
 		return nil, permitError(err)
 	}
