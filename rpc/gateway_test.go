@@ -21,6 +21,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -45,9 +46,11 @@ type owners struct {
 	m       map[common.Address]common.Address
 	gate    chan struct{}
 	entered atomic.Int32
+	calls   atomic.Int32
 }
 
 func (o *owners) Owner(ctx context.Context, reg common.Address) (common.Address, error) {
+	o.calls.Add(1)
 	if o.gate != nil {
 		o.entered.Add(1)
 		<-o.gate
@@ -72,6 +75,13 @@ type gateway struct {
 
 func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
 	t.Helper()
+	return newGatewayWith(t, cfg, nil)
+}
+
+// newGatewayWith is newGateway with the service's configuration changed by
+// mutate first (when not nil).
+func newGatewayWith(t *testing.T, cfg rpc.ServerConfig, mutate func(*rpc.Config)) *gateway {
+	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +93,12 @@ func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
 	rdb := testenv.StartRedis(t).Client()
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	svc, err := rpc.NewService(rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
-		ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2})
+	sc := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
+		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2}
+	if mutate != nil {
+		mutate(&sc)
+	}
+	svc, err := rpc.NewService(sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,26 @@ type Owners interface {
 	Owner(ctx context.Context, registry common.Address) (common.Address, error)
 }
 
+// Registries tells which XRC-729 registries the gateway starts sessions
+// of: the ones the indexer follows (indexer.Followed implements it).
+type Registries interface {
+	Follows(ctx context.Context, registry common.Address) (bool, error)
+}
+
 // Config is what the gateway needs.
 type Config struct {
 	Store *joinstore.Store
 	// Source serves hash-verified orchestrations (the indexer's cache).
 	Source reactor.Source
 	Owners Owners
+	// Registries are the registries whose sessions the gateway starts (the
+	// followed ones); a start naming another is refused with
+	// CodeRegistryNotServed before anything is read from the chain or
+	// written. Required unless AnyRegistry.
+	Registries Registries
+	// AnyRegistry starts sessions of every XRC-729 registry on the chain
+	// (--rpc-any-registry): their owners and orchestrations are read live.
+	AnyRegistry bool
 	// ChainID is the chain permits must be signed for.
 	ChainID *big.Int
 	// ControlContract is the verifyingContract of ControlPermits (reported
@@ -61,6 +75,8 @@ func NewService(cfg Config) (*Service, error) {
 	switch {
 	case cfg.Store == nil || cfg.Source == nil || cfg.Owners == nil:
 		return nil, fmt.Errorf("rpc: a store, an orchestration source and an owner source are required")
+	case cfg.Registries == nil && !cfg.AnyRegistry:
+		return nil, fmt.Errorf("rpc: the registries to serve are required (the followed ones), or AnyRegistry")
 	case cfg.ChainID == nil || cfg.ChainID.Sign() <= 0:
 		return nil, fmt.Errorf("rpc: the chain id is required")
 	case cfg.ControlContract == (common.Address{}):

@@ -31,6 +31,7 @@ func gatewayFlags(listen string) []cli.Flag {
 		&cli.StringFlag{Name: "rpc-precompile", Value: DefaultPrecompile, EnvVars: []string{"XGR_RPC_PRECOMPILE"}, Usage: "control-domain verifyingContract of ControlPermits"},
 		&cli.DurationFlag{Name: "rpc-skew", Value: 30 * time.Second, EnvVars: []string{"XGR_RPC_SKEW"}, Usage: "clock skew allowed on permit expiries"},
 		&cli.IntFlag{Name: "rpc-max-body", Value: 1 << 20, EnvVars: []string{"XGR_RPC_MAX_BODY"}, Usage: "largest request body or websocket message in bytes"},
+		&cli.BoolFlag{Name: "rpc-any-registry", EnvVars: []string{"XGR_RPC_ANY_REGISTRY"}, Usage: "start sessions of every XRC-729 registry on the chain, not only the followed ones (--config registries, discover)"},
 		&cli.IntFlag{Name: "rpc-max-inflight", Value: 16, EnvVars: []string{"XGR_RPC_MAX_INFLIGHT"}, Usage: "requests one connection may have in flight"},
 	}
 }
@@ -53,6 +54,9 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(),
 	cfg.ControlContract = common.HexToAddress(pre)
 	cfg.Skew = c.Duration("rpc-skew")
 	cfg.MaxInFlight = c.Int("rpc-max-inflight")
+	if cfg.AnyRegistry = c.Bool("rpc-any-registry"); cfg.AnyRegistry {
+		slog.Warn("--rpc-any-registry: the gateway starts sessions of every XRC-729 registry on the chain, not only the followed ones")
+	}
 	svc, err := rpc.NewService(cfg)
 	if err != nil {
 		return "", nil, nil, cli.Exit(err.Error(), 2)
