@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -54,6 +55,12 @@ type Config struct {
 	Skew time.Duration
 	// MaxInFlight caps the requests one connection has in flight (0: 16).
 	MaxInFlight int
+	// RefusalBurst and RefusalEvery are the per-signer refusal budget of
+	// wakes, kills and allow-mode lists (0: DefaultRefusalBurst,
+	// DefaultRefusalEvery): a signer may have RefusalBurst calls refused
+	// or in flight, and earns one more every RefusalEvery.
+	RefusalBurst int
+	RefusalEvery time.Duration
 	// Grants and PublicSale are reported by xgr_getCoreAddrs ("" if none).
 	Grants, PublicSale string
 	// Now is the clock (nil: time.Now).
@@ -68,6 +75,7 @@ type Service struct {
 
 	mu       sync.Mutex
 	inFlight map[string]int
+	refusals *refusals
 }
 
 // NewService checks the configuration and returns the service.
@@ -90,10 +98,33 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.RefusalBurst <= 0 {
+		cfg.RefusalBurst = DefaultRefusalBurst
+	}
+	if cfg.RefusalEvery <= 0 {
+		cfg.RefusalEvery = DefaultRefusalEvery
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{cfg: cfg, inFlight: map[string]int{}}, nil
+	return &Service{cfg: cfg, inFlight: map[string]int{}, refusals: newRefusals(cfg.RefusalBurst, cfg.RefusalEvery, cfg.Now)}, nil
+}
+
+// budget takes a token of signer's refusal budget before a call reads
+// Redis; a signer without one is refused at once (CodeLimit). done gives
+// the token back unless the call ended in a refusal.
+func (s *Service) budget(signer common.Address) (done func(error), err error) {
+	who := owner(signer)
+	if !s.refusals.take(who) {
+		return nil, fail(CodeLimit, "too-many-refusals", "", "%s has had too many wakes, kills or lists refused (at most %d, one more every %s); retry in %s",
+			who, s.cfg.RefusalBurst, s.cfg.RefusalEvery, s.refusals.wait(who).Round(time.Millisecond))
+	}
+	return func(err error) {
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e.Code == CodeInternal {
+			s.refusals.give(who)
+		}
+	}, nil
 }
 
 // enter counts a request against its connection's in-flight cap.
