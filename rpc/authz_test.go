@@ -42,7 +42,7 @@ func (fanExec) Execute(_ context.Context, e reactor.Execution) (reactor.Result, 
 }
 
 // newFanGateway is a gateway that also serves the fan orchestration.
-func newFanGateway(t *testing.T, mutate func(*rpc.Config)) (*gateway, *registry.Orchestration) {
+func newFanGateway(t testing.TB, mutate func(*rpc.Config)) (*gateway, *registry.Orchestration) {
 	t.Helper()
 	fan, err := registry.Parse([]byte(fanText()))
 	if err != nil {
@@ -57,7 +57,7 @@ func newFanGateway(t *testing.T, mutate func(*rpc.Config)) (*gateway, *registry.
 	return g, fan
 }
 
-func mustParse(t *testing.T, text string) *registry.Orchestration {
+func mustParse(t testing.TB, text string) *registry.Orchestration {
 	t.Helper()
 	o, err := registry.Parse([]byte(text))
 	if err != nil {
@@ -131,7 +131,7 @@ func (l *cmdLog) during(fn func()) [][]string {
 	return l.cmds
 }
 
-func hook(t *testing.T, g *gateway) *cmdLog {
+func hook(t testing.TB, g *gateway) *cmdLog {
 	t.Helper()
 	l := &cmdLog{}
 	g.rdb.AddHook(l)

@@ -63,7 +63,7 @@ func (o *owners) Owner(ctx context.Context, reg common.Address) (common.Address,
 }
 
 type gateway struct {
-	t      *testing.T
+	t      testing.TB
 	rdb    redis.UniversalClient
 	store  *joinstore.Store
 	orch   *registry.Orchestration
@@ -73,14 +73,14 @@ type gateway struct {
 	keys   []*ecdsa.PrivateKey
 }
 
-func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
+func newGateway(t testing.TB, cfg rpc.ServerConfig) *gateway {
 	t.Helper()
 	return newGatewayWith(t, cfg, nil)
 }
 
 // newGatewayWith is newGateway with the service's configuration changed by
 // mutate first (when not nil).
-func newGatewayWith(t *testing.T, cfg rpc.ServerConfig, mutate func(*rpc.Config)) *gateway {
+func newGatewayWith(t testing.TB, cfg rpc.ServerConfig, mutate func(*rpc.Config)) *gateway {
 	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
