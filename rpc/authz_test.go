@@ -276,8 +276,7 @@ func TestRefusalsAreLimitedPerSigner(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		refused(t, wake(), rpc.CodeUnauthorized, "not-allowed")
 	}
-	var cmds [][]string
-	cmds = log.during(func() { err = wake() })
+	cmds := log.during(func() { err = wake() })
 	refused(t, err, rpc.CodeLimit, "too-many-refusals")
 	if len(cmds) != 0 {
 		t.Fatalf("a signer over its budget still reached Redis: %v", cmds)
