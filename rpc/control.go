@@ -204,8 +204,9 @@ const MaxWakeCandidates = 256
 // without reading any process payload: the session's allow list comes
 // from its meta (one HMGET), and a signer it does not allow for step is
 // refused before any process is read, with a message that names no process
-// and no part of the list. Then the waiting processes of step are found
-// from their state fields, at most MaxWakeCandidates of them.
+// and no part of the list; a permit that woke the session before is
+// refused as reused. Then the waiting processes of step are found from
+// their state fields, at most MaxWakeCandidates of them.
 func (s *Service) stepCandidates(ctx context.Context, root joinstore.Root, id, step string, caller wakeup.Caller) ([]int64, bool, error) {
 	gate, err := s.cfg.Store.WakeGate(ctx, root, id)
 	switch {
