@@ -36,6 +36,10 @@ const (
 	CodeConflict = -32005
 	// CodeLimit: the connection has too many requests in flight.
 	CodeLimit = -32006
+	// CodeRegistryNotServed: the XRC-729 registry is not one this gateway
+	// serves (not followed, and --rpc-any-registry is off); nothing was
+	// read from the chain or written.
+	CodeRegistryNotServed = -32007
 )
 
 // Error is a gateway refusal: a JSON-RPC error with a code, a message and

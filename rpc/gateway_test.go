@@ -21,6 +21,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -46,9 +47,11 @@ type owners struct {
 	m       map[common.Address]common.Address
 	gate    chan struct{}
 	entered atomic.Int32
+	calls   atomic.Int32
 }
 
 func (o *owners) Owner(ctx context.Context, reg common.Address) (common.Address, error) {
+	o.calls.Add(1)
 	if o.gate != nil {
 		o.entered.Add(1)
 		<-o.gate
@@ -61,7 +64,7 @@ func (o *owners) Owner(ctx context.Context, reg common.Address) (common.Address,
 }
 
 type gateway struct {
-	t      *testing.T
+	t      testing.TB
 	rdb    redis.UniversalClient
 	store  *joinstore.Store
 	orch   *registry.Orchestration
@@ -71,26 +74,28 @@ type gateway struct {
 	keys   []*ecdsa.PrivateKey
 }
 
-func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
+func newGateway(t testing.TB, cfg rpc.ServerConfig) *gateway {
 	t.Helper()
 	return newGatewayServed(t, cfg, nil, nil)
 }
 
 // newGatewayOn is newGateway served by an httpserve listener with hc's
 // bounds (nil: an httptest server).
-func newGatewayOn(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config) *gateway {
+func newGatewayOn(t testing.TB, cfg rpc.ServerConfig, hc *httpserve.Config) *gateway {
+	t.Helper()
 	return newGatewayServed(t, cfg, hc, nil)
 }
 
 // newGatewayWith is newGateway with the service's configuration changed by
-// configure (when not nil).
-func newGatewayWith(t *testing.T, cfg rpc.ServerConfig, configure func(*rpc.Config)) *gateway {
-	return newGatewayServed(t, cfg, nil, configure)
+// mutate first (when not nil).
+func newGatewayWith(t testing.TB, cfg rpc.ServerConfig, mutate func(*rpc.Config)) *gateway {
+	t.Helper()
+	return newGatewayServed(t, cfg, nil, mutate)
 }
 
 // newGatewayServed is newGateway with both: hc's listener bounds and the
-// service's configuration changed by configure (each when not nil).
-func newGatewayServed(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config, configure func(*rpc.Config)) *gateway {
+// service's configuration changed by mutate (each when not nil).
+func newGatewayServed(t testing.TB, cfg rpc.ServerConfig, hc *httpserve.Config, mutate func(*rpc.Config)) *gateway {
 	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
@@ -103,12 +108,12 @@ func newGatewayServed(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config, 
 	rdb := testenv.StartRedis(t).Client()
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	scfg := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
-		ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2}
-	if configure != nil {
-		configure(&scfg)
+	sc := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
+		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2}
+	if mutate != nil {
+		mutate(&sc)
 	}
-	svc, err := rpc.NewService(scfg)
+	svc, err := rpc.NewService(sc)
 	if err != nil {
 		t.Fatal(err)
 	}

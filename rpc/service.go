@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -25,12 +26,26 @@ type Owners interface {
 	Owner(ctx context.Context, registry common.Address) (common.Address, error)
 }
 
+// Registries tells which XRC-729 registries the gateway starts sessions
+// of: the ones the indexer follows (indexer.Followed implements it).
+type Registries interface {
+	Follows(ctx context.Context, registry common.Address) (bool, error)
+}
+
 // Config is what the gateway needs.
 type Config struct {
 	Store *joinstore.Store
 	// Source serves hash-verified orchestrations (the indexer's cache).
 	Source reactor.Source
 	Owners Owners
+	// Registries are the registries whose sessions the gateway starts (the
+	// followed ones); a start naming another is refused with
+	// CodeRegistryNotServed before anything is read from the chain or
+	// written. Required unless AnyRegistry.
+	Registries Registries
+	// AnyRegistry starts sessions of every XRC-729 registry on the chain
+	// (--rpc-any-registry): their owners and orchestrations are read live.
+	AnyRegistry bool
 	// ChainID is the chain permits must be signed for.
 	ChainID *big.Int
 	// ControlContract is the verifyingContract of ControlPermits (reported
@@ -49,6 +64,12 @@ type Config struct {
 	RequireBoundPermits bool
 	// MaxInFlight caps the requests one connection has in flight (0: 16).
 	MaxInFlight int
+	// RefusalBurst and RefusalEvery are the per-signer refusal budget of
+	// wakes, kills and allow-mode lists (0: DefaultRefusalBurst,
+	// DefaultRefusalEvery): a signer may have RefusalBurst calls refused
+	// or in flight, and earns one more every RefusalEvery.
+	RefusalBurst int
+	RefusalEvery time.Duration
 	// Grants and PublicSale are reported by xgr_getCoreAddrs ("" if none).
 	Grants, PublicSale string
 	// Now is the clock (nil: time.Now).
@@ -63,6 +84,7 @@ type Service struct {
 
 	mu       sync.Mutex
 	inFlight map[string]int
+	refusals *refusals
 }
 
 // NewService checks the configuration and returns the service.
@@ -70,6 +92,8 @@ func NewService(cfg Config) (*Service, error) {
 	switch {
 	case cfg.Store == nil || cfg.Source == nil || cfg.Owners == nil:
 		return nil, fmt.Errorf("rpc: a store, an orchestration source and an owner source are required")
+	case cfg.Registries == nil && !cfg.AnyRegistry:
+		return nil, fmt.Errorf("rpc: the registries to serve are required (the followed ones), or AnyRegistry")
 	case cfg.ChainID == nil || cfg.ChainID.Sign() <= 0:
 		return nil, fmt.Errorf("rpc: the chain id is required")
 	case cfg.ControlContract == (common.Address{}):
@@ -88,10 +112,33 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.RefusalBurst <= 0 {
+		cfg.RefusalBurst = DefaultRefusalBurst
+	}
+	if cfg.RefusalEvery <= 0 {
+		cfg.RefusalEvery = DefaultRefusalEvery
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{cfg: cfg, inFlight: map[string]int{}}, nil
+	return &Service{cfg: cfg, inFlight: map[string]int{}, refusals: newRefusals(cfg.RefusalBurst, cfg.RefusalEvery, cfg.Now)}, nil
+}
+
+// budget takes a token of signer's refusal budget before a call reads
+// Redis; a signer without one is refused at once (CodeLimit). done gives
+// the token back unless the call ended in a refusal.
+func (s *Service) budget(signer common.Address) (done func(error), err error) {
+	who := owner(signer)
+	if !s.refusals.take(who) {
+		return nil, fail(CodeLimit, "too-many-refusals", "", "%s has had too many wakes, kills or lists refused (at most %d, one more every %s); retry in %s",
+			who, s.cfg.RefusalBurst, s.cfg.RefusalEvery, s.refusals.wait(who).Round(time.Millisecond))
+	}
+	return func(err error) {
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e.Code == CodeInternal {
+			s.refusals.give(who)
+		}
+	}, nil
 }
 
 // enter counts a request against its connection's in-flight cap.

@@ -40,6 +40,9 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	if req.StepID == "" {
 		return nil, invalid("stepId", "required: the step the session starts at")
 	}
+	if err := s.served(ctx, common.HexToAddress(req.Orchestration)); err != nil {
+		return nil, err
+	}
 	payload := req.Payload
 	if len(payload) == 0 || string(payload) == "null" {
 		payload = json.RawMessage("{}")
@@ -103,4 +106,25 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 		ExecutedSteps: []json.RawMessage{}, Payload: payload, OutputPayload: json.RawMessage("{}"),
 		OstcID: m.OstcID, OstcHash: o.Hash.Hex(),
 	}, nil
+}
+
+// served refuses a registry the gateway does not serve: one the indexer
+// does not follow, unless AnyRegistry. It runs before the permit is
+// checked and before the chain is asked for the registry's owner.
+func (s *Service) served(ctx context.Context, reg common.Address) error {
+	if s.cfg.AnyRegistry {
+		return nil
+	}
+	ok, err := s.cfg.Registries.Follows(ctx, reg)
+	if err != nil {
+		return internal("registries", err)
+	}
+	if !ok {
+		e := fail(CodeRegistryNotServed, "registry-not-served", "orchestration",
+			"XRC-729 %s is not a registry this gateway serves: it starts sessions of followed registries only; the operator allows it by adding it to registries in the --config file (or discover: true for registries that announce themselves), or serves every registry with --rpc-any-registry",
+			reg.Hex())
+		e.Extra = map[string]any{"registry": reg.Hex()}
+		return e
+	}
+	return nil
 }

@@ -33,6 +33,7 @@ func gatewayFlags(listen string) []cli.Flag {
 		&cli.DurationFlag{Name: "rpc-permit-lifetime", Value: permit.DefaultMaxLifetime, EnvVars: []string{"XGR_RPC_PERMIT_LIFETIME"}, Usage: "refuse permits whose expiry lies further in the future (beyond now plus --rpc-skew); at most 720h"},
 		&cli.BoolFlag{Name: "rpc-require-bound-permits", EnvVars: []string{"XGR_RPC_REQUIRE_BOUND_PERMITS"}, Usage: "refuse the unbound SessionPermit and wake ControlPermit/V2: starts need a SessionPermitV2, wakes a ControlPermitV3"},
 		&cli.IntFlag{Name: "rpc-max-body", Value: 1 << 20, EnvVars: []string{"XGR_RPC_MAX_BODY"}, Usage: "largest request body or websocket message in bytes"},
+		&cli.BoolFlag{Name: "rpc-any-registry", EnvVars: []string{"XGR_RPC_ANY_REGISTRY"}, Usage: "start sessions of every XRC-729 registry on the chain, not only the followed ones (--config registries, discover)"},
 		&cli.IntFlag{Name: "rpc-max-inflight", Value: 16, EnvVars: []string{"XGR_RPC_MAX_INFLIGHT"}, Usage: "requests one connection may have in flight"},
 		&cli.IntFlag{Name: "rpc-max-conns", Value: gatewayMaxConns, EnvVars: []string{"XGR_RPC_MAX_CONNS"}, Usage: "connections the gateway keeps open at once (half of them may be websockets)"},
 	}
@@ -58,6 +59,9 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(),
 	cfg.MaxPermitLifetime = c.Duration("rpc-permit-lifetime")
 	cfg.RequireBoundPermits = c.Bool("rpc-require-bound-permits")
 	cfg.MaxInFlight = c.Int("rpc-max-inflight")
+	if cfg.AnyRegistry = c.Bool("rpc-any-registry"); cfg.AnyRegistry {
+		slog.Warn("--rpc-any-registry: the gateway starts sessions of every XRC-729 registry on the chain, not only the followed ones")
+	}
 	svc, err := rpc.NewService(cfg)
 	if err != nil {
 		return "", nil, nil, cli.Exit(err.Error(), 2)

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -38,7 +39,8 @@ func TestRPCVerbs(t *testing.T) {
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Owners: fixedOwner(owner),
-		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile)})
+		Registries: &indexer.Followed{Registries: []common.Address{common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")}},
+		ChainID:    big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile)})
 	if err != nil {
 		t.Fatal(err)
 	}
