@@ -179,15 +179,17 @@ type PermitRequest struct {
 }
 
 // handlePermit builds the unsigned control permit of a kill or a pid-mode
-// wake for the wallet account "from": a ControlPermit when from is the
-// session's owner, else a ControlPermitV2 naming the owner as runner (the
-// gateway then says who may act).
+// wake for the wallet account "from". A kill: a ControlPermit when from is
+// the session's owner, else a ControlPermitV2 naming the owner as runner
+// (the gateway then says who may act). A wake: a ControlPermitV3 naming the
+// owner as runner and bound to the process and to the request's payload
+// (its permit.PayloadHash), which the page must send unchanged in value.
 func (c *Console) handlePermit(w http.ResponseWriter, r *http.Request) {
 	if c.cfg.Gateway == nil {
 		(&problem{Status: http.StatusNotFound, Error: "no JSON-RPC gateway: start the replica with --rpc-listen to act with permits"}).write(w)
 		return
 	}
-	req, root, _, p := readAction(r, "")
+	req, root, iter, p := readAction(r, "")
 	if p != nil {
 		p.write(w)
 		return
@@ -199,8 +201,19 @@ func (c *Console) handlePermit(w http.ResponseWriter, r *http.Request) {
 	m := permit.ControlMsg{From: common.HexToAddress(req.From), Runner: common.HexToAddress(root.Owner),
 		SessionID: new(big.Int).SetInt64(root.RootPid), Action: permit.Action(req.Action),
 		Expiry: big.NewInt(c.cfg.Now().Add(PermitTTL).Unix())}
-	v2 := m.From != m.Runner
-	raw, err := permit.ControlTypedData(new(big.Int).SetUint64(c.cfg.ChainID), c.cfg.ControlContract, m, v2)
+	chainID := new(big.Int).SetUint64(c.cfg.ChainID)
+	var raw []byte
+	var err error
+	if req.Action == "wake" {
+		m.Pid = root.Pid(iter)
+		if m.PayloadHash, err = permit.PayloadHash(req.Payload); err != nil {
+			badRequest("payload: %v", err).write(w)
+			return
+		}
+		raw, err = permit.ControlTypedDataV3(chainID, c.cfg.ControlContract, m)
+	} else {
+		raw, err = permit.ControlTypedData(chainID, c.cfg.ControlContract, m, m.From != m.Runner)
+	}
 	if err != nil {
 		badRequest("%v", err).write(w)
 		return

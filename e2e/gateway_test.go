@@ -347,13 +347,20 @@ type runGateway struct {
 
 func startRunGateway(t *testing.T) *runGateway {
 	t.Helper()
+	return startRunGatewayWith(t, func(reg common.Address) string { return fmt.Sprintf("registries: [%q]\n", reg.Hex()) })
+}
+
+// startRunGatewayWith is startRunGateway with the --config lines that say
+// what to follow (given the registry's address).
+func startRunGatewayWith(t *testing.T, follow func(reg common.Address) string) *runGateway {
+	t.Helper()
 	anvil := testenv.StartAnvil(t)
 	rs := testenv.StartRedis(t)
 	minimal := readExample(t, "minimal_join.json")
 	reg, _ := testenv.DeployXRC729(t, anvil, chain.RegistryInit{IDs: []string{"minimal_join", "approval"}, JSONs: [][]byte{minimal, []byte(approvalFlow)}})
 	dir := t.TempDir()
 	cfg, outcomes := filepath.Join(dir, "xgr.yaml"), filepath.Join(dir, "outcomes.json")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("registries: [%q]\nfinality: confirmations\nconfirmations: 1\n", reg.Address.Hex())), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(follow(reg.Address)+"finality: confirmations\nconfirmations: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(outcomes, []byte(gatewayOutcomes), 0o644); err != nil {

@@ -14,8 +14,9 @@
 // RootShards tags {q:<n>}.
 //
 //	xgr:T:meta          hash    session: owner, rootPid, xrc729, ostcId, ostcHash, startStep, createdAt, window,
-//	                            status, live, steps, killedAt, paused; iter (last allocated iter) and
-//	                            fence (last issued fencing token: every lease and lock carries one)
+//	                            status, live, steps, killedAt, paused; iter (last allocated iter),
+//	                            fence (last issued fencing token: every lease and lock carries one) and
+//	                            wakeUp (the start payload's __wakeUp allow list, raw JSON; "" none)
 //	xgr:T:p:<iter>      hash    proc_rt of process <rootPid>:<iter> (fields below)
 //	xgr:T:due           zset    waiting, claimable processes by nextWakeAt (ms)
 //	xgr:T:run           zset    running processes by lease expiry (ms); a commit that claims

@@ -249,7 +249,7 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	}
 	out, err := s.eval(ctx, scriptStartSession, []string{k.meta(), k.due(), k.proc(1)},
 		req.Owner, rootPid, req.XRC729, req.OstcID, req.OstcHash, req.StartStep, string(payload),
-		s.clock(req.Now), after(req.Now, wake), paused, req.Window, reserve, bypass).StringSlice()
+		s.clock(req.Now), after(req.Now, wake), paused, req.Window, reserve, bypass, string(obj[AllowListKey])).StringSlice()
 	if err != nil {
 		return StartResult{}, fmt.Errorf("start %s: %w", root, err)
 	}

@@ -99,6 +99,9 @@ type WakeResult struct {
 	// Mode is "pid" or "step".
 	Mode  string `json:"mode"`
 	Woken int    `json:"woken"`
+	// More: more processes wait on the step than one step-mode wake
+	// considers (MaxWakeCandidates); wake again with a new permit.
+	More bool `json:"more,omitempty"`
 	// Processes says, for every candidate, whether it was woken and why
 	// (an xgr extension of the reference's response).
 	Processes []WakeNote `json:"processes,omitempty"`
@@ -133,6 +136,9 @@ type ListRequest struct {
 // ListResult is the result of xgr_listSessions.
 type ListResult struct {
 	Sessions []SessionRow `json:"sessions"`
+	// Truncated: owner mode left processes out at MaxListRows rows (an
+	// xgr extension); list fewer sessions (last, offset, rootId).
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // SessionRow is one process of a listed session.

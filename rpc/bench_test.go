@@ -2,16 +2,20 @@ package rpc_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -46,7 +50,8 @@ func BenchmarkPermitStarts(b *testing.B) {
 	store := joinstore.New(testenv.StartRedis(b).Client(), joinstore.Config{SessionTTL: time.Hour})
 	source := reactor.NewStaticSource(o)
 	svc, err := rpc.NewService(rpc.Config{Store: store, Source: source, Owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}},
-		ChainID: chainID, ControlContract: precomp, Skew: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Registries: &indexer.Followed{Registries: []common.Address{xrc729}},
+		ChainID:    chainID, ControlContract: precomp, Skew: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,4 +104,32 @@ func BenchmarkPermitStarts(b *testing.B) {
 	b.ReportMetric(float64(b.N)/viaReactor.Seconds(), "reactor-starts/s")
 	b.ReportMetric(float64(b.N)/viaStore.Seconds(), "joinstore-starts/s")
 	b.ReportMetric(viaReactor.Seconds()/viaGateway.Seconds(), "gateway/reactor")
+}
+
+// BenchmarkRefusedWake is the cost of one refused step-mode wake of a
+// session of 321 processes (288 waiting on W1) whose payloads are 64 KiB
+// each, by a signer the session's allow list does not name (a fresh key
+// each time, as an attacker rotating keys): B/op is what the gateway and
+// its client allocate per refused call, procreads/op the Redis commands on
+// process records.
+func BenchmarkRefusedWake(b *testing.B) {
+	g, fan := newFanGateway(b, nil)
+	ctx := context.Background()
+	runnerKey, delegate := g.keys[0], g.keys[1]
+	root := g.fanSession(fan, runnerKey, `{"big": "`+strings.Repeat("x", 64<<10)+`", "__wakeUp": {"steps": {"W1": {"rpc": ["`+lower(addr(delegate))+`"]}}}}`)
+	keys := make([]*ecdsa.PrivateKey, b.N)
+	for i := range keys {
+		keys[i], _ = crypto.GenerateKey()
+	}
+	log := hook(b, g)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cmds := log.during(func() {
+		for i := 0; i < b.N; i++ {
+			if _, err := g.client.Wake(ctx, keys[i], addr(runnerKey), root.RootPid, "", "W1", nil); err == nil {
+				b.Fatal("a stranger's wake was accepted")
+			}
+		}
+	})
+	b.ReportMetric(float64(processReads(cmds))/float64(b.N), "procreads/op")
 }

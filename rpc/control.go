@@ -15,12 +15,23 @@ import (
 // ControlPermit (or V2) with action kill, signed by the session's runner.
 // A kill is idempotent: a second one affects nothing.
 func (s *Service) Control(ctx context.Context, req ControlRequest) (*ControlResult, error) {
-	v, release, err := s.control(ctx, req.Permit, permit.ActionKill, "action-not-supported",
+	v, release, err := s.control(ctx, req.Permit, nil, permit.ActionKill, "action-not-supported",
 		"xgr_control performs kill only; the permit allows %q (a wake goes through xgr_wakeUpProcess)")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	done, err := s.budget(v.Control.From)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.kill(ctx, req, v)
+	done(err)
+	return out, err
+}
+
+// kill is xgr_control after the permit and the signer's budget.
+func (s *Service) kill(ctx context.Context, req ControlRequest, v *permit.Verified) (*ControlResult, error) {
 	c := v.Control
 	if req.Action != "" && req.Action != string(c.Action) {
 		return nil, invalid("action", "%q differs from the permit's action %q", req.Action, c.Action)
@@ -55,15 +66,30 @@ func (s *Service) Control(ctx context.Context, req ControlRequest) (*ControlResu
 // signature. Step mode (the permit's stepId set) wakes every process of the
 // session waiting on that step; with a ControlPermitV2 another signer may
 // wake on the runner's behalf where the process's __wakeUp list names it
-// under scope rpc. The payload is merged without its "_" keys. A permit
-// wakes at most once: its digest is the wake's id.
+// under scope rpc. The payload is merged without its "_" keys. A
+// ControlPermitV3 must sign this request's processId ("" in step mode) and
+// payload. A permit wakes at most once: its digest is the wake's id.
 func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResult, error) {
-	v, release, err := s.control(ctx, req.Permit, permit.ActionWake, "wrong-action",
+	v, release, err := s.control(ctx, req.Permit, &permit.Request{Pid: req.ProcessID, Payload: req.Payload}, permit.ActionWake, "wrong-action",
 		"xgr_wakeUpProcess needs a permit with action \"wake\", not %q")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	done, err := s.budget(v.Control.From)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.wake(ctx, req, v)
+	done(err)
+	return out, err
+}
+
+// wake is xgr_wakeUpProcess after the permit and the signer's budget. In
+// step mode the signer is authorized from the session's meta before any
+// process is read, the candidates are found from their state fields
+// (capped at MaxWakeCandidates), and only their payloads are read.
+func (s *Service) wake(ctx context.Context, req WakeRequest, v *permit.Verified) (*WakeResult, error) {
 	c := v.Control
 	root := joinstore.Root{Owner: owner(c.Runner), RootPid: v.SessionID}
 	out := &WakeResult{Owner: root.Owner, SessionID: root.RootPid, RootPid: strconv.FormatInt(root.RootPid, 10), Mode: "step"}
@@ -87,10 +113,16 @@ func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResu
 	case c.StepID == "":
 		return nil, invalid("processId", "name the process to wake (pid mode) or sign a stepId (step mode)")
 	}
+	var err error
 	wreq := reactor.WakeRequest{Runner: root.Owner, Step: c.StepID, Caller: wakeup.Caller{Scope: wakeup.ScopeRPC, Address: owner(c.From)}}
 	if len(req.Payload) > 0 && string(req.Payload) != "null" {
 		if wreq.Overlay, err = reactor.UnmarshalPayload(req.Payload); err != nil || wreq.Overlay == nil {
 			return nil, invalid("payload", "want a JSON object to merge into the payload (%v)", err)
+		}
+	}
+	if out.Mode == "step" {
+		if iters, out.More, err = s.stepCandidates(ctx, root, "permit:"+v.Digest.Hex(), c.StepID, wreq.Caller); err != nil {
+			return nil, err
 		}
 	}
 	res, notes, err := reactor.Wake(ctx, s.cfg.Store, root, "permit:"+v.Digest.Hex(), iters, wreq, "rpc "+owner(c.From), s.cfg.Now())
@@ -117,6 +149,9 @@ func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResu
 	}
 	out.Woken = len(res.Woken)
 	if out.Woken == 0 {
+		if c.From != c.Runner {
+			return nil, fail(CodeConflict, "not-waiting", "", "nothing woken: the processes of session %d waiting on step %q changed or could not be woken", root.RootPid, c.StepID)
+		}
 		return nil, notWoken(root, c.StepID, notes)
 	}
 	out.OK = true
@@ -124,14 +159,19 @@ func (s *Service) WakeUpProcess(ctx context.Context, req WakeRequest) (*WakeResu
 }
 
 // control takes a connection slot and verifies a ControlPermit (or V2)
-// for action; a permit for another action is refused with reason and the
-// message (one %q for the permit's action). release gives the slot back.
-func (s *Service) control(ctx context.Context, raw []byte, action permit.Action, reason, msg string) (*permit.Verified, func(), error) {
+// for action, or with a request (a wake) also a ControlPermitV3 bound to
+// it; a permit for another action is refused with reason and the message
+// (one %q for the permit's action). release gives the slot back.
+func (s *Service) control(ctx context.Context, raw []byte, req *permit.Request, action permit.Action, reason, msg string) (*permit.Verified, func(), error) {
 	release, err := s.enter(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := s.verify(raw, "permit", permit.KindControl, permit.KindControlV2)
+	kinds := []permit.Kind{permit.KindControl, permit.KindControlV2}
+	if req != nil {
+		kinds = append(kinds, permit.KindControlV3)
+	}
+	v, err := s.verifyFor(raw, "permit", req, kinds...)
 	if err == nil && v.Control.Action != action {
 		err = fail(CodeUnauthorized, reason, "permit.message.action", msg, v.Control.Action)
 	}
@@ -160,4 +200,68 @@ func notWoken(root joinstore.Root, step string, notes []reactor.WakeNote) *Error
 		e.Msg = "permit.message.from: nothing woken: " + strings.Join(reasons, "; ")
 	}
 	return e
+}
+
+// MaxWakeCandidates caps the processes one step-mode wake considers and
+// wakes; WakeResult.More says that more wait on the step.
+const MaxWakeCandidates = 256
+
+// stepCandidates authorizes a step-mode wake and finds its candidates
+// without reading any process payload: the session's allow list comes
+// from its meta (one HMGET), and a signer it does not allow for step is
+// refused before any process is read, with a message that names no process
+// and no part of the list; a permit that woke the session before is
+// refused as reused. Then the waiting processes of step are found from
+// their state fields, at most MaxWakeCandidates of them.
+func (s *Service) stepCandidates(ctx context.Context, root joinstore.Root, id, step string, caller wakeup.Caller) ([]int64, bool, error) {
+	gate, err := s.cfg.Store.WakeGate(ctx, root, id)
+	switch {
+	case joinstoreNotFound(err):
+		return nil, false, fail(CodeNotFound, "unknown-session", "permit.message.sessionId", "%s has no session %d", root.Owner, root.RootPid)
+	case err != nil:
+		return nil, false, internal("session", err)
+	}
+	if d := wakeup.AuthorizeSession(root.Owner, step, gate.AllowList, caller); !d.Allowed {
+		return nil, false, notAllowed(caller.Address, root, step)
+	}
+	if gate.Applied {
+		return nil, false, fail(CodeReplay, "permit-reused", "permit", "this permit woke session %d before; a wake permit acts once", root.RootPid)
+	}
+	if gate.Killed {
+		return nil, false, fail(CodeConflict, "session-killed", "permit.message.sessionId", "session %d of %s was killed", root.RootPid, root.Owner)
+	}
+	others := 0
+	states, more, err := s.cfg.Store.ProcStates(ctx, root, gate.Last, func(p joinstore.ProcState) bool {
+		if p.Step != step {
+			return false
+		}
+		if p.Status != "waiting" || p.Killed || p.JoinOpen {
+			others++
+			return false
+		}
+		return true
+	}, MaxWakeCandidates)
+	if err != nil {
+		return nil, false, internal("processes", err)
+	}
+	if len(states) == 0 {
+		if others > 0 {
+			return nil, false, fail(CodeConflict, "not-waiting", "permit.message.stepId",
+				"nothing woken: the %d process(es) of session %d on step %q are running, finished, killed or join targets whose join is still open", others, root.RootPid, step)
+		}
+		return nil, false, fail(CodeNotFound, "no-waiting-process", "permit.message.stepId", "no process of session %d waits on step %q", root.RootPid, step)
+	}
+	iters := make([]int64, len(states))
+	for i, p := range states {
+		iters[i] = p.Iter
+	}
+	return iters, more, nil
+}
+
+// notAllowed refuses a signer that may not wake on step: it names the
+// signer, the session and the step, never a process or the allow list.
+func notAllowed(signer string, root joinstore.Root, step string) *Error {
+	return fail(CodeUnauthorized, "not-allowed", "permit.message.from",
+		"%s may not wake processes of session %d of %s waiting on step %q: it is not the session's runner, and the session's __wakeUp allow list does not let it wake that step under rpc",
+		signer, root.RootPid, root.Owner, step)
 }

@@ -18,7 +18,9 @@ const (
 	// failed); nothing was decided.
 	CodeInternal = -32000
 	// CodePermit: the permit is refused (data.reason is the permit package's
-	// code: signer-mismatch, expired, chain-id-mismatch, …).
+	// code: signer-mismatch, expired, chain-id-mismatch, expiry-too-far,
+	// unbound-permit, request-mismatch (a bound permit signed for another
+	// request), …).
 	CodePermit = -32001
 	// CodeUnauthorized: the permit is valid, but its signer may not do this
 	// (not the orchestration owner, not the session's runner, not on the
@@ -34,6 +36,10 @@ const (
 	CodeConflict = -32005
 	// CodeLimit: the connection has too many requests in flight.
 	CodeLimit = -32006
+	// CodeRegistryNotServed: the XRC-729 registry is not one this gateway
+	// serves (not followed, and --rpc-any-registry is off); nothing was
+	// read from the chain or written.
+	CodeRegistryNotServed = -32007
 )
 
 // Error is a gateway refusal: a JSON-RPC error with a code, a message and
@@ -88,7 +94,14 @@ func permitError(err error) *Error {
 		if pe.Code == permit.CodeConfig {
 			code = CodeInternal
 		}
-		return &Error{Code: code, Msg: "permit refused: " + pe.Error(), Reason: string(pe.Code), Path: pe.Path}
+		msg := "permit refused: " + pe.Error()
+		switch pe.Code {
+		case permit.CodeExpiryTooFar:
+			msg += " (the gateway's permit lifetime cap: --rpc-permit-lifetime, XGR_RPC_PERMIT_LIFETIME)"
+		case permit.CodeUnbound:
+			msg += " (the gateway runs with --rpc-require-bound-permits, XGR_RPC_REQUIRE_BOUND_PERMITS)"
+		}
+		return &Error{Code: code, Msg: msg, Reason: string(pe.Code), Path: pe.Path}
 	}
 	return internal("permit", err)
 }

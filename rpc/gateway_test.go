@@ -21,6 +21,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -46,9 +47,11 @@ type owners struct {
 	m       map[common.Address]common.Address
 	gate    chan struct{}
 	entered atomic.Int32
+	calls   atomic.Int32
 }
 
 func (o *owners) Owner(ctx context.Context, reg common.Address) (common.Address, error) {
+	o.calls.Add(1)
 	if o.gate != nil {
 		o.entered.Add(1)
 		<-o.gate
@@ -61,7 +64,7 @@ func (o *owners) Owner(ctx context.Context, reg common.Address) (common.Address,
 }
 
 type gateway struct {
-	t      *testing.T
+	t      testing.TB
 	rdb    redis.UniversalClient
 	store  *joinstore.Store
 	orch   *registry.Orchestration
@@ -71,14 +74,28 @@ type gateway struct {
 	keys   []*ecdsa.PrivateKey
 }
 
-func newGateway(t *testing.T, cfg rpc.ServerConfig) *gateway {
+func newGateway(t testing.TB, cfg rpc.ServerConfig) *gateway {
 	t.Helper()
-	return newGatewayOn(t, cfg, nil)
+	return newGatewayServed(t, cfg, nil, nil)
 }
 
 // newGatewayOn is newGateway served by an httpserve listener with hc's
 // bounds (nil: an httptest server).
-func newGatewayOn(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config) *gateway {
+func newGatewayOn(t testing.TB, cfg rpc.ServerConfig, hc *httpserve.Config) *gateway {
+	t.Helper()
+	return newGatewayServed(t, cfg, hc, nil)
+}
+
+// newGatewayWith is newGateway with the service's configuration changed by
+// mutate first (when not nil).
+func newGatewayWith(t testing.TB, cfg rpc.ServerConfig, mutate func(*rpc.Config)) *gateway {
+	t.Helper()
+	return newGatewayServed(t, cfg, nil, mutate)
+}
+
+// newGatewayServed is newGateway with both: hc's listener bounds and the
+// service's configuration changed by mutate (each when not nil).
+func newGatewayServed(t testing.TB, cfg rpc.ServerConfig, hc *httpserve.Config, mutate func(*rpc.Config)) *gateway {
 	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
@@ -91,8 +108,12 @@ func newGatewayOn(t *testing.T, cfg rpc.ServerConfig, hc *httpserve.Config) *gat
 	rdb := testenv.StartRedis(t).Client()
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	svc, err := rpc.NewService(rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
-		ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2})
+	sc := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
+		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2}
+	if mutate != nil {
+		mutate(&sc)
+	}
+	svc, err := rpc.NewService(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,12 +263,23 @@ func TestStartRefusalsWriteNothing(t *testing.T) {
 // after A1), then returns the root.
 func (g *gateway) waitingSession(key *ecdsa.PrivateKey, payload string) joinstore.Root {
 	g.t.Helper()
+	return g.waitingSessionWith(key, payload, false)
+}
+
+// waitingSessionWith is waitingSession, started with a SessionPermitV2
+// when bound.
+func (g *gateway) waitingSessionWith(key *ecdsa.PrivateKey, payload string, bound bool) joinstore.Root {
+	g.t.Helper()
 	ctx := context.Background()
 	next, err := g.client.NextProcessID(ctx, addr(key))
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	r, err := g.client.StartWith(ctx, g.sessionPermit(key, next, nil), xrc729, "A1", json.RawMessage(payload))
+	p := g.sessionPermit(key, next, nil)
+	if bound {
+		p = g.sessionPermitV2(key, next, xrc729, "A1", payload)
+	}
+	r, err := g.client.StartWith(ctx, p, xrc729, "A1", json.RawMessage(payload))
 	if err != nil {
 		g.t.Fatal(err)
 	}

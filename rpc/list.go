@@ -8,13 +8,17 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
-// MaxList caps how many sessions one xgr_listSessions call returns.
+// MaxList caps how many sessions one xgr_listSessions call returns in
+// owner mode, and how many processes in allow mode.
 const MaxList = 1000
+
+// MaxListRows caps the rows (processes) of one owner-mode
+// xgr_listSessions call; ListResult.Truncated says that more were left out.
+const MaxListRows = 10000
 
 // ListSessions implements xgr_listSessions. Owner mode (permit: an
 // xdalaPermit) lists the signer's sessions, newest first (order "asc":
@@ -78,21 +82,28 @@ func (s *Service) ListSessions(ctx context.Context, req ListRequest) (*ListResul
 		} else if err != nil {
 			return nil, internal("session", err)
 		}
-		procs, err := s.cfg.Store.Processes(ctx, root)
-		if err != nil && !joinstoreNotFound(err) {
+		last, _ := strconv.ParseInt(meta["iter"], 10, 64)
+		states, more, err := s.cfg.Store.ProcStates(ctx, root, last, func(p joinstore.ProcState) bool {
+			return req.ParentPid == "" || p.ParentPid == req.ParentPid
+		}, MaxListRows-len(out.Sessions))
+		if err != nil {
 			return nil, internal("processes", err)
 		}
-		for _, p := range procs {
-			if req.ParentPid != "" && p["parentPid"] != req.ParentPid {
-				continue
-			}
-			out.Sessions = append(out.Sessions, row(root, meta, p))
+		for _, p := range states {
+			out.Sessions = append(out.Sessions, stateRow(root, meta, p))
+		}
+		if more {
+			out.Truncated = true
+			break
 		}
 	}
 	return out, nil
 }
 
-// listAllowed is allow mode: the signer's to-do list in one session.
+// listAllowed is allow mode: the signer's to-do list in one session. The
+// signer is authorized from the session's meta (its allow list) before any
+// process is read; the rows come from the processes' state fields, never
+// their payloads, at most "last" (default and cap MaxList) of them.
 func (s *Service) listAllowed(ctx context.Context, req ListRequest) (*ListResult, error) {
 	if !common.IsHexAddress(req.Runner) {
 		return nil, invalid("runner", "allow mode needs the session owner's address (0x and 40 hex digits), got %q", req.Runner)
@@ -101,61 +112,91 @@ func (s *Service) listAllowed(ctx context.Context, req ListRequest) (*ListResult
 	if err != nil {
 		return nil, err
 	}
-	c := v.Control
-	if c.Action != permit.ActionWake {
-		return nil, fail(CodeUnauthorized, "wrong-action", "controlPermit.message.action", "allow mode needs a permit with action \"wake\", not %q", c.Action)
-	}
-	if common.HexToAddress(req.Runner) != c.Runner {
-		return nil, fail(CodeUnauthorized, "runner-mismatch", "runner", "%s is not the permit's runner %s", req.Runner, c.Runner.Hex())
-	}
-	if req.RootID != "" && req.RootID != strconv.FormatInt(v.SessionID, 10) {
-		return nil, invalid("rootId", "%q must equal the permit's sessionId %d", req.RootID, v.SessionID)
-	}
-	root := joinstore.Root{Owner: owner(c.Runner), RootPid: v.SessionID}
-	meta, err := s.cfg.Store.Session(ctx, root)
-	if joinstoreNotFound(err) {
-		return &ListResult{Sessions: []SessionRow{}}, nil
-	} else if err != nil {
-		return nil, internal("session", err)
-	}
-	procs, err := s.cfg.Store.WaitingProcs(ctx, root, c.StepID, nil)
-	if err != nil && !joinstoreNotFound(err) {
-		return nil, internal("processes", err)
-	}
-	_, notes, err := reactor.DecideWake(reactor.WakeRequest{Runner: root.Owner, Step: c.StepID,
-		Caller: wakeup.Caller{Scope: wakeup.ScopeRPC, Address: owner(c.From)}}, procs)
+	done, err := s.budget(v.Control.From)
 	if err != nil {
-		return nil, internal("allow list", err)
+		return nil, err
 	}
-	allowed := map[string]bool{}
-	for _, n := range notes {
-		allowed[n.Pid] = n.Woken
+	out, denied, err := s.allowed(ctx, req, v)
+	if denied {
+		// An empty list, as for a session with nothing to wake, but it
+		// counts against the signer's budget like a refusal.
+		done(notAllowed(owner(v.Control.From), joinstore.Root{}, v.Control.StepID))
+		return out, nil
 	}
-	all, err := s.cfg.Store.Processes(ctx, root)
-	if err != nil {
-		return nil, internal("processes", err)
-	}
-	out := &ListResult{Sessions: []SessionRow{}}
-	for _, p := range all {
-		if allowed[p["pid"]] {
-			r := row(root, meta, p)
-			r.ParentPid = ""
-			out.Sessions = append(out.Sessions, r)
-		}
-	}
-	if req.Last > 0 && len(out.Sessions) > req.Last {
-		out.Sessions = out.Sessions[:req.Last]
-	}
-	return out, nil
+	done(err)
+	return out, err
 }
 
-// row is one listed process.
-func row(root joinstore.Root, meta, p map[string]string) SessionRow {
-	_, iter, _ := joinstore.ParsePid(p["pid"])
-	updated, _ := strconv.ParseInt(p["updatedAt"], 10, 64)
+// allowed lists what the signer of v may wake; denied reports that the
+// session's allow list lets it wake nothing asked for.
+func (s *Service) allowed(ctx context.Context, req ListRequest, v *permit.Verified) (*ListResult, bool, error) {
+	c := v.Control
+	if c.Action != permit.ActionWake {
+		return nil, false, fail(CodeUnauthorized, "wrong-action", "controlPermit.message.action", "allow mode needs a permit with action \"wake\", not %q", c.Action)
+	}
+	if common.HexToAddress(req.Runner) != c.Runner {
+		return nil, false, fail(CodeUnauthorized, "runner-mismatch", "runner", "%s is not the permit's runner %s", req.Runner, c.Runner.Hex())
+	}
+	if req.RootID != "" && req.RootID != strconv.FormatInt(v.SessionID, 10) {
+		return nil, false, invalid("rootId", "%q must equal the permit's sessionId %d", req.RootID, v.SessionID)
+	}
+	root := joinstore.Root{Owner: owner(c.Runner), RootPid: v.SessionID}
+	out := &ListResult{Sessions: []SessionRow{}}
+	gate, err := s.cfg.Store.WakeGate(ctx, root, "")
+	if joinstoreNotFound(err) {
+		return out, false, nil
+	} else if err != nil {
+		return nil, false, internal("session", err)
+	}
+	caller := wakeup.Caller{Scope: wakeup.ScopeRPC, Address: owner(c.From)}
+	may := func(step string) bool {
+		return wakeup.AuthorizeSession(root.Owner, step, gate.AllowList, caller).Allowed
+	}
+	if c.StepID != "" && !may(c.StepID) || c.StepID == "" && !wakeup.MaySomeStep(root.Owner, gate.AllowList, caller) {
+		return out, true, nil
+	}
+	if gate.Killed {
+		return out, false, nil // a killed session wakes nothing
+	}
+	limit := MaxList
+	if req.Last > 0 {
+		limit = req.Last
+	}
+	byStep := map[string]bool{}
+	states, _, err := s.cfg.Store.ProcStates(ctx, root, gate.Last, func(p joinstore.ProcState) bool {
+		if p.Status != "waiting" || p.Killed || p.JoinOpen || c.StepID != "" && p.Step != c.StepID {
+			return false
+		}
+		ok, seen := byStep[p.Step]
+		if !seen {
+			ok = may(p.Step)
+			byStep[p.Step] = ok
+		}
+		return ok
+	}, limit)
+	if err != nil {
+		return nil, false, internal("processes", err)
+	}
+	meta := map[string]string{}
+	if len(states) > 0 {
+		if meta, err = s.cfg.Store.Session(ctx, root); err != nil && !joinstoreNotFound(err) {
+			return nil, false, internal("session", err)
+		}
+	}
+	for _, p := range states {
+		r := stateRow(root, meta, p)
+		r.ParentPid = ""
+		out.Sessions = append(out.Sessions, r)
+	}
+	return out, false, nil
+}
+
+// stateRow is one listed process, from its state fields.
+func stateRow(root joinstore.Root, meta map[string]string, p joinstore.ProcState) SessionRow {
+	updated, _ := strconv.ParseInt(p.UpdatedAt, 10, 64)
 	return SessionRow{
-		Owner: root.Owner, SessionID: strconv.FormatInt(root.RootPid, 10), Pid: p["pid"], ParentPid: p["parentPid"],
-		Step: p["resumeStep"], Status: p["status"], Updated: updated / 1000, IterationStep: iter,
-		XRC729: strings.ToLower(meta["xrc729"]), OstcID: meta["ostcId"], JoinGroupID: p["joinGroupId"], JoinFromGroupID: p["joinFromGroupId"],
+		Owner: root.Owner, SessionID: strconv.FormatInt(root.RootPid, 10), Pid: p.Pid, ParentPid: p.ParentPid,
+		Step: p.Step, Status: p.Status, Updated: updated / 1000, IterationStep: p.Iter,
+		XRC729: strings.ToLower(meta["xrc729"]), OstcID: meta["ostcId"], JoinGroupID: p.JoinGroupID, JoinFromGroupID: p.JoinFromGroupID,
 	}
 }

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -25,12 +26,26 @@ type Owners interface {
 	Owner(ctx context.Context, registry common.Address) (common.Address, error)
 }
 
+// Registries tells which XRC-729 registries the gateway starts sessions
+// of: the ones the indexer follows (indexer.Followed implements it).
+type Registries interface {
+	Follows(ctx context.Context, registry common.Address) (bool, error)
+}
+
 // Config is what the gateway needs.
 type Config struct {
 	Store *joinstore.Store
 	// Source serves hash-verified orchestrations (the indexer's cache).
 	Source reactor.Source
 	Owners Owners
+	// Registries are the registries whose sessions the gateway starts (the
+	// followed ones); a start naming another is refused with
+	// CodeRegistryNotServed before anything is read from the chain or
+	// written. Required unless AnyRegistry.
+	Registries Registries
+	// AnyRegistry starts sessions of every XRC-729 registry on the chain
+	// (--rpc-any-registry): their owners and orchestrations are read live.
+	AnyRegistry bool
 	// ChainID is the chain permits must be signed for.
 	ChainID *big.Int
 	// ControlContract is the verifyingContract of ControlPermits (reported
@@ -38,8 +53,23 @@ type Config struct {
 	ControlContract common.Address
 	// Skew is the clock skew allowed on permit expiries.
 	Skew time.Duration
+	// MaxPermitLifetime caps how far beyond now (plus Skew) a permit's
+	// expiry may lie (0: permit.DefaultMaxLifetime, 1 h; at most
+	// permit.MaxLifetimeCap).
+	MaxPermitLifetime time.Duration
+	// RequireBoundPermits refuses the reference's unbound permits where a
+	// bound one exists: xgr_validateDataTransfer then takes SessionPermitV2
+	// only and xgr_wakeUpProcess ControlPermitV3 only (kills and lists are
+	// unchanged).
+	RequireBoundPermits bool
 	// MaxInFlight caps the requests one connection has in flight (0: 16).
 	MaxInFlight int
+	// RefusalBurst and RefusalEvery are the per-signer refusal budget of
+	// wakes, kills and allow-mode lists (0: DefaultRefusalBurst,
+	// DefaultRefusalEvery): a signer may have RefusalBurst calls refused
+	// or in flight, and earns one more every RefusalEvery.
+	RefusalBurst int
+	RefusalEvery time.Duration
 	// Grants and PublicSale are reported by xgr_getCoreAddrs ("" if none).
 	Grants, PublicSale string
 	// Now is the clock (nil: time.Now).
@@ -54,6 +84,7 @@ type Service struct {
 
 	mu       sync.Mutex
 	inFlight map[string]int
+	refusals *refusals
 }
 
 // NewService checks the configuration and returns the service.
@@ -61,12 +92,19 @@ func NewService(cfg Config) (*Service, error) {
 	switch {
 	case cfg.Store == nil || cfg.Source == nil || cfg.Owners == nil:
 		return nil, fmt.Errorf("rpc: a store, an orchestration source and an owner source are required")
+	case cfg.Registries == nil && !cfg.AnyRegistry:
+		return nil, fmt.Errorf("rpc: the registries to serve are required (the followed ones), or AnyRegistry")
 	case cfg.ChainID == nil || cfg.ChainID.Sign() <= 0:
 		return nil, fmt.Errorf("rpc: the chain id is required")
 	case cfg.ControlContract == (common.Address{}):
 		return nil, fmt.Errorf("rpc: the control-domain contract (precompile) address is required")
 	case cfg.Skew < 0 || cfg.Skew > permit.MaxSkew:
 		return nil, fmt.Errorf("rpc: clock skew %s outside [0, %s]", cfg.Skew, permit.MaxSkew)
+	case cfg.MaxPermitLifetime < 0 || cfg.MaxPermitLifetime > permit.MaxLifetimeCap:
+		return nil, fmt.Errorf("rpc: permit lifetime cap %s outside [0 (the default, %s), %s]", cfg.MaxPermitLifetime, permit.DefaultMaxLifetime, permit.MaxLifetimeCap)
+	}
+	if cfg.MaxPermitLifetime == 0 {
+		cfg.MaxPermitLifetime = permit.DefaultMaxLifetime
 	}
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 16
@@ -74,10 +112,33 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.RefusalBurst <= 0 {
+		cfg.RefusalBurst = DefaultRefusalBurst
+	}
+	if cfg.RefusalEvery <= 0 {
+		cfg.RefusalEvery = DefaultRefusalEvery
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{cfg: cfg, inFlight: map[string]int{}}, nil
+	return &Service{cfg: cfg, inFlight: map[string]int{}, refusals: newRefusals(cfg.RefusalBurst, cfg.RefusalEvery, cfg.Now)}, nil
+}
+
+// budget takes a token of signer's refusal budget before a call reads
+// Redis; a signer without one is refused at once (CodeLimit). done gives
+// the token back unless the call ended in a refusal.
+func (s *Service) budget(signer common.Address) (done func(error), err error) {
+	who := owner(signer)
+	if !s.refusals.take(who) {
+		return nil, fail(CodeLimit, "too-many-refusals", "", "%s has had too many wakes, kills or lists refused (at most %d, one more every %s); retry in %s",
+			who, s.cfg.RefusalBurst, s.cfg.RefusalEvery, s.refusals.wait(who).Round(time.Millisecond))
+	}
+	return func(err error) {
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e.Code == CodeInternal {
+			s.refusals.give(who)
+		}
+	}, nil
 }
 
 // enter counts a request against its connection's in-flight cap.
@@ -101,11 +162,18 @@ func (s *Service) enter(ctx context.Context) (func(), error) {
 
 // expect is what permits of the given kinds must satisfy now.
 func (s *Service) expect(path string, kinds ...permit.Kind) permit.Expect {
-	return permit.Expect{ChainID: s.cfg.ChainID, ControlContract: s.cfg.ControlContract, Now: s.cfg.Now(), Skew: s.cfg.Skew, Kinds: kinds, Path: path}
+	return permit.Expect{ChainID: s.cfg.ChainID, ControlContract: s.cfg.ControlContract, Now: s.cfg.Now(), Skew: s.cfg.Skew,
+		MaxLifetime: s.cfg.MaxPermitLifetime, RequireBound: s.cfg.RequireBoundPermits, Kinds: kinds, Path: path}
 }
 
 // verify checks a permit envelope; a missing one is an invalid parameter.
 func (s *Service) verify(raw json.RawMessage, path string, kinds ...permit.Kind) (*permit.Verified, error) {
+	return s.verifyFor(raw, path, nil, kinds...)
+}
+
+// verifyFor is verify for a request that bound permits (SessionPermitV2,
+// ControlPermitV3) must match: its registry, step, process id and payload.
+func (s *Service) verifyFor(raw json.RawMessage, path string, req *permit.Request, kinds ...permit.Kind) (*permit.Verified, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		names := make([]string, len(kinds))
 		for i, k := range kinds {
@@ -113,7 +181,9 @@ func (s *Service) verify(raw json.RawMessage, path string, kinds ...permit.Kind)
 		}
 		return nil, invalid(path, "required: a %s (EIP-712 typed data with its signature)", strings.Join(names, " or "))
 	}
-	v, err := permit.Verify(raw, s.expect(path, kinds...))
+	want := s.expect(path, kinds...)
+	want.Request = req
+	v, err := permit.Verify(raw, want)
 	if err != nil {
 		return nil, permitError(err)
 	}

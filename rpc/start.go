@@ -23,7 +23,9 @@ func joinstoreNotFound(err error) bool {
 // signature), its signer against the XRC-729 registry's owner, its ostcId
 // and ostcHash against the hash-verified orchestration, the start step,
 // the payload (with its __wakeUp allow list), and its sessionId against the
-// signer's next root id. The session is created with that id; the permit's
+// signer's next root id. A SessionPermitV2 must sign this request's
+// registry, step and payload (a relayed one cannot start another). The
+// session is created with that id; the permit's
 // digest is its idempotency key, so the permit starts at most one session:
 // a second use is refused (CodeReplay, data.ack "already_queued").
 func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequest) (*DataTransferResult, error) {
@@ -38,6 +40,9 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	if req.StepID == "" {
 		return nil, invalid("stepId", "required: the step the session starts at")
 	}
+	if err := s.served(ctx, common.HexToAddress(req.Orchestration)); err != nil {
+		return nil, err
+	}
 	payload := req.Payload
 	if len(payload) == 0 || string(payload) == "null" {
 		payload = json.RawMessage("{}")
@@ -45,7 +50,8 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	if err := reactor.CheckStartPayload(payload); err != nil {
 		return nil, invalid("payload", "%v", err)
 	}
-	v, err := s.verify(req.Permit, "permit", permit.KindSession)
+	v, err := s.verifyFor(req.Permit, "permit", &permit.Request{Registry: common.HexToAddress(req.Orchestration), Step: req.StepID, Payload: payload},
+		permit.KindSession, permit.KindSessionV2)
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +98,33 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 		e.Extra = map[string]any{"ack": res.Ack, "processId": res.Pid}
 		return nil, e
 	}
-	s.cfg.Log.Info("session started over RPC", "owner", who, "session", res.Root.RootPid, "ostc", m.OstcID, "step", req.StepID, "ack", res.Ack)
+	// maxTotalGas is signed and logged, not enforced: xgr meters no gas.
+	s.cfg.Log.Info("session started over RPC", "owner", who, "session", res.Root.RootPid, "ostc", m.OstcID, "step", req.StepID, "ack", res.Ack,
+		"permit", v.Kind, "maxTotalGas", m.MaxTotalGas)
 	return &DataTransferResult{
 		ProcessID: res.Pid, SessionID: strconv.FormatInt(res.Root.RootPid, 10), Owner: who, Ack: res.Ack,
 		ExecutedSteps: []json.RawMessage{}, Payload: payload, OutputPayload: json.RawMessage("{}"),
 		OstcID: m.OstcID, OstcHash: o.Hash.Hex(),
 	}, nil
+}
+
+// served refuses a registry the gateway does not serve: one the indexer
+// does not follow, unless AnyRegistry. It runs before the permit is
+// checked and before the chain is asked for the registry's owner.
+func (s *Service) served(ctx context.Context, reg common.Address) error {
+	if s.cfg.AnyRegistry {
+		return nil
+	}
+	ok, err := s.cfg.Registries.Follows(ctx, reg)
+	if err != nil {
+		return internal("registries", err)
+	}
+	if !ok {
+		e := fail(CodeRegistryNotServed, "registry-not-served", "orchestration",
+			"XRC-729 %s is not a registry this gateway serves: it starts sessions of followed registries only; the operator allows it by adding it to registries in the --config file (or discover: true for registries that announce themselves), or serves every registry with --rpc-any-registry",
+			reg.Hex())
+		e.Extra = map[string]any{"registry": reg.Hex()}
+		return e
+	}
+	return nil
 }

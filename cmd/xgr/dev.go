@@ -224,7 +224,8 @@ triggers:
 	}
 	idx := store.Index(chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
-	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source, ChainID: dev.ChainID(), Log: log})
+	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source,
+		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log})
 	if err != nil {
 		return err
 	}

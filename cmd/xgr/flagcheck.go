@@ -15,6 +15,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
 // Rules for flag values by flag name, checked for every command before it
@@ -26,6 +27,8 @@ var (
 	// duration must be at least a millisecond (leases and polls are
 	// milliseconds in Redis).
 	durationZeroOK = map[string]bool{"delay": true, "rpc-skew": true, "settle": true}
+	// durationRange bounds durations whose consumer has limits.
+	durationRange = map[string][2]time.Duration{"rpc-permit-lifetime": {time.Second, permit.MaxLifetimeCap}, "rpc-skew": {0, permit.MaxSkew}}
 	// intMin are integer flags with a lower bound above 0; intZero says
 	// what 0 means for the others (all must be 0 or more).
 	intMin  = map[string]int64{"rpc-max-body": 1024, "rpc-max-inflight": 1, "rpc-max-conns": 4, "concurrency": 1, "replicas": 1, "sessions": 1}
@@ -106,6 +109,9 @@ func checkDuration(name string, d time.Duration) error {
 		return nil
 	case d < time.Millisecond:
 		return fmt.Errorf("--%s %s: want a positive duration (e.g. 200ms, 10s), at least 1ms", name, d)
+	}
+	if r, ok := durationRange[name]; ok && (d < r[0] || d > r[1]) {
+		return fmt.Errorf("--%s %s: want between %s and %s", name, d, r[0], r[1])
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/rpc"
+	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
 // DefaultPrecompile is the control-domain verifyingContract xgr reports
@@ -29,7 +30,10 @@ func gatewayFlags(listen string) []cli.Flag {
 		&cli.StringSliceFlag{Name: "rpc-cors", EnvVars: []string{"XGR_RPC_CORS"}, Usage: "browser origins allowed to call the gateway (repeatable; * for any)"},
 		&cli.StringFlag{Name: "rpc-precompile", Value: DefaultPrecompile, EnvVars: []string{"XGR_RPC_PRECOMPILE"}, Usage: "control-domain verifyingContract of ControlPermits"},
 		&cli.DurationFlag{Name: "rpc-skew", Value: 30 * time.Second, EnvVars: []string{"XGR_RPC_SKEW"}, Usage: "clock skew allowed on permit expiries"},
+		&cli.DurationFlag{Name: "rpc-permit-lifetime", Value: permit.DefaultMaxLifetime, EnvVars: []string{"XGR_RPC_PERMIT_LIFETIME"}, Usage: "refuse permits whose expiry lies further in the future (beyond now plus --rpc-skew); at most 720h"},
+		&cli.BoolFlag{Name: "rpc-require-bound-permits", EnvVars: []string{"XGR_RPC_REQUIRE_BOUND_PERMITS"}, Usage: "refuse the unbound SessionPermit and wake ControlPermit/V2: starts need a SessionPermitV2, wakes a ControlPermitV3"},
 		&cli.IntFlag{Name: "rpc-max-body", Value: 1 << 20, EnvVars: []string{"XGR_RPC_MAX_BODY"}, Usage: "largest request body or websocket message in bytes"},
+		&cli.BoolFlag{Name: "rpc-any-registry", EnvVars: []string{"XGR_RPC_ANY_REGISTRY"}, Usage: "start sessions of every XRC-729 registry on the chain, not only the followed ones (--config registries, discover)"},
 		&cli.IntFlag{Name: "rpc-max-inflight", Value: 16, EnvVars: []string{"XGR_RPC_MAX_INFLIGHT"}, Usage: "requests one connection may have in flight"},
 		&cli.IntFlag{Name: "rpc-max-conns", Value: gatewayMaxConns, EnvVars: []string{"XGR_RPC_MAX_CONNS"}, Usage: "connections the gateway keeps open at once (half of them may be websockets)"},
 	}
@@ -52,7 +56,12 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(),
 	}
 	cfg.ControlContract = common.HexToAddress(pre)
 	cfg.Skew = c.Duration("rpc-skew")
+	cfg.MaxPermitLifetime = c.Duration("rpc-permit-lifetime")
+	cfg.RequireBoundPermits = c.Bool("rpc-require-bound-permits")
 	cfg.MaxInFlight = c.Int("rpc-max-inflight")
+	if cfg.AnyRegistry = c.Bool("rpc-any-registry"); cfg.AnyRegistry {
+		slog.Warn("--rpc-any-registry: the gateway starts sessions of every XRC-729 registry on the chain, not only the followed ones")
+	}
 	svc, err := rpc.NewService(cfg)
 	if err != nil {
 		return "", nil, nil, cli.Exit(err.Error(), 2)
@@ -73,7 +82,8 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(),
 		}
 	}()
 	url := "http://" + hs.Addr()
-	slog.Info("serving the xgr_* JSON-RPC gateway", "url", url, "chainId", cfg.ChainID, "precompile", pre)
+	slog.Info("serving the xgr_* JSON-RPC gateway", "url", url, "chainId", cfg.ChainID, "precompile", pre,
+		"permitLifetime", cfg.MaxPermitLifetime, "requireBoundPermits", cfg.RequireBoundPermits)
 	return url, srv, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

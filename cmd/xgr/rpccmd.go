@@ -30,7 +30,8 @@ func rpcCommand() *cli.Command {
 		}
 		if key {
 			f = append(f, keystoreFlag(), passwordFileFlag(),
-				&cli.DurationFlag{Name: "expiry", Value: 5 * time.Minute, Usage: "how long the signed permit is valid"})
+				&cli.DurationFlag{Name: "expiry", Value: 5 * time.Minute, Usage: "how long the signed permit is valid (gateways refuse more than their --rpc-permit-lifetime, 1h by default)"},
+				&cli.BoolFlag{Name: "unbound-permits", Usage: "sign the reference's SessionPermit and ControlPermit(V2) for start and wake instead of the bound SessionPermitV2 and ControlPermitV3 (for gateways that know only those)"})
 		}
 		return append(f, extra...)
 	}
@@ -40,11 +41,14 @@ func rpcCommand() *cli.Command {
 		Description: `The client side of the gateway (xgr run --rpc-listen, xgr dev): each verb
 signs the permit its method needs (EIP-712, as wallets sign) with the key of
 $` + chain.PrivateKeyEnv + ` or --keystore FILE --password-file FILE, and calls it.
+start and wake sign permits bound to their request (SessionPermitV2,
+ControlPermitV3: the payload, step, registry or process id are signed);
+--unbound-permits signs the reference's SessionPermit and ControlPermit(V2).
 See docs/rpc.md.`,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "start",
-				Usage:     "start a session (xgr_validateDataTransfer with a SessionPermit for your next session id)",
+				Usage:     "start a session (xgr_validateDataTransfer with a SessionPermitV2 for your next session id, this step and payload)",
 				ArgsUsage: "OSTC.json",
 				Description: `The orchestration file gives the ostcId and ostcHash the permit signs; it
 must be the text the registry holds. The signer must own the registry.
@@ -122,6 +126,7 @@ func rpcCall(c *cli.Context, f func(ctx context.Context, cl *client.Client) erro
 	if d := c.Duration("expiry"); d > 0 {
 		cl.Expiry = d
 	}
+	cl.Unbound = c.Bool("unbound-permits")
 	if err := f(ctx, cl); err != nil {
 		if _, ok := err.(cli.ExitCoder); ok {
 			return err

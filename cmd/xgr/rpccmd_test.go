@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -38,7 +39,8 @@ func TestRPCVerbs(t *testing.T) {
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Owners: fixedOwner(owner),
-		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile)})
+		Registries: &indexer.Followed{Registries: []common.Address{common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")}},
+		ChainID:    big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +89,49 @@ func TestRPCVerbs(t *testing.T) {
 		{[]string{"rpc", "kill", "x"}, 2, `"x" is not a session id`},
 		{[]string{"rpc", "executed", "0xnope", "1", "1"}, 2, "is not an address"},
 		{[]string{"rpc", "list", "--runner", o1}, 2, "allow mode needs --runner ADDR and --session N"},
+	} {
+		out, code := run(t, append(tc.args, ep...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %d %q, want %d %q", tc.args, code, out, tc.code, tc.want)
+		}
+	}
+}
+
+// xgr rpc start and wake sign bound permits by default: a gateway that
+// requires them serves them, and refuses the reference's unbound ones
+// (--unbound-permits) with unbound-permit.
+func TestRPCVerbsSignBoundPermits(t *testing.T) {
+	flow := "../../examples/ostc/minimal_join.json"
+	o, err := loadOSTC(flow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := testenv.DevKeys(1)
+	owner := crypto.PubkeyToAddress(keys[0].PublicKey)
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Owners: fixedOwner(owner),
+		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile), RequireBoundPermits: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := rpc.NewServer(svc, rpc.ServerConfig{})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	ep := []string{"--endpoint", hs.URL}
+	reg := "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+	t.Setenv("XGR_PRIVATE_KEY", "0x"+common.Bytes2Hex(crypto.FromECDSA(keys[0])))
+	payload := writeFile(t, "p.json", "{\n  \"big\": 123456789012345678901234567890,\n  \"s\": \"<&>\"\n}\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"rpc", "start", flow, "--orchestration", reg, "--payload", payload, "--unbound-permits"}, 1, `"reason":"unbound-permit"`},
+		{[]string{"rpc", "start", flow, "--orchestration", reg, "--payload", payload}, 0, "queued: session 1 of"},
+		{[]string{"rpc", "wake", "1:1", "--payload", payload, "--unbound-permits"}, 1, `"reason":"unbound-permit"`},
+		{[]string{"rpc", "wake", "1:1", "--payload", payload}, 0, "woke 1 process(es) of session 1"},
+		{[]string{"rpc", "kill", "1"}, 0, "killed"},
 	} {
 		out, code := run(t, append(tc.args, ep...)...)
 		if code != tc.code || !strings.Contains(out, tc.want) {

@@ -165,7 +165,8 @@ func runAction(c *cli.Context) error {
 		if client == nil {
 			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id, the registries' owners)", 2)
 		}
-		_, h, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: cache, ChainID: chainIDOf(chainID), Log: slog.Default()})
+		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: store.Index(chainID)}
+		_, h, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: cache, Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()})
 		if err != nil {
 			return err
 		}

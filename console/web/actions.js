@@ -31,10 +31,13 @@ async function account() {
 }
 
 // signed returns the permit: the typed data the server built, signed by
-// the wallet account.
-async function signed(req) {
+// the wallet account. payloadText (a wake's payload as typed, a JSON
+// object) goes to the server as is: a wake permit signs its hash.
+async function signed(req, payloadText) {
   const from = await account();
-  const p = await post('/ui/api/permit', JSON.stringify({ ...req, from }));
+  let body = JSON.stringify({ ...req, from });
+  if (payloadText !== undefined) body = `${body.slice(0, -1)},"payload":${payloadText}}`;
+  const p = await post('/ui/api/permit', body);
   const signature = await window.ethereum.request({
     method: 'eth_signTypedData_v4',
     params: [from, JSON.stringify(p.typedData)],
@@ -68,7 +71,7 @@ export async function wake(mode, owner, pid, payloadText) {
     const r = await post('/ui/api/wake', `{"owner":${JSON.stringify(owner)},"pid":${JSON.stringify(pid)},"payload":${payload}}`);
     return r.outcome;
   }
-  const s = await signed({ action: 'wake', owner, pid });
+  const s = await signed({ action: 'wake', owner, pid }, payload);
   const r = await rpc(s.method, `{"processId":${JSON.stringify(pid)},"payload":${payload},"permit":${JSON.stringify(s.permit)}}`);
   return `woken ${r.woken}: ` + (r.processes || []).map((p) => `${p.pid} ${p.reason}`).join('; ');
 }

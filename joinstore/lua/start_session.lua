@@ -11,6 +11,9 @@
 -- ARGV[12] reserve, ARGV[13] bypass: the start step's limits (claim.lua's
 --          step table entry), kept on the root process so that adopt_root
 --          can claim it before the orchestration is loaded ("" = not known)
+-- ARGV[14] the start payload's __wakeUp value (raw JSON; "" = none), kept
+--          in meta as wakeUp so that who may wake is decided without
+--          reading process payloads
 --
 -- Returns {ack, pid}: ack is "already_queued" when the session exists (then
 -- with its status, live or finished, third), else "paused", "scheduled"
@@ -29,7 +32,8 @@ local wake = now + tonumber(ARGV[9])
 redis.call("HSET", KEYS[1],
   "owner", ARGV[1], "rootPid", ARGV[2], "xrc729", ARGV[3], "ostcId", ARGV[4],
   "ostcHash", ARGV[5], "startStep", ARGV[6], "createdAt", now,
-  "window", ARGV[11], "live", 1, "status", "live", "iter", 1, "fence", 0, "steps", 0)
+  "window", ARGV[11], "live", 1, "status", "live", "iter", 1, "fence", 0, "steps", 0,
+  "wakeUp", ARGV[14] or "")
 redis.call("HSET", KEYS[3],
   "pid", pid, "parentPid", "", "threadHeadPid", pid, "status", "waiting",
   "paused", ARGV[10], "resumeStep", ARGV[6], "lastStep", "", "lastEvalValid", "",

@@ -25,8 +25,14 @@ import (
 // Client talks to one gateway.
 type Client struct {
 	c *gethrpc.Client
-	// Expiry is how long the permits it signs are valid (default 5 min).
+	// Expiry is how long the permits it signs are valid (default 5 min;
+	// gateways refuse expiries past their lifetime cap, 1 h by default).
 	Expiry time.Duration
+	// Unbound makes Start and Wake sign the reference's SessionPermit and
+	// ControlPermit/ControlPermitV2, which do not sign the request's payload,
+	// step, registry or process, instead of the bound SessionPermitV2 and
+	// ControlPermitV3: for gateways that know only the reference's kinds.
+	Unbound bool
 	// Now is the clock for expiries (nil: time.Now).
 	Now func() time.Time
 
@@ -81,8 +87,10 @@ func (c *Client) NextProcessID(ctx context.Context, from common.Address) (int64,
 	return strconv.ParseInt(out.NextProcessID, 10, 64)
 }
 
-// Start asks for the signer's next root id, signs a SessionPermit for it and
-// starts a session of the orchestration (xgr_validateDataTransfer).
+// Start asks for the signer's next root id, signs a SessionPermitV2 for it
+// (bound to orchestration, step and payload; a SessionPermit with
+// Unbound) and starts a session of the orchestration
+// (xgr_validateDataTransfer).
 func (c *Client) Start(ctx context.Context, key *ecdsa.PrivateKey, orchestration common.Address, ostcID string, ostcHash common.Hash, step string, payload json.RawMessage) (*rpc.DataTransferResult, error) {
 	if _, err := c.CoreAddrs(ctx); err != nil {
 		return nil, err
@@ -92,8 +100,18 @@ func (c *Client) Start(ctx context.Context, key *ecdsa.PrivateKey, orchestration
 	if err != nil {
 		return nil, err
 	}
-	env, err := permit.SignSession(key, c.chainID, permit.SessionMsg{From: from, OstcID: ostcID, OstcHash: ostcHash,
-		SessionID: big.NewInt(next), MaxTotalGas: new(big.Int), Expiry: c.expiry()})
+	m := permit.SessionMsg{From: from, OstcID: ostcID, OstcHash: ostcHash,
+		SessionID: big.NewInt(next), MaxTotalGas: new(big.Int), Expiry: c.expiry()}
+	var env []byte
+	if c.Unbound {
+		env, err = permit.SignSession(key, c.chainID, m)
+	} else {
+		if m.PayloadHash, err = permit.PayloadHash(payload); err != nil {
+			return nil, err
+		}
+		m.Registry, m.StartStep = orchestration, step
+		env, err = permit.SignSessionV2(key, c.chainID, m)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -139,14 +157,36 @@ func (c *Client) Kill(ctx context.Context, key *ecdsa.PrivateKey, session int64)
 	return &out, nil
 }
 
+// WakePermit signs a ControlPermitV3 with action wake for a session of
+// runner (zero: the signer), bound to pid ("" in step mode) and payload.
+func (c *Client) WakePermit(ctx context.Context, key *ecdsa.PrivateKey, runner common.Address, session int64, pid, step string, payload json.RawMessage) (json.RawMessage, error) {
+	core, err := c.CoreAddrs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := permit.PayloadHash(payload)
+	if err != nil {
+		return nil, err
+	}
+	return permit.SignControlV3(key, c.chainID, common.HexToAddress(core.Precompile), permit.ControlMsg{
+		Runner: runner, SessionID: big.NewInt(session), Action: permit.ActionWake, StepID: step, Pid: pid, PayloadHash: h, Expiry: c.expiry()})
+}
+
 // Wake wakes processes of runner's session (xgr_wakeUpProcess): pid
-// ("root:iter") in pid mode, else every process waiting on step. A signer
-// other than runner signs a ControlPermitV2 and must be on the processes'
-// __wakeUp rpc list.
+// ("root:iter") in pid mode, else every process waiting on step. It signs
+// a ControlPermitV3 bound to pid and payload (with Unbound: a
+// ControlPermit, or a ControlPermitV2 when the signer is not runner). A
+// signer other than runner must be on the processes' __wakeUp rpc list.
 func (c *Client) Wake(ctx context.Context, key *ecdsa.PrivateKey, runner common.Address, session int64, pid, step string, payload json.RawMessage) (*rpc.WakeResult, error) {
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	v2 := runner != (common.Address{}) && runner != from
-	p, err := c.ControlPermit(ctx, key, runner, session, permit.ActionWake, step, v2)
+	var p json.RawMessage
+	var err error
+	if c.Unbound {
+		from := crypto.PubkeyToAddress(key.PublicKey)
+		v2 := runner != (common.Address{}) && runner != from
+		p, err = c.ControlPermit(ctx, key, runner, session, permit.ActionWake, step, v2)
+	} else {
+		p, err = c.WakePermit(ctx, key, runner, session, pid, step, payload)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +203,7 @@ func (c *Client) List(ctx context.Context, key *ecdsa.PrivateKey, req rpc.ListRe
 	if _, err := c.CoreAddrs(ctx); err != nil {
 		return nil, err
 	}
-	p, err := permit.SignXdala(key, c.chainID, "XDaLa Permit", "1", permit.XdalaMsg{From: crypto.PubkeyToAddress(key.PublicKey), Expiry: c.expiry()})
+	p, err := permit.SignXdala(key, c.chainID, permit.XdalaMsg{From: crypto.PubkeyToAddress(key.PublicKey), Expiry: c.expiry()})
 	if err != nil {
 		return nil, err
 	}

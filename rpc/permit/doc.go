@@ -1,16 +1,29 @@
 // Package permit verifies and signs XDaLa permits: EIP-712 typed-data
 // signatures (eth_signTypedData_v4) that authorize xgr_* JSON-RPC calls
-// without a transaction. It knows four kinds, as the XDaLa Permit Catalog
-// and the XGR endpoint reference define them:
+// without a transaction. It knows the four kinds of the XDaLa Permit
+// Catalog and the XGR endpoint reference, and two bound kinds of its own
+// that also sign the request they authorize:
 //
 //	SessionPermit    domain {name "XDaLa SessionPermit", version "1", chainId}
 //	                 message {from, ostcId, ostcHash, sessionId, maxTotalGas, expiry}
-//	ControlPermit    domain {name, version, chainId, verifyingContract}
+//	ControlPermit    domain {name "XDaLa Control", version "1", chainId, verifyingContract}
 //	                 message {from, sessionId, action, [stepId,] expiry}
 //	ControlPermitV2  domain as ControlPermit
 //	                 message {from, runner, sessionId, action, stepId, expiry}
-//	xdalaPermit      domain {name, version, chainId}
+//	xdalaPermit      domain {name "XDaLa Permit", version "1", chainId}
 //	                 message {from, expiry}
+//	SessionPermitV2  domain as SessionPermit
+//	                 message {from, registry, ostcId, ostcHash, startStep,
+//	                          payloadHash, sessionId, maxTotalGas, expiry}
+//	ControlPermitV3  domain as ControlPermit
+//	                 message {from, runner, sessionId, action, stepId, pid,
+//	                          payloadHash, expiry}
+//
+// Domain names and versions are pinned to these. payloadHash is
+// PayloadHash of the request's payload (keccak256 of its canonical text,
+// as JSON.stringify writes it); a bound permit verifies only together with
+// the request it signs (Expect.Request). An expiry may lie at most
+// Expect.MaxLifetime in the future (DefaultMaxLifetime, 1 h).
 //
 // A permit arrives as the JSON envelope {domain, types, primaryType,
 // message, signature} that ethers.js, viem and MetaMask produce. Verify
@@ -20,9 +33,10 @@
 // is an *Error with a stable Code, the JSON path of the offending value
 // and what is allowed there.
 //
-// SignSession, SignControl and SignXdala produce the same envelopes for the
-// Go client and for tests. The package does no IO and reads no clock: the
-// only secret it touches is the signing key it is handed. Authority (is the
+// SignSession, SignSessionV2, SignControl, SignControlV3 and SignXdala
+// produce the same envelopes for the Go client and for tests. The package
+// does no IO and reads no clock: the only secret it touches is the signing
+// key it is handed. Authority (is the
 // signer the orchestration's owner, the session's runner, on its allow
 // list?) and replay protection (Verified.Digest) are the gateway's.
 package permit

@@ -20,12 +20,16 @@ const (
 	// CodeUnknownPrimaryType: primaryType names no permit kind, or a kind
 	// the caller does not accept here (Expect.Kinds).
 	CodeUnknownPrimaryType Code = "unknown-primary-type"
+	// CodeUnbound: primaryType is an unbound kind (SessionPermit,
+	// ControlPermit, ControlPermitV2) where the caller requires its bound
+	// version (Expect.RequireBound).
+	CodeUnbound Code = "unbound-permit"
 	// CodeTypesMismatch: types[primaryType] or types.EIP712Domain is not
 	// the canonical definition, or types holds other entries.
 	CodeTypesMismatch Code = "types-mismatch"
-	// CodeDomainMismatch: domain.name or domain.version is not what the kind
-	// requires (exact for SessionPermit, non-empty otherwise), or the domain
-	// has a member the kind does not use.
+	// CodeDomainMismatch: domain.name or domain.version is not the kind's
+	// pinned one ("XDaLa SessionPermit", "XDaLa Control" or "XDaLa Permit",
+	// version "1"), or the domain has a member the kind does not use.
 	CodeDomainMismatch Code = "domain-mismatch"
 	// CodeChainIDMismatch: domain.chainId is not the chain id this node serves.
 	CodeChainIDMismatch Code = "chain-id-mismatch"
@@ -53,8 +57,16 @@ const (
 	CodeSignerMismatch Code = "signer-mismatch"
 	// CodeExpired: message.expiry (plus the allowed clock skew) is before now.
 	CodeExpired Code = "expired"
+	// CodeExpiryTooFar: message.expiry lies further in the future than the
+	// lifetime cap allows (Expect.MaxLifetime past now plus the skew).
+	CodeExpiryTooFar Code = "expiry-too-far"
+	// CodeRequestMismatch: a bound permit (SessionPermitV2, ControlPermitV3)
+	// signs another registry, start step, process id or payload hash than
+	// the request it came with (Expect.Request); the path names the field.
+	CodeRequestMismatch Code = "request-mismatch"
 	// CodeConfig: the Expect given to Verify is unusable (no chain id, no
-	// clock, negative skew, no control-domain address for a control permit).
+	// clock, a skew or lifetime cap out of range, no control-domain address
+	// for a control permit, no Request for a bound permit).
 	// It is the caller's fault, not the permit's.
 	CodeConfig Code = "config"
 )
@@ -92,9 +104,9 @@ func CodeOf(err error) Code {
 // Codes lists every refusal code, in the order they are declared.
 func Codes() []Code {
 	return []Code{
-		CodeMalformed, CodeMissing, CodeUnknownPrimaryType, CodeTypesMismatch,
+		CodeMalformed, CodeMissing, CodeUnknownPrimaryType, CodeUnbound, CodeTypesMismatch,
 		CodeDomainMismatch, CodeChainIDMismatch, CodeVerifyingContractMismatch,
 		CodeAddress, CodeInvalidValue, CodeOutOfRange, CodeSignature,
-		CodeSignerMismatch, CodeExpired, CodeConfig,
+		CodeSignerMismatch, CodeExpired, CodeExpiryTooFar, CodeRequestMismatch, CodeConfig,
 	}
 }

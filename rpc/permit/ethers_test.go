@@ -3,6 +3,7 @@ package permit
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"reflect"
 	"strings"
@@ -23,6 +24,9 @@ type ethersJob struct {
 	PrimaryType string             `json:"primaryType"`
 	Message     map[string]any     `json:"message"`
 	Form        string             `json:"form,omitempty"`
+	// Payload, when set, makes the script sign message.payloadHash =
+	// keccak256(toUtf8Bytes(JSON.stringify(payload))).
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 // signWithEthers runs testdata/sign.mjs on the jobs (testenv.SignWithEthers:
@@ -36,6 +40,25 @@ func signWithEthers(t *testing.T, jobs []ethersJob) [][]byte {
 		res[i] = e
 	}
 	return res
+}
+
+// jsPayload is a payload a JavaScript client can represent exactly (no
+// integer past 2^53, numbers as JSON.stringify writes them) with every kind
+// of character JSON.stringify treats specially; jsPayloadSent is the same
+// value as another client might send it: reformatted, re-escaped.
+var (
+	jsPayload     = json.RawMessage(`{"order":"<a&b> \"q\" \\ /","note":"café\u2028\u0001\u001f\b\t\n\f\r","n":[1,2.5,-300,1e+21,0.000001],"deep":{"x":null,"t":true,"f":false,"e":{},"l":[]},"π":"😀"}`)
+	jsPayloadSent = []byte("{ \"order\" : \"\\u003ca\\u0026b\\u003e \\\"q\\\" \\\\ \\/\",\n  \"note\": \"caf\\u00e9\\u2028\\u0001\\u001F\\b\\t\\n\\f\\r\",\t\"n\": [1, 2.5, -300, 1e+21, 0.000001],\r\n \"deep\": {\"x\": null, \"t\": true, \"f\": false, \"e\": { }, \"l\": [ ]}, \"\\u03c0\": \"\\ud83d\\ude00\" }")
+)
+
+// jsPayloadHash is PayloadHash(jsPayloadSent), which must be what ethers
+// computes from jsPayload.
+func jsPayloadHash(t *testing.T) common.Hash {
+	h, err := PayloadHash(jsPayloadSent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func jsonValue(t *testing.T, raw []byte) any {
@@ -62,7 +85,7 @@ func TestEthersCrossCheck(t *testing.T) {
 		return map[string]any{"name": SessionDomainName, "version": "1", "chainId": chain}
 	}
 	controlDomain := func(vc common.Address) map[string]any {
-		return map[string]any{"name": DefaultControlDomainName, "version": "1", "chainId": 1337, "verifyingContract": vc.Hex()}
+		return map[string]any{"name": ControlDomainName, "version": "1", "chainId": 1337, "verifyingContract": vc.Hex()}
 	}
 	sessionMessage := func(exp any) map[string]any {
 		return map[string]any{"from": addrA.Hex(), "ostcId": "hello_xdala", "ostcHash": ostcHash.Hex(),
@@ -96,12 +119,49 @@ func TestEthersCrossCheck(t *testing.T) {
 		{name: "SessionPermit with exact big numbers", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
 			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit",
 			Message: map[string]any{"from": addrA.Hex(), "ostcId": "big", "ostcHash": ostcHash.Hex(),
-				"sessionId": "9223372036854775807", "maxTotalGas": hugeGas, "expiry": "0x" + strings.Repeat("f", 64)}},
+				"sessionId": "9223372036854775807", "maxTotalGas": hugeGas, "expiry": fmt.Sprintf("%#x", expiry)}},
 			chk: func(t *testing.T, v *Verified, _ []byte) {
-				if v.SessionID != 1<<63-1 || v.Session.MaxTotalGas.String() != hugeGas || v.Session.Expiry.BitLen() != 256 {
+				if v.SessionID != 1<<63-1 || v.Session.MaxTotalGas.String() != hugeGas || v.Session.Expiry.Cmp(expiry) != 0 {
 					t.Errorf("numbers not exact: %d %s %s", v.SessionID, v.Session.MaxTotalGas, v.Session.Expiry)
 				}
 			}},
+		{name: "SessionPermitV2, payloadHash as ethers computes it", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
+			Types: map[string][]field{"SessionPermitV2": sessionV2Fields}, PrimaryType: "SessionPermitV2", Payload: jsPayload,
+			Message: map[string]any{"from": addrA.Hex(), "registry": registry.Hex(), "ostcId": "hello_xdala", "ostcHash": ostcHash.Hex(),
+				"startStep": "A1", "sessionId": 42, "maxTotalGas": "5000000", "expiry": expiry.String()}},
+			want: func(e *Expect) { e.Request.Payload = jsPayloadSent },
+			goEq: func() ([]byte, error) {
+				m := sessionV2Msg()
+				m.PayloadHash = jsPayloadHash(t)
+				return SignSessionV2(keyA, chainID, m)
+			}},
+		{name: "ControlPermitV3, payloadHash as ethers computes it", job: ethersJob{PrivateKey: privA, Domain: controlDomain(contract),
+			Types: map[string][]field{"ControlPermitV3": controlV3Fields}, PrimaryType: "ControlPermitV3", Payload: jsPayload,
+			Message: map[string]any{"from": addrA.Hex(), "runner": addrB.Hex(), "sessionId": "42", "action": "wake", "stepId": "", "pid": "42:7", "expiry": expiry.String()}},
+			want: func(e *Expect) { e.Request.Payload, e.Request.Pid = jsPayloadSent, "42:7" },
+			goEq: func() ([]byte, error) {
+				m := controlV3Msg()
+				m.StepID, m.Pid, m.PayloadHash = "", "42:7", jsPayloadHash(t)
+				return SignControlV3(keyA, chainID, contract, m)
+			}},
+		{name: "ControlPermitV3 with the fixture payload", job: ethersJob{PrivateKey: privA, Domain: controlDomain(contract),
+			Types: map[string][]field{"ControlPermitV3": controlV3Fields}, PrimaryType: "ControlPermitV3", Payload: payload,
+			Message: map[string]any{"from": addrA.Hex(), "runner": addrB.Hex(), "sessionId": "42", "action": "wake", "stepId": "E1", "pid": "", "expiry": expiry.String()}},
+			code: CodeRequestMismatch, // ethers cannot keep 18446744073709551617 exact: JSON.stringify writes 18446744073709552000
+		},
+		{name: "expiry 2^256-1", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
+			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit", Message: sessionMessage("0x" + strings.Repeat("f", 64))},
+			code: CodeExpiryTooFar},
+		{name: "SessionPermitV2 used at another step", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
+			Types: map[string][]field{"SessionPermitV2": sessionV2Fields}, PrimaryType: "SessionPermitV2", Payload: jsPayload,
+			Message: map[string]any{"from": addrA.Hex(), "registry": registry.Hex(), "ostcId": "hello_xdala", "ostcHash": ostcHash.Hex(),
+				"startStep": "B1", "sessionId": 42, "maxTotalGas": "5000000", "expiry": expiry.String()}},
+			want: func(e *Expect) { e.Request.Payload = jsPayloadSent },
+			code: CodeRequestMismatch},
+		{name: "xdalaPermit of another dApp's domain", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": "Other dApp", "version": "1", "chainId": 1337},
+			Types: map[string][]field{"xdalaPermit": xdalaFields}, PrimaryType: "xdalaPermit",
+			Message: map[string]any{"from": addrA.Hex(), "expiry": expiry.String()}},
+			code: CodeDomainMismatch},
 		{name: "ControlPermit with stepId", job: ethersJob{PrivateKey: privA, Domain: controlDomain(contract),
 			Types: map[string][]field{"ControlPermit": controlFields}, PrimaryType: "ControlPermit",
 			Message: map[string]any{"from": addrA.Hex(), "sessionId": "42", "action": "wake", "stepId": "E1", "expiry": expiry.String()}},
@@ -122,17 +182,17 @@ func TestEthersCrossCheck(t *testing.T) {
 				m.Runner = addrB
 				return SignControl(keyA, chainID, contract, m, true)
 			}},
-		{name: "xdalaPermit", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": "XDaLa Control", "version": "1", "chainId": 1337},
+		{name: "xdalaPermit", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": XdalaDomainName, "version": "1", "chainId": 1337},
 			Types: map[string][]field{"xdalaPermit": xdalaFields}, PrimaryType: "xdalaPermit",
 			Message: map[string]any{"from": addrA.Hex(), "expiry": expiry.String()}},
 			goEq: func() ([]byte, error) {
-				return SignXdala(keyA, chainID, "XDaLa Control", "1", XdalaMsg{Expiry: expiry})
+				return SignXdala(keyA, chainID, XdalaMsg{Expiry: expiry})
 			}},
-		{name: "xdalaPermit on a chain id past 2^53", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": "n", "version": "v", "chainId": bigChain.String()},
+		{name: "xdalaPermit on a chain id past 2^53", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": XdalaDomainName, "version": XdalaDomainVersion, "chainId": bigChain.String()},
 			Types: map[string][]field{"xdalaPermit": xdalaFields}, PrimaryType: "xdalaPermit",
 			Message: map[string]any{"from": addrA.Hex(), "expiry": expiry.String()}},
 			want: func(e *Expect) { e.ChainID = bigChain },
-			goEq: func() ([]byte, error) { return SignXdala(keyA, bigChain, "n", "v", XdalaMsg{Expiry: expiry}) }},
+			goEq: func() ([]byte, error) { return SignXdala(keyA, bigChain, XdalaMsg{Expiry: expiry}) }},
 
 		{name: "wrong chain", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1),
 			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit", Message: sessionMessage(expiry.String())},
@@ -147,7 +207,7 @@ func TestEthersCrossCheck(t *testing.T) {
 			Types: map[string][]field{"ControlPermitV2": controlV2Fields}, PrimaryType: "ControlPermitV2",
 			Message: map[string]any{"from": addrA.Hex(), "runner": addrB.Hex(), "sessionId": "42", "action": "wake", "stepId": "", "expiry": expiry.String()}},
 			code: CodeVerifyingContractMismatch},
-		{name: "session id past int64", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": DefaultControlDomainName, "version": "1", "chainId": 1337, "verifyingContract": contract.Hex()},
+		{name: "session id past int64", job: ethersJob{PrivateKey: privA, Domain: map[string]any{"name": ControlDomainName, "version": "1", "chainId": 1337, "verifyingContract": contract.Hex()},
 			Types: map[string][]field{"ControlPermit": controlFields}, PrimaryType: "ControlPermit",
 			Message: map[string]any{"from": addrA.Hex(), "sessionId": "18446744073709551615", "action": "kill", "stepId": "", "expiry": expiry.String()}},
 			code: CodeOutOfRange},

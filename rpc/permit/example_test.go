@@ -51,3 +51,24 @@ func Example() {
 	// signer true
 	// expired
 }
+
+// The payloadHash of a bound permit is keccak256 of the payload's
+// canonical text: what JSON.stringify writes, with numbers kept exact. A
+// reformatted or re-escaped payload has the same hash.
+func ExamplePayloadHash() {
+	sent := []byte(`{
+  "order": "walkthrough-1",
+  "note": "caf\u00e9 <b>",
+  "amount": 18446744073709551617
+}`)
+	canon, _ := permit.CanonicalPayload(sent)
+	h, _ := permit.PayloadHash(sent)
+	fmt.Println(string(canon))
+	fmt.Println(h.Hex())
+	empty, _ := permit.PayloadHash(nil)
+	fmt.Println(empty == crypto.Keccak256Hash([]byte("{}")))
+	// Output:
+	// {"order":"walkthrough-1","note":"café <b>","amount":18446744073709551617}
+	// 0x854035d3f338bb624a156b64206bd723d83980e223578789abc00acf8afce366
+	// true
+}

@@ -1,10 +1,12 @@
 package permit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,12 +25,17 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 	session := signedSession(t)
 	control := signedControl(t, false)
 	return map[string][]byte{
-		"session":            session,
-		"session-stringhash": signedSessionStringHash(t),
-		"control":            control,
-		"control-nostep":     signedControlNoStep(t),
-		"control-v2":         signedControl(t, true),
-		"xdala":              signedXdala(t),
+		"session":             session,
+		"session-stringhash":  signedSessionStringHash(t),
+		"control":             control,
+		"control-nostep":      signedControlNoStep(t),
+		"control-v2":          signedControl(t, true),
+		"xdala":               signedXdala(t),
+		"session-v2":          signedSessionV2(t),
+		"control-v3":          signedControlV3(t),
+		"control-v3-otherpid": edit(t, signedControlV3(t), func(env map[string]any) { obj(env, "message")["pid"] = "42:1" }),
+		"xdala-otherdomain":   edit(t, signedXdala(t), func(env map[string]any) { obj(env, "domain")["name"] = "Other dApp" }),
+		"session-farexpiry":   edit(t, session, func(env map[string]any) { obj(env, "message")["expiry"] = "0x" + strings.Repeat("f", 64) }),
 		"session-numbers": edit(t, session, func(env map[string]any) {
 			m := obj(env, "message")
 			m["sessionId"], m["maxTotalGas"], m["expiry"] = json.Number("42"), json.Number("5e6"), "0x6b49d458"
@@ -43,7 +50,7 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		"duplicate":     append([]byte(`{"primaryType":"xdalaPermit",`), session[1:]...),
 		"truncated":     session[:len(session)/2],
 		"nested":        []byte(`{"domain":[[[[[[[[[[]]]]]]]]]]}`),
-		"huge-exponent": []byte(`{"domain":{"name":"n","version":"v","chainId":1e999999999},"types":{"xdalaPermit":[{"name":"from","type":"address"},{"name":"expiry","type":"uint256"}],"EIP712Domain":[{"name":"name","type":"string"},{"name":"version","type":"string"},{"name":"chainId","type":"uint256"}]},"primaryType":"xdalaPermit","message":{"from":"0x0000000000000000000000000000000000000001","expiry":1},"signature":"0x"}`),
+		"huge-exponent": []byte(`{"domain":{"name":"XDaLa Permit","version":"1","chainId":1e999999999},"types":{"xdalaPermit":[{"name":"from","type":"address"},{"name":"expiry","type":"uint256"}],"EIP712Domain":[{"name":"name","type":"string"},{"name":"version","type":"string"},{"name":"chainId","type":"uint256"}]},"primaryType":"xdalaPermit","message":{"from":"0x0000000000000000000000000000000000000001","expiry":1},"signature":"0x"}`),
 	}
 }
 
@@ -91,7 +98,8 @@ func TestFuzzCorpusIsCurrent(t *testing.T) {
 // FuzzVerify: Verify never panics, every refusal is an *Error with a known
 // code, a message and a path under the permit, and whatever it accepts is
 // consistent (the signer is message.from, exactly one message is set, the
-// session id is in range).
+// session id is in range, the expiry within the lifetime cap, a bound
+// permit signs the request's payload hash).
 func FuzzVerify(f *testing.F) {
 	want := expect()
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -131,6 +139,49 @@ func FuzzVerify(f *testing.F) {
 		}
 		if v.Domain.ChainID.Cmp(want.ChainID) != 0 {
 			t.Fatalf("chain %s", v.Domain.ChainID)
+		}
+		if v.Expiry.After(want.Now.Add(want.Skew + DefaultMaxLifetime)) {
+			t.Fatalf("expiry %v past the lifetime cap", v.Expiry)
+		}
+		if v.Kind.Bound() {
+			var h common.Hash
+			if v.Session != nil {
+				h = v.Session.PayloadHash
+			} else {
+				h = v.Control.PayloadHash
+			}
+			if req, _ := PayloadHash(want.Request.Payload); h != req {
+				t.Fatalf("bound permit accepted with payload hash %s, request's %s", h, req)
+			}
+		}
+	})
+}
+
+// FuzzCanonicalPayload: CanonicalPayload never panics; what it returns is
+// valid JSON, its own canonical form (so re-sending the canonical text
+// keeps the hash) and, compacted, the input compacted but for string
+// escapes.
+func FuzzCanonicalPayload(f *testing.F) {
+	for _, s := range []string{string(payload), `{}`, `null`, ``, `[1, "a\u0000\ud83d\ude00", {"x": -0.5e-3}]`, `"\ud800"`, `{"a":1}{}`, "{\"a\":\"\xff\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		canon, err := CanonicalPayload(raw)
+		if err != nil {
+			return
+		}
+		if !json.Valid(canon) {
+			t.Fatalf("%q: canonical text %q is not JSON", raw, canon)
+		}
+		again, err := CanonicalPayload(canon)
+		if err != nil || string(again) != string(canon) {
+			t.Fatalf("%q: not idempotent: %q then %q (%v)", raw, canon, again, err)
+		}
+		var a, b any
+		if trimmed := bytes.TrimSpace(raw); json.Unmarshal(trimmed, &a) == nil && string(trimmed) != "null" {
+			if err := json.Unmarshal(canon, &b); err != nil || !reflect.DeepEqual(a, b) {
+				t.Fatalf("%q: canonical text %q means something else", raw, canon)
+			}
 		}
 	})
 }

@@ -24,25 +24,72 @@ const (
 	KindControlV2 Kind = "ControlPermitV2"
 	// KindXdala authenticates a caller: only a signer and an expiry.
 	KindXdala Kind = "xdalaPermit"
+	// KindSessionV2 is KindSession bound to its request: it also signs the
+	// XRC-729 registry, the start step and the hash of the start payload
+	// (an xgr extension; see PayloadHash).
+	KindSessionV2 Kind = "SessionPermitV2"
+	// KindControlV3 is KindControlV2 bound to its request: it also signs
+	// the process id (pid mode; "" in step mode) and the hash of the wake
+	// payload (an xgr extension; see PayloadHash).
+	KindControlV3 Kind = "ControlPermitV3"
 )
 
-// Kinds lists every permit kind.
-func Kinds() []Kind { return []Kind{KindSession, KindControl, KindControlV2, KindXdala} }
+// Kinds lists every permit kind: the reference's four, then the bound ones.
+func Kinds() []Kind {
+	return []Kind{KindSession, KindControl, KindControlV2, KindXdala, KindSessionV2, KindControlV3}
+}
 
-// SessionDomainName and SessionDomainVersion are the only domain name and
-// version a SessionPermit may carry.
+// Bound reports whether a permit of kind k signs the request it
+// authorizes (payload, step, registry or process), so that it cannot be
+// used with another request.
+func (k Kind) Bound() bool { return k == KindSessionV2 || k == KindControlV3 }
+
+// BoundVersion is the bound kind that replaces the unbound kind k
+// (SessionPermit: SessionPermitV2; ControlPermit and ControlPermitV2:
+// ControlPermitV3), or "" when k has none.
+func (k Kind) BoundVersion() Kind {
+	switch k {
+	case KindSession:
+		return KindSessionV2
+	case KindControl, KindControlV2:
+		return KindControlV3
+	}
+	return ""
+}
+
+// The domains are pinned: Verify accepts exactly these names and versions.
+// SessionDomainName and SessionDomainVersion are the permit catalog's, for
+// SessionPermit and SessionPermitV2.
 const (
 	SessionDomainName    = "XDaLa SessionPermit"
 	SessionDomainVersion = "1"
 )
 
-// DefaultControlDomainName and DefaultControlDomainVersion are the domain
-// name and version SignControl uses (those the XDaLa clients use). Verify
-// accepts any non-empty name and version on control permits.
+// ControlDomainName and ControlDomainVersion are the domain of
+// ControlPermit, ControlPermitV2 and ControlPermitV3 (the reference leaves
+// the name open; these are the ones the XDaLa clients and xgr sign).
 const (
-	DefaultControlDomainName    = "XDaLa Control"
-	DefaultControlDomainVersion = "1"
+	ControlDomainName    = "XDaLa Control"
+	ControlDomainVersion = "1"
 )
+
+// XdalaDomainName and XdalaDomainVersion are the domain of an xdalaPermit
+// (the permit catalog's example).
+const (
+	XdalaDomainName    = "XDaLa Permit"
+	XdalaDomainVersion = "1"
+)
+
+// domainOf is the pinned domain name and version of kind k.
+func (k Kind) domainOf() (name, version string) {
+	switch {
+	case k == KindSession || k == KindSessionV2:
+		return SessionDomainName, SessionDomainVersion
+	case k.isControl():
+		return ControlDomainName, ControlDomainVersion
+	}
+	return XdalaDomainName, XdalaDomainVersion
+}
 
 // Action is a control permit's message.action.
 type Action string
@@ -69,23 +116,35 @@ func validAction(s string) bool {
 	return false
 }
 
-// SessionMsg is the message of a SessionPermit. Integers are kept exact.
+// SessionMsg is the message of a SessionPermit or a SessionPermitV2.
+// Integers are kept exact.
 type SessionMsg struct {
 	// From is the signer, who must own the orchestration (checked by the gateway).
 	From common.Address
+	// Registry is the XRC-729 registry the session may start under
+	// (SessionPermitV2 only; zero in a SessionPermit).
+	Registry common.Address
 	// OstcID is the orchestration's semantic id.
 	OstcID string
 	// OstcHash is the keccak256 of the orchestration's JSON text.
 	OstcHash common.Hash
+	// StartStep is the step the session may start at (SessionPermitV2
+	// only, non-empty there; "" in a SessionPermit).
+	StartStep string
+	// PayloadHash is PayloadHash of the start payload (SessionPermitV2
+	// only; zero in a SessionPermit).
+	PayloadHash common.Hash
 	// SessionID is the root session id (1..2^63-1 after Verify).
 	SessionID *big.Int
-	// MaxTotalGas caps the gas of the whole session.
+	// MaxTotalGas is the signed gas budget of the whole session. xgr
+	// meters no gas yet: it is signed and verified, not enforced.
 	MaxTotalGas *big.Int
 	// Expiry is the last valid moment, in unix seconds.
 	Expiry *big.Int
 }
 
-// ControlMsg is the message of a ControlPermit or a ControlPermitV2.
+// ControlMsg is the message of a ControlPermit, ControlPermitV2 or
+// ControlPermitV3.
 type ControlMsg struct {
 	// From is the signer.
 	From common.Address
@@ -101,6 +160,12 @@ type ControlMsg struct {
 	// when the permit has no stepId field (the catalog's ControlPermit) or
 	// signs it empty.
 	StepID string
+	// Pid is the process a pid-mode wake wakes ("<sessionId>:<iteration>"),
+	// "" in step mode (ControlPermitV3 only; "" in the others).
+	Pid string
+	// PayloadHash is PayloadHash of the wake payload (ControlPermitV3
+	// only; zero in the others).
+	PayloadHash common.Hash
 	// Expiry is the last valid moment, in unix seconds.
 	Expiry *big.Int
 }
@@ -164,12 +229,37 @@ var (
 		{Name: "from", Type: "address"},
 		{Name: "expiry", Type: "uint256"},
 	}
+	// sessionV2Fields is SessionPermit plus the request it is bound to.
+	sessionV2Fields = []field{
+		{Name: "from", Type: "address"},
+		{Name: "registry", Type: "address"},
+		{Name: "ostcId", Type: "string"},
+		{Name: "ostcHash", Type: "bytes32"},
+		{Name: "startStep", Type: "string"},
+		{Name: "payloadHash", Type: "bytes32"},
+		{Name: "sessionId", Type: "uint256"},
+		{Name: "maxTotalGas", Type: "uint256"},
+		{Name: "expiry", Type: "uint256"},
+	}
+	// controlV3Fields is ControlPermitV2 plus the request it is bound to.
+	controlV3Fields = []field{
+		{Name: "from", Type: "address"},
+		{Name: "runner", Type: "address"},
+		{Name: "sessionId", Type: "uint256"},
+		{Name: "action", Type: "string"},
+		{Name: "stepId", Type: "string"},
+		{Name: "pid", Type: "string"},
+		{Name: "payloadHash", Type: "bytes32"},
+		{Name: "expiry", Type: "uint256"},
+	}
 
 	variants = map[Kind][][]field{
 		KindSession:   {sessionFields, sessionFieldsStringHash},
 		KindControl:   {controlFields, controlFieldsNoStep},
 		KindControlV2: {controlV2Fields},
 		KindXdala:     {xdalaFields},
+		KindSessionV2: {sessionV2Fields},
+		KindControlV3: {controlV3Fields},
 	}
 
 	// Domain types, in the order ethers.js, viem and MetaMask derive them
@@ -188,7 +278,7 @@ var (
 )
 
 // isControl reports whether k is bound to the control-domain contract.
-func (k Kind) isControl() bool { return k == KindControl || k == KindControlV2 }
+func (k Kind) isControl() bool { return k == KindControl || k == KindControlV2 || k == KindControlV3 }
 
 // domainTypes returns the EIP712Domain definition of kind k.
 func (k Kind) domainTypes() []field {

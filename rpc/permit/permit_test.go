@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 )
 
 // Fixed test keys, chain and clock: signatures are deterministic (RFC 6979),
@@ -28,6 +29,11 @@ var (
 	now      = time.Unix(1_800_000_000, 0)
 	expiry   = big.NewInt(1_800_000_600)
 	ostcHash = crypto.Keccak256Hash([]byte(`{"id":"hello_xdala"}`))
+	registry = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
+	// payload is the request payload the bound fixtures sign, as a client
+	// might send it (whitespace, HTML characters, escapes, a big number).
+	payload     = []byte(`{ "order": "<a&b>", "note": "caf\u00e9\n", "amount": 18446744073709551617, "ok": [true, null] }`)
+	payloadHash = crypto.Keccak256Hash([]byte(`{"order":"<a&b>","note":"café\n","amount":18446744073709551617,"ok":[true,null]}`))
 )
 
 func testKey(seed string) *ecdsa.PrivateKey {
@@ -38,8 +44,29 @@ func testKey(seed string) *ecdsa.PrivateKey {
 	return k
 }
 
+// expect is the fixtures' Expect; its Request is the one the bound
+// fixtures (sessionV2Msg, controlV3Msg) sign.
 func expect() Expect {
-	return Expect{ChainID: chainID, ControlContract: contract, Now: now, Skew: 30 * time.Second}
+	return Expect{ChainID: chainID, ControlContract: contract, Now: now, Skew: 30 * time.Second,
+		Request: &Request{Registry: registry, Step: "A1", Pid: "", Payload: payload}}
+}
+
+func sessionV2Msg() SessionMsg {
+	m := sessionMsg()
+	m.Registry, m.StartStep, m.PayloadHash = registry, "A1", payloadHash
+	return m
+}
+
+func controlV3Msg() ControlMsg {
+	m := controlMsg()
+	m.Runner, m.PayloadHash = addrB, payloadHash
+	return m
+}
+
+func signedSessionV2(t testing.TB) []byte { return must(SignSessionV2(keyA, chainID, sessionV2Msg())) }
+
+func signedControlV3(t testing.TB) []byte {
+	return must(SignControlV3(keyA, chainID, contract, controlV3Msg()))
 }
 
 func sessionMsg() SessionMsg {
@@ -73,7 +100,7 @@ func signedControl(t testing.TB, v2 bool) []byte {
 }
 
 func signedXdala(t testing.TB) []byte {
-	return must(SignXdala(keyA, chainID, "XDaLa Control", "1", XdalaMsg{Expiry: expiry}))
+	return must(SignXdala(keyA, chainID, XdalaMsg{Expiry: expiry}))
 }
 
 // signedControlNoStep signs the permit catalog's ControlPermit (no stepId),
@@ -113,19 +140,20 @@ func obj(env map[string]any, key string) map[string]any { return env[key].(map[s
 
 func typeList(env map[string]any, name string) []any { return obj(env, "types")[name].([]any) }
 
-// resign replaces the signature with key's signature over the same digest.
+// resign replaces the signature with key's signature over the envelope's
+// EIP-712 digest, as go-ethereum computes it (without Verify's checks, so
+// that envelopes Verify refuses can be signed too).
 func resign(t testing.TB, raw []byte, key *ecdsa.PrivateKey) []byte {
 	t.Helper()
-	c, _ := newChecker(expect(), false)
-	p, e := c.parse(raw, false)
-	if e != nil {
-		t.Fatal(e)
+	var td apitypes.TypedData
+	if err := json.Unmarshal(raw, &td); err != nil {
+		t.Fatal(err)
 	}
-	d, e := c.digest(p)
-	if e != nil {
-		t.Fatal(e)
+	d, _, err := apitypes.TypedDataAndHash(td)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sig, err := crypto.Sign(d[:], key)
+	sig, err := crypto.Sign(d, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +197,7 @@ func TestAcceptsEveryKindAndVariant(t *testing.T) {
 			if c == nil || c.From != addrA || c.Runner != addrA || c.Action != ActionWake || c.StepID != "E1" || c.SessionID.Int64() != 42 {
 				t.Fatalf("control message %+v", c)
 			}
-			if v.Domain.VerifyingContract != contract || v.Domain.Name != DefaultControlDomainName {
+			if v.Domain.VerifyingContract != contract || v.Domain.Name != ControlDomainName {
 				t.Fatalf("domain %+v", v.Domain)
 			}
 		}},
@@ -184,25 +212,52 @@ func TestAcceptsEveryKindAndVariant(t *testing.T) {
 			}
 		}},
 		{name: "xdalaPermit", raw: signedXdala(t), kind: KindXdala, check: func(t *testing.T, v *Verified) {
-			if v.Xdala == nil || v.Xdala.From != addrA || v.SessionID != 0 || v.Domain.Name != "XDaLa Control" {
+			if v.Xdala == nil || v.Xdala.From != addrA || v.SessionID != 0 || v.Domain.Name != XdalaDomainName || v.Domain.Version != "1" {
 				t.Fatalf("xdala %+v", v)
 			}
 		}},
+		{name: "SessionPermitV2", raw: signedSessionV2(t), kind: KindSessionV2, check: func(t *testing.T, v *Verified) {
+			s := v.Session
+			if s == nil || s.From != addrA || s.Registry != registry || s.StartStep != "A1" || s.PayloadHash != payloadHash ||
+				s.OstcHash != ostcHash || s.SessionID.Int64() != 42 || v.SessionID != 42 || v.Domain.Name != SessionDomainName {
+				t.Fatalf("session v2 %+v %+v", s, v.Domain)
+			}
+		}},
+		{name: "ControlPermitV3 step mode", raw: signedControlV3(t), kind: KindControlV3, check: func(t *testing.T, v *Verified) {
+			c := v.Control
+			if c == nil || c.From != addrA || c.Runner != addrB || c.StepID != "E1" || c.Pid != "" || c.PayloadHash != payloadHash ||
+				v.Domain.Name != ControlDomainName || v.Domain.VerifyingContract != contract {
+				t.Fatalf("control v3 %+v %+v", c, v.Domain)
+			}
+		}},
+		{name: "ControlPermitV3 pid mode, no payload", raw: must(SignControlV3(keyA, chainID, contract, func() ControlMsg {
+			m := controlMsg()
+			m.StepID, m.Pid, m.PayloadHash = "", "42:2", crypto.Keccak256Hash([]byte("{}"))
+			return m
+		}())), kind: KindControlV3, expect: func(e *Expect) { e.Request = &Request{Pid: "42:2", Payload: []byte(" null ")} },
+			check: func(t *testing.T, v *Verified) {
+				if c := v.Control; c.Pid != "42:2" || c.Runner != addrA {
+					t.Fatalf("control v3 %+v", c)
+				}
+			}},
+		{name: "RequireBound leaves kinds without an accepted bound version", raw: signedControl(t, true), kind: KindControlV2,
+			expect: func(e *Expect) { e.RequireBound, e.Kinds = true, []Kind{KindControl, KindControlV2} }},
+		{name: "RequireBound accepts the bound kinds", raw: signedSessionV2(t), kind: KindSessionV2,
+			expect: func(e *Expect) { e.RequireBound, e.Kinds = true, []Kind{KindSession, KindSessionV2} }},
+		{name: "expiry at the lifetime cap", raw: must(SignXdala(keyA, chainID, XdalaMsg{Expiry: big.NewInt(now.Unix() + 30 + 3600)})), kind: KindXdala},
+		{name: "expiry within a longer cap", raw: must(SignXdala(keyA, chainID, XdalaMsg{Expiry: big.NewInt(now.Unix() + 7*24*3600)})), kind: KindXdala,
+			expect: func(e *Expect) { e.MaxLifetime = 7 * 24 * time.Hour }},
 		{name: "v as 0/1", raw: setSig(t, signedSession(t), func(s []byte) []byte { s[64] -= 27; return s }), kind: KindSession},
-		{name: "expired within the skew", raw: must(SignXdala(keyA, chainID, "n", "v", XdalaMsg{Expiry: big.NewInt(now.Unix() - 30)})), kind: KindXdala},
+		{name: "expired within the skew", raw: must(SignXdala(keyA, chainID, XdalaMsg{Expiry: big.NewInt(now.Unix() - 30)})), kind: KindXdala},
 		{name: "accepted kind", raw: signedXdala(t), kind: KindXdala, expect: func(e *Expect) { e.Kinds = []Kind{KindXdala} }},
 		{name: "largest session id", raw: must(SignSession(keyA, chainID, func() SessionMsg {
 			m := sessionMsg()
 			m.SessionID = big.NewInt(1<<63 - 1)
 			m.MaxTotalGas = new(big.Int).Add(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(1))
-			m.Expiry, _ = new(big.Int).SetString("115792089237316195423570985008687907853269984665640564039457584007913129639935", 10)
 			return m
 		}())), kind: KindSession, check: func(t *testing.T, v *Verified) {
 			if v.SessionID != 1<<63-1 || v.Session.MaxTotalGas.String() != "57896044618658097711785492504343953926634992332820282019728792003956564819969" {
 				t.Fatalf("exact numbers lost: %d %s", v.SessionID, v.Session.MaxTotalGas)
-			}
-			if !v.Expiry.Equal(time.Unix(maxExpiryUnix, 0)) {
-				t.Fatalf("max uint256 expiry = %v", v.Expiry)
 			}
 		}},
 	}
@@ -285,6 +340,16 @@ func refusals(t testing.TB) []refusal {
 	control := signedControl(t, false)
 	controlV2 := signedControl(t, true)
 	xdala := signedXdala(t)
+	sessionV2 := signedSessionV2(t)
+	controlV3 := signedControlV3(t)
+	request := func(f func(r *Request)) func(e *Expect) {
+		return func(e *Expect) {
+			r := *e.Request
+			f(&r)
+			e.Request = &r
+		}
+	}
+	maxUint256, _ := new(big.Int).SetString("115792089237316195423570985008687907853269984665640564039457584007913129639935", 10)
 	sEdit := func(f func(env map[string]any)) []byte { return edit(t, session, f) }
 	msgSet := func(raw []byte, k string, v any) []byte {
 		return edit(t, raw, func(env map[string]any) { obj(env, "message")[k] = v })
@@ -325,6 +390,13 @@ func refusals(t testing.TB) []refusal {
 		{name: "primaryType case", raw: sEdit(func(env map[string]any) { env["primaryType"] = "sessionPermit" }), code: CodeUnknownPrimaryType, path: "permit.primaryType"},
 		{name: "primaryType not accepted here", raw: session, want: func(e *Expect) { e.Kinds = []Kind{KindControl, KindControlV2} }, code: CodeUnknownPrimaryType, path: "permit.primaryType", msg: "not accepted here; allowed: ControlPermit, ControlPermitV2"},
 		{name: "primaryType not a string", raw: sEdit(func(env map[string]any) { env["primaryType"] = 1 }), code: CodeMalformed, path: "permit.primaryType"},
+		// bound permits required
+		{name: "SessionPermit where SessionPermitV2 is required", raw: session, want: func(e *Expect) { e.RequireBound, e.Kinds = true, []Kind{KindSession, KindSessionV2} },
+			code: CodeUnbound, path: "permit.primaryType", msg: "requires the bound SessionPermitV2"},
+		{name: "ControlPermit where ControlPermitV3 is required", raw: control, want: func(e *Expect) { e.RequireBound, e.Kinds = true, []Kind{KindControl, KindControlV2, KindControlV3} },
+			code: CodeUnbound, path: "permit.primaryType", msg: "ControlPermitV3"},
+		{name: "ControlPermitV2 where ControlPermitV3 is required, all kinds", raw: controlV2, want: func(e *Expect) { e.RequireBound = true },
+			code: CodeUnbound, path: "permit.primaryType", msg: "process id, payload"},
 		// types
 		{name: "fields reordered", raw: sEdit(func(env map[string]any) {
 			l := typeList(env, "SessionPermit")
@@ -358,8 +430,13 @@ func refusals(t testing.TB) []refusal {
 		// domain
 		{name: "session domain name", raw: domSet(session, "name", "XDaLa Permit"), code: CodeDomainMismatch, path: "permit.domain.name", msg: `"XDaLa SessionPermit"`},
 		{name: "session domain version", raw: domSet(session, "version", "2"), code: CodeDomainMismatch, path: "permit.domain.version", msg: `"1"`},
-		{name: "empty xdala domain name", raw: domSet(xdala, "name", ""), code: CodeDomainMismatch, path: "permit.domain.name", msg: "non-empty"},
-		{name: "empty control domain version", raw: domSet(control, "version", ""), code: CodeDomainMismatch, path: "permit.domain.version"},
+		{name: "empty xdala domain name", raw: domSet(xdala, "name", ""), code: CodeDomainMismatch, path: "permit.domain.name", msg: `"XDaLa Permit"`},
+		{name: "empty control domain version", raw: domSet(control, "version", ""), code: CodeDomainMismatch, path: "permit.domain.version", msg: `"1"`},
+		{name: "other xdala domain name, signed", raw: resign(t, domSet(xdala, "name", "Other dApp"), keyA), code: CodeDomainMismatch, path: "permit.domain.name", msg: `xdalaPermit's domain name is "XDaLa Permit"`},
+		{name: "other xdala domain version, signed", raw: resign(t, domSet(xdala, "version", "2"), keyA), code: CodeDomainMismatch, path: "permit.domain.version"},
+		{name: "other control domain name, signed", raw: resign(t, domSet(control, "name", "XDaLa"), keyA), code: CodeDomainMismatch, path: "permit.domain.name", msg: `"XDaLa Control"`},
+		{name: "other control domain version, signed", raw: resign(t, domSet(controlV2, "version", "2"), keyA), code: CodeDomainMismatch, path: "permit.domain.version"},
+		{name: "other SessionPermitV2 domain name", raw: domSet(sessionV2, "name", "XDaLa Control"), code: CodeDomainMismatch, path: "permit.domain.name", msg: `"XDaLa SessionPermit"`},
 		{name: "salt in the domain", raw: domSet(session, "salt", ostcHash.Hex()), code: CodeDomainMismatch, path: "permit.domain.salt"},
 		{name: "verifyingContract on a session permit", raw: domSet(session, "verifyingContract", lowerHex(contract)), code: CodeDomainMismatch, path: "permit.domain.verifyingContract"},
 		{name: "domain name a number", raw: domSet(xdala, "name", 1), code: CodeInvalidValue, path: "permit.domain.name"},
@@ -418,21 +495,60 @@ func refusals(t testing.TB) []refusal {
 		{name: "changed action", raw: msgSet(control, "action", "kill"), code: CodeSignerMismatch, path: "permit.signature"},
 		{name: "changed stepId", raw: msgSet(control, "stepId", ""), code: CodeSignerMismatch, path: "permit.signature"},
 		{name: "changed runner", raw: msgSet(controlV2, "runner", lowerHex(addrA)), code: CodeSignerMismatch, path: "permit.signature"},
-		{name: "changed domain name", raw: domSet(xdala, "name", "Other"), code: CodeSignerMismatch, path: "permit.signature"},
+		{name: "changed payloadHash", raw: msgSet(sessionV2, "payloadHash", common.Hash{1}.Hex()), code: CodeSignerMismatch, path: "permit.signature"},
+		{name: "changed pid", raw: msgSet(controlV3, "pid", "42:2"), code: CodeSignerMismatch, path: "permit.signature"},
+		{name: "changed registry", raw: msgSet(sessionV2, "registry", lowerHex(addrB)), code: CodeSignerMismatch, path: "permit.signature"},
 		{name: "from claims another signer", raw: msgSet(xdala, "from", lowerHex(addrB)), code: CodeSignerMismatch, path: "permit.signature"},
 		{name: "signed by another key", raw: resign(t, session, keyB), code: CodeSignerMismatch, path: "permit.signature", msg: addrB.Hex()},
 		{name: "v flipped", raw: setSig(t, session, func(s []byte) []byte { s[64] = 55 - s[64]; return s }), code: CodeSignerMismatch, path: "permit.signature"},
 		// expiry
-		{name: "expired", raw: must(SignXdala(keyA, chainID, "n", "v", XdalaMsg{Expiry: big.NewInt(now.Unix() - 31)})), code: CodeExpired, path: "permit.message.expiry", msg: "expired"},
-		{name: "expired without skew", raw: must(SignXdala(keyA, chainID, "n", "v", XdalaMsg{Expiry: big.NewInt(now.Unix() - 1)})), want: func(e *Expect) { e.Skew = 0 }, code: CodeExpired, path: "permit.message.expiry"},
+		{name: "expired", raw: must(SignXdala(keyA, chainID, XdalaMsg{Expiry: big.NewInt(now.Unix() - 31)})), code: CodeExpired, path: "permit.message.expiry", msg: "expired"},
+		{name: "expired without skew", raw: must(SignXdala(keyA, chainID, XdalaMsg{Expiry: big.NewInt(now.Unix() - 1)})), want: func(e *Expect) { e.Skew = 0 }, code: CodeExpired, path: "permit.message.expiry"},
 		{name: "expired a nanosecond ago", raw: signedSession(t), want: func(e *Expect) { e.Now = time.Unix(expiry.Int64(), 1); e.Skew = 0 }, code: CodeExpired, path: "permit.message.expiry"},
-		{name: "expiry zero", raw: must(SignXdala(keyA, chainID, "n", "v", XdalaMsg{Expiry: new(big.Int)})), code: CodeExpired, path: "permit.message.expiry"},
+		{name: "expiry zero", raw: must(SignXdala(keyA, chainID, XdalaMsg{Expiry: new(big.Int)})), code: CodeExpired, path: "permit.message.expiry"},
+		// lifetime cap
+		{name: "expiry 2^256-1", raw: must(SignSession(keyA, chainID, func() SessionMsg { m := sessionMsg(); m.Expiry = maxUint256; return m }())),
+			code: CodeExpiryTooFar, path: "permit.message.expiry", msg: "at most 1h0m0s from now"},
+		{name: "expiry a second past the cap", raw: must(SignXdala(keyA, chainID, XdalaMsg{Expiry: big.NewInt(now.Unix() + 30 + 3600 + 1)})),
+			code: CodeExpiryTooFar, path: "permit.message.expiry", msg: "lifetime cap"},
+		{name: "expiry past a shorter cap", raw: signedControl(t, false), want: func(e *Expect) { e.MaxLifetime = time.Minute },
+			code: CodeExpiryTooFar, path: "permit.message.expiry", msg: "at most 1m0s"},
+		// the request of a bound permit
+		{name: "SessionPermitV2 with another payload", raw: sessionV2, want: request(func(r *Request) {
+			r.Payload = []byte(`{"order":"<a&b>","note":"café\n","amount":18446744073709551617,"ok":[true,null],"__wakeUp":{}}`)
+		}),
+			code: CodeRequestMismatch, path: "permit.message.payloadHash", msg: "payload hash"},
+		{name: "SessionPermitV2 with a number respelled", raw: sessionV2, want: request(func(r *Request) {
+			r.Payload = []byte(`{"order":"<a&b>","note":"café\n","amount":1.8446744073709551617e19,"ok":[true,null]}`)
+		}),
+			code: CodeRequestMismatch, path: "permit.message.payloadHash"},
+		{name: "SessionPermitV2 with no payload", raw: sessionV2, want: request(func(r *Request) { r.Payload = nil }),
+			code: CodeRequestMismatch, path: "permit.message.payloadHash"},
+		{name: "SessionPermitV2 with a payload that is not JSON", raw: sessionV2, want: request(func(r *Request) { r.Payload = []byte(`{"a":`) }),
+			code: CodeRequestMismatch, path: "permit.message.payloadHash", msg: "not JSON"},
+		{name: "SessionPermitV2 with two payloads", raw: sessionV2, want: request(func(r *Request) { r.Payload = append(append([]byte{}, payload...), "{}"...) }),
+			code: CodeRequestMismatch, path: "permit.message.payloadHash", msg: "after the JSON value"},
+		{name: "SessionPermitV2 at another step", raw: sessionV2, want: request(func(r *Request) { r.Step = "B1" }),
+			code: CodeRequestMismatch, path: "permit.message.startStep", msg: `stepId is "B1" but the permit signs "A1"`},
+		{name: "SessionPermitV2 under another registry", raw: sessionV2, want: request(func(r *Request) { r.Registry = addrB }),
+			code: CodeRequestMismatch, path: "permit.message.registry", msg: registry.Hex()},
+		{name: "ControlPermitV3 for another process", raw: controlV3, want: request(func(r *Request) { r.Pid = "42:3" }),
+			code: CodeRequestMismatch, path: "permit.message.pid", msg: `processId is "42:3"`},
+		{name: "ControlPermitV3 with another payload", raw: controlV3, want: request(func(r *Request) { r.Payload = []byte(`{"approved":true}`) }),
+			code: CodeRequestMismatch, path: "permit.message.payloadHash"},
+		{name: "SessionPermitV2 without a start step", raw: resign(t, msgSet(sessionV2, "startStep", ""), keyA),
+			code: CodeInvalidValue, path: "permit.message.startStep", msg: "empty"},
+		{name: "payloadHash not a bytes32", raw: msgSet(controlV3, "payloadHash", "0x12"), code: CodeInvalidValue, path: "permit.message.payloadHash", msg: "64 hex digits"},
+		{name: "zero registry", raw: msgSet(sessionV2, "registry", lowerHex(common.Address{})), code: CodeAddress, path: "permit.message.registry"},
 		// config
 		{name: "no chain id", raw: session, want: func(e *Expect) { e.ChainID = nil }, code: CodeConfig, msg: "Expect.ChainID"},
 		{name: "no clock", raw: session, want: func(e *Expect) { e.Now = time.Time{} }, code: CodeConfig, msg: "Expect.Now"},
 		{name: "negative skew", raw: session, want: func(e *Expect) { e.Skew = -time.Second }, code: CodeConfig, msg: "Expect.Skew"},
 		{name: "no control contract", raw: control, want: func(e *Expect) { e.ControlContract = common.Address{} }, code: CodeConfig, msg: "Expect.ControlContract"},
 		{name: "unknown kind accepted", raw: session, want: func(e *Expect) { e.Kinds = []Kind{"Permit"} }, code: CodeConfig, msg: "Expect.Kinds"},
+		{name: "bound permit without a request", raw: controlV3, want: func(e *Expect) { e.Request = nil }, code: CodeConfig, msg: "Expect.Request"},
+		{name: "negative lifetime cap", raw: session, want: func(e *Expect) { e.MaxLifetime = -time.Second }, code: CodeConfig, msg: "Expect.MaxLifetime"},
+		{name: "lifetime cap over its bound", raw: session, want: func(e *Expect) { e.MaxLifetime = MaxLifetimeCap + time.Second }, code: CodeConfig, msg: "Expect.MaxLifetime"},
 		// path root
 		{name: "path root", raw: msgSet(control, "action", "stop"), want: func(e *Expect) { e.Path = "params[0].controlPermit" }, code: CodeInvalidValue, path: "params[0].controlPermit.message.action"},
 	}
@@ -506,7 +622,10 @@ func TestExpiryBoundary(t *testing.T) {
 		{time.Unix(expiry.Int64(), 1), 0, false},
 		{time.Unix(expiry.Int64()+30, 0), 30 * time.Second, true},
 		{time.Unix(expiry.Int64()+30, 1), 30 * time.Second, false},
-		{time.Unix(0, 0), 0, true},
+		{time.Unix(expiry.Int64()-3600, 0), 0, true},                // at the lifetime cap
+		{time.Unix(expiry.Int64()-3601, 0), 0, false},               // past it
+		{time.Unix(expiry.Int64()-3630, 0), 30 * time.Second, true}, // the skew widens the cap
+		{time.Unix(expiry.Int64()-3631, 0), 30 * time.Second, false},
 	} {
 		want := expect()
 		want.Now, want.Skew = tc.now, tc.skew
@@ -552,8 +671,15 @@ func TestSignerInputChecks(t *testing.T) {
 	if _, err := SignControl(keyA, chainID, common.Address{}, controlMsg(), true); err == nil {
 		t.Error("no contract signed")
 	}
-	if _, err := SignXdala(keyA, chainID, "", "1", XdalaMsg{Expiry: expiry}); CodeOf(err) != CodeDomainMismatch {
-		t.Errorf("empty domain name: %v", err)
+	c = controlMsg()
+	c.Pid = "42:1"
+	if _, err := SignControl(keyA, chainID, contract, c, true); err == nil || !strings.Contains(err.Error(), "ControlPermitV3") {
+		t.Errorf("a pid in a ControlPermitV2: %v", err)
+	}
+	s := sessionV2Msg()
+	s.Registry = common.Address{}
+	if _, err := SignSessionV2(keyA, chainID, s); CodeOf(err) != CodeAddress {
+		t.Errorf("SessionPermitV2 without a registry: %v", err)
 	}
 	// a zero runner in v2 means the signer itself
 	raw := must(SignControl(keyA, chainID, contract, controlMsg(), true))

@@ -38,23 +38,70 @@ func SignSession(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg) ([]byte,
 	return signEnvelope(key, KindSession, sessionFields, SessionDomainName, SessionDomainVersion, chainID, nil, msg)
 }
 
+// SignSessionV2 signs a SessionPermitV2 for chainID with key: a
+// SessionPermit that also signs m.Registry (the XRC-729 registry),
+// m.StartStep and m.PayloadHash (PayloadHash of the start payload the
+// request will carry), so that it starts only that request. m.From as in
+// SignSession.
+func SignSessionV2(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg) ([]byte, error) {
+	from, err := signerOf(key, m.From)
+	if err != nil {
+		return nil, err
+	}
+	if err := notNil("SessionMsg", map[string]*big.Int{"SessionID": m.SessionID, "MaxTotalGas": m.MaxTotalGas, "Expiry": m.Expiry}); err != nil {
+		return nil, err
+	}
+	msg := object{
+		{"from", lowerHex(from)},
+		{"registry", lowerHex(m.Registry)},
+		{"ostcId", m.OstcID},
+		{"ostcHash", hexutil.Encode(m.OstcHash[:])},
+		{"startStep", m.StartStep},
+		{"payloadHash", hexutil.Encode(m.PayloadHash[:])},
+		{"sessionId", m.SessionID.String()},
+		{"maxTotalGas", m.MaxTotalGas.String()},
+		{"expiry", m.Expiry.String()},
+	}
+	return signEnvelope(key, KindSessionV2, sessionV2Fields, SessionDomainName, SessionDomainVersion, chainID, nil, msg)
+}
+
 // SignControl signs a control permit for chainID and the control-domain
 // contract with key and returns the envelope JSON. With v2 it is a
 // ControlPermitV2 naming m.Runner (zero Runner means the signer itself);
 // without, a ControlPermit with stepId (the endpoint reference's form),
 // whose runner is the signer, so m.Runner must be zero or m.From. The
-// domain is DefaultControlDomainName, version DefaultControlDomainVersion.
+// domain is ControlDomainName, version ControlDomainVersion. m.Pid and
+// m.PayloadHash must be empty (only a ControlPermitV3 signs them).
 func SignControl(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Address, m ControlMsg, v2 bool) ([]byte, error) {
+	return signControl(key, chainID, contract, m, controlKind(v2))
+}
+
+// SignControlV3 signs a ControlPermitV3: a ControlPermitV2 (m.Runner zero
+// means the signer) that also signs m.Pid (the processId of a pid-mode
+// wake, "" in step mode) and m.PayloadHash (PayloadHash of the wake
+// payload the request will carry), so that it wakes only with that request.
+func SignControlV3(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Address, m ControlMsg) ([]byte, error) {
+	return signControl(key, chainID, contract, m, KindControlV3)
+}
+
+func controlKind(v2 bool) Kind {
+	if v2 {
+		return KindControlV2
+	}
+	return KindControl
+}
+
+func signControl(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Address, m ControlMsg, kind Kind) ([]byte, error) {
 	from, err := signerOf(key, m.From)
 	if err != nil {
 		return nil, err
 	}
 	m.From = from
-	kind, fields, msg, err := controlMessage(contract, m, v2)
+	fields, msg, err := controlMessage(contract, m, kind)
 	if err != nil {
 		return nil, err
 	}
-	return signEnvelope(key, kind, fields, DefaultControlDomainName, DefaultControlDomainVersion, chainID, &contract, msg)
+	return signEnvelope(key, kind, fields, ControlDomainName, ControlDomainVersion, chainID, &contract, msg)
 }
 
 // ControlTypedData returns the typed data of a control permit as
@@ -64,53 +111,70 @@ func SignControl(key *ecdsa.PrivateKey, chainID *big.Int, contract common.Addres
 // object with a "signature" member added. The message is checked as Verify
 // would check it (but not its expiry or signer).
 func ControlTypedData(chainID *big.Int, contract common.Address, m ControlMsg, v2 bool) ([]byte, error) {
+	return controlTypedData(chainID, contract, m, controlKind(v2))
+}
+
+// ControlTypedDataV3 is ControlTypedData for a ControlPermitV3 (see
+// SignControlV3): what a wallet signs to wake with exactly one request.
+func ControlTypedDataV3(chainID *big.Int, contract common.Address, m ControlMsg) ([]byte, error) {
+	return controlTypedData(chainID, contract, m, KindControlV3)
+}
+
+func controlTypedData(chainID *big.Int, contract common.Address, m ControlMsg, kind Kind) ([]byte, error) {
 	if m.From == (common.Address{}) {
 		return nil, errors.New("permit: ControlTypedData needs the signing account in m.From")
 	}
-	kind, fields, msg, err := controlMessage(contract, m, v2)
+	fields, msg, err := controlMessage(contract, m, kind)
 	if err != nil {
 		return nil, err
 	}
-	env, _, err := envelope(kind, fields, DefaultControlDomainName, DefaultControlDomainVersion, chainID, &contract, msg)
+	env, _, err := envelope(kind, fields, ControlDomainName, ControlDomainVersion, chainID, &contract, msg)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(env)
 }
 
-// controlMessage is the kind, type and message of a control permit signed
-// by m.From.
-func controlMessage(contract common.Address, m ControlMsg, v2 bool) (Kind, []field, object, error) {
+// controlMessage is the type and message of a control permit of kind
+// signed by m.From.
+func controlMessage(contract common.Address, m ControlMsg, kind Kind) ([]field, object, error) {
 	if err := notNil("ControlMsg", map[string]*big.Int{"SessionID": m.SessionID, "Expiry": m.Expiry}); err != nil {
-		return "", nil, nil, err
+		return nil, nil, err
 	}
 	if contract == (common.Address{}) {
-		return "", nil, nil, errors.New("permit: a control permit needs the control-domain contract address (xgr_getCoreAddrs precompile)")
+		return nil, nil, errors.New("permit: a control permit needs the control-domain contract address (xgr_getCoreAddrs precompile)")
+	}
+	if kind != KindControlV3 && (m.Pid != "" || m.PayloadHash != (common.Hash{})) {
+		return nil, nil, fmt.Errorf("permit: a %s cannot sign a pid or payload hash; sign a ControlPermitV3", kind)
 	}
 	from, runner := m.From, m.Runner
 	if runner == (common.Address{}) {
 		runner = from
 	}
-	kind, fields := KindControl, controlFields
+	fields := variants[kind][0]
 	msg := object{{"from", lowerHex(from)}}
-	if v2 {
-		kind, fields = KindControlV2, controlV2Fields
+	if kind == KindControl {
+		if runner != from {
+			return nil, nil, fmt.Errorf("permit: a ControlPermit's runner is its signer %s; to act for runner %s sign a ControlPermitV2 (v2 = true) or ControlPermitV3", from.Hex(), runner.Hex())
+		}
+	} else {
 		msg = append(msg, member{"runner", lowerHex(runner)})
-	} else if runner != from {
-		return "", nil, nil, fmt.Errorf("permit: a ControlPermit's runner is its signer %s; to act for runner %s sign a ControlPermitV2 (v2 = true)", from.Hex(), runner.Hex())
 	}
 	msg = append(msg,
 		member{"sessionId", m.SessionID.String()},
 		member{"action", string(m.Action)},
 		member{"stepId", m.StepID},
-		member{"expiry", m.Expiry.String()},
 	)
-	return kind, fields, msg, nil
+	if kind == KindControlV3 {
+		msg = append(msg, member{"pid", m.Pid}, member{"payloadHash", hexutil.Encode(m.PayloadHash[:])})
+	}
+	msg = append(msg, member{"expiry", m.Expiry.String()})
+	return fields, msg, nil
 }
 
-// SignXdala signs an xdalaPermit in the domain (name, version, chainID)
-// with key and returns the envelope JSON.
-func SignXdala(key *ecdsa.PrivateKey, chainID *big.Int, name, version string, m XdalaMsg) ([]byte, error) {
+// SignXdala signs an xdalaPermit in the pinned domain (XdalaDomainName,
+// XdalaDomainVersion, chainID) with key and returns the envelope JSON.
+func SignXdala(key *ecdsa.PrivateKey, chainID *big.Int, m XdalaMsg) ([]byte, error) {
 	from, err := signerOf(key, m.From)
 	if err != nil {
 		return nil, err
@@ -119,7 +183,7 @@ func SignXdala(key *ecdsa.PrivateKey, chainID *big.Int, name, version string, m 
 		return nil, err
 	}
 	msg := object{{"from", lowerHex(from)}, {"expiry", m.Expiry.String()}}
-	return signEnvelope(key, KindXdala, xdalaFields, name, version, chainID, nil, msg)
+	return signEnvelope(key, KindXdala, xdalaFields, XdalaDomainName, XdalaDomainVersion, chainID, nil, msg)
 }
 
 func signerOf(key *ecdsa.PrivateKey, from common.Address) (common.Address, error) {

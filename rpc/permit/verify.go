@@ -21,6 +21,13 @@ const MaxEnvelopeBytes = 16 << 10
 // MaxSkew bounds Expect.Skew.
 const MaxSkew = 24 * time.Hour
 
+// DefaultMaxLifetime is the lifetime cap when Expect.MaxLifetime is 0: a
+// permit's expiry may lie at most this far beyond now (plus the skew).
+const DefaultMaxLifetime = time.Hour
+
+// MaxLifetimeCap bounds Expect.MaxLifetime.
+const MaxLifetimeCap = 30 * 24 * time.Hour
+
 // maxDepth bounds nesting: envelope → types → list → entry is 4 levels.
 const maxDepth = 8
 
@@ -38,11 +45,41 @@ type Expect struct {
 	// Skew is the clock skew allowed past a permit's expiry (0..MaxSkew):
 	// a permit is valid while Now <= expiry + Skew.
 	Skew time.Duration
+	// MaxLifetime caps how far in the future a permit's expiry may be:
+	// expiry <= Now + Skew + MaxLifetime (0: DefaultMaxLifetime; at most
+	// MaxLifetimeCap). A permit past the cap is refused (CodeExpiryTooFar):
+	// a leaked permit stays usable for at most this long.
+	MaxLifetime time.Duration
 	// Kinds are the kinds accepted here; every kind when empty.
 	Kinds []Kind
+	// RequireBound refuses an unbound kind (SessionPermit, ControlPermit,
+	// ControlPermitV2) with CodeUnbound where its bound version
+	// (Kind.BoundVersion) is accepted here too. Kinds without an accepted
+	// bound version (kill, allow-mode listing) are not affected.
+	RequireBound bool
+	// Request is the request the permit comes with. A bound permit
+	// (SessionPermitV2, ControlPermitV3) must match it (CodeRequestMismatch);
+	// verifying a bound permit without a Request is CodeConfig. Unbound
+	// kinds ignore it.
+	Request *Request
 	// Path is the JSON path of the permit in the request, the root of every
 	// Error.Path ("permit" when empty; "controlPermit" for example).
 	Path string
+}
+
+// Request is what a bound permit signs of the request it authorizes.
+type Request struct {
+	// Registry is xgr_validateDataTransfer's orchestration: the XRC-729
+	// registry (SessionPermitV2.registry).
+	Registry common.Address
+	// Step is xgr_validateDataTransfer's stepId (SessionPermitV2.startStep).
+	Step string
+	// Pid is xgr_wakeUpProcess's processId, "" in step mode
+	// (ControlPermitV3.pid).
+	Pid string
+	// Payload is the request's payload as received (JSON text; empty or
+	// null counts as {}): its PayloadHash must be the signed payloadHash.
+	Payload []byte
 }
 
 // Domain is a verified permit's EIP-712 domain.
@@ -56,8 +93,9 @@ type Domain struct {
 	VerifyingContract common.Address
 }
 
-// Verified is a permit that passed every check. Exactly one of Session,
-// Control and Xdala is set, according to Kind.
+// Verified is a permit that passed every check. Exactly one of Session
+// (SessionPermit, SessionPermitV2), Control (ControlPermit, V2, V3) and
+// Xdala is set, according to Kind.
 type Verified struct {
 	// Kind is the permit's primaryType.
 	Kind Kind
@@ -89,8 +127,9 @@ type Verified struct {
 // checks that it is message.from and that the permit has not expired.
 //
 // Checks run in this order, and the first failure is returned: JSON shape,
-// primaryType, types, domain (name, version, chainId, verifyingContract),
-// message values, signature form, signer, expiry. A changed signed field
+// primaryType (and RequireBound), types, domain (name, version, chainId,
+// verifyingContract), message values, signature form, signer, expiry,
+// lifetime cap, and for a bound permit its request. A changed signed field
 // therefore shows as CodeSignerMismatch unless the new value is itself
 // invalid. Every error is an *Error; see the Code constants.
 //
@@ -131,6 +170,11 @@ func newChecker(want Expect, clock bool) (*checker, *Error) {
 		return nil, cfg("Expect.Now is not set: pass the current time")
 	case want.Skew < 0 || want.Skew > MaxSkew:
 		return nil, cfg("Expect.Skew must be between 0 and %v, got %v", MaxSkew, want.Skew)
+	case want.MaxLifetime < 0 || want.MaxLifetime > MaxLifetimeCap:
+		return nil, cfg("Expect.MaxLifetime must be between 0 (the default, %v) and %v, got %v", DefaultMaxLifetime, MaxLifetimeCap, want.MaxLifetime)
+	}
+	if want.MaxLifetime == 0 {
+		want.MaxLifetime = DefaultMaxLifetime
 	}
 	for _, k := range want.Kinds {
 		if _, ok := knownKind(string(k)); !ok {
@@ -250,6 +294,17 @@ func (c *checker) finish(p *parsed) (*Verified, *Error) {
 			"the permit expired at %s (unix %s); now is %s (allowed skew %v): sign a new permit with a later expiry",
 			expiryTime(p.expiry).UTC().Format(time.RFC3339), p.expiry, c.want.Now.UTC().Format(time.RFC3339Nano), c.want.Skew)
 	}
+	if limit := c.want.Now.Add(c.want.Skew + c.want.MaxLifetime); big.NewInt(limit.Unix()).Cmp(p.expiry) < 0 {
+		return nil, c.fail(CodeExpiryTooFar, c.root.Key("message").Key("expiry"),
+			"is %s (%s), beyond the lifetime cap: a permit may be valid for at most %v from now (%s, allowed skew %v), i.e. until unix %d; sign one with an earlier expiry",
+			clip(p.expiry.String()), expiryTime(p.expiry).UTC().Format(time.RFC3339), c.want.MaxLifetime,
+			c.want.Now.UTC().Format(time.RFC3339), c.want.Skew, limit.Unix())
+	}
+	if p.kind.Bound() {
+		if e := c.bind(p); e != nil {
+			return nil, e
+		}
+	}
 	v := &Verified{
 		Kind:    p.kind,
 		Signer:  signer,
@@ -330,12 +385,32 @@ func (c *checker) primaryType(v *jsondoc.Value) (Kind, *Error) {
 	if !ok {
 		return "", c.fail(CodeUnknownPrimaryType, path, "%q is not a permit kind; allowed: %s", v.Text, kindList(c.accepted()))
 	}
+	if !c.accepts(k) {
+		return "", c.fail(CodeUnknownPrimaryType, path, "%s is not accepted here; allowed: %s", k, kindList(c.accepted()))
+	}
+	if b := k.BoundVersion(); c.want.RequireBound && b != "" && c.accepts(b) {
+		return "", c.fail(CodeUnbound, path,
+			"%s does not sign the request it authorizes (%s), so whoever relays it could use it for another; this gateway requires the bound %s",
+			k, unboundWhat(k), b)
+	}
+	return k, nil
+}
+
+func (c *checker) accepts(k Kind) bool {
 	for _, a := range c.accepted() {
 		if a == k {
-			return k, nil
+			return true
 		}
 	}
-	return "", c.fail(CodeUnknownPrimaryType, path, "%s is not accepted here; allowed: %s", k, kindList(c.accepted()))
+	return false
+}
+
+// unboundWhat names what an unbound kind leaves unsigned.
+func unboundWhat(k Kind) string {
+	if k == KindSession {
+		return "registry, start step, payload"
+	}
+	return "process id, payload"
 }
 
 func (c *checker) accepted() []Kind {
@@ -460,12 +535,9 @@ func (c *checker) domain(p *parsed, v *jsondoc.Value) *Error {
 		if m.Kind != jsondoc.String {
 			return c.fail(CodeInvalidValue, at, "is a JSON %s; %s", m.Kind, domainRule(p.kind, k))
 		}
-		want := ""
-		if p.kind == KindSession {
-			want = map[string]string{"name": SessionDomainName, "version": SessionDomainVersion}[k]
-		}
-		if (want != "" && m.Text != want) || m.Text == "" {
-			return c.fail(CodeDomainMismatch, at, "is %q; %s", m.Text, domainRule(p.kind, k))
+		name, version := p.kind.domainOf()
+		if want := map[string]string{"name": name, "version": version}[k]; m.Text != want {
+			return c.fail(CodeDomainMismatch, at, "is %q; %s", clip(m.Text), domainRule(p.kind, k))
 		}
 		if k == "name" {
 			p.dom.Name = m.Text
@@ -505,13 +577,11 @@ func (c *checker) domain(p *parsed, v *jsondoc.Value) *Error {
 }
 
 func domainRule(k Kind, member string) string {
-	if k == KindSession {
-		if member == "name" {
-			return fmt.Sprintf("a SessionPermit's domain name is %q", SessionDomainName)
-		}
-		return fmt.Sprintf("a SessionPermit's domain version is %q", SessionDomainVersion)
+	name, version := k.domainOf()
+	if member == "name" {
+		return fmt.Sprintf("a %s's domain name is %q", k, name)
 	}
-	return "it must be a non-empty string"
+	return fmt.Sprintf("a %s's domain version is %q", k, version)
 }
 
 // message reads the message fields of the matched variant and returns them
@@ -533,7 +603,7 @@ func (c *checker) message(p *parsed, variant []field, v *jsondoc.Value) (apitype
 	addrs := map[string]common.Address{}
 	ints := map[string]*big.Int{}
 	strs := map[string]string{}
-	var ostcHash common.Hash
+	hashes := map[string]common.Hash{}
 	for _, f := range variant {
 		at := path.Key(f.Name)
 		m := ms[f.Name]
@@ -567,12 +637,12 @@ func (c *checker) message(p *parsed, variant []field, v *jsondoc.Value) (apitype
 			}
 			strs[f.Name] = m.Text
 			out[f.Name] = m.Text
-			if f.Name == "ostcHash" {
+			if f.Type == "bytes32" || f.Name == "ostcHash" { // ostcHash typed string must be a bytes32 too
 				h, ok := hexBytes(m.Text, common.HashLength)
 				if !ok {
 					return nil, c.fail(CodeInvalidValue, at, "is %q; it must be a bytes32: \"0x\" followed by 64 hex digits", clip(m.Text))
 				}
-				ostcHash = common.BytesToHash(h)
+				hashes[f.Name] = common.BytesToHash(h)
 				if f.Type == "bytes32" {
 					out[f.Name] = h
 				}
@@ -582,12 +652,16 @@ func (c *checker) message(p *parsed, variant []field, v *jsondoc.Value) (apitype
 	p.from = addrs["from"]
 	p.expiry = ints["expiry"]
 	switch p.kind {
-	case KindSession:
-		p.session = &SessionMsg{From: p.from, OstcID: strs["ostcId"], OstcHash: ostcHash,
+	case KindSession, KindSessionV2:
+		if p.kind == KindSessionV2 && strs["startStep"] == "" {
+			return nil, c.fail(CodeInvalidValue, path.Key("startStep"), "is empty; it must be the step the session starts at")
+		}
+		p.session = &SessionMsg{From: p.from, Registry: addrs["registry"], OstcID: strs["ostcId"], OstcHash: hashes["ostcHash"],
+			StartStep: strs["startStep"], PayloadHash: hashes["payloadHash"],
 			SessionID: ints["sessionId"], MaxTotalGas: ints["maxTotalGas"], Expiry: p.expiry}
-	case KindControl, KindControlV2:
+	case KindControl, KindControlV2, KindControlV3:
 		runner := p.from
-		if p.kind == KindControlV2 {
+		if p.kind != KindControl {
 			runner = addrs["runner"]
 		}
 		action := strs["action"]
@@ -595,7 +669,7 @@ func (c *checker) message(p *parsed, variant []field, v *jsondoc.Value) (apitype
 			return nil, c.fail(CodeInvalidValue, path.Key("action"), "is %q; allowed: %s", clip(action), actionList())
 		}
 		p.control = &ControlMsg{From: p.from, Runner: runner, SessionID: ints["sessionId"],
-			Action: Action(action), StepID: strs["stepId"], Expiry: p.expiry}
+			Action: Action(action), StepID: strs["stepId"], Pid: strs["pid"], PayloadHash: hashes["payloadHash"], Expiry: p.expiry}
 	case KindXdala:
 		p.xdala = &XdalaMsg{From: p.from, Expiry: p.expiry}
 	}
@@ -794,4 +868,43 @@ func (c *checker) signature(v *jsondoc.Value, path jsondoc.Path) ([]byte, *Error
 		return nil, c.fail(CodeSignature, path, "has r, s or v out of range")
 	}
 	return sig, nil
+}
+
+// bind checks a bound permit against Expect.Request: the signed registry,
+// start step, process id and payload hash must be the request's.
+func (c *checker) bind(p *parsed) *Error {
+	req := c.want.Request
+	if req == nil {
+		return &Error{Code: CodeConfig, Msg: "permit check misconfigured: Expect.Request is not set, so the bound " + string(p.kind) + " cannot be matched to its request"}
+	}
+	msg := c.root.Key("message")
+	mismatch := func(field, what, got, signed string) *Error {
+		return c.fail(CodeRequestMismatch, msg.Key(field),
+			"the request's %s is %s but the permit signs %s: a %s authorizes only the request it was signed for",
+			what, clip(got), clip(signed), p.kind)
+	}
+	var signedHash common.Hash
+	switch s, ctl := p.session, p.control; {
+	case s != nil:
+		if req.Registry != s.Registry {
+			return mismatch("registry", "orchestration (XRC-729 registry)", req.Registry.Hex(), s.Registry.Hex())
+		}
+		if req.Step != s.StartStep {
+			return mismatch("startStep", "stepId", fmt.Sprintf("%q", req.Step), fmt.Sprintf("%q", s.StartStep))
+		}
+		signedHash = s.PayloadHash
+	case ctl != nil:
+		if req.Pid != ctl.Pid {
+			return mismatch("pid", "processId", fmt.Sprintf("%q", req.Pid), fmt.Sprintf("%q", ctl.Pid))
+		}
+		signedHash = ctl.PayloadHash
+	}
+	h, err := PayloadHash(req.Payload)
+	if err != nil {
+		return c.fail(CodeRequestMismatch, msg.Key("payloadHash"), "cannot be matched: the request's payload is not JSON (%v)", err)
+	}
+	if h != signedHash {
+		return mismatch("payloadHash", "payload hash (keccak256 of its canonical text, see PayloadHash)", h.Hex(), signedHash.Hex())
+	}
+	return nil
 }

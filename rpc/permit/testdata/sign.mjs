@@ -3,7 +3,7 @@
 //
 // Input (stdin): one job, or an array of jobs:
 //   {"privateKey": "0x…", "domain": {…}, "types": {…}, "primaryType": "…",
-//    "message": {…}, "form": "payload" | "asis"}
+//    "message": {…}, "form": "payload" | "asis", "payload": any}
 // types may include EIP712Domain; it is left out when signing (ethers derives
 // it from the domain). Output (stdout): the envelope {domain, types,
 // primaryType, message, signature}, or an array of them, where
@@ -14,6 +14,9 @@
 //   form "asis": the job's own domain, types and message, as dApps that
 //     build the typed data themselves send them.
 // signature is wallet.signTypedData(domain, types, message): 0x‖r‖s‖v, v 27/28.
+// With "payload" (a request payload, for the bound SessionPermitV2 and
+// ControlPermitV3), message.payloadHash is set first as a JavaScript client
+// computes it: keccak256(toUtf8Bytes(JSON.stringify(payload))).
 //
 // ethers is resolved through NODE_PATH (the Go test sets it to
 // .tools/npm/node_modules); by hand:
@@ -21,7 +24,7 @@
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { Wallet, TypedDataEncoder, version } = require("ethers");
+const { Wallet, TypedDataEncoder, keccak256, toUtf8Bytes, version } = require("ethers");
 
 if (!version.startsWith("6.")) {
   throw new Error(`ethers ${version} found; this script needs ethers 6 (run make tools)`);
@@ -29,6 +32,9 @@ if (!version.startsWith("6.")) {
 
 async function sign(job) {
   const wallet = new Wallet(job.privateKey);
+  if (job.payload !== undefined) {
+    job.message.payloadHash = keccak256(toUtf8Bytes(JSON.stringify(job.payload)));
+  }
   const { EIP712Domain, ...types } = job.types;
   const signature = await wallet.signTypedData(job.domain, types, job.message);
   if (job.form === "asis") {
