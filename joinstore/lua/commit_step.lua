@@ -25,7 +25,9 @@
 --          recorded aborted with that reason and creates nothing
 -- ARGV[15] claim lease (ms; 0 = claim nothing): children due now, not
 --          paused and not join targets are created running under a lease
---          with a fresh fencing token, within the session's window
+--          with a fresh fencing token, within the session's window; none
+--          when a join decision this commit causes could still gate them
+--          (see "Claims" below)
 -- ARGV[16] number of children C  ARGV[17] worker of the claims
 -- ARGV[18 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
@@ -50,7 +52,8 @@
 -- group of a join target gated there; a finished process delivers to its
 -- group's open target exactly once (the pending list entry); a committed
 -- step's wake-ups are queued exactly once, a killed one's never; a claimed
--- child is running under exactly one lease, as if claim had claimed it.
+-- child is running under exactly one lease, as if claim had claimed it; no
+-- child is claimed before a join decision this commit causes.
 -- Group membership is kept only for groups with a join target (the ones a
 -- join decision or a kill policy reads); the root group has none.
 -- A new process gets no empty fields (lastStep, lastEvalValid, killedAt,
@@ -165,8 +168,26 @@ if gateKill then
 end
 
 -- Claims: how many running slots the window leaves (the committing
--- process frees its own).
+-- process frees its own). A child is claimed here only when no join
+-- decision that this commit causes can gate it, since delivery and
+-- decision come before the spawn and dispatch gates: nothing is claimed
+-- when the process delivers to an open join target (the delivery may close
+-- the join with kill, or show it can no longer be met, and either ends the
+-- group's waiting members, these children among them), and no producer of
+-- a join this commit creates (the join's first decision comes first). Such
+-- children wait in the due set; the driver runs the join steps, then
+-- claims what the gates let run.
 local claimLease = tonumber(ARGV[15])
+if targetOpen then
+  claimLease = 0
+end
+local freshJoin = {}
+for i = 1, nChildren do
+  local b = 18 + CF * (i - 1)
+  if ARGV[b + 8] ~= "" then
+    freshJoin[ARGV[b + 7]] = true
+  end
+end
 local free = -1
 if claimLease > 0 and m[5] and m[5] ~= "" and m[5] ~= "0" then
   free = tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1
@@ -199,7 +220,7 @@ for i = 1, nChildren do
         "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", ARGV[b + 11],
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
       redis.call("HSET", KEYS[6], ARGV[b + 7], citer)
-    elseif claimLease > 0 and ready and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
+    elseif claimLease > 0 and ready and not freshJoin[cgroup] and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
       -- Ready now: created running, under a lease of its own.
       if not fence then
         fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
