@@ -535,6 +535,12 @@ type Commit struct {
 	// (PendingWakes, WakeDone) with the ids "<owner>:<pid>#<n>", unique
 	// across sessions. A killed process queues none.
 	WakeUps []json.RawMessage
+	// CancelSession, when not empty, is why the step cancels its session
+	// (an XRC-137 cancelSession rule held): the commit kills the session
+	// with this reason through the same bounded path as a cap or an
+	// operator's kill (killedAt, killReason), records the step aborted with
+	// it and creates nothing; CommitResult.Cancelled reports it.
+	CancelSession string
 	// ClaimLease, when positive, claims the children that are ready now
 	// (due now, not paused, not join targets, within the window) in the
 	// same step, each under a lease of this duration.
@@ -570,6 +576,9 @@ type CommitResult struct {
 	// Capped is the reason when this commit went over a session cap and
 	// killed the session ("" otherwise; Killed is then true).
 	Capped string
+	// Cancelled is true when this commit cancelled its session
+	// (Commit.CancelSession; Killed is then true).
+	Cancelled bool
 	// Claims are the children the commit claimed (Commit.ClaimLease):
 	// running under their own leases, to be executed by the caller.
 	Claims []Claim
@@ -602,7 +611,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	args := make([]any, 0, 17+12*len(r.Children)+2*len(r.WakeUps))
 	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
 		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), r.AbortReason,
-		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.Worker)
+		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession)
 	for _, ch := range r.Children {
 		plain := ""
 		switch {
@@ -654,6 +663,9 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	gated, _ := vals[3].(int64)
 	res.Gated = int(gated)
 	res.Capped, _ = vals[4].(string)
+	if r.CancelSession != "" && res.Capped == r.CancelSession {
+		res.Capped, res.Cancelled = "", true
+	}
 	if len(vals) > 5 {
 		res.Claims = claimedChildren(c, r, vals[5:], now)
 	}

@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/xgr-sidecar/xgr/registry"
@@ -84,8 +85,15 @@ func (e Execution) Meta() map[string]any {
 	return m
 }
 
+// ErrCancelSession marks an execution error that cancels the step's whole
+// session (an XRC-137 cancelSession rule held, spec §7.3): the step is
+// recorded aborted with the error's text and the session is killed with
+// it, through the same bounded path as an operator's kill.
+var ErrCancelSession = errors.New("the step cancels its session")
+
 // Executor runs one step. XRC-137 rule evaluation is one implementation; a
-// scripted one drives tests and simulation.
+// scripted one drives tests and simulation. An error aborts the step's
+// process; one that wraps ErrCancelSession cancels the session.
 type Executor interface {
 	Execute(ctx context.Context, e Execution) (Result, error)
 }

@@ -191,8 +191,12 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	if cr.Killed {
 		r.emit(Event{At: now, Type: "killed", Pid: c.Pid, Step: c.ResumeStep})
 	}
-	if cr.Capped != "" {
-		r.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
+	if cr.Capped != "" || cr.Cancelled {
+		if cr.Cancelled {
+			r.emit(Event{At: now, Type: "cancelled", Pid: c.Pid, Step: c.ResumeStep, Detail: commit.CancelSession})
+		} else {
+			r.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
+		}
 		if err := r.reap(ctx, c.Root); err != nil {
 			return err
 		}

@@ -12,7 +12,9 @@ import (
 
 // Outcome is one scripted step result.
 type Outcome struct {
-	// Result is "valid", "invalid" or "error".
+	// Result is "valid", "invalid", "error" (a hard error: the process
+	// aborts) or "cancel" (the step cancels its session, as a holding
+	// XRC-137 cancelSession rule does).
 	Result  string         `json:"result"`
 	Payload map[string]any `json:"payload,omitempty"`
 	WaitSec float64        `json:"waitSec,omitempty"`
@@ -37,6 +39,9 @@ type Scripted struct {
 
 // ErrScripted is the hard error a scripted "error" outcome produces.
 var ErrScripted = errors.New("scripted hard error")
+
+// errScriptedCancel is what a scripted "cancel" outcome returns.
+var errScriptedCancel = fmt.Errorf("scripted cancel: %w", ErrCancelSession)
 
 // ParseOutcomes reads an outcomes document: {"STEP": outcome | [outcome...], "default": outcome}.
 // Payload numbers keep their text (json.Number).
@@ -64,9 +69,9 @@ func ParseOutcomes(raw []byte) (*Scripted, error) {
 		}
 		for i, o := range list {
 			switch o.Result {
-			case "valid", "invalid", "error":
+			case "valid", "invalid", "error", "cancel":
 			default:
-				return nil, fmt.Errorf("outcomes.%s[%d].result: %q is not valid, invalid or error", step, i, o.Result)
+				return nil, fmt.Errorf("outcomes.%s[%d].result: %q is not valid, invalid, error or cancel", step, i, o.Result)
 			}
 		}
 		s.steps[step] = list
@@ -96,8 +101,11 @@ func (s *Scripted) Execute(ctx context.Context, e Execution) (Result, error) {
 	if o.DelayMs > 0 && s.Sleep != nil {
 		s.Sleep(ctx, time.Duration(o.DelayMs)*time.Millisecond)
 	}
-	if o.Result == "error" {
+	switch o.Result {
+	case "error":
 		return Result{}, ErrScripted
+	case "cancel":
+		return Result{}, errScriptedCancel
 	}
 	return Result{Valid: o.Result == "valid", Output: o.Payload, Wait: time.Duration(o.WaitSec * float64(time.Second)), WakeUps: o.WakeUps}, nil
 }

@@ -284,6 +284,11 @@ func (s *sessionIO) apply(ctx context.Context, r result) (applied, error) {
 		}
 		return out, err
 	}
+	if cr.Cancelled {
+		s.killed.Store(true)
+		s.m.Log.Warn("session cancelled by its step", "session", s.root.String(), "pid", c.Pid, "reason", commit.CancelSession)
+		s.emit(Event{At: now, Type: "cancelled", Pid: c.Pid, Step: c.ResumeStep, Detail: commit.CancelSession})
+	}
 	if cr.Capped != "" {
 		s.killed.Store(true)
 		s.m.Log.Warn("session killed by a cap", "session", s.root.String(), "pid", c.Pid, "reason", cr.Capped)
@@ -353,6 +358,9 @@ func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p
 		commit.Status = "aborted"
 		detail = fmt.Sprint(r.err)
 		commit.AbortReason = detail
+		if errors.Is(r.err, ErrCancelSession) {
+			commit.CancelSession = detail
+		}
 		next = nil
 		if r.inputRaw != nil && r.input != nil {
 			commit.Payload = r.inputRaw

@@ -12,11 +12,12 @@
 // rule read from a file. Soft-invalid reasons become Result.Reasons. Hard
 // errors of the evaluation, rules that cannot be loaded, a wake-up
 // sessionId beyond the engine's session ids (2^63-1), and abortStep /
-// cancelSession rules that hold are errors, so the process aborts. The
+// cancelSession rules that hold are errors, so the process aborts (a
+// cancelSession one wraps reactor.ErrCancelSession: the session is
+// cancelled). The
 // branch sections this executor does not perform (execution, grants,
 // encryptLogs, logExpireDays) are named in Result.NotPerformed and logged
-// at info; a cancelSession rule aborts only the step's process (cancelling
-// the session is not performed) and is logged at warn.
+// at info; a holding cancelSession rule is logged at warn.
 package ruleexec
 
 import (
@@ -73,11 +74,19 @@ type ActionError struct {
 }
 
 func (e *ActionError) Error() string {
-	msg := fmt.Sprintf("step %s: %s: rules[%d] (%s) holds: the step aborts", e.Step, e.Origin, e.Action.Rule, e.Action.Type)
 	if e.Action.Type == rule.RuleCancelSession {
-		msg += "; cancelling the session is not performed by this executor"
+		return fmt.Sprintf("step %s: %s: rules[%d] (%s) holds: the session is cancelled", e.Step, e.Origin, e.Action.Rule, e.Action.Type)
 	}
-	return msg
+	return fmt.Sprintf("step %s: %s: rules[%d] (%s) holds: the step aborts", e.Step, e.Origin, e.Action.Rule, e.Action.Type)
+}
+
+// Unwrap makes a holding cancelSession rule reactor.ErrCancelSession, so
+// that the engine cancels the whole session (XRC-137 spec §7.3).
+func (e *ActionError) Unwrap() error {
+	if e.Action.Type == rule.RuleCancelSession {
+		return reactor.ErrCancelSession
+	}
+	return nil
 }
 
 // DefaultTimeout bounds one step's execution when Executor.Timeout is 0:
@@ -136,7 +145,7 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 	if res.Action != nil {
 		ae := &ActionError{Step: e.Step.ID, Origin: l.Origin, Action: *res.Action}
 		if res.Action.Type == rule.RuleCancelSession {
-			log.Warn("XRC-137 cancelSession holds; only the step's process aborts", "pid", e.Pid, "step", e.Step.ID, "rule", l.Origin, "index", res.Action.Rule)
+			log.Warn("XRC-137 cancelSession holds; the session is cancelled", "pid", e.Pid, "step", e.Step.ID, "rule", l.Origin, "index", res.Action.Rule)
 		}
 		return reactor.Result{}, ae
 	}

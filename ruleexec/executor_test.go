@@ -98,8 +98,12 @@ func TestExecuteMapsOutcomes(t *testing.T) {
 	}
 	logs.Reset()
 	_, err = x.Execute(ctx, step("<Gate>", map[string]any{"A": 666}))
-	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "cancelling the session is not performed") || !strings.Contains(logs.String(), "level=WARN") {
+	if !errors.As(err, &ae) || !errors.Is(err, reactor.ErrCancelSession) || !strings.Contains(err.Error(), "rules[2] (cancelSession) holds: the session is cancelled") || !strings.Contains(logs.String(), "level=WARN") {
 		t.Errorf("cancelSession: %v\n%s", err, logs.String())
+	}
+	_, err = x.Execute(ctx, step("<Gate>", map[string]any{"A": 1, "Fraud": 0.95}))
+	if errors.Is(err, reactor.ErrCancelSession) {
+		t.Errorf("abortStep cancels the session: %v", err)
 	}
 }
 

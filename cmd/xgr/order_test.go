@@ -79,3 +79,59 @@ func TestRunOrdersJoinDecisionsBeforeChildren(t *testing.T) {
 		})
 	}
 }
+
+// A step whose cancelSession rule holds cancels its whole session (XRC-137
+// §7.3), under simulate and xgr run alike: the step aborts with the
+// reason, the session is killed with it (killReason), and its other
+// process is aborted instead of finishing (under xgr run it is running
+// when the cancel commits: its delayMs keeps it there).
+func TestCancelSessionCancelsTheSession(t *testing.T) {
+	ostc := writeFile(t, "cancel.json", `{"id": "cancel", "structure": {
+  "A1": {"rule": "<pass>", "onValid": {"spawns": ["B1", "C1"]}},
+  "B1": {"rule": "<cancel>"},
+  "C1": {"rule": "<pass>", "onValid": {"spawns": ["D1"]}},
+  "D1": {"rule": "<pass>"}}}`)
+	// The rule path, through simulate.
+	rules := ruleDir(t, map[string]string{
+		"pass.json":   `{"payload": {}, "onValid": {"payload": {}}}`,
+		"cancel.json": `{"payload": {}, "rules": [{"type": "cancelSession", "expression": "1 == 1"}], "onValid": {"payload": {}}}`,
+	})
+	out, code := run(t, "simulate", ostc, "--rules", rules, "--deterministic", "--json")
+	if code != 0 {
+		t.Fatalf("simulate: %d\n%s", code, out)
+	}
+	if got := tree(summaryOf(t, out)); !strings.Contains(got, "cancel.json: rules[0] (cancelSession) holds: the session is cancelled") ||
+		!strings.Contains(got, "process C1 aborted killed") {
+		t.Fatalf("simulate did not cancel the session:\n%s", got)
+	}
+
+	// Both drivers, with scripted outcomes.
+	outcomes := writeFile(t, "o.json", `{"B1": {"result": "cancel"}, "C1": {"result": "valid", "delayMs": 500}, "default": {"result": "valid"}}`)
+	out, code = run(t, "simulate", ostc, "--outcomes", outcomes, "--deterministic", "--json")
+	if code != 0 {
+		t.Fatalf("simulate: %d\n%s", code, out)
+	}
+	want := tree(summaryOf(t, out))
+	srv := testenv.StartRedis(t)
+	url := "redis://" + srv.Addr + "/0"
+	if out, code := run(t, "session", "start", ostc, "--redis", url, "--owner", testOwner); code != 0 {
+		t.Fatalf("start: %d %s", code, out)
+	}
+	stop := startReplica(t, "--redis", url, "--ostc", ostc, "--outcomes", outcomes, "--poll", "20ms", "--no-ui")
+	defer stop()
+	waitStatus(t, url, 1, "finished")
+	out, _ = run(t, "session", "show", "--json", "--redis", url, "--owner", testOwner, "1")
+	var v struct {
+		Session map[string]string
+		Summary reactor.Summary
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(v.Summary); got != want || !strings.Contains(got, "process C1 aborted killed") {
+		t.Fatalf("xgr run ended differently from simulate\nsimulate:\n%s\nxgr run:\n%s", want, got)
+	}
+	if !strings.Contains(v.Session["killReason"], "scripted cancel") {
+		t.Fatalf("the session's killReason: %q", v.Session["killReason"])
+	}
+}

@@ -55,7 +55,8 @@ neither --rules nor --rpc is given):
     "default": {"result": "valid"}}
 A step maps to one outcome or to a list used by its successive executions
 (the last one repeats); "default" covers the other steps. result is valid,
-invalid or error (a hard error: the process aborts); payload is the step's
+invalid, error (a hard error: the process aborts) or cancel (the step
+cancels its session, as a holding cancelSession rule); payload is the step's
 output, overlaid on its input; waitSec delays the children; delayMs is an
 execution time (ignored under --deterministic).
 

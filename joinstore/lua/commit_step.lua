@@ -15,7 +15,8 @@
 -- KEYS[11] xgr:T:wq                 wake-ups of this session not yet performed
 -- KEYS[12..] per child two keys: xgr:T:p:<child iter>, xgr:T:g:<child group>
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms; "" = the server clock)  ARGV[4] status (done|aborted)
--- ARGV[5] valid (1|0|"")  ARGV[6] payload digest  ARGV[7] worker
+-- ARGV[5] valid (1|0|"")  ARGV[6] payload digest  ARGV[7] worker (of the
+--          step, and of the children it claims)
 -- ARGV[8] record TTL (s)  ARGV[9] proc_steps cap  ARGV[10] target iter of G ("" = none)
 -- ARGV[11] next payload (JSON object; delivered to G's target)
 -- ARGV[12] abort reason ("" when none): kept on the process (abortReason)
@@ -28,7 +29,11 @@
 --          with a fresh fencing token, within the session's window; none
 --          when a join decision this commit causes could still gate them
 --          (see "Claims" below)
--- ARGV[16] number of children C  ARGV[17] worker of the claims
+-- ARGV[16] number of children C
+-- ARGV[17] session cancel reason ("" = none): the step holds a
+--          cancelSession rule; the commit kills the session with this
+--          reason as a cap does (killedAt, killReason), is recorded aborted
+--          with it and creates nothing
 -- ARGV[18 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
 --          it reserves), bypass (1: may exceed the window), then for a join
@@ -86,14 +91,17 @@ if killed then
   status, nChildren = "aborted", 0
 end
 -- Caps: a runaway session (endless spawning, an endless loop) is killed
--- by the commit that would go over them; its other processes observe the
--- kill and are aborted lazily.
+-- by the commit that would go over them, and a step whose cancelSession
+-- rule held kills its session the same way; the other processes observe
+-- the kill and are aborted lazily.
 local capReason = ""
 local steps = (tonumber(m[3]) or 0) + 1
 local live = tonumber(m[4] or "1") or 1
 if not killed then
   local liveAfter = live - 1 + nChildren
-  if ARGV[14] ~= "0" and steps > tonumber(ARGV[14]) then
+  if ARGV[17] ~= "" then
+    capReason = ARGV[17]
+  elseif ARGV[14] ~= "0" and steps > tonumber(ARGV[14]) then
     capReason = fmt("step cap: the session committed its step %d, at most %s are allowed (XGR_MAX_STEPS)", steps, ARGV[14])
   elseif ARGV[13] ~= "0" and liveAfter > tonumber(ARGV[13]) then
     capReason = fmt("live process cap: the session would have %d live processes, at most %s are allowed (XGR_MAX_LIVE)", liveAfter, ARGV[13])
@@ -235,7 +243,7 @@ for i = 1, nChildren do
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "running",
         "paused", childPaused, "resumeStep", cstep,
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
-        "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[17], "reserved", firstChild .. ":" .. reserve)
+        "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[7], "reserved", firstChild .. ":" .. reserve)
       runArgs[#runArgs + 1] = untilS
       runArgs[#runArgs + 1] = citer
       claims[#claims + 1] = citer
