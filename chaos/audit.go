@@ -85,7 +85,7 @@ type SessionAudit struct {
 // commit; no parent has two join targets; a committed process's record has
 // the commit's status; a committed join target's join was closed with at
 // least k of its expected steps in the inbox.
-func AuditSession(session string, meta map[string]string, procs []map[string]string, hist []joinstore.HistoryEntry) SessionAudit {
+func AuditSession(session string, meta map[string]string, procs []joinstore.Process, hist []joinstore.HistoryEntry) SessionAudit {
 	a := SessionAudit{Session: session, Processes: len(procs)}
 	add := func(kind, format string, args ...any) {
 		a.Findings = append(a.Findings, Finding{Kind: kind, Session: session, Detail: fmt.Sprintf(format, args...)})
@@ -98,14 +98,20 @@ func AuditSession(session string, meta map[string]string, procs []map[string]str
 		add(KindNotFinished, "status %q, live counter %q", meta["status"], meta["live"])
 	}
 
-	byPid := map[string]map[string]string{}
+	byPid := map[string]*joinstore.Process{}
 	var pids []string
-	for _, p := range procs {
-		byPid[p["pid"]] = p
-		pids = append(pids, p["pid"])
-		if s := p["status"]; s == "waiting" || s == "running" {
-			a.LiveProcesses = append(a.LiveProcesses, p["pid"])
-			add(KindLiveProcess, "%s (step %s) is %s, paused %q, nextWakeAt %s, worker %q", p["pid"], p["resumeStep"], s, p["paused"], p["nextWakeAt"], p["worker"])
+	for i := range procs {
+		p := &procs[i]
+		byPid[p.Pid] = p
+		pids = append(pids, p.Pid)
+		if p.Status.Live() {
+			a.LiveProcesses = append(a.LiveProcesses, p.Pid)
+			worker := ""
+			if p.Lease != nil {
+				worker = p.Lease.Holder
+			}
+			add(KindLiveProcess, "%s (step %s) is %s, paused %v, nextWakeAt %s, worker %q", p.Pid, p.ResumeStep, p.Status, p.Paused,
+				p.NextWakeAt.UTC().Format(joinstore.TimeFormat), worker)
 		}
 	}
 	sortPids(pids)
@@ -140,7 +146,7 @@ func AuditSession(session string, meta map[string]string, procs []map[string]str
 	for _, pid := range committed {
 		es := commits[pid]
 		rec := byPid[pid]
-		isTarget := rec != nil && rec["target"] == "1"
+		isTarget := rec != nil && rec.Join != nil
 		if len(es) > 1 {
 			kind := KindDoubleCommit
 			if isTarget {
@@ -156,12 +162,12 @@ func AuditSession(session string, meta map[string]string, procs []map[string]str
 			add(KindMissing, "%s is committed in proc_steps but has no record", pid)
 			continue
 		}
-		if last := es[len(es)-1]; rec["status"] != last.Status {
-			add(KindStatus, "%s: record status %q, last commit %q", pid, rec["status"], last.Status)
+		if last := es[len(es)-1]; string(rec.Status) != last.Status {
+			add(KindStatus, "%s: record status %q, last commit %q", pid, rec.Status, last.Status)
 		}
 		if isTarget {
-			if problem := joinNotSatisfied(rec); problem != "" {
-				add(KindTargetEarly, "join target %s (step %s) committed, but %s", pid, rec["resumeStep"], problem)
+			if problem := joinNotSatisfied(rec.Join); problem != "" {
+				add(KindTargetEarly, "join target %s (step %s) committed, but %s", pid, rec.ResumeStep, problem)
 			}
 		}
 	}
@@ -181,8 +187,8 @@ func AuditSession(session string, meta map[string]string, procs []map[string]str
 			add(KindMissing, "%s, created by %s, has no record", c, parents[0])
 			continue
 		}
-		if rec["parentPid"] != parents[0] {
-			add(KindParent, "%s has parentPid %q but was created by %s's commit", c, rec["parentPid"], parents[0])
+		if rec.ParentPid != parents[0] {
+			add(KindParent, "%s has parentPid %q but was created by %s's commit", c, rec.ParentPid, parents[0])
 		}
 	}
 
@@ -190,10 +196,10 @@ func AuditSession(session string, meta map[string]string, procs []map[string]str
 	for _, pid := range pids {
 		rec := byPid[pid]
 		if pid != rootPid && len(createdBy[pid]) == 0 {
-			add(KindOrphan, "%s (step %s, parent %q, status %s) was created by no commit", pid, rec["resumeStep"], rec["parentPid"], rec["status"])
+			add(KindOrphan, "%s (step %s, parent %q, status %s) was created by no commit", pid, rec.ResumeStep, rec.ParentPid, rec.Status)
 		}
-		if rec["target"] == "1" {
-			targets[rec["parentPid"]] = append(targets[rec["parentPid"]], pid)
+		if rec.Join != nil {
+			targets[rec.ParentPid] = append(targets[rec.ParentPid], pid)
 		}
 	}
 	var parents []string
@@ -209,32 +215,26 @@ func AuditSession(session string, meta map[string]string, procs []map[string]str
 	return a
 }
 
-// joinNotSatisfied says why a join target's record does not show a join
-// closed with k expected deliveries ("" when it does).
-func joinNotSatisfied(rec map[string]string) string {
-	if rec["closed"] != "1" {
-		return fmt.Sprintf("its join is not closed (closed %q)", rec["closed"])
-	}
-	k, err := strconv.Atoi(rec["k"])
-	if err != nil {
-		return fmt.Sprintf("its k %q is not a number", rec["k"])
-	}
-	var expect []string
-	if err := json.Unmarshal([]byte(rec["expect"]), &expect); err != nil {
-		return fmt.Sprintf("its expect %q is not a JSON list", rec["expect"])
+// joinNotSatisfied says why a join target's join does not show it closed
+// with k expected deliveries ("" when it does).
+func joinNotSatisfied(j *joinstore.JoinTarget) string {
+	if !j.Closed {
+		return "its join is not closed"
 	}
 	var inbox map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(rec["inbox"]), &inbox); err != nil {
-		return fmt.Sprintf("its inbox %q is not a JSON object", rec["inbox"])
+	if err := json.Unmarshal(j.Inbox, &inbox); err != nil {
+		return fmt.Sprintf("its inbox %q is not a JSON object", j.Inbox)
 	}
 	got := 0
-	for _, e := range expect {
-		if _, ok := inbox[e]; ok {
+	var expect []string
+	for _, f := range j.From {
+		expect = append(expect, f.Node)
+		if _, ok := inbox[f.Node]; ok {
 			got++
 		}
 	}
-	if got < k {
-		return fmt.Sprintf("its inbox holds %d of the k=%d expected steps %v", got, k, expect)
+	if got < j.K {
+		return fmt.Sprintf("its inbox holds %d of the k=%d expected steps %v", got, j.K, expect)
 	}
 	return ""
 }

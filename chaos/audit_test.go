@@ -39,6 +39,20 @@ func proc(procs []map[string]string, pid string) map[string]string {
 	panic(pid)
 }
 
+// records are the processes of stored records' fields.
+func records(t *testing.T, fields []map[string]string) []joinstore.Process {
+	t.Helper()
+	out := make([]joinstore.Process, len(fields))
+	for i, f := range fields {
+		p, err := joinstore.ParseProcess(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = p
+	}
+	return out
+}
+
 func TestAuditSession(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -88,7 +102,7 @@ func TestAuditSession(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			meta, procs, hist := healthy()
 			c.mutate(meta, &procs, &hist)
-			a := AuditSession("0xaa:7", meta, procs, hist)
+			a := AuditSession("0xaa:7", meta, records(t, procs), hist)
 			var got []string
 			for _, f := range a.Findings {
 				got = append(got, f.Kind)
@@ -102,7 +116,7 @@ func TestAuditSession(t *testing.T) {
 		})
 	}
 	meta, procs, hist := healthy()
-	a := AuditSession("0xaa:7", meta, procs, hist)
+	a := AuditSession("0xaa:7", meta, records(t, procs), hist)
 	if a.Commits != 3 || !a.Finished || a.Processes != 4 || a.FinishedAt != time.UnixMilli(1000) {
 		t.Errorf("healthy audit %+v", a)
 	}

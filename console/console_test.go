@@ -108,8 +108,8 @@ func TestConsoleDirectActions(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("wake from another origin: %v %v", resp.StatusCode, err)
 	}
-	if p, _ := store.Process(ctx, root, 1); p["resumePlain"] != `{"n": 1}` {
-		t.Fatalf("a refused wake changed the payload: %s", p["resumePlain"])
+	if p, _ := store.Process(ctx, root, 1); string(p.ResumePlain) != `{"n": 1}` {
+		t.Fatalf("a refused wake changed the payload: %s", p.ResumePlain)
 	}
 	if code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", `{"owner":"`+root.Owner+`","pid":"1:1","payload":[1]}`, true); code != 400 || !strings.Contains(body, "payload: want a JSON object") {
 		t.Errorf("wake with an array: %d %s", code, body)
@@ -119,8 +119,8 @@ func TestConsoleDirectActions(t *testing.T) {
 		t.Fatalf("wake: %d %s", code, body)
 	}
 	p, _ := store.Process(ctx, root, 1)
-	if !strings.Contains(p["resumePlain"], `"amount":18446744073709551617`) || strings.Contains(p["resumePlain"], "_secret") {
-		t.Errorf("woken payload: %s", p["resumePlain"])
+	if plain := string(p.ResumePlain); !strings.Contains(plain, `"amount":18446744073709551617`) || strings.Contains(plain, "_secret") {
+		t.Errorf("woken payload: %s", plain)
 	}
 	code, body = do(t, http.MethodPost, hs.URL+"/ui/api/kill", `{"owner":"`+root.Owner+`","rootPid":1}`, true)
 	if code != 200 || !strings.Contains(body, `"1:1":"aborted"`) {

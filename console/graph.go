@@ -77,24 +77,24 @@ var statusRank = map[string]int{"running": 4, "waiting": 3, "aborted": 2, "done"
 // parent to child, and join edges from the expected producers of a join's
 // group to its target (delivered when the producer's step delivered). A
 // join target is laid out after its producers.
-func ProcessGraph(procs []map[string]string) Graph {
+func ProcessGraph(procs []joinstore.Process) Graph {
 	g := Graph{Nodes: []Node{}, Edges: []Edge{}}
-	sorted := append([]map[string]string(nil), procs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return iterOf(sorted[i]) < iterOf(sorted[j]) })
-	byGroup := map[string][]map[string]string{}
+	sorted := append([]joinstore.Process(nil), procs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Iter < sorted[j].Iter })
+	byGroup := map[string][]joinstore.Process{}
 	for _, p := range sorted {
-		byGroup[p["joinGroupId"]] = append(byGroup[p["joinGroupId"]], p)
+		byGroup[p.JoinGroupID] = append(byGroup[p.JoinGroupID], p)
 	}
 	ids := make([]string, 0, len(sorted))
 	var layout [][2]string
 	for _, p := range sorted {
-		pid := p["pid"]
+		pid := p.Pid
 		ids = append(ids, pid)
-		n := Node{ID: pid, Label: p["resumeStep"], Sub: pid, Status: p["status"]}
-		if p["target"] != "1" {
-			if p["parentPid"] != "" {
-				g.Edges = append(g.Edges, Edge{From: p["parentPid"], To: pid, Kind: EdgeSpawn})
-				layout = append(layout, [2]string{p["parentPid"], pid})
+		n := Node{ID: pid, Label: p.ResumeStep, Sub: pid, Status: string(p.Status)}
+		if p.Join == nil {
+			if p.ParentPid != "" {
+				g.Edges = append(g.Edges, Edge{From: p.ParentPid, To: pid, Kind: EdgeSpawn})
+				layout = append(layout, [2]string{p.ParentPid, pid})
 			}
 			g.Nodes = append(g.Nodes, n)
 			continue
@@ -122,22 +122,22 @@ func ProcessGraph(procs []map[string]string) Graph {
 			got[s] = true
 		}
 		producers := 0
-		for _, q := range byGroup[p["joinFromGroupId"]] {
-			if q["pid"] == pid || !expect[q["resumeStep"]] {
+		for _, q := range byGroup[p.Join.FromGroupID] {
+			if q.Pid == pid || !expect[q.ResumeStep] {
 				continue
 			}
 			kind := EdgeJoin
-			if got[q["resumeStep"]] && q["status"] == "done" {
+			if got[q.ResumeStep] && q.Status == joinstore.StatusDone {
 				kind = EdgeDelivered
 			}
-			g.Edges = append(g.Edges, Edge{From: q["pid"], To: pid, Kind: kind})
-			layout = append(layout, [2]string{q["pid"], pid})
+			g.Edges = append(g.Edges, Edge{From: q.Pid, To: pid, Kind: kind})
+			layout = append(layout, [2]string{q.Pid, pid})
 			producers++
 		}
-		if p["parentPid"] != "" {
-			g.Edges = append(g.Edges, Edge{From: p["parentPid"], To: pid, Kind: EdgeOpens})
+		if p.ParentPid != "" {
+			g.Edges = append(g.Edges, Edge{From: p.ParentPid, To: pid, Kind: EdgeOpens})
 			if producers == 0 {
-				layout = append(layout, [2]string{p["parentPid"], pid})
+				layout = append(layout, [2]string{p.ParentPid, pid})
 			}
 		}
 	}
@@ -152,15 +152,15 @@ func ProcessGraph(procs []map[string]string) Graph {
 // join declaration), onValid and onInvalid spawn edges, join edges from
 // each expected producer labelled with its "when", and the session's
 // processes overlaid as counts by status on their steps.
-func OrchestrationGraph(o *registry.Orchestration, procs []map[string]string) Graph {
+func OrchestrationGraph(o *registry.Orchestration, procs []joinstore.Process) Graph {
 	g := Graph{Nodes: []Node{}, Edges: []Edge{}}
 	counts := map[string]map[string]int{}
 	for _, p := range procs {
-		step := p["resumeStep"]
+		step := p.ResumeStep
 		if counts[step] == nil {
 			counts[step] = map[string]int{}
 		}
-		counts[step][p["status"]]++
+		counts[step][string(p.Status)]++
 	}
 	joins := map[string]*JoinInfo{}
 	ids := make([]string, 0, len(o.Steps))
@@ -206,9 +206,4 @@ func shortRule(r string) string {
 		return r[:6] + "…" + r[38:]
 	}
 	return r
-}
-
-func iterOf(p map[string]string) int64 {
-	_, it, _ := joinstore.ParsePid(p["pid"])
-	return it
 }

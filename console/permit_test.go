@@ -117,8 +117,8 @@ func TestConsolePermitWakeIsBound(t *testing.T) {
 		t.Fatalf("the page's wake: %s", body)
 	}
 	p, _ := store.Process(ctx, root, 1)
-	if !strings.Contains(p["resumePlain"], `"amount":18446744073709551617`) {
-		t.Errorf("woken payload: %s", p["resumePlain"])
+	if !strings.Contains(string(p.ResumePlain), `"amount":18446744073709551617`) {
+		t.Errorf("woken payload: %s", p.ResumePlain)
 	}
 	// A kill permit is the reference's ControlPermit.
 	_, body = do(t, http.MethodPost, hs.URL+"/ui/api/permit", `{"action":"kill","owner":"`+owner.Hex()+`","rootPid":1,"from":"`+owner.Hex()+`"}`, true)

@@ -12,14 +12,14 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 )
 
-// Detail is the flow view of one session. Process records are their
-// stored text (payloads, inboxes: every digit as stored); the page formats
-// them without turning numbers into floats.
+// Detail is the flow view of one session. Payloads and inboxes of the
+// processes are their stored JSON text (every digit as stored); the page
+// formats them without turning numbers into floats.
 type Detail struct {
 	Owner     string                   `json:"owner"`
 	RootPid   int64                    `json:"rootPid"`
 	Session   map[string]string        `json:"session"`
-	Processes []map[string]string      `json:"processes"`
+	Processes []ProcessView            `json:"processes"`
 	Joins     []reactor.JoinSummary    `json:"joins"`
 	History   []joinstore.HistoryEntry `json:"history"`
 	Graph     Graph                    `json:"graph"`
@@ -28,7 +28,7 @@ type Detail struct {
 }
 
 // read loads a session's meta, processes and history.
-func (c *Console) read(ctx context.Context, root joinstore.Root) (meta map[string]string, procs []map[string]string, history []joinstore.HistoryEntry, err error) {
+func (c *Console) read(ctx context.Context, root joinstore.Root) (meta map[string]string, procs []joinstore.Process, history []joinstore.HistoryEntry, err error) {
 	if meta, err = c.cfg.Store.Session(ctx, root); err != nil {
 		return
 	}
@@ -71,7 +71,7 @@ func (c *Console) handleSession(ctx context.Context, w http.ResponseWriter, r *h
 	for i := range sum.Joins {
 		sum.Joins[i].Payload = nil
 	}
-	writeJSON(w, http.StatusOK, Detail{Owner: root.Owner, RootPid: root.RootPid, Session: meta, Processes: procs,
+	writeJSON(w, http.StatusOK, Detail{Owner: root.Owner, RootPid: root.RootPid, Session: meta, Processes: views(procs),
 		Joins: sum.Joins, History: history, Graph: ProcessGraph(procs), Now: c.cfg.Now().UnixMilli()})
 }
 

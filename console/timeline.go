@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -38,18 +39,26 @@ var replicaOnly = map[string]bool{"claimed": true, "ignored": true, "capped": tr
 // started, claimed, executed (valid or invalid), aborted, spawned, woken,
 // wakeup, join_closed, join_aborted, join_killed, killed, session_killed,
 // finished.
-func Timeline(meta map[string]string, procs []map[string]string, history []joinstore.HistoryEntry, local []reactor.Event) []Entry {
+func Timeline(meta map[string]string, procs []joinstore.Process, history []joinstore.HistoryEntry, local []reactor.Event) []Entry {
 	var out []Entry
-	add := func(at string, typ, pid, step, detail string) {
-		n, err := strconv.ParseInt(at, 10, 64)
-		if err != nil || n <= 0 {
-			return
+	addMs := func(n int64, typ, pid, step, detail string) {
+		if n > 0 {
+			out = append(out, Entry{At: n, Type: typ, Pid: pid, Step: step, Detail: detail, Source: SourceRedis})
 		}
-		out = append(out, Entry{At: n, Type: typ, Pid: pid, Step: step, Detail: detail, Source: SourceRedis})
+	}
+	add := func(at string, typ, pid, step, detail string) {
+		if n, err := strconv.ParseInt(at, 10, 64); err == nil {
+			addMs(n, typ, pid, step, detail)
+		}
+	}
+	addTime := func(at time.Time, typ, pid, step, detail string) {
+		if !at.IsZero() {
+			addMs(at.UnixMilli(), typ, pid, step, detail)
+		}
 	}
 	stepOf := make(map[string]string, len(procs))
 	for _, p := range procs {
-		stepOf[p["pid"]] = p["resumeStep"]
+		stepOf[p.Pid] = p.ResumeStep
 	}
 	root := meta["rootPid"]
 	add(meta["createdAt"], "started", root+":1", meta["startStep"], "ostc "+meta["ostcId"])
@@ -78,21 +87,26 @@ func Timeline(meta map[string]string, procs []map[string]string, history []joins
 		}
 	}
 	for _, p := range procs {
-		pid, step := p["pid"], p["resumeStep"]
-		if p["status"] == "running" && !claimed[pid] {
-			add(p["updatedAt"], "claimed", pid, step, "by "+p["worker"]+", lease until "+p["leaseUntil"])
+		pid, step := p.Pid, p.ResumeStep
+		if p.Status == joinstore.StatusRunning && !claimed[pid] {
+			holder, until := "", ""
+			if l := p.Lease; l != nil {
+				holder = l.Holder
+				if !l.Until.IsZero() {
+					until = strconv.FormatInt(l.Until.UnixMilli(), 10)
+				}
+			}
+			addTime(p.UpdatedAt, "claimed", pid, step, "by "+holder+", lease until "+until)
 		}
-		if p["target"] == "1" && p["closedAt"] != "" {
+		if p.Join != nil && !p.Join.ClosedAt.IsZero() {
 			if js, err := reactor.SummarizeJoin(p); err == nil {
 				typ := map[string]string{reactor.JoinClosed: "join_closed", reactor.JoinUnfulfillable: "join_aborted", reactor.JoinKilled: "join_killed"}[js.Status]
 				if typ != "" {
-					add(p["closedAt"], typ, pid, step, "got "+strings.Join(js.Got, ",")+" of k="+strconv.Itoa(js.K))
+					addTime(p.Join.ClosedAt, typ, pid, step, "got "+strings.Join(js.Got, ",")+" of k="+strconv.Itoa(js.K))
 				}
 			}
 		}
-		if p["killedAt"] != "" {
-			add(p["killedAt"], "killed", pid, step, reactor.AbortReason(p))
-		}
+		addTime(p.KilledAt, "killed", pid, step, reactor.AbortReason(p))
 	}
 	add(meta["killedAt"], "session_killed", "", "", meta["killReason"])
 	add(meta["finishedAt"], "finished", "", "", "")

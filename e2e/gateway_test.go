@@ -436,8 +436,8 @@ func (g *runGateway) waitFinished(t *testing.T, session int64) {
 		t.Fatalf("session %d: processes %v %v", session, procs, err)
 	}
 	for _, p := range procs {
-		if p["status"] != "done" && p["status"] != "aborted" {
-			t.Fatalf("session %d finished with %s %s", session, p["pid"], p["status"])
+		if !p.Status.Finished() {
+			t.Fatalf("session %d finished with %s %s", session, p.Pid, p.Status)
 		}
 	}
 	// The replica, not the gateway, releases the root lease after the
@@ -501,8 +501,8 @@ func (g *runGateway) checkStarts(t *testing.T, session int64, p sessionPermits) 
 		t.Fatalf("xgr_stepExecuted %s:1 after the session ended: %v", want, done)
 	}
 	p1, _ := g.store.Process(context.Background(), joinstore.Root{Owner: g.ownerHex, RootPid: session}, 1)
-	if p1["resumePlain"] != `{"n":18446744073709551617}` {
-		t.Fatalf("the start payload lost digits: %s", p1["resumePlain"])
+	if string(p1.ResumePlain) != `{"n":18446744073709551617}` {
+		t.Fatalf("the start payload lost digits: %s", p1.ResumePlain)
 	}
 	t.Run("reused", func(t *testing.T) {
 		before, n := redisState(t, g.rdb)
@@ -636,9 +636,9 @@ func TestGatewayOnAnvil(t *testing.T) {
 		rpcRefused(t, g.url, -32003, "permit-reused", "xgr_wakeUpProcess", wake(wakeDelegate))
 		g.waitFinished(t, s1)
 		w1, _ := g.store.Process(ctx, joinstore.Root{Owner: g.ownerHex, RootPid: s1}, 2)
-		if w1["status"] != "done" || w1["lastEvalValid"] != "1" || !strings.Contains(w1["resumePlain"], `"approved":123456789012345678901234567890`) ||
-			strings.Contains(w1["resumePlain"], "_meta") {
-			t.Fatalf("W1 after the wake: %v", w1)
+		if w1.Status != joinstore.StatusDone || w1.Valid == nil || !*w1.Valid || !strings.Contains(string(w1.ResumePlain), `"approved":123456789012345678901234567890`) ||
+			strings.Contains(string(w1.ResumePlain), "_meta") {
+			t.Fatalf("W1 after the wake: %+v", w1)
 		}
 
 		// The same through the Go client on session s2.
@@ -673,9 +673,8 @@ func (g *runGateway) waitParked(t *testing.T, s int64) {
 		return done != nil && !*done
 	})
 	p, _ := g.store.Process(context.Background(), joinstore.Root{Owner: g.ownerHex, RootPid: s}, 2)
-	due, _ := strconv.ParseInt(p["nextWakeAt"], 10, 64)
-	if p["resumeStep"] != "W1" || p["status"] != "waiting" || time.UnixMilli(due).Before(time.Now().Add(30*time.Minute)) {
-		t.Fatalf("session %d: W1 should wait an hour: %v", s, p)
+	if p.ResumeStep != "W1" || p.Status != joinstore.StatusWaiting || p.NextWakeAt.Before(time.Now().Add(30*time.Minute)) {
+		t.Fatalf("session %d: W1 should wait an hour: %+v", s, p)
 	}
 }
 

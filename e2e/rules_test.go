@@ -90,17 +90,17 @@ triggers:
 		time.Sleep(100 * time.Millisecond)
 	}
 	procs, _ := store.Processes(ctx, root)
-	byStep := map[string]map[string]string{}
+	byStep := map[string]joinstore.Process{}
 	for _, p := range procs {
-		byStep[p["resumeStep"]] = p
+		byStep[p.ResumeStep] = p
 	}
 	for _, step := range []string{"A1", "G1", "H1", "J1", "Z1"} {
-		if p := byStep[step]; p["status"] != "done" || p["lastEvalValid"] != "1" {
-			t.Fatalf("step %s: %v", step, p)
+		if p := byStep[step]; p.Status != joinstore.StatusDone || p.Valid == nil || !*p.Valid {
+			t.Fatalf("step %s: %+v", step, p)
 		}
 	}
 	// Z1's payload carries every step's output and the trigger's payload.
-	z := byStep["Z1"]["resumePlain"]
+	z := string(byStep["Z1"].ResumePlain)
 	for _, want := range []string{`"Order":"rules_flow"`, `"A1":"done"`, `"G1":"done"`, `"H1":"done"`, `"J1":"done"`, `"Z1":"done"`} {
 		if !strings.Contains(z, want) {
 			t.Errorf("Z1's payload %s lacks %s", z, want)

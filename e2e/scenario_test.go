@@ -122,8 +122,8 @@ func TestScenarioKYC(t *testing.T) {
 		procs, _ := store.Processes(ctx, list[0].Root)
 		found := false
 		for _, p := range procs {
-			if p["resumeStep"] == tc.last {
-				found = p["status"] == "done" && p["lastEvalValid"] == "1" && strings.Contains(p["resumePlain"], tc.want)
+			if p.ResumeStep == tc.last {
+				found = p.Status == joinstore.StatusDone && p.Valid != nil && *p.Valid && strings.Contains(string(p.ResumePlain), tc.want)
 			}
 		}
 		if !found {

@@ -116,7 +116,7 @@ func TestTriggersStartEachSessionOnceAfterConfirmation(t *testing.T) {
 	meta, _ := r.store.Session(ctx, list[10].Root)
 	p, _ := r.store.Process(ctx, list[10].Root, 1)
 	var payload map[string]any
-	json.Unmarshal([]byte(p["resumePlain"]), &payload)
+	json.Unmarshal(p.ResumePlain, &payload)
 	if meta["ostcId"] != "flow" || meta["startStep"] != "A1" || payload["Id"] != "order9" || payload["Version"] != "1" {
 		t.Fatalf("session of the last trigger: %v %v", meta, payload)
 	}

@@ -44,8 +44,8 @@ func TestRecoveredTooOftenIsAbandoned(t *testing.T) {
 			}
 		}
 		p, _ := s.Process(ctx, res.Root, 1)
-		if p["status"] != "aborted" || !strings.Contains(p["abortReason"], "abandoned") || !strings.Contains(p["abortReason"], "3 times") {
-			t.Fatalf("abandoned process: status %q, reason %q", p["status"], p["abortReason"])
+		if p.Status != joinstore.StatusAborted || !strings.Contains(p.AbortReason, "abandoned") || !strings.Contains(p.AbortReason, "3 times") {
+			t.Fatalf("abandoned process: status %q, reason %q", p.Status, p.AbortReason)
 		}
 		if c, _ := s.Claim(ctx, res.Root, now, time.Second, "replica", table, []int64{1}); len(c) != 0 {
 			t.Fatalf("an abandoned process was claimed again: %+v", c)

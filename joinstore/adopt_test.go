@@ -34,8 +34,8 @@ func TestAdoptClaimsAFreshSession(t *testing.T) {
 			t.Fatalf("claim: %+v", c)
 		}
 		p, _ := s.Process(ctx, root, 1)
-		if p["status"] != "running" || p["lease"] != "2" || p["reserved"] != "2:2" || p["worker"] != "r1" {
-			t.Fatalf("claimed process: %v", p)
+		if l := p.Lease; p.Status != StatusRunning || l == nil || l.Token != 2 || l.FirstChild != 2 || l.Reserved != 2 || l.Holder != "r1" {
+			t.Fatalf("claimed process: %+v %+v", p, p.Lease)
 		}
 		if z := rdb.ZScore(ctx, rootShardKey(root), root.String()).Val(); z != float64(t0.Add(10*time.Second).UnixMilli()) {
 			t.Fatalf("root index score %v, want the lease's end", z)

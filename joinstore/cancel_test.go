@@ -45,8 +45,8 @@ func TestCommitCancelsTheSession(t *testing.T) {
 			t.Fatalf("session meta: killedAt %q, killReason %q", meta["killedAt"], meta["killReason"])
 		}
 		p, _ := s.Process(ctx, res.Root, b[0].Iter)
-		if p["status"] != "aborted" || p["abortReason"] != why {
-			t.Fatalf("cancelling step: %q %q", p["status"], p["abortReason"])
+		if p.Status != joinstore.StatusAborted || p.AbortReason != why {
+			t.Fatalf("cancelling step: %q %q", p.Status, p.AbortReason)
 		}
 		if _, err := s.Process(ctx, res.Root, b[0].FirstChild); err == nil {
 			t.Fatal("the cancelling step created a child")

@@ -24,7 +24,7 @@ func (s *Store) refs(ctx context.Context, root Root, iters []int64) ([]procRef, 
 	pipe := s.rdb.Pipeline()
 	cmds := make([]*redis.SliceCmd, len(iters))
 	for i, it := range iters {
-		cmds[i] = pipe.HMGet(ctx, k.proc(it), "joinGroupId")
+		cmds[i] = pipe.HMGet(ctx, k.proc(it), fieldJoinGroupID)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
@@ -32,7 +32,11 @@ func (s *Store) refs(ctx context.Context, root Root, iters []int64) ([]procRef, 
 	groups := map[string]bool{}
 	out := make([]procRef, 0, len(iters))
 	for i, c := range cmds {
-		g, _ := c.Val()[0].(string)
+		p, _, err := selectedFields(root.Pid(iters[i]), []string{fieldJoinGroupID}, c.Val())
+		if err != nil {
+			return nil, err
+		}
+		g := p.JoinGroupID
 		if g == "" {
 			return nil, fmt.Errorf("process %s: %w", root.Pid(iters[i]), ErrNotFound)
 		}
@@ -70,12 +74,11 @@ func (s *Store) LiveIters(ctx context.Context, root Root) ([]int64, error) {
 	}
 	var out []int64
 	for _, p := range procs {
-		if p["status"] == "waiting" || p["status"] == "running" {
-			_, it, err := ParsePid(p["pid"])
-			if err != nil {
+		if p.Status.Live() {
+			if _, _, err := ParsePid(p.Pid); err != nil {
 				return nil, err
 			}
-			out = append(out, it)
+			out = append(out, p.Iter)
 		}
 	}
 	return out, nil
@@ -210,16 +213,19 @@ func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int6
 	}
 	out := map[int64]ReleaseResult{}
 	for _, r := range refs {
-		p, err := s.rdb.HMGet(ctx, k.proc(r.iter), "lease", "leaseUntil").Result()
+		names := []string{fieldLease, fieldLeaseUntil}
+		vals, err := s.rdb.HMGet(ctx, k.proc(r.iter), names...).Result()
 		if err != nil {
 			return nil, err
 		}
-		token, _ := strconv.ParseInt(fmt.Sprint(p[0]), 10, 64)
-		until, _ := strconv.ParseInt(fmt.Sprint(p[1]), 10, 64)
-		if token == 0 || until >= now.UnixMilli() {
+		p, _, err := selectedFields(root.Pid(r.iter), names, vals)
+		if err != nil {
+			return nil, err
+		}
+		if p.Lease == nil || p.Lease.Token == 0 || p.Lease.Until.UnixMilli() >= now.UnixMilli() {
 			continue // committed, released or renewed since the read
 		}
-		c := Claim{Root: root, Iter: r.iter, Token: token, JoinGroupID: r.group, GroupTarget: r.target}
+		c := Claim{Root: root, Iter: r.iter, Token: p.Lease.Token, JoinGroupID: r.group, GroupTarget: r.target}
 		res, err := s.release(ctx, c, now, now, "recover")
 		if err != nil {
 			return nil, err

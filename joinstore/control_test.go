@@ -132,11 +132,11 @@ func TestConcurrentDeliveriesCloseOnce(t *testing.T) {
 			}
 			p, _ := s.Process(ctx, root, target)
 			var inbox map[string]any
-			json.Unmarshal([]byte(p["inbox"]), &inbox)
+			json.Unmarshal(p.Join.Inbox, &inbox)
 			var merged map[string]any
-			json.Unmarshal([]byte(p["resumePlain"]), &merged)
-			if len(inbox) != 32 || len(merged) != 32 || p["closed"] != "1" {
-				t.Fatalf("inbox %d pieces, merged %d keys, closed %s", len(inbox), len(merged), p["closed"])
+			json.Unmarshal(p.ResumePlain, &merged)
+			if len(inbox) != 32 || len(merged) != 32 || !p.Join.Closed {
+				t.Fatalf("inbox %d pieces, merged %d keys, closed %v", len(inbox), len(merged), p.Join.Closed)
 			}
 			if due, _ := s.DueIters(ctx, root, t0, 10); len(due) != 1 || due[0] != target {
 				t.Fatalf("target not promoted: due %v", due)
@@ -243,8 +243,8 @@ func TestKillPauseResumeWake(t *testing.T) {
 			t.Fatalf("woken and resumed process not due now: %v", due)
 		}
 		p, _ := s.Process(ctx, r2.Root, 1)
-		if p["resumePlain"] != `{"__wakeUp":{"default":{"rpc":["0x00000000000000000000000000000000000000AB"]}},"a":1,"x":2}` {
-			t.Errorf("merged payload %s", p["resumePlain"])
+		if string(p.ResumePlain) != `{"__wakeUp":{"default":{"rpc":["0x00000000000000000000000000000000000000AB"]}},"a":1,"x":2}` {
+			t.Errorf("merged payload %s", p.ResumePlain)
 		}
 		// Kill the whole session: nothing is left live.
 		kr, err = s.Kill(ctx, r2.Root, t0)

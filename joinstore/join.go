@@ -24,8 +24,8 @@ type Delivery struct {
 type JoinView struct {
 	Root   Root
 	Target int64
-	// Fields are the target's proc_rt fields.
-	Fields map[string]string
+	// Proc is the target's record.
+	Proc Process
 	// Members are the live members of the group the target is fed by:
 	// iter → the step each runs or is about to run.
 	Members map[int64]string
@@ -140,7 +140,10 @@ func (s *Store) joinLock(ctx context.Context, root Root, target int64, lockFor t
 		return v, "", fmt.Errorf("join target %s: %w", root.Pid(target), ErrNotFound)
 	}
 	token, _ := raw[0].(string)
-	v.Fields = pairs(raw[1])
+	if v.Proc, err = parseProcess(root.Pid(target), pairs(raw[1])); err != nil {
+		s.eval(ctx, scriptJoinUnlock, []string{k.joinLock(target)}, token)
+		return v, "", fmt.Errorf("join target %s: %w", root.Pid(target), err)
+	}
 	v.Members = map[int64]string{}
 	for it, step := range pairs(raw[2]) {
 		n, _ := strconv.ParseInt(it, 10, 64)
@@ -178,7 +181,7 @@ func pairs(x any) map[string]string {
 
 func (s *Store) joinApply(ctx context.Context, v JoinView, token string, now time.Time, a *JoinApply, res *JoinResult) (int64, []FollowUp, error) {
 	k := keysOf(v.Root)
-	group := v.Fields["joinGroupId"]
+	group := v.Proc.JoinGroupID
 	tproc, tqueue, targ := k.targetKeys(v.ParentTarget, v.Target)
 	keys := []string{k.joinLock(v.Target), k.proc(v.Target), k.group(strconv.FormatInt(v.Target, 10)), k.joinQueue(v.Target),
 		k.meta(), k.due(), k.run(), k.steps(), k.targets(),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -60,7 +61,7 @@ func (s *Store) WakeGate(ctx context.Context, root Root, id string) (WakeGate, e
 	g.Last, _ = strconv.ParseInt(str(m[3]), 10, 64)
 	g.Applied = applied != nil && applied.Val()
 	if m[2] == nil {
-		plain, err := s.rdb.HGet(ctx, k.proc(1), "resumePlain").Result()
+		plain, err := s.rdb.HGet(ctx, k.proc(1), fieldResumePlain).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return WakeGate{}, err
 		}
@@ -78,8 +79,8 @@ type ProcState struct {
 	Iter            int64
 	Pid, ParentPid  string
 	Step            string // resumeStep
-	Status          string
-	UpdatedAt       string
+	Status          ProcStatus
+	UpdatedAt       time.Time
 	JoinGroupID     string
 	JoinFromGroupID string
 	Paused          bool
@@ -89,7 +90,8 @@ type ProcState struct {
 }
 
 // stateFields are the fields ProcStates reads, in ProcState's order.
-var stateFields = []string{"pid", "parentPid", "resumeStep", "status", "updatedAt", "joinGroupId", "joinFromGroupId", "paused", "target", "closed", "killedAt"}
+var stateFields = []string{fieldPid, fieldParentPid, fieldResumeStep, fieldStatus, fieldUpdatedAt, fieldJoinGroupID,
+	fieldJoinFromGroupID, fieldPaused, fieldTarget, fieldClosed, fieldKilledAt}
 
 // statePage is how many processes ProcStates reads per round trip.
 const statePage = 512
@@ -116,12 +118,15 @@ func (s *Store) ProcStates(ctx context.Context, root Root, last int64, keep func
 			if len(v) != len(stateFields) || v[0] == nil {
 				continue // no record (expired)
 			}
-			f := make([]string, len(v))
-			for j, x := range v {
-				f[j], _ = x.(string)
+			r, _, err := selectedFields(root.Pid(lo+int64(i)), stateFields, v)
+			if err != nil {
+				return nil, false, err
 			}
-			p := ProcState{Iter: lo + int64(i), Pid: f[0], ParentPid: f[1], Step: f[2], Status: f[3], UpdatedAt: f[4],
-				JoinGroupID: f[5], JoinFromGroupID: f[6], Paused: f[7] == "1", JoinOpen: f[8] == "1" && f[9] != "1", Killed: f[10] != ""}
+			p := ProcState{Iter: lo + int64(i), Pid: r.Pid, ParentPid: r.ParentPid, Step: r.ResumeStep, Status: r.Status, UpdatedAt: r.UpdatedAt,
+				JoinGroupID: r.JoinGroupID, Paused: r.Paused, JoinOpen: r.Join.Open(), Killed: !r.KilledAt.IsZero()}
+			if r.Join != nil {
+				p.JoinFromGroupID = r.Join.FromGroupID
+			}
 			if !keep(p) {
 				continue
 			}

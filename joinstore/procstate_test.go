@@ -90,7 +90,7 @@ func TestProcStates(t *testing.T) {
 				t.Fatalf("row %d: %+v", i, p)
 			}
 		}
-		if p := all[1]; p.Step != "B1" || p.Status != "waiting" || p.ParentPid != a.Root.Pid(1) || p.JoinGroupID != "0" || p.UpdatedAt == "" || p.Killed || p.JoinOpen {
+		if p := all[1]; p.Step != "B1" || p.Status != "waiting" || p.ParentPid != a.Root.Pid(1) || p.JoinGroupID != "0" || p.UpdatedAt.IsZero() || p.Killed || p.JoinOpen {
 			t.Fatalf("a child: %+v", p)
 		}
 		if all[0].Status != "done" {

@@ -108,13 +108,13 @@ func (s *Store) waitingMembers(ctx context.Context, root Root, n int) ([]int64, 
 	pipe := s.rdb.Pipeline()
 	status := make([]*redis.StringCmd, len(targets))
 	for i, it := range targets {
-		status[i] = pipe.HGet(ctx, k.proc(it), "status")
+		status[i] = pipe.HGet(ctx, k.proc(it), fieldStatus)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
 	for i, c := range status {
-		if c.Val() == "waiting" && !seen[targets[i]] {
+		if ProcStatus(c.Val()) == StatusWaiting && !seen[targets[i]] {
 			seen[targets[i]] = true
 			out = append(out, targets[i])
 			if len(out) >= n {
@@ -141,13 +141,13 @@ func (s *Store) waitingMembers(ctx context.Context, root Root, n int) ([]int64, 
 				pipe := s.rdb.Pipeline()
 				cmds := make([]*redis.StringCmd, len(page))
 				for i, it := range page {
-					cmds[i] = pipe.HGet(ctx, k.proc(it), "status")
+					cmds[i] = pipe.HGet(ctx, k.proc(it), fieldStatus)
 				}
 				if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 					return nil, err
 				}
 				for i, c := range cmds {
-					if c.Val() == "waiting" && !seen[page[i]] {
+					if ProcStatus(c.Val()) == StatusWaiting && !seen[page[i]] {
 						seen[page[i]] = true
 						out = append(out, page[i])
 						if len(out) >= n {
@@ -188,14 +188,14 @@ func (s *Store) scanWaiting(ctx context.Context, root Root, n int) ([]int64, err
 		hi := min(lo+page-1, last)
 		cmds := make([]*redis.SliceCmd, 0, hi-lo+1)
 		for it := lo; it <= hi; it++ {
-			cmds = append(cmds, pipe.HMGet(ctx, k.proc(it), "status"))
+			cmds = append(cmds, pipe.HMGet(ctx, k.proc(it), fieldStatus))
 		}
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 			return nil, err
 		}
 		for i, c := range cmds {
 			v := c.Val()
-			if len(v) == 1 && v[0] == "waiting" {
+			if len(v) == 1 && v[0] == string(StatusWaiting) {
 				out = append(out, lo+int64(i))
 				if len(out) >= n {
 					break

@@ -737,21 +737,22 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || string(a) == string(b))
 }
 
-// Process returns the proc_rt fields of one process.
-func (s *Store) Process(ctx context.Context, root Root, iter int64) (map[string]string, error) {
+// Process returns the record of one process (ErrNotFound when it has none,
+// ErrBadRecord when a field does not parse).
+func (s *Store) Process(ctx context.Context, root Root, iter int64) (Process, error) {
 	m, err := s.rdb.HGetAll(ctx, keysOf(root).proc(iter)).Result()
 	if err != nil {
-		return nil, err
+		return Process{}, err
 	}
 	if len(m) == 0 {
-		return nil, fmt.Errorf("process %s of owner %s: %w", root.Pid(iter), root.Owner, ErrNotFound)
+		return Process{}, fmt.Errorf("process %s of owner %s: %w", root.Pid(iter), root.Owner, ErrNotFound)
 	}
-	return m, nil
+	return parseProcess(root.Pid(iter), m)
 }
 
-// Processes returns the proc_rt fields of every process of the session that
-// still has a record, in iter order (for inspection; not a hot path).
-func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, error) {
+// Processes returns the record of every process of the session that still
+// has one, in iter order (for inspection; not a hot path).
+func (s *Store) Processes(ctx context.Context, root Root) ([]Process, error) {
 	k := keysOf(root)
 	last, err := s.rdb.HGet(ctx, k.meta(), "iter").Int64()
 	if err == redis.Nil {
@@ -768,10 +769,14 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]map[string]string, 
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
 	}
-	var out []map[string]string
-	for _, c := range cmds {
+	var out []Process
+	for i, c := range cmds {
 		if m := c.Val(); len(m) > 0 {
-			out = append(out, m)
+			p, err := parseProcess(root.Pid(int64(i)+1), m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
 		}
 	}
 	return out, nil

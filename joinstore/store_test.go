@@ -83,8 +83,8 @@ func TestStart(t *testing.T) {
 			t.Fatalf("scheduled/paused: %+v %+v", b, c)
 		}
 		p, err := s.Process(ctx, a.Root, 1)
-		if err != nil || p["status"] != "waiting" || p["resumeStep"] != "A1" || p["resumePlain"] != `{"User":"alice"}` || p["joinGroupId"] != "0" {
-			t.Fatalf("root process: %v %v", p, err)
+		if err != nil || p.Status != StatusWaiting || p.ResumeStep != "A1" || string(p.ResumePlain) != `{"User":"alice"}` || p.JoinGroupID != "0" {
+			t.Fatalf("root process: %+v %v", p, err)
 		}
 		if due, _ := s.DueIters(ctx, b.Root, t0, 10); len(due) != 0 {
 			t.Errorf("scheduled session due too early: %v", due)
@@ -139,16 +139,16 @@ func TestClaimCommitChain(t *testing.T) {
 			t.Fatalf("next due after the commit: %v %v %v, want %v", next, ok, err, t0.Add(time.Second))
 		}
 		p, _ := s.Process(ctx, root, 1)
-		if p["status"] != "done" || p["lastStep"] != "A1" || p["lastEvalValid"] != "1" || p["lease"] != "" {
-			t.Errorf("committed process: %v", p)
+		if p.Status != StatusDone || p.LastStep != "A1" || p.Valid == nil || !*p.Valid || p.Lease != nil {
+			t.Errorf("committed process: %+v", p)
 		}
 		if h, err := s.History(ctx, root); err != nil || len(h) != 1 || h[0].Pid != "1:1" || h[0].Step != "A1" || h[0].Valid != "1" ||
 			h[0].Status != "done" || h[0].Worker != "w1" || len(h[0].Children) != 2 || h[0].Children[0] != "1:2" {
 			t.Errorf("proc_steps: %+v %v", h, err)
 		}
 		child, _ := s.Process(ctx, root, 2)
-		if child["pid"] != "1:2" || child["parentPid"] != "1:1" || child["threadHeadPid"] != "1:2" || child["status"] != "waiting" || child["resumePlain"] != `{"x":1}` {
-			t.Errorf("child: %v", child)
+		if child.Pid != "1:2" || child.Iter != 2 || child.ParentPid != "1:1" || child.ThreadHeadPid != "1:2" || child.Status != StatusWaiting || string(child.ResumePlain) != `{"x":1}` {
+			t.Errorf("child: %+v", child)
 		}
 		if ttl := rdb.TTL(ctx, keysOf(root).proc(1)).Val(); ttl <= 0 || ttl > time.Hour {
 			t.Errorf("finished record TTL %v, want ≤ 1h", ttl)
@@ -248,8 +248,8 @@ func TestKilledWhileRunningCommitsAborted(t *testing.T) {
 		if err != nil || !res.Killed || res.Live != 0 {
 			t.Fatalf("commit of a killed process: %+v %v", res, err)
 		}
-		if p, _ := s.Process(ctx, root, 1); p["status"] != "aborted" {
-			t.Errorf("status %q, want aborted", p["status"])
+		if p, _ := s.Process(ctx, root, 1); p.Status != StatusAborted {
+			t.Errorf("status %q, want aborted", p.Status)
 		}
 		if _, err := s.Process(ctx, root, c.FirstChild); !errors.Is(err, ErrNotFound) {
 			t.Errorf("a killed process created a child: %v", err)
@@ -342,8 +342,8 @@ func TestRedisRestartKeepsState(t *testing.T) {
 		t.Fatalf("commit after restart: %v", err)
 	}
 	srv.Restart()
-	if p, err := s.Process(ctx, root, c.FirstChild); err != nil || p["status"] != "waiting" {
-		t.Fatalf("child after restart: %v %v", p, err)
+	if p, err := s.Process(ctx, root, c.FirstChild); err != nil || p.Status != StatusWaiting {
+		t.Fatalf("child after restart: %+v %v", p, err)
 	}
 }
 

@@ -17,9 +17,9 @@ type WaitingProc struct {
 	Pid  string
 	// Step is the step the process waits to run (resumeStep).
 	Step   string
-	Status string
+	Status ProcStatus
 	// UpdatedAt is the compare-and-set version of the read.
-	UpdatedAt string
+	UpdatedAt time.Time
 	Plain     json.RawMessage
 	Paused    bool
 	// JoinOpen: a join target whose join has not closed (never woken).
@@ -31,7 +31,7 @@ type WaitingProc struct {
 type Waking struct {
 	Iter int64
 	// UpdatedAt is the version the decision read.
-	UpdatedAt string
+	UpdatedAt time.Time
 	// Plain is the merged payload; nil keeps the stored one.
 	Plain json.RawMessage
 }
@@ -87,7 +87,7 @@ func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []in
 		args := []any{id, s.clock(now), int64(s.cfg.SessionTTL / time.Second), s.cfg.StepsCap, by}
 		for _, w := range picks {
 			keys = append(keys, k.proc(w.Iter))
-			args = append(args, w.Iter, w.UpdatedAt, string(w.Plain))
+			args = append(args, w.Iter, version(w.UpdatedAt), string(w.Plain))
 		}
 		out, err := s.eval(ctx, scriptWakeApply, keys, args...).StringSlice()
 		if err != nil {
@@ -119,7 +119,7 @@ func (s *Store) Wake(ctx context.Context, root Root, id, step string, iters []in
 // every process of the session whose resumeStep is step (every process when
 // step is "" too). ErrNoSession when the session does not exist.
 func (s *Store) WaitingProcs(ctx context.Context, root Root, step string, iters []int64) ([]WaitingProc, error) {
-	var procs []map[string]string
+	var procs []Process
 	if len(iters) == 0 {
 		all, err := s.Processes(ctx, root)
 		if errors.Is(err, ErrNotFound) {
@@ -129,7 +129,7 @@ func (s *Store) WaitingProcs(ctx context.Context, root Root, step string, iters 
 			return nil, err
 		}
 		for _, p := range all {
-			if step == "" || p["resumeStep"] == step {
+			if step == "" || p.ResumeStep == step {
 				procs = append(procs, p)
 			}
 		}
@@ -144,17 +144,25 @@ func (s *Store) WaitingProcs(ctx context.Context, root Root, step string, iters 
 	}
 	out := make([]WaitingProc, 0, len(procs))
 	for _, p := range procs {
-		_, it, err := ParsePid(p["pid"])
-		if err != nil {
+		if _, _, err := ParsePid(p.Pid); err != nil {
 			return nil, err
 		}
 		out = append(out, WaitingProc{
-			Iter: it, Pid: p["pid"], Step: p["resumeStep"], Status: p["status"], UpdatedAt: p["updatedAt"],
-			Plain: json.RawMessage(orEmpty(json.RawMessage(p["resumePlain"]))), Paused: p["paused"] == "1",
-			JoinOpen: p["target"] == "1" && p["closed"] != "1", Killed: p["killedAt"] != "",
+			Iter: p.Iter, Pid: p.Pid, Step: p.ResumeStep, Status: p.Status, UpdatedAt: p.UpdatedAt,
+			Plain: json.RawMessage(orEmpty(p.ResumePlain)), Paused: p.Paused,
+			JoinOpen: p.Join.Open(), Killed: !p.KilledAt.IsZero(),
 		})
 	}
 	return out, nil
+}
+
+// version is the compare-and-set version a wake sends for an updatedAt it
+// read: the stored unix milliseconds ("" for none).
+func version(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return ms(t)
 }
 
 // PendingWakes returns the wake-ups the session's commits queued that are

@@ -71,15 +71,15 @@ func TestWakeQueueAndApply(t *testing.T) {
 			t.Fatalf("woken process not due now: %v", due)
 		}
 		p, _ := s.Process(ctx, target.Root, 1)
-		if p["resumePlain"] != `{"woken":true}` {
-			t.Errorf("payload %q", p["resumePlain"])
+		if string(p.ResumePlain) != `{"woken":true}` {
+			t.Errorf("payload %s", p.ResumePlain)
 		}
 		again, err := s.Wake(ctx, target.Root, pending[0].ID, "W1", nil, t0, "test", wakeAll(`{"twice":true}`))
 		if err != nil || !again.Duplicate {
 			t.Fatalf("the same id again: %+v %v", again, err)
 		}
-		if p, _ := s.Process(ctx, target.Root, 1); p["resumePlain"] != `{"woken":true}` {
-			t.Errorf("a duplicate changed the payload: %q", p["resumePlain"])
+		if p, _ := s.Process(ctx, target.Root, 1); string(p.ResumePlain) != `{"woken":true}` {
+			t.Errorf("a duplicate changed the payload: %s", p.ResumePlain)
 		}
 		for i, w := range pending {
 			for n := 0; n < 2; n++ { // recorded once however often
@@ -174,7 +174,7 @@ func TestKilledRunningProcessRecoveredAborted(t *testing.T) {
 		}
 		p, _ := s.Process(ctx, r.Root, 1)
 		meta, _ := s.Session(ctx, r.Root)
-		if p["status"] != "aborted" || p["abortReason"] != "killed" || meta["status"] != "finished" || meta["live"] != "0" {
+		if p.Status != joinstore.StatusAborted || p.AbortReason != "killed" || meta["status"] != "finished" || meta["live"] != "0" {
 			t.Fatalf("after recovery: %v %v", p, meta)
 		}
 		if due, _ := s.DueIters(ctx, r.Root, t0.Add(time.Hour), 10); len(due) != 0 {

@@ -58,7 +58,7 @@ func TestSessionCaps(t *testing.T) {
 			procs, _ := store.Processes(ctx, res.Root)
 			aborted := 0
 			for _, p := range procs {
-				if p["status"] == "aborted" {
+				if p.Status == joinstore.StatusAborted {
 					aborted++
 				}
 			}
@@ -108,8 +108,8 @@ func TestKillIsBoundedAndReaped(t *testing.T) {
 	waitFinished(t, store, roots, 20*time.Second)
 	procs, _ := store.Processes(ctx, root)
 	for _, p := range procs {
-		if p["resumeStep"] == "C1" && p["status"] != "aborted" {
-			t.Fatalf("%s %s after the kill", p["pid"], p["status"])
+		if p.ResumeStep == "C1" && p.Status != joinstore.StatusAborted {
+			t.Fatalf("%s %s after the kill", p.Pid, p.Status)
 		}
 	}
 }

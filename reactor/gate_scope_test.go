@@ -60,8 +60,7 @@ func TestNestedJoinOfAKillClosedGroupIsGatedWhole(t *testing.T) {
 	procs, _ := store.Processes(ctx, root)
 	byStep := map[string]int64{}
 	for _, p := range procs {
-		_, it, _ := joinstore.ParsePid(p["pid"])
-		byStep[p["resumeStep"]] = it
+		byStep[p.ResumeStep] = p.Iter
 	}
 	ps := claim(byStep["P1"], byStep["P2"])
 	cr := commit(ps[0]) // P1 valid: J1 (any, kill) closes; P2 is running
@@ -80,9 +79,9 @@ func TestNestedJoinOfAKillClosedGroupIsGatedWhole(t *testing.T) {
 	}
 	procs, _ = store.Processes(ctx, root)
 	for _, p := range procs {
-		switch p["resumeStep"] {
+		switch p.ResumeStep {
 		case "Q1", "Q2", "J2":
-			t.Errorf("%s %s was created in a killed join scope", p["pid"], p["resumeStep"])
+			t.Errorf("%s %s was created in a killed join scope", p.Pid, p.ResumeStep)
 		}
 	}
 }

@@ -308,10 +308,10 @@ func TestReleaseExactlyOnce(t *testing.T) {
 // merged payload and scripted outcomes hold json.Number, never float64.
 func TestJoinKeepsNumbersExact(t *testing.T) {
 	const big, dec = "9007199254740993", "0.10000000000000000001"
-	v := joinstore.JoinView{Root: joinstore.Root{Owner: owner, RootPid: 1}, Target: 2, Members: map[int64]string{},
-		Fields: map[string]string{"pid": "1:2", "target": "1", "expect": `["B1","C1"]`, "requireWhen": `{"B1":"valid","C1":"any"}`,
-			"k": "2", "policy": "drain", "closed": "0", "fail": "{}",
-			"inbox": `{"B1":{"big":` + big + `,"_from":"B1","_when":"valid"}}`},
+	target := joinstore.Process{Iter: 2, Pid: "1:2", Join: &joinstore.JoinTarget{
+		From: []registry.From{{Node: "B1", When: registry.WhenValid}, {Node: "C1"}}, K: 2, Fail: json.RawMessage("{}"),
+		Inbox: json.RawMessage(`{"B1":{"big":` + big + `,"_from":"B1","_when":"valid"}}`)}}
+	v := joinstore.JoinView{Root: joinstore.Root{Owner: owner, RootPid: 1}, Target: 2, Members: map[int64]string{}, Proc: target,
 		Pending: []joinstore.Delivery{{Pid: "1:4", From: "C1", Payload: json.RawMessage(`{"dec":` + dec + `}`)}}}
 	a, _, err := DecideJoin(v, noReach)
 	if err != nil {
@@ -323,8 +323,8 @@ func TestJoinKeepsNumbersExact(t *testing.T) {
 	if !strings.Contains(string(a.Inbox), `"big":`+big) || !strings.Contains(string(a.Inbox), `"dec":`+dec) {
 		t.Errorf("inbox %s lost digits", a.Inbox)
 	}
-	v.Fields["inbox"] = string(a.Inbox)
-	s, err := JoinStateOf(v.Fields)
+	v.Proc.Join.Inbox = a.Inbox
+	s, err := JoinStateOf(v.Proc)
 	if err != nil || s.Inbox["B1"]["big"] != json.Number(big) || s.Inbox["C1"]["dec"] != json.Number(dec) {
 		t.Errorf("JoinStateOf: %v %+v", err, s.Inbox)
 	}

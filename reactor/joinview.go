@@ -4,54 +4,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
-// JoinStateOf reads the join fields of a target's proc_rt record.
-func JoinStateOf(fields map[string]string) (JoinState, error) {
+// JoinStateOf reads the join state of a join target's record.
+func JoinStateOf(p joinstore.Process) (JoinState, error) {
 	var s JoinState
-	var expect []string
-	var when map[string]string
-	if err := json.Unmarshal([]byte(fields["expect"]), &expect); err != nil {
-		return s, fmt.Errorf("target %s: expect: %w", fields["pid"], err)
+	j := p.Join
+	if j == nil {
+		return s, fmt.Errorf("process %s is no join target", p.Pid)
 	}
-	if err := json.Unmarshal([]byte(fields["requireWhen"]), &when); err != nil {
-		return s, fmt.Errorf("target %s: requireWhen: %w", fields["pid"], err)
+	s.From = append(s.From, j.From...)
+	s.K, s.Policy, s.Closed = j.K, j.Policy, j.Closed
+	if err := unmarshalExact(orObject(j.Inbox), &s.Inbox); err != nil {
+		return s, fmt.Errorf("target %s: inbox: %w", p.Pid, err)
 	}
-	for _, node := range expect {
-		f := registry.From{Node: node}
-		switch when[node] {
-		case "valid":
-			f.When = registry.WhenValid
-		case "invalid":
-			f.When = registry.WhenInvalid
-		}
-		s.From = append(s.From, f)
+	if err := json.Unmarshal(orObject(j.Fail), &s.Fail); err != nil {
+		return s, fmt.Errorf("target %s: fail: %w", p.Pid, err)
 	}
-	k, err := strconv.Atoi(fields["k"])
-	if err != nil {
-		return s, fmt.Errorf("target %s: k %q", fields["pid"], fields["k"])
-	}
-	s.K = k
-	if fields["policy"] == "kill" {
-		s.Policy = registry.PolicyKill
-	}
-	if err := unmarshalExact([]byte(orObject(fields["inbox"])), &s.Inbox); err != nil {
-		return s, fmt.Errorf("target %s: inbox: %w", fields["pid"], err)
-	}
-	if err := json.Unmarshal([]byte(orObject(fields["fail"])), &s.Fail); err != nil {
-		return s, fmt.Errorf("target %s: fail: %w", fields["pid"], err)
-	}
-	s.Closed = fields["closed"] == "1"
 	return s, nil
 }
 
-func orObject(s string) string {
-	if s == "" {
-		return "{}"
+func orObject(s json.RawMessage) json.RawMessage {
+	if len(s) == 0 {
+		return json.RawMessage("{}")
 	}
 	return s
 }
@@ -90,7 +68,7 @@ type Applied struct {
 // (a freshly created target).
 func DecideJoin(v joinstore.JoinView, reach Reach) (joinstore.JoinApply, JoinOutcome, error) {
 	var out JoinOutcome
-	s, err := JoinStateOf(v.Fields)
+	s, err := JoinStateOf(v.Proc)
 	if err != nil {
 		return joinstore.JoinApply{}, out, err
 	}
@@ -141,7 +119,7 @@ func DecideJoin(v joinstore.JoinView, reach Reach) (joinstore.JoinApply, JoinOut
 	a := joinstore.JoinApply{Consumed: len(v.Pending), Verdict: joinstore.VerdictOpen}
 	a.Inbox, _ = json.Marshal(nonNil(s.Inbox))
 	a.Fail, _ = json.Marshal(nonNilFail(s.Fail))
-	if s.Closed && v.Fields["closed"] != "1" {
+	if s.Closed && !v.Proc.Join.Closed {
 		switch out.Decision.Verdict {
 		case Satisfied:
 			a.Verdict = joinstore.VerdictSatisfied
@@ -160,9 +138,12 @@ func DecideJoin(v joinstore.JoinView, reach Reach) (joinstore.JoinApply, JoinOut
 // KillGroup is the decision for a kill-policy target that a cascading kill
 // aborted: its group's waiting members are aborted too.
 func KillGroup(v joinstore.JoinView) (joinstore.JoinApply, error) {
-	a := joinstore.JoinApply{Consumed: len(v.Pending), Verdict: joinstore.VerdictKill,
-		Inbox: json.RawMessage(orObject(v.Fields["inbox"])), Fail: json.RawMessage(orObject(v.Fields["fail"]))}
-	if v.Fields["policy"] == "kill" {
+	j := v.Proc.Join
+	if j == nil {
+		j = &joinstore.JoinTarget{} // not a target: nothing to kill
+	}
+	a := joinstore.JoinApply{Consumed: len(v.Pending), Verdict: joinstore.VerdictKill, Inbox: orObject(j.Inbox), Fail: orObject(j.Fail)}
+	if j.Policy == registry.PolicyKill {
 		for _, m := range membersOf(v) {
 			_, it, _ := joinstore.ParsePid(m.Pid)
 			a.Kill = append(a.Kill, it)

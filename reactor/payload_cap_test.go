@@ -45,8 +45,8 @@ func TestPayloadCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := store.Process(ctx, res.Root, 1)
-	if p["status"] != "aborted" || !strings.Contains(p["abortReason"], "the step's next payload is") || p["resumePlain"] != `{"n": 1}` { // the input, as stored
-		t.Fatalf("an output over the cap: %v", p)
+	if p.Status != joinstore.StatusAborted || !strings.Contains(p.AbortReason, "the step's next payload is") || string(p.ResumePlain) != `{"n": 1}` { // the input, as stored
+		t.Fatalf("an output over the cap: %+v", p)
 	}
 	if procs, _ := store.Processes(ctx, res.Root); len(procs) != 1 {
 		t.Fatalf("an aborted step created children: %v", procs)

@@ -88,7 +88,7 @@ func TestRandomOrchestrationsNeverAbortASatisfiableJoin(t *testing.T) {
 		}
 		procs, _ := store.Processes(ctx, res.Root)
 		for _, target := range procs {
-			if target["target"] != "1" {
+			if target.Join == nil {
 				continue
 			}
 			joins++
@@ -96,29 +96,28 @@ func TestRandomOrchestrationsNeverAbortASatisfiableJoin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if target["closed"] != "1" {
-				t.Fatalf("iteration %d: join %s (%s) still open after the session finished\n%s", iter, target["pid"], target["resumeStep"], raw)
+			if !target.Join.Closed {
+				t.Fatalf("iteration %d: join %s (%s) still open after the session finished\n%s", iter, target.Pid, target.ResumeStep, raw)
 			}
 			// What the group could have delivered: each expected step whose
 			// producer finished with a matching outcome.
-			_, tIter, _ := joinstore.ParsePid(target["pid"])
-			group := fmt.Sprint(tIter)
+			group := fmt.Sprint(target.Iter)
 			could := map[string]bool{}
 			for _, p := range procs {
-				if p["joinGroupId"] != group || p["status"] != "done" || p["lastEvalValid"] == "" {
+				if p.JoinGroupID != group || p.Status != joinstore.StatusDone || p.Valid == nil {
 					continue
 				}
 				for _, f := range st.From {
-					if f.Node == p["resumeStep"] && f.When.Accepts(p["lastEvalValid"] == "1") {
+					if f.Node == p.ResumeStep && f.When.Accepts(*p.Valid) {
 						could[f.Node] = true
 					}
 				}
 			}
-			if target["abortReason"] == "unfulfillable" && len(could) >= st.K {
+			if target.AbortReason == "unfulfillable" && len(could) >= st.K {
 				var inbox map[string]json.RawMessage
-				json.Unmarshal([]byte(target["inbox"]), &inbox)
+				json.Unmarshal(target.Join.Inbox, &inbox)
 				t.Fatalf("iteration %d: join %s (%s, k=%d) aborted although its group delivered %d matching steps %v (inbox %v)\n%s\n%s",
-					iter, target["pid"], target["resumeStep"], st.K, len(could), could, inbox, raw, outs)
+					iter, target.Pid, target.ResumeStep, st.K, len(could), could, inbox, raw, outs)
 			}
 		}
 	}

@@ -44,7 +44,7 @@ func newSim(t *testing.T, ostc string, outcomes string) *sim {
 	return &sim{t: t, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, clock: time.UnixMilli(1_800_000_000_000)}
 }
 
-func (s *sim) run(start, outcomes string) map[string]map[string]string {
+func (s *sim) run(start, outcomes string) map[string]joinstore.Process {
 	s.t.Helper()
 	ctx := context.Background()
 	exec, err := ParseOutcomes([]byte(outcomes))
@@ -66,9 +66,9 @@ func (s *sim) run(start, outcomes string) map[string]map[string]string {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	out := map[string]map[string]string{}
+	out := map[string]joinstore.Process{}
 	for _, p := range procs {
-		out[p["pid"]] = p
+		out[p.Pid] = p
 	}
 	return out
 }
@@ -82,7 +82,7 @@ func (s *sim) timeline() string {
 }
 
 // summary renders "step=status" per process in pid order, e.g. "A1=done J1=aborted".
-func summary(procs map[string]map[string]string) string {
+func summary(procs map[string]joinstore.Process) string {
 	var pids []string
 	for pid := range procs {
 		pids = append(pids, pid)
@@ -94,24 +94,26 @@ func summary(procs map[string]map[string]string) string {
 	})
 	var parts []string
 	for _, pid := range pids {
-		parts = append(parts, procs[pid]["resumeStep"]+"="+procs[pid]["status"])
+		parts = append(parts, procs[pid].ResumeStep+"="+string(procs[pid].Status))
 	}
 	return strings.Join(parts, " ")
 }
 
-func target(procs map[string]map[string]string, step string) map[string]string {
+// target is the join target of step (a zero one with empty join fields
+// when there is none).
+func target(procs map[string]joinstore.Process, step string) joinstore.Process {
 	for _, p := range procs {
-		if p["resumeStep"] == step && p["target"] == "1" {
+		if p.ResumeStep == step && p.Join != nil {
 			return p
 		}
 	}
-	return nil
+	return joinstore.Process{Join: &joinstore.JoinTarget{}}
 }
 
 func TestSeedExamples(t *testing.T) {
 	cases := []struct {
 		name, ostc, outcomes, want string
-		check                      func(t *testing.T, procs map[string]map[string]string)
+		check                      func(t *testing.T, procs map[string]joinstore.Process)
 	}{
 		// 001 §6.1: D1 delivers invalid where valid is expected and nothing can
 		// reach D1 again: the numbered algorithm aborts J1 at once.
@@ -120,8 +122,8 @@ func TestSeedExamples(t *testing.T) {
 		// 001 §6.2: E1 hard-fails; all of {B1, E1} can no longer arrive.
 		{"6.2 all kill, one fails", "parallel_enrichment_all_kill.json",
 			`{"A1":{"result":"valid"},"B1":{"result":"valid"},"E1":{"result":"error"}}`, "A1=done J1=aborted B1=done E1=aborted",
-			func(t *testing.T, procs map[string]map[string]string) {
-				if f := target(procs, "J1")["fail"]; f != `{"E1":"aborted"}` {
+			func(t *testing.T, procs map[string]joinstore.Process) {
+				if f := string(target(procs, "J1").Join.Fail); f != `{"E1":"aborted"}` {
 					t.Errorf("J1 fail = %s", f)
 				}
 			}},
@@ -129,18 +131,18 @@ func TestSeedExamples(t *testing.T) {
 		{"6.3 k-of-n backloop kill", "kofn_backloop_kill.json",
 			`{"A1":{"result":"valid"},"B1":{"result":"valid","payload":{"b":1}},"C1":{"result":"valid","payload":{"c":2}},"J1":{"result":"valid"}}`,
 			"A1=done J1=done B1=done C1=done B1=aborted",
-			func(t *testing.T, procs map[string]map[string]string) {
+			func(t *testing.T, procs map[string]joinstore.Process) {
 				j := target(procs, "J1")
-				if j["resumePlain"] != `{"b":1,"c":2}` || j["closed"] != "1" {
-					t.Errorf("J1 merged payload %s closed %s", j["resumePlain"], j["closed"])
+				if string(j.ResumePlain) != `{"b":1,"c":2}` || !j.Join.Closed {
+					t.Errorf("J1 merged payload %s closed %v", j.ResumePlain, j.Join.Closed)
 				}
 			}},
 		// 001 §6.4 scenario 1: B1 valid satisfies J1 (any); drain lets C1 finish.
 		{"6.4 when filter, B1 valid", "when_filter.json",
 			`{"A1":{"result":"valid"},"B1":{"result":"valid"},"C1":{"result":"valid"},"J1":{"result":"valid"}}`,
 			"A1=done J1=done B1=done C1=done",
-			func(t *testing.T, procs map[string]map[string]string) {
-				if in := target(procs, "J1")["inbox"]; !strings.Contains(in, `"B1"`) || strings.Contains(in, `"C1"`) {
+			func(t *testing.T, procs map[string]joinstore.Process) {
+				if in := string(target(procs, "J1").Join.Inbox); !strings.Contains(in, `"B1"`) || strings.Contains(in, `"C1"`) {
 					t.Errorf("inbox %s", in)
 				}
 			}},
@@ -148,8 +150,8 @@ func TestSeedExamples(t *testing.T) {
 		{"6.4 when filter, both invalid", "when_filter.json",
 			`{"A1":{"result":"valid"},"B1":{"result":"invalid"},"C1":{"result":"invalid","payload":{"c":true}},"J1":{"result":"valid"}}`,
 			"A1=done J1=done B1=done C1=done",
-			func(t *testing.T, procs map[string]map[string]string) {
-				if in := target(procs, "J1")["inbox"]; strings.Contains(in, `"B1"`) || !strings.Contains(in, `"_when":"invalid"`) {
+			func(t *testing.T, procs map[string]joinstore.Process) {
+				if in := string(target(procs, "J1").Join.Inbox); strings.Contains(in, `"B1"`) || !strings.Contains(in, `"_when":"invalid"`) {
 					t.Errorf("inbox %s", in)
 				}
 			}},
@@ -192,7 +194,7 @@ func TestSeed61WithBackloop(t *testing.T) {
 	if got := summary(procs); got != "A1=done J1=done D1=done D1=done" {
 		t.Fatalf("got %s\n%s", got, s.timeline())
 	}
-	if p := target(procs, "J1")["resumePlain"]; p != `{"ok":1}` {
+	if p := string(target(procs, "J1").ResumePlain); p != `{"ok":1}` {
 		t.Errorf("J1 payload %s", p)
 	}
 }
@@ -209,7 +211,7 @@ func TestCascadeAbortThroughNestedJoins(t *testing.T) {
 	if got := summary(procs); got != "A1=done OUT=aborted B1=done IN=aborted C1=aborted" {
 		t.Fatalf("got %s\n%s", got, s.timeline())
 	}
-	if f := target(procs, "OUT")["fail"]; f != `{"IN":"aborted"}` {
+	if f := string(target(procs, "OUT").Join.Fail); f != `{"IN":"aborted"}` {
 		t.Errorf("OUT fail %s", f)
 	}
 }
@@ -225,7 +227,7 @@ func TestKillStopsEndlessBackloop(t *testing.T) {
 	procs := s.run("A1", `{"default":{"result":"valid"},"W1":{"result":"valid","waitSec":5}}`)
 	// W1 takes 5 s of virtual time to be ... it is spawned like L1; L1 loops
 	// meanwhile. After W1 delivers, the waiting L1 is aborted.
-	if !strings.HasSuffix(summary(procs), "L1=aborted") || target(procs, "J1")["status"] != "done" {
+	if !strings.HasSuffix(summary(procs), "L1=aborted") || target(procs, "J1").Status != joinstore.StatusDone {
 		t.Fatalf("got %s\n%s", summary(procs), s.timeline())
 	}
 	meta, _ := s.store.Session(context.Background(), s.root)
@@ -262,14 +264,14 @@ func TestWaitSecDelaysChildren(t *testing.T) {
 	if got := summary(procs); got != "S=done T=done" {
 		t.Fatalf("got %s", got)
 	}
-	var tp map[string]string
+	var tp joinstore.Process
 	for _, p := range procs {
-		if p["resumeStep"] == "T" {
+		if p.ResumeStep == "T" {
 			tp = p
 		}
 	}
-	if tp["nextWakeAt"] != fmt.Sprint(start.Add(time.Hour).UnixMilli()) || !s.clock.Equal(start.Add(time.Hour)) {
-		t.Errorf("T wakes at %s, clock %v", tp["nextWakeAt"], s.clock.Sub(start))
+	if !tp.NextWakeAt.Equal(start.Add(time.Hour)) || !s.clock.Equal(start.Add(time.Hour)) {
+		t.Errorf("T wakes at %v, clock %v", tp.NextWakeAt, s.clock.Sub(start))
 	}
 }
 

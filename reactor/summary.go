@@ -75,19 +75,18 @@ const (
 // error when no error message was recorded for it.
 const ReasonHardError = "hard error"
 
-// AbortReason says why the process with these proc_rt fields aborted, or ""
-// when it did not: the store's abortReason (a step's hard error message,
-// unfulfillable, killed, join-kill, gated), else "killed" when it was killed
-// while running, else a hard error of its step (records written before
-// reasons were kept).
-func AbortReason(fields map[string]string) string {
-	if fields["status"] != "aborted" {
+// AbortReason says why the process aborted, or "" when it did not: the
+// store's abortReason (a step's hard error message, unfulfillable, killed,
+// join-kill, gated), else "killed" when it was killed while running, else a
+// hard error of its step (records written before reasons were kept).
+func AbortReason(p joinstore.Process) string {
+	if p.Status != joinstore.StatusAborted {
 		return ""
 	}
 	switch {
-	case fields["abortReason"] != "":
-		return fields["abortReason"]
-	case fields["killedAt"] != "":
+	case p.AbortReason != "":
+		return p.AbortReason
+	case !p.KilledAt.IsZero():
 		return reasonKilled
 	}
 	return ReasonHardError
@@ -123,38 +122,34 @@ func delivered(s JoinState) []string {
 	return got
 }
 
-// SummarizeJoin is the join summary of a target's proc_rt record.
-func SummarizeJoin(fields map[string]string) (JoinSummary, error) {
-	st, err := JoinStateOf(fields)
+// SummarizeJoin is the join summary of a join target's record.
+func SummarizeJoin(p joinstore.Process) (JoinSummary, error) {
+	st, err := JoinStateOf(p)
 	if err != nil {
 		return JoinSummary{}, err
 	}
-	js := JoinSummary{Pid: fields["pid"], Step: fields["resumeStep"], K: st.K, Got: delivered(st),
-		Status: JoinStatus(st, fields["abortReason"]), TargetStatus: fields["status"], TargetReason: AbortReason(fields)}
+	js := JoinSummary{Pid: p.Pid, Step: p.ResumeStep, K: st.K, Got: delivered(st),
+		Status: JoinStatus(st, p.AbortReason), TargetStatus: string(p.Status), TargetReason: AbortReason(p)}
 	if js.Status == JoinClosed {
 		js.Payload = Merge(st)
 	}
 	return js, nil
 }
 
-// Summarize builds a session summary from proc_rt records (any order).
-func Summarize(procs []map[string]string) (Summary, error) {
+// Summarize builds a session summary from process records (any order).
+func Summarize(procs []joinstore.Process) (Summary, error) {
 	s := Summary{Processes: []ProcessSummary{}, Joins: []JoinSummary{}}
-	sorted := append([]map[string]string(nil), procs...)
-	iter := func(p map[string]string) int64 { _, it, _ := joinstore.ParsePid(p["pid"]); return it }
-	sort.Slice(sorted, func(i, j int) bool { return iter(sorted[i]) < iter(sorted[j]) })
+	sorted := append([]joinstore.Process(nil), procs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Iter < sorted[j].Iter })
 	for _, p := range sorted {
-		ps := ProcessSummary{Pid: p["pid"], ParentPid: p["parentPid"], Step: p["resumeStep"], Status: p["status"],
-			JoinGroupID: p["joinGroupId"], Reason: AbortReason(p)}
-		if plain := p["resumePlain"]; plain != "" && json.Valid([]byte(plain)) {
-			ps.Payload = json.RawMessage(plain)
-		}
-		if v := p["lastEvalValid"]; v != "" {
-			b := v == "1"
+		ps := ProcessSummary{Pid: p.Pid, ParentPid: p.ParentPid, Step: p.ResumeStep, Status: string(p.Status),
+			JoinGroupID: p.JoinGroupID, Reason: AbortReason(p), Payload: p.ResumePlain}
+		if p.Valid != nil {
+			b := *p.Valid
 			ps.Valid = &b
 		}
 		s.Processes = append(s.Processes, ps)
-		if p["target"] != "1" {
+		if p.Join == nil {
 			continue
 		}
 		js, err := SummarizeJoin(p)

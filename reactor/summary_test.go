@@ -13,14 +13,25 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
-// targetRecord is a join target's proc_rt record over from B1 (valid) and
-// C1 (any) with k=2, with the given fields on top.
-func targetRecord(extra map[string]string) map[string]string {
+// targetRecord is a join target's record over from B1 (valid) and C1
+// (any) with k=2, with the given stored fields on top.
+func targetRecord(t *testing.T, extra map[string]string) joinstore.Process {
+	t.Helper()
 	p := map[string]string{"pid": "1:2", "parentPid": "1:1", "resumeStep": "J1", "joinGroupId": "0", "target": "1",
 		"expect": `["B1","C1"]`, "requireWhen": `{"B1":"valid","C1":"any"}`, "k": "2", "policy": "drain",
 		"inbox": "{}", "fail": "{}", "closed": "0", "status": "waiting"}
 	for k, v := range extra {
 		p[k] = v
+	}
+	return record(t, p)
+}
+
+// record is the process of a stored record's fields.
+func record(t *testing.T, fields map[string]string) joinstore.Process {
+	t.Helper()
+	p, err := joinstore.ParseProcess(fields)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }
@@ -62,7 +73,7 @@ func TestSummarizeJoin(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.want.Pid, c.want.Step, c.want.K = "1:2", "J1", 2
-			got, err := SummarizeJoin(targetRecord(c.fields))
+			got, err := SummarizeJoin(targetRecord(t, c.fields))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +82,7 @@ func TestSummarizeJoin(t *testing.T) {
 			}
 		})
 	}
-	if _, err := SummarizeJoin(targetRecord(map[string]string{"inbox": "{"})); err == nil || !strings.Contains(err.Error(), "target 1:2: inbox") {
+	if _, err := SummarizeJoin(targetRecord(t, map[string]string{"inbox": `{"B1":5}`})); err == nil || !strings.Contains(err.Error(), "target 1:2: inbox") {
 		t.Errorf("a broken inbox: %v", err)
 	}
 }
@@ -89,7 +100,7 @@ func TestAbortReason(t *testing.T) {
 		{map[string]string{"status": "aborted", "killedAt": "1"}, "killed"},
 	}
 	for _, c := range cases {
-		if got := AbortReason(c.fields); got != c.want {
+		if got := AbortReason(record(t, c.fields)); got != c.want {
 			t.Errorf("AbortReason(%v) = %q, want %q", c.fields, got, c.want)
 		}
 	}

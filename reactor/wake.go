@@ -51,7 +51,7 @@ func DecideWake(req WakeRequest, procs []joinstore.WaitingProc) ([]joinstore.Wak
 		case p.Killed:
 			note.Reason = "killed"
 		case p.Status != "waiting":
-			note.Reason = "not waiting (" + p.Status + ")"
+			note.Reason = "not waiting (" + string(p.Status) + ")"
 		case req.Step != "" && p.Step != req.Step:
 			note.Reason = fmt.Sprintf("waits on %q, not %q", p.Step, req.Step)
 		case p.JoinOpen:
@@ -168,7 +168,7 @@ func (e wakeEntry) request() (WakeRequest, joinstore.Root, error) {
 	req := WakeRequest{Runner: target.Owner, Step: e.Step,
 		Caller: wakeup.Caller{Scope: wakeup.ScopeInternal, Address: e.Waker, Rule: e.Rule}}
 	var err error
-	if req.Base, err = UnmarshalPayload([]byte(orObject(string(e.Base)))); err != nil {
+	if req.Base, err = UnmarshalPayload([]byte(orObject(e.Base))); err != nil {
 		return req, target, fmt.Errorf("wake-up base payload: %w", err)
 	}
 	if len(e.Payload) > 0 {

@@ -94,7 +94,7 @@ func (f *wakeFixture) status(root joinstore.Root, iter int64) string {
 	if err != nil {
 		return err.Error()
 	}
-	return p["status"]
+	return string(p.Status)
 }
 
 func (f *wakeFixture) history(root joinstore.Root, event string) []joinstore.HistoryEntry {
@@ -199,8 +199,8 @@ func TestWakeUpNoOps(t *testing.T) {
 	if f.status(b, 2) != "waiting" || f.status(open, 2) != "waiting" {
 		t.Errorf("a denied wake-up woke a process: %s %s", f.status(b, 2), f.status(open, 2))
 	}
-	if p, _ := f.store.Process(context.Background(), b, 2); p["nextWakeAt"] == p["updatedAt"] && len(f.history(b, "woken")) > 0 {
-		t.Errorf("sleeper was woken: %v", p)
+	if p, _ := f.store.Process(context.Background(), b, 2); p.NextWakeAt.Equal(p.UpdatedAt) && len(f.history(b, "woken")) > 0 {
+		t.Errorf("sleeper was woken: %+v", p)
 	}
 }
 
@@ -287,8 +287,8 @@ func TestKilledStepWakesNothing(t *testing.T) {
 		t.Errorf("queued: %v", w)
 	}
 	p, _ := f.store.Process(ctx, a, 1)
-	if p["abortReason"] != "killed" {
-		t.Errorf("abortReason %q", p["abortReason"])
+	if p.AbortReason != "killed" {
+		t.Errorf("abortReason %q", p.AbortReason)
 	}
 }
 

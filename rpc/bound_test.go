@@ -77,8 +77,8 @@ func TestRelayedSessionPermitV2(t *testing.T) {
 		t.Fatalf("the rightful start: %+v %v", res, err)
 	}
 	p, err := g.store.Process(ctx, joinstore.Root{Owner: lower(addr(owner)), RootPid: 1}, 1)
-	if err != nil || strings.Contains(p["resumePlain"], lower(addr(relayer))) || !strings.Contains(p["resumePlain"], "18446744073709551617") {
-		t.Fatalf("the started process: %v %v", p, err)
+	if err != nil || strings.Contains(string(p.ResumePlain), lower(addr(relayer))) || !strings.Contains(string(p.ResumePlain), "18446744073709551617") {
+		t.Fatalf("the started process: %+v %v", p, err)
 	}
 	// Then it is used up.
 	_, err = g.client.StartWith(ctx, good, xrc729, "A1", json.RawMessage(payload))
@@ -113,8 +113,8 @@ func TestRelayedWakePermitV3(t *testing.T) {
 	unchanged := func(t *testing.T, root joinstore.Root) {
 		t.Helper()
 		p, err := g.store.Process(ctx, root, 2)
-		if err != nil || p["status"] != "waiting" || strings.Contains(p["resumePlain"], "approved") {
-			t.Fatalf("the process changed: %v %v", p, err)
+		if err != nil || p.Status != joinstore.StatusWaiting || strings.Contains(string(p.ResumePlain), "approved") {
+			t.Fatalf("the process changed: %+v %v", p, err)
 		}
 	}
 

@@ -237,8 +237,8 @@ func TestStartRefusalsWriteNothing(t *testing.T) {
 		t.Fatalf("start: %+v %v", res, err)
 	}
 	p, err := g.store.Process(ctx, joinstore.Root{Owner: lower(addr(owner)), RootPid: 1}, 1)
-	if err != nil || p["resumePlain"] != `{"n":18446744073709551615}` {
-		t.Fatalf("the started process: %v %v", p, err)
+	if err != nil || string(p.ResumePlain) != `{"n":18446744073709551615}` {
+		t.Fatalf("the started process: %+v %v", p, err)
 	}
 	before := g.keys0()
 	err = start(good)
@@ -338,8 +338,9 @@ func TestControlWakeAndList(t *testing.T) {
 		t.Fatalf("delegated wake: %+v %v", out, err)
 	}
 	proc, _ := g.store.Process(ctx, root, 2)
-	if !strings.Contains(proc["resumePlain"], `"ok":123456789012345678901234567890`) || strings.Contains(proc["resumePlain"], `"x"}`) && !strings.Contains(proc["resumePlain"], `"rpc"`) {
-		t.Fatalf("merged payload: %s", proc["resumePlain"])
+	plain := string(proc.ResumePlain)
+	if !strings.Contains(plain, `"ok":123456789012345678901234567890`) || strings.Contains(plain, `"x"}`) && !strings.Contains(plain, `"rpc"`) {
+		t.Fatalf("merged payload: %s", plain)
 	}
 	err = g.client.Raw(ctx, &out, "xgr_wakeUpProcess", req)
 	refused(t, err, rpc.CodeReplay, "permit-reused")

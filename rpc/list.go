@@ -193,10 +193,13 @@ func (s *Service) allowed(ctx context.Context, req ListRequest, v *permit.Verifi
 
 // stateRow is one listed process, from its state fields.
 func stateRow(root joinstore.Root, meta map[string]string, p joinstore.ProcState) SessionRow {
-	updated, _ := strconv.ParseInt(p.UpdatedAt, 10, 64)
+	var updated int64
+	if !p.UpdatedAt.IsZero() {
+		updated = p.UpdatedAt.UnixMilli()
+	}
 	return SessionRow{
 		Owner: root.Owner, SessionID: strconv.FormatInt(root.RootPid, 10), Pid: p.Pid, ParentPid: p.ParentPid,
-		Step: p.Step, Status: p.Status, Updated: updated / 1000, IterationStep: p.Iter,
+		Step: p.Step, Status: string(p.Status), Updated: updated / 1000, IterationStep: p.Iter,
 		XRC729: strings.ToLower(meta["xrc729"]), OstcID: meta["ostcId"], JoinGroupID: p.JoinGroupID, JoinFromGroupID: p.JoinFromGroupID,
 	}
 }

@@ -253,7 +253,7 @@ func (s *Service) StepExecuted(ctx context.Context, ownerAddr string, sessionID 
 	case err != nil:
 		return nil, internal("process", err)
 	}
-	done := p["status"] == "done" || p["status"] == "aborted"
+	done := p.Status.Finished()
 	return &done, nil
 }
 

@@ -2,7 +2,8 @@ package scenario
 
 import (
 	"sort"
-	"strconv"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // Observed is what a session shows at one moment: its processes, as the
@@ -66,30 +67,25 @@ type HistoryEntry struct {
 // fields, its process records (proc_rt fields, any order), its proc_steps
 // history and the executor's evaluations by pid (the last one of a pid
 // wins). It is pure.
-func ObservedFrom(meta map[string]string, procs []map[string]string, history []HistoryEntry, evals map[string]Evaluation) *Observed {
+func ObservedFrom(meta map[string]string, procs []joinstore.Process, history []HistoryEntry, evals map[string]Evaluation) *Observed {
 	o := &Observed{Finished: meta["status"] == "finished"}
 	commit := map[string]int{}
 	for i, h := range history {
 		commit[h.Pid] = i
 	}
 	for _, r := range procs {
-		p := Proc{Pid: r["pid"], Step: r["resumeStep"], Status: r["status"], Commit: -1}
-		if _, it, ok := splitPid(p.Pid); ok {
-			p.Iter = it
-		}
-		switch r["lastEvalValid"] {
-		case "1":
-			v := true
-			p.Valid = &v
-		case "0":
-			v := false
+		p := Proc{Pid: r.Pid, Iter: r.Iter, Step: r.ResumeStep, Status: string(r.Status), Commit: -1}
+		if r.Valid != nil {
+			v := *r.Valid
 			p.Valid = &v
 		}
 		if c, ok := commit[p.Pid]; ok {
 			p.Commit = c
 		}
-		p.Executed = r["lastStep"] != "" || p.Commit >= 0
-		p.Updated, _ = strconv.ParseInt(r["updatedAt"], 10, 64)
+		p.Executed = r.LastStep != "" || p.Commit >= 0
+		if !r.UpdatedAt.IsZero() {
+			p.Updated = r.UpdatedAt.UnixMilli()
+		}
 		if e, ok := evals[p.Pid]; ok {
 			p.Recorded, p.Input, p.API, p.Reads, p.Reasons, p.Error = true, e.Input, e.API, e.Reads, e.Reasons, e.Error
 		}
@@ -97,17 +93,6 @@ func ObservedFrom(meta map[string]string, procs []map[string]string, history []H
 	}
 	sort.SliceStable(o.Procs, func(i, j int) bool { return o.Procs[i].Iter < o.Procs[j].Iter })
 	return o
-}
-
-func splitPid(pid string) (root, iter int64, ok bool) {
-	for i := len(pid) - 1; i >= 0; i-- {
-		if pid[i] == ':' {
-			r, err1 := strconv.ParseInt(pid[:i], 10, 64)
-			it, err2 := strconv.ParseInt(pid[i+1:], 10, 64)
-			return r, it, err1 == nil && err2 == nil
-		}
-	}
-	return 0, 0, false
 }
 
 // Occurrence returns the n-th process (1-based, in pid order) that runs,

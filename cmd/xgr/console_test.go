@@ -209,8 +209,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	want := map[string]string{}
 	steps := map[string]bool{}
 	for _, p := range detail.Processes {
-		want[p["pid"]] = p["status"]
-		steps[p["resumeStep"]] = true
+		want[p.Pid] = p.Status
+		steps[p.ResumeStep] = true
 	}
 	if len(nodes) != len(detail.Processes) || len(nodes) < 7 {
 		t.Fatalf("flow view: %d nodes, the session has %d processes: %v", len(nodes), len(detail.Processes), nodes)
@@ -270,8 +270,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	getJSON(t, fmt.Sprintf("%s/ui/api/session?owner=%s&root=%d", base, wk.Owner, wk.RootPid), &wd)
 	var g1 string
 	for _, p := range wd.Processes {
-		if p["resumeStep"] == "G1" && p["status"] == "waiting" {
-			g1 = p["pid"]
+		if p.ResumeStep == "G1" && p.Status == "waiting" {
+			g1 = p.Pid
 		}
 	}
 	if g1 == "" {
@@ -288,8 +288,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	waitFor(t, 30*time.Second, "the woken process to run", &out, func() bool {
 		getJSON(t, fmt.Sprintf("%s/ui/api/session?owner=%s&root=%d", base, wk.Owner, wk.RootPid), &wd)
 		for _, p := range wd.Processes {
-			if p["pid"] == g1 {
-				return p["status"] == "done"
+			if p.Pid == g1 {
+				return p.Status == "done"
 			}
 		}
 		return false

@@ -68,7 +68,7 @@ func (f *wakeFlow) awaitWaiting(parent context.Context, root joinstore.Root) err
 		procs, err := f.Store.Processes(ctx, root)
 		if err == nil {
 			for _, p := range procs {
-				if p["resumeStep"] == demo.WaitingStep && p["status"] == "waiting" {
+				if p.ResumeStep == demo.WaitingStep && p.Status == joinstore.StatusWaiting {
 					return nil
 				}
 			}

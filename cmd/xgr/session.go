@@ -322,7 +322,10 @@ func sessionShowAction(c *cli.Context) error {
 			return err
 		}
 		if c.Bool("json") {
-			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": jsonFields(procs), "summary": sum, "history": history})
+			if procs == nil {
+				procs = []joinstore.Process{}
+			}
+			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum, "history": history})
 		}
 		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live\n", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
 		drawTree(c.App.Writer, procs, sum)
@@ -338,46 +341,20 @@ func sessionShowAction(c *cli.Context) error {
 	})
 }
 
-// jsonFields returns process records with their JSON-valued fields
-// (payloads, inboxes, join specs) embedded as JSON rather than as strings,
-// digits exactly as stored.
-func jsonFields(procs []map[string]string) []map[string]any {
-	out := make([]map[string]any, len(procs))
-	for i, p := range procs {
-		m := make(map[string]any, len(p))
-		for k, v := range p {
-			switch k {
-			case "resumePlain", "inbox", "fail", "fromSeen", "expect", "requireWhen":
-				if v != "" && json.Valid([]byte(v)) {
-					m[k] = json.RawMessage(v)
-					continue
-				}
-			}
-			m[k] = v
-		}
-		out[i] = m
-	}
-	return out
-}
-
 // drawTree prints processes as a tree by parentPid, with an aborted
 // process's reason and, on join targets, the join's outcome and details
 // (from sum, the summary of procs).
-func drawTree(w io.Writer, procs []map[string]string, sum reactor.Summary) {
+func drawTree(w io.Writer, procs []joinstore.Process, sum reactor.Summary) {
 	joins := map[string]reactor.JoinSummary{}
 	for _, j := range sum.Joins {
 		joins[j.Pid] = j
 	}
-	children := map[string][]map[string]string{}
+	children := map[string][]joinstore.Process{}
 	for _, p := range procs {
-		children[p["parentPid"]] = append(children[p["parentPid"]], p)
+		children[p.ParentPid] = append(children[p.ParentPid], p)
 	}
 	for _, list := range children {
-		sort.Slice(list, func(i, j int) bool {
-			_, a, _ := joinstore.ParsePid(list[i]["pid"])
-			_, b, _ := joinstore.ParsePid(list[j]["pid"])
-			return a < b
-		})
+		sort.Slice(list, func(i, j int) bool { return list[i].Iter < list[j].Iter })
 	}
 	var walk func(parent, indent string)
 	walk = func(parent, indent string) {
@@ -387,27 +364,32 @@ func drawTree(w io.Writer, procs []map[string]string, sum reactor.Summary) {
 			if i == len(list)-1 {
 				branch, next = "└─ ", "   "
 			}
-			line := fmt.Sprintf("%s %s %s", p["pid"], p["resumeStep"], p["status"])
-			if v := p["lastEvalValid"]; v != "" {
-				line += map[string]string{"1": " (valid)", "0": " (invalid)"}[v]
+			line := fmt.Sprintf("%s %s %s", p.Pid, p.ResumeStep, p.Status)
+			if v := p.Valid; v != nil {
+				line += map[bool]string{true: " (valid)", false: " (invalid)"}[*v]
 			}
-			if p["paused"] == "1" {
+			if p.Paused {
 				line += " paused"
 			}
 			line += bracketed(reactor.AbortReason(p))
-			if p["target"] == "1" {
-				line += fmt.Sprintf("  join %s k=%s expect %s inbox %s fail %s", joins[p["pid"]].Status, p["k"], p["expect"], keysOf(p["inbox"]), p["fail"])
+			if j := p.Join; j != nil {
+				expect := make([]string, len(j.From))
+				for i, f := range j.From {
+					expect[i] = f.Node
+				}
+				e, _ := json.Marshal(expect)
+				line += fmt.Sprintf("  join %s k=%d expect %s inbox %s fail %s", joins[p.Pid].Status, j.K, e, keysOf(j.Inbox), j.Fail)
 			}
-			fmt.Fprintf(w, "%s%s%s  group %s\n", indent, branch, line, p["joinGroupId"])
-			walk(p["pid"], indent+next)
+			fmt.Fprintf(w, "%s%s%s  group %s\n", indent, branch, line, p.JoinGroupID)
+			walk(p.Pid, indent+next)
 		}
 	}
 	walk("", "")
 }
 
-func keysOf(obj string) string {
+func keysOf(obj json.RawMessage) string {
 	var m map[string]any
-	json.Unmarshal([]byte(obj), &m)
+	json.Unmarshal(obj, &m)
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

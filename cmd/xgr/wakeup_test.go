@@ -75,7 +75,7 @@ func TestRuleWakeUpUnderRun(t *testing.T) {
 		Processes []struct {
 			Step        string          `json:"resumeStep"`
 			Status      string          `json:"status"`
-			Valid       string          `json:"lastEvalValid"`
+			Valid       *bool           `json:"lastEvalValid"`
 			ResumePlain json.RawMessage `json:"resumePlain"`
 		}
 	}
@@ -83,7 +83,7 @@ func TestRuleWakeUpUnderRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := v.Processes[len(v.Processes)-1]
-	if w.Step != "wait" || w.Status != "done" || w.Valid != "1" {
+	if w.Step != "wait" || w.Status != "done" || w.Valid == nil || !*w.Valid {
 		t.Fatalf("the woken step: %+v", w)
 	}
 	for _, want := range []string{`"approved":true`, `"amount":"123456789012345678901234567890"`, `"result":"approved"`, `"sent":true`, `"fromSession":1`} {

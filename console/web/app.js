@@ -173,23 +173,23 @@ function processPanel(d, pid) {
   const hist = d.history.filter((h) => h.pid === pid);
   const row = (k, v) => (v === '' || v === undefined ? '' : `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`);
   const aborted = p.status === 'aborted' ? (p.abortReason || (p.killedAt ? 'killed' : 'hard error')) : '';
-  const waking = p.status === 'waiting' && !(p.target === '1' && p.closed !== '1') && config.actions !== 'off';
+  const waking = p.status === 'waiting' && !(p.target && !p.closed) && config.actions !== 'off';
   return `<h2 id="proc-title">Process ${esc(pid)} · ${esc(p.resumeStep)} ${pill(p.status)}</h2>
     <dl class="facts">
       ${row('Parent', esc(p.parentPid || '–'))}
       ${row('Join group', esc(p.joinGroupId))}
-      ${row('Last evaluation', { 1: 'valid', 0: 'invalid' }[p.lastEvalValid] || '–')}
-      ${row('Paused', p.paused === '1' ? 'yes' : 'no')}
+      ${row('Last evaluation', { true: 'valid', false: 'invalid' }[p.lastEvalValid] || '–')}
+      ${row('Paused', p.paused ? 'yes' : 'no')}
       ${row('Due (nextWakeAt)', p.nextWakeAt ? `${time(p.nextWakeAt)} <span class="dim">(${rel(p.nextWakeAt, d.now)})</span>` : '')}
       ${row('Lease', p.lease ? `token ${esc(p.lease)} until ${time(p.leaseUntil)} by ${esc(p.worker)}` : 'none')}
       ${row('Created', time(p.createdAt))}
       ${row('Updated', time(p.updatedAt))}
       ${aborted ? row('Abort reason', `<span class="bad" id="abort-reason">${esc(aborted)}</span>`) : ''}
     </dl>
-    ${p.target === '1' ? `<h3>Join</h3><dl class="facts">
+    ${p.target ? `<h3>Join</h3><dl class="facts">
       ${row('Outcome', join ? pill(join.status) : '')}
       ${row('k', esc(p.k))}${row('Policy', esc(p.policy))}
-      ${row('Expects', esc(p.expect))}${row('Got', esc((join && join.got || []).join(', ') || '–'))}
+      ${row('Expects', esc((p.expect || []).join(', ')))}${row('Got', esc((join && join.got || []).join(', ') || '–'))}
       ${row('Fail', `<code>${esc(p.fail || '{}')}</code>`)}</dl>
       <h4>Inbox</h4><pre class="json" id="inbox">${esc(pretty(p.inbox || '{}'))}</pre>` : ''}
     <h3>Payload</h3><pre class="json" id="payload">${esc(pretty(p.resumePlain || '{}'))}</pre>

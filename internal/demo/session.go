@@ -49,7 +49,7 @@ func (s Session) Finished() bool { return s.Status != StatusLive }
 
 // Judge reads a session's meta record and its processes' records
 // (joinstore.Store.Session and Processes).
-func Judge(root joinstore.Root, meta map[string]string, procs []map[string]string) (Session, error) {
+func Judge(root joinstore.Root, meta map[string]string, procs []joinstore.Process) (Session, error) {
 	s := Session{Owner: root.Owner, ID: root.RootPid, Flow: meta["ostcId"], Status: StatusLive}
 	if v := meta["steps"]; v != "" {
 		n, err := strconv.Atoi(v)
@@ -60,12 +60,11 @@ func Judge(root joinstore.Root, meta map[string]string, procs []map[string]strin
 	}
 	var last int64
 	for _, p := range procs {
-		_, iter, err := joinstore.ParsePid(p["pid"])
-		if err != nil {
+		if _, _, err := joinstore.ParsePid(p.Pid); err != nil {
 			return s, fmt.Errorf("session %s: %w", root, err)
 		}
-		if r, ok := result(p); ok && p["status"] == "done" && iter > last {
-			s.Result, last = r, iter
+		if r, ok := result(p); ok && p.Status == joinstore.StatusDone && p.Iter > last {
+			s.Result, last = r, p.Iter
 		}
 	}
 	if meta["status"] != "finished" {
@@ -86,7 +85,7 @@ func Judge(root joinstore.Root, meta map[string]string, procs []map[string]strin
 }
 
 // status judges a finished session: killed before failed before invalid.
-func status(meta map[string]string, procs []map[string]string) string {
+func status(meta map[string]string, procs []joinstore.Process) string {
 	if meta["killedAt"] != "" {
 		return StatusKilled
 	}
@@ -99,7 +98,7 @@ func status(meta map[string]string, procs []map[string]string) string {
 		default:
 			out = StatusFailed
 		}
-		if p["status"] == "done" && p["lastEvalValid"] == "0" && out == StatusOK {
+		if p.Status == joinstore.StatusDone && p.Valid != nil && !*p.Valid && out == StatusOK {
 			out = StatusInvalid
 		}
 	}
@@ -107,9 +106,9 @@ func status(meta map[string]string, procs []map[string]string) string {
 }
 
 // result is the "result" value of a process's payload, as text.
-func result(p map[string]string) (string, bool) {
+func result(p joinstore.Process) (string, bool) {
 	var payload map[string]any
-	if json.Unmarshal([]byte(p["resumePlain"]), &payload) != nil {
+	if json.Unmarshal(p.ResumePlain, &payload) != nil {
 		return "", false
 	}
 	switch v := payload["result"].(type) {

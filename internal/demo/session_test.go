@@ -11,8 +11,12 @@ import (
 func TestJudge(t *testing.T) {
 	root := joinstore.Root{Owner: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", RootPid: 7}
 	finished := map[string]string{"ostcId": "flow", "status": "finished", "steps": "3", "createdAt": "1000", "finishedAt": "1312"}
-	proc := func(pid, status, valid, reason, plain string) map[string]string {
-		return map[string]string{"pid": pid, "status": status, "lastEvalValid": valid, "abortReason": reason, "resumePlain": plain}
+	proc := func(pid, status, valid, reason, plain string) joinstore.Process {
+		p, err := joinstore.ParseProcess(map[string]string{"pid": pid, "status": status, "lastEvalValid": valid, "abortReason": reason, "resumePlain": plain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 	with := func(m map[string]string, k, v string) map[string]string {
 		out := map[string]string{}
@@ -25,33 +29,33 @@ func TestJudge(t *testing.T) {
 	cases := []struct {
 		name   string
 		meta   map[string]string
-		procs  []map[string]string
+		procs  []joinstore.Process
 		status string
 		result string
 	}{
-		{"all valid", finished, []map[string]string{
+		{"all valid", finished, []joinstore.Process{
 			proc("7:1", "done", "1", "", `{"result":"first"}`),
 			proc("7:3", "done", "1", "", `{"result":"last"}`),
 			proc("7:2", "done", "1", "", `{"result":"middle"}`),
 		}, StatusOK, "last"},
-		{"a join's losers are the design", finished, []map[string]string{
+		{"a join's losers are the design", finished, []joinstore.Process{
 			proc("7:1", "done", "1", "", `{}`),
 			proc("7:2", "aborted", "", "join-kill", `{"result":"never ran"}`),
 		}, StatusOK, ""},
-		{"an invalid branch", finished, []map[string]string{
+		{"an invalid branch", finished, []joinstore.Process{
 			proc("7:1", "done", "0", "", `{"result":"timed out"}`),
 		}, StatusInvalid, "timed out"},
-		{"a hard error wins over invalid", finished, []map[string]string{
+		{"a hard error wins over invalid", finished, []joinstore.Process{
 			proc("7:1", "done", "0", "", `{}`),
 			proc("7:2", "aborted", "", "step B1: boom", `{}`),
 		}, StatusFailed, ""},
-		{"a killed process", finished, []map[string]string{
+		{"a killed process", finished, []joinstore.Process{
 			proc("7:1", "aborted", "", "killed", `{}`),
 		}, StatusKilled, ""},
-		{"a killed session", with(finished, "killedAt", "1200"), []map[string]string{
+		{"a killed session", with(finished, "killedAt", "1200"), []joinstore.Process{
 			proc("7:1", "done", "1", "", `{"result":42}`),
 		}, StatusKilled, "42"},
-		{"live", with(finished, "status", "live"), []map[string]string{
+		{"live", with(finished, "status", "live"), []joinstore.Process{
 			proc("7:1", "done", "1", "", `{"result":"so far"}`),
 		}, StatusLive, "so far"},
 	}
@@ -76,12 +80,12 @@ func TestJudgeRefusesBrokenRecords(t *testing.T) {
 	root := joinstore.Root{Owner: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", RootPid: 7}
 	for _, c := range []struct {
 		meta  map[string]string
-		procs []map[string]string
+		procs []joinstore.Process
 		want  string
 	}{
 		{map[string]string{"steps": "many"}, nil, `steps "many" is not a count`},
 		{map[string]string{"status": "finished", "createdAt": "1"}, nil, `finishedAt "" is not a time in milliseconds`},
-		{map[string]string{}, []map[string]string{{"pid": "x"}}, `"x"`},
+		{map[string]string{}, []joinstore.Process{{Pid: "x"}}, `"x"`},
 	} {
 		if _, err := Judge(root, c.meta, c.procs); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), root.String()) {
 			t.Errorf("%v: %v, want an error naming the session and %q", c.meta, err, c.want)
