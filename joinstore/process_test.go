@@ -57,7 +57,7 @@ func TestParseProcess(t *testing.T) {
 			Iter: 1, Pid: "7:1", ThreadHeadPid: "7:1", Status: StatusRunning, ResumeStep: "A1", LastStep: "A0", Valid: &yes,
 			ResumePlain: json.RawMessage(`{"n":18446744073709551617}`), JoinGroupID: "0",
 			NextWakeAt: time.UnixMilli(1800000000100), CreatedAt: time.UnixMilli(1800000000000), UpdatedAt: time.UnixMilli(1800000000200),
-			Lease: &Lease{Token: 12, Holder: "r1", Until: time.UnixMilli(1800000030000), FirstChild: 3, Reserved: 2},
+			Lease:   &Lease{Token: 12, Holder: "r1", Until: time.UnixMilli(1800000030000), FirstChild: 3, Reserved: 2},
 			Reserve: 2, Bypass: true,
 		}},
 		{"every field of a join target", targetFields, Process{
