@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/rule"
 )
 
 // Rules for flag values by flag name, checked for every command before it
@@ -158,6 +159,10 @@ func checkListItem(name, v string) error {
 	case "executor":
 		if !common.IsHexAddress(v) {
 			return fmt.Errorf("--executor %q: not an address (want 0x and 40 hex digits)", v)
+		}
+	case "allow-host":
+		if err := rule.CheckAllowHost(v); err != nil {
+			return fmt.Errorf("--%v", err)
 		}
 	case "rpc-backend":
 		n, u, ok := strings.Cut(v, "=")

@@ -25,7 +25,7 @@ import (
 // only when asked to.
 func allowHostFlag() *cli.StringSliceFlag {
 	return &cli.StringSliceFlag{Name: "allow-host", EnvVars: []string{"XGR_ALLOW_HOST"},
-		Usage: "allow a non-public host for API calls: HOST or HOST=IP[:PORT] (repeatable)"}
+		Usage: "allow API calls to a non-public host on one port: HOST:PORT, or HOST=IP:PORT to send HOST there (repeatable)"}
 }
 
 func evalRPCFlag() *cli.StringFlag {

@@ -86,7 +86,7 @@ Examples:
    xgr simulate examples/ostc/nested_join.json --outcomes outcomes.json --deterministic
    xgr simulate flow.json --outcomes o.json --step A1 --payload in.json --json
    xgr simulate IterationofPiOSTC.json --rules rules/ --payload pi0.json --wait-override 0 --max-steps 1000
-   xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal`,
+   xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal:8080`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (for steps no rule source covers; required without --rules and --rpc)"},
 			&cli.StringFlag{Name: "rules", Usage: "rule directory: DIR/rules.json and files named after rule references"},
