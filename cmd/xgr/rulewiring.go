@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
@@ -71,7 +72,7 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 			// command; a malformed URL was refused before (exit 2).
 			return nil, cli.Exit(fmt.Sprintf("%s: %s: %v", cmd, flag, err), 1)
 		}
-		slog.Debug("connected", "flag", flag, "rpc", url, "chainId", id)
+		slog.Debug("connected", "flag", flag, "rpc", redact.URL(url), "chainId", id)
 		w.clients = append(w.clients, client)
 		return client, nil
 	}

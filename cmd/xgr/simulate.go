@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -224,7 +225,7 @@ func simulationRedis(c *cli.Context) (rdb redis.UniversalClient, shared bool, st
 	if c.IsSet("redis") {
 		opts, err := parseRedisAddr(c.String("redis"))
 		if err != nil {
-			return nil, false, nil, cli.Exit(fmt.Sprintf("simulate: --redis %q: %v", c.String("redis"), err), 2)
+			return nil, false, nil, cli.Exit(fmt.Sprintf("simulate: --redis %q: %v", redact.URL(c.String("redis")), err), 2)
 		}
 		rdb := redis.NewClient(opts)
 		if err := rdb.Ping(c.Context).Err(); err != nil {
