@@ -16,10 +16,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 )
 
-var (
-	reg  = common.HexToAddress("0x00000000000000000000000000000000000000AA")
-	rule = common.HexToAddress("0x00000000000000000000000000000000000000B1")
-)
+var reg = common.HexToAddress("0x00000000000000000000000000000000000000AA")
 
 func hashOf(n uint64) common.Hash { return common.BigToHash(new(big.Int).SetUint64(n + 1)) }
 
@@ -38,8 +35,9 @@ func TestKeysAreTheDocumentedOnes(t *testing.T) {
 		if err := idx.Commit(ctx, common.Hash{}, true, []indexstore.Block{block(10), block(11)}, nil, []indexstore.Change{
 			{Block: 10, Key: indexstore.OSTCKey(reg, "flow"), Fields: map[string]string{"json": "{}", "hash": hashOf(1).Hex()}},
 			{Block: 10, Key: indexstore.OwnerKey(reg), Fields: one},
-			{Block: 11, Key: "registry:" + "0x00000000000000000000000000000000000000aa", Fields: one},
-			{Block: 11, Key: "rule:" + "0x00000000000000000000000000000000000000b1", Fields: one},
+			// The indexer's own kinds (indexer.RuleKey and its discovered registries).
+			{Block: 11, Key: "registry:0x00000000000000000000000000000000000000aa", Fields: one},
+			{Block: 11, Key: "rule:0x00000000000000000000000000000000000000b1", Fields: one},
 			{Block: 11, Key: indexstore.StartKey("31337:0xab:3:order"), Fields: map[string]string{"status": "pending"}, Pending: true},
 		}); err != nil {
 			t.Fatal(err)
