@@ -18,13 +18,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/anvil"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
@@ -541,6 +541,6 @@ func (r *scenarioRecorder) of(owner string, session int64) map[string]scenario.E
 // newCacheSource serves orchestrations from the chain (the indexer's cache
 // stays empty: nothing follows the chain in a scenario run), verified
 // against the registry's recorded hash.
-func newCacheSource(store *joinstore.Store, env *scenarioEnv) reactor.Source {
-	return indexer.NewCacheSource(store.Index(env.ChainID), env.client)
+func newCacheSource(env *scenarioEnv) reactor.Source {
+	return indexer.NewCacheSource(indexstore.New(env.rdb, env.ChainID), env.client)
 }
