@@ -146,7 +146,7 @@ func (c *Console) handleWake(w http.ResponseWriter, r *http.Request) {
 	wreq := reactor.WakeRequest{Runner: root.Owner, Operator: true}
 	if len(req.Payload) > 0 && string(req.Payload) != "null" {
 		var err error
-		if wreq.Overlay, err = reactor.UnmarshalPayload(req.Payload); err != nil {
+		if wreq.Overlay, err = reactor.ParseWakePayload(req.Payload); err != nil {
 			badRequest("payload: %v", err).write(w)
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 )
@@ -27,7 +28,7 @@ type Config struct {
 	// nil Index means the replica follows no chain.
 	Chain   indexer.HeadReader
 	ChainID uint64
-	Index   *joinstore.Index
+	Index   *indexstore.Index
 	// Gateway is the JSON-RPC gateway's handler: when set, the page's
 	// actions post permits its wallet signed to it under /ui/rpc.
 	// ControlContract is the control-domain verifyingContract permits are

@@ -114,6 +114,15 @@ func TestConsoleDirectActions(t *testing.T) {
 	if code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", `{"owner":"`+root.Owner+`","pid":"1:1","payload":[1]}`, true); code != 400 || !strings.Contains(body, "payload: want a JSON object") {
 		t.Errorf("wake with an array: %d %s", code, body)
 	}
+	for _, bad := range []string{`{"a":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`, `{"ok": 1, "ok": 2}`} {
+		code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", `{"owner":"`+root.Owner+`","pid":"1:1","payload":`+bad+`}`, true)
+		if code != 400 || !strings.Contains(body, "nested deeper than 32 levels") && !strings.Contains(body, "payload.ok: duplicate member name") {
+			t.Errorf("wake with %.20s…: %d %.300s", bad, code, body)
+		}
+	}
+	if p, _ := store.Process(ctx, root, 1); p["resumePlain"] != `{"n": 1}` {
+		t.Fatalf("a refused wake changed the payload: %s", p["resumePlain"])
+	}
 	code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", wake, true)
 	if code != 200 || !strings.Contains(body, `"woken":1`) {
 		t.Fatalf("wake: %d %s", code, body)

@@ -61,7 +61,7 @@ func TestConsolePermitWakeIsBound(t *testing.T) {
 		root = res.Root // the second session
 	}
 	contract := common.HexToAddress("0x0000000000000000000000000000000000000729")
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: src, Owners: ownerOf(owner), ChainID: big.NewInt(31337), ControlContract: contract})
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: src, Owners: ownerOf(owner), ChainID: big.NewInt(31337), ControlContract: contract, AnyRegistry: true})
 	if err != nil {
 		t.Fatal(err)
 	}

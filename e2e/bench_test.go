@@ -19,6 +19,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/contracts/xrc729"
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -64,7 +65,7 @@ func BenchmarkBackfill(b *testing.B) {
 		bare := time.Since(start)
 
 		rdb := testenv.StartRedis(b).Client()
-		idx := joinstore.New(rdb, joinstore.Config{}).Index(31337)
+		idx := indexstore.New(rdb, 31337)
 		f := &indexer.Follower{Chain: anvil.Client, ChainID: 31337, Index: idx, Registries: regs, Range: indexer.NewRangeSizer(2000, 0), Log: discard()}
 		start = time.Now()
 		for {
@@ -112,7 +113,7 @@ func BenchmarkLiveLag(b *testing.B) {
 	ctx := context.Background()
 	reg, _ := testenv.DeployXRC729(b, anvil, chain.RegistryInit{})
 	rdb := testenv.StartRedis(b).Client()
-	idx := joinstore.New(rdb, joinstore.Config{}).Index(31337)
+	idx := indexstore.New(rdb, 31337)
 	svc := &indexer.Service{Follower: &indexer.Follower{Chain: anvil.Client, ChainID: 31337, Index: idx, Registries: []common.Address{reg.Address}, Log: discard()},
 		Poll: 20 * time.Millisecond, Log: discard()}
 	runCtx, cancel := context.WithCancel(ctx)
@@ -129,7 +130,7 @@ func BenchmarkLiveLag(b *testing.B) {
 		}
 		start := time.Now()
 		for {
-			if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, id)); e != nil {
+			if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, id)); e != nil {
 				break
 			}
 			time.Sleep(time.Millisecond)
@@ -168,7 +169,7 @@ triggers:
 	}
 	rdb := testenv.StartRedis(b).Client()
 	store := joinstore.New(rdb, joinstore.Config{})
-	idx := store.Index(31337)
+	idx := indexstore.New(rdb, 31337)
 	source := indexer.NewCacheSource(idx, anvil.Client)
 	claimed := make(chan time.Time, 1024)
 	exec, _ := reactor.ParseOutcomes([]byte(`{"default":{"result":"valid"}}`))

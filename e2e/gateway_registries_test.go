@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/rpc/client"
@@ -30,7 +31,7 @@ func TestGatewayRefusesUnfollowedRegistry(t *testing.T) {
 	other, rcpt := testenv.DeployXRC729(t, g.anvil, chain.RegistryInit{IDs: []string{"approval"}, JSONs: [][]byte{[]byte(approvalFlow)}})
 	// The indexer sees the deployment's block (and nothing of the
 	// unfollowed registry); from here on only the calls write.
-	idx := g.store.Index(uint64(g.chainID))
+	idx := indexstore.New(g.rdb, uint64(g.chainID))
 	eventually(t, 20*time.Second, "the indexer reaches the deployment's block", func() bool {
 		h, ok, _ := idx.Head(ctx)
 		return ok && h.Number >= rcpt.BlockNumber.Uint64()

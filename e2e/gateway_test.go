@@ -26,6 +26,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -387,10 +388,10 @@ func startRunGatewayWith(t *testing.T, follow func(reg common.Address) string) *
 	g.chainID, g.precomp = id, core.Precompile
 	// The indexer has caught up (both orchestrations and the owner cached),
 	// so that only the calls under test write to Redis from here on.
-	idx := g.store.Index(uint64(id))
+	idx := indexstore.New(g.rdb, uint64(id))
 	eventually(t, 30*time.Second, "the indexer caches the registry", func() bool {
 		n, _ := idx.Count(context.Background(), "ostc:")
-		o, _ := idx.Entry(context.Background(), joinstore.OwnerKey(reg.Address))
+		o, _ := idx.Entry(context.Background(), indexstore.OwnerKey(reg.Address))
 		return n == 2 && o["owner"] == g.ownerHex
 	})
 	return g

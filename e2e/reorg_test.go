@@ -7,9 +7,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // A reorg made with anvil_reorg rewinds the cache to what the new chain holds.
@@ -23,7 +23,7 @@ func TestAnvilReorgRewindsTheCache(t *testing.T) {
 	reg.Put(ctx, s, "flow", v1)
 	anvil.Mine(t, 2)
 	reg.Put(ctx, s, "flow", v2)
-	idx := joinstore.New(redis.Client(), joinstore.Config{}).Index(31337)
+	idx := indexstore.New(redis.Client(), 31337)
 	f := &indexer.Follower{Chain: anvil.Client, ChainID: 31337, Index: idx, Registries: []common.Address{reg.Address}, Log: discard()}
 	step := func() indexer.Progress {
 		p, err := f.Step(ctx)
@@ -34,7 +34,7 @@ func TestAnvilReorgRewindsTheCache(t *testing.T) {
 	}
 	for p := step(); p.To < p.Head; p = step() {
 	}
-	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow")); e["version"] != "2" {
+	if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow")); e["version"] != "2" {
 		t.Fatalf("before the reorg: %v", e)
 	}
 	// Replace the block with the update by two empty blocks.
@@ -48,7 +48,7 @@ func TestAnvilReorgRewindsTheCache(t *testing.T) {
 	}
 	for p := step(); p.To < p.Head; p = step() {
 	}
-	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	if e["version"] != "1" || e["json"] != string(v1) {
 		t.Fatalf("after the reorg the cache must hold version 1: %v", e)
 	}

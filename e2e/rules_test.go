@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -107,7 +108,7 @@ triggers:
 		}
 	}
 	// The rules came from the indexer's verified cache.
-	idx := store.Index(31337)
+	idx := indexstore.New(redis.Client(), 31337)
 	if n, _ := idx.Count(ctx, "rule:"); n != 5 {
 		t.Errorf("%d rules cached, want 5", n)
 	}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/xgr-sidecar/xgr/contracts/xrc729"
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // tamperProxy forwards JSON-RPC to anvil but answers every eth_call of
@@ -54,7 +54,7 @@ func TestTamperingRPCProxyIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	idx := joinstore.New(redis.Client(), joinstore.Config{}).Index(31337)
+	idx := indexstore.New(redis.Client(), 31337)
 	f := &indexer.Follower{Chain: client, ChainID: 31337, Index: idx, Registries: []common.Address{reg.Address}, Log: discard()}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -69,7 +69,7 @@ func TestTamperingRPCProxyIsCaught(t *testing.T) {
 			t.Fatal("no progress")
 		}
 	}
-	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != "" || !strings.Contains(e["mismatch"], "keccak256(getOSTC)") {
 		t.Fatalf("the tampered text reached the cache: %v", e)
 	}

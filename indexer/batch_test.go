@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // batchLimit refuses batches longer than limit as an XGR node started
@@ -46,7 +46,7 @@ func TestFollowThroughANodeBatchLimit(t *testing.T) {
 	f.Range = NewRangeSizer(2000, 0)
 	catchUp(t, f)
 	for i, id := range ids {
-		if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, id)); e["json"] != string(docs[i]) {
+		if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, id)); e["json"] != string(docs[i]) {
 			t.Fatalf("%s: %v", id, e)
 		}
 	}

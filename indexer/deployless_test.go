@@ -12,9 +12,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -65,7 +65,7 @@ func TestFollowWithAndWithoutDeploylessCalls(t *testing.T) {
 			f.Range = NewRangeSizer(2, 0)
 			catchUp(t, f)
 			for _, id := range ids {
-				if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) || e["valid"] != "1" {
+				if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) || e["valid"] != "1" {
 					t.Fatalf("%s: %v", id, e)
 				}
 			}
@@ -113,13 +113,13 @@ func TestForgedDeploylessAnswerIsCaught(t *testing.T) {
 	if !forged || !f.batcher.Deployless() {
 		t.Fatalf("forged %v, deployless %v: the deployless path was not taken", forged, f.batcher.Deployless())
 	}
-	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, ids[0]))
+	e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, ids[0]))
 	h := registry.Hash(doc).Hex()
 	if e["json"] != "" || !strings.HasPrefix(e["mismatch"], "event "+h+", getOSTCMeta 0x") || strings.Contains(e["mismatch"], "getOSTCMeta "+h) {
 		t.Fatalf("the forged entry: %v", e)
 	}
 	for _, id := range ids[1:] {
-		if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) {
+		if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) {
 			t.Fatalf("%s: %v", id, e)
 		}
 	}
@@ -180,7 +180,7 @@ func TestMismatchRecordedWithItsPart(t *testing.T) {
 	honest.Store(true)
 	catchUp(t, f)
 	for _, id := range ids {
-		if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) {
+		if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) {
 			t.Fatalf("%s: %v", id, e)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/indexstore"
 )
 
 // Followed tells which XRC-729 registries the indexer follows: those the
@@ -18,7 +18,7 @@ type Followed struct {
 	Registries []common.Address
 	Discover   bool
 	// Index is the chain's index (needed with Discover).
-	Index *joinstore.Index
+	Index *indexstore.Index
 }
 
 // Follows reports whether registry is followed: a configured one is

@@ -11,8 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // Follower follows XRC-729 registries on one chain into the verified cache.
@@ -30,7 +30,7 @@ import (
 type Follower struct {
 	Chain   chain.Backend
 	ChainID uint64
-	Index   *joinstore.Index
+	Index   *indexstore.Index
 	// Registries are the XRC-729 contracts to follow.
 	Registries []common.Address
 	// Discover also follows every XRC-729 registry that announces itself
@@ -226,7 +226,7 @@ func (f *Follower) pruned(ctx context.Context, to uint64) ([]uint64, error) {
 
 // rewind finds the newest window block the chain still has and undoes
 // everything above it.
-func (f *Follower) rewind(ctx context.Context, head joinstore.IndexBlock, p Progress) (Progress, error) {
+func (f *Follower) rewind(ctx context.Context, head indexstore.Block, p Progress) (Progress, error) {
 	blocks, err := f.Index.Window(ctx)
 	if err != nil {
 		return p, err
@@ -245,7 +245,7 @@ func (f *Follower) rewind(ctx context.Context, head joinstore.IndexBlock, p Prog
 	if err != nil {
 		return p, err
 	}
-	undone, kept, err := f.Index.Rewind(ctx, head.Hash, joinstore.IndexBlock{Number: anc.Number, Hash: anc.Hash, Parent: anc.Parent})
+	undone, kept, err := f.Index.Rewind(ctx, head.Hash, indexstore.Block{Number: anc.Number, Hash: anc.Hash, Parent: anc.Parent})
 	if err != nil {
 		return p, err
 	}
@@ -281,8 +281,8 @@ func (f *Follower) loadDiscovered(ctx context.Context) {
 
 // starts records the session starts a log asks for; they run once their
 // block is confirmed.
-func (f *Follower) starts(l types.Log) ([]joinstore.Change, error) {
-	var out []joinstore.Change
+func (f *Follower) starts(l types.Log) ([]indexstore.Change, error) {
+	var out []indexstore.Change
 	for _, t := range f.Triggers {
 		s, ok, err := t.Match(f.ChainID, l)
 		if err != nil {
@@ -300,7 +300,7 @@ func (f *Follower) starts(l types.Log) ([]joinstore.Change, error) {
 		if t.Pin != (common.Hash{}) {
 			fields["pin"] = t.Pin.Hex()
 		}
-		out = append(out, joinstore.Change{Block: s.Block, Key: joinstore.StartKey(s.Key), Fields: fields, Pending: true})
+		out = append(out, indexstore.Change{Block: s.Block, Key: indexstore.StartKey(s.Key), Fields: fields, Pending: true})
 	}
 	return out, nil
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -43,9 +43,9 @@ func catchUp(t *testing.T, f *Follower) {
 	t.Fatal("the follower made no progress")
 }
 
-func newFollower(t *testing.T, c chain.Backend, regs ...common.Address) (*Follower, *joinstore.Index) {
+func newFollower(t *testing.T, c chain.Backend, regs ...common.Address) (*Follower, *indexstore.Index) {
 	rdb := testenv.StartRedis(t).Client()
-	idx := joinstore.New(rdb, joinstore.Config{}).Index(1337)
+	idx := indexstore.New(rdb, 1337)
 	return &Follower{Chain: c, ChainID: 1337, Index: idx, Registries: regs, Range: NewRangeSizer(3, 0)}, idx
 }
 
@@ -60,7 +60,7 @@ func TestFollowRegisterUpdateDelete(t *testing.T) {
 	}
 	f, idx := newFollower(t, sim.Backend(), reg.Address)
 	catchUp(t, f)
-	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != string(a) || e["version"] != "1" || e["valid"] != "1" || e["hash"] != registry.Hash(a).Hex() {
 		t.Fatalf("entry after put: %v", e)
 	}
@@ -70,17 +70,17 @@ func TestFollowRegisterUpdateDelete(t *testing.T) {
 	sim.Mine(5)
 	reg.Delete(ctx, s, "other")
 	catchUp(t, f)
-	e, _ = idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ = idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != string(b) || e["version"] != "2" {
 		t.Fatalf("entry after update: %v", e)
 	}
-	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "other")); e != nil {
+	if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "other")); e != nil {
 		t.Fatalf("deleted entry still cached: %v", e)
 	}
 	// An invalid document is cached with its validation result.
 	reg.Put(ctx, s, "broken", []byte(`{"id":"x","structure":{}}`))
 	catchUp(t, f)
-	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "broken")); e["valid"] != "0" || !strings.Contains(e["problems"], "no steps") {
+	if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "broken")); e["valid"] != "0" || !strings.Contains(e["problems"], "no steps") {
 		t.Fatalf("invalid document: %v", e)
 	}
 }
@@ -130,7 +130,7 @@ func TestTamperedTextIsNeverServed(t *testing.T) {
 	reg.Put(ctx, testenv.Sender(t, sim, 0), "flow", example(t, "nested_join.json"))
 	f, idx := newFollower(t, tamper{sim.Backend()}, reg.Address)
 	catchUp(t, f)
-	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != "" || !strings.Contains(e["mismatch"], "keccak256(getOSTC)") {
 		t.Fatalf("tampered entry: %v", e)
 	}
@@ -149,7 +149,7 @@ func TestReorgRewindsTheCache(t *testing.T) {
 	reg.Put(ctx, s, "flow", example(t, "minimal_join.json")) // version 2, to be reorged away
 	f, idx := newFollower(t, sim.Backend(), reg.Address)
 	catchUp(t, f)
-	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow")); e["version"] != "2" {
+	if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow")); e["version"] != "2" {
 		t.Fatalf("before the reorg: %v", e)
 	}
 	// Fork at base: block 4, which held the update, is replaced.
@@ -161,14 +161,14 @@ func TestReorgRewindsTheCache(t *testing.T) {
 	if err != nil || !p.Rewound || p.To != base.Number.Uint64() {
 		t.Fatalf("the step after the reorg must rewind to block %d: %+v %v", base.Number, p, err)
 	}
-	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	if e["version"] != "1" || e["json"] != string(example(t, "nested_join.json")) {
 		t.Fatalf("after the rewind the cache must hold version 1 again: %v", e)
 	}
 	// The simulated chain re-includes the pending update in the new chain:
 	// following it caches version 2 again, from the new block.
 	catchUp(t, f)
-	e, _ = idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ = idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	newBlock4, _ := sim.Client.HeaderByNumber(ctx, big.NewInt(4))
 	if e["version"] != "2" || e["block"] != "4" {
 		t.Fatalf("the re-included update: %v", e)
@@ -183,7 +183,7 @@ func TestReorgRewindsTheCache(t *testing.T) {
 	}
 }
 
-func containsBlock(w []joinstore.IndexBlock, h common.Hash) bool {
+func containsBlock(w []indexstore.Block, h common.Hash) bool {
 	for _, b := range w {
 		if b.Hash == h {
 			return true
@@ -205,10 +205,10 @@ func TestDiscoverRegistries(t *testing.T) {
 	b, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{})
 	b.Put(ctx, testenv.Sender(t, sim, 0), "two", example(t, "minimal_join.json"))
 	catchUp(t, f)
-	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(a.Address, "one")); e["valid"] != "1" {
+	if e, _ := idx.Entry(ctx, indexstore.OSTCKey(a.Address, "one")); e["valid"] != "1" {
 		t.Fatalf("registry a, written in its constructor: %v", e)
 	}
-	if e, _ := idx.Entry(ctx, joinstore.OSTCKey(b.Address, "two")); e["valid"] != "1" {
+	if e, _ := idx.Entry(ctx, indexstore.OSTCKey(b.Address, "two")); e["valid"] != "1" {
 		t.Fatalf("registry b: %v", e)
 	}
 	// A restarted follower knows both without seeing the deployments again.
@@ -272,8 +272,7 @@ func TestRestartMidBackfill(t *testing.T) {
 		sim.Mine(i % 4)
 	}
 	rdb := testenv.StartRedis(t).Client()
-	store := joinstore.New(rdb, joinstore.Config{})
-	interrupted, whole := store.Index(1337), store.Index(7331)
+	interrupted, whole := indexstore.New(rdb, 1337), indexstore.New(rdb, 7331)
 	first := &Follower{Chain: sim.Backend(), ChainID: 1337, Index: interrupted, Registries: []common.Address{reg.Address}, Range: NewRangeSizer(4, 0)}
 	for i := 0; i < 5; i++ {
 		if _, err := first.Step(ctx); err != nil {
@@ -284,7 +283,7 @@ func TestRestartMidBackfill(t *testing.T) {
 	catchUp(t, second)
 	catchUp(t, &Follower{Chain: sim.Backend(), ChainID: 1337, Index: whole, Registries: []common.Address{reg.Address}, Range: NewRangeSizer(50, 0)})
 	for i := 0; i < 7; i++ {
-		key := joinstore.OSTCKey(reg.Address, fmt.Sprintf("id%d", i))
+		key := indexstore.OSTCKey(reg.Address, fmt.Sprintf("id%d", i))
 		a, _ := interrupted.Entry(ctx, key)
 		b, _ := whole.Entry(ctx, key)
 		if fmt.Sprint(a) != fmt.Sprint(b) {

@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // TopicOwnershipTransferred is topic0 of OwnershipTransferred, which an
@@ -56,10 +56,10 @@ func DecodeOwnership(l types.Log) (OwnerChange, bool, error) {
 }
 
 // Entry is the cache change an ownership transfer makes: the registry's
-// owner entry (joinstore.OwnerKey) with owner (lower-case 0x address),
+// owner entry (indexstore.OwnerKey) with owner (lower-case 0x address),
 // block and tx.
-func (o OwnerChange) Entry() joinstore.Change {
-	return joinstore.Change{Block: o.Block, Key: joinstore.OwnerKey(o.Registry), Fields: map[string]string{
+func (o OwnerChange) Entry() indexstore.Change {
+	return indexstore.Change{Block: o.Block, Key: indexstore.OwnerKey(o.Registry), Fields: map[string]string{
 		"owner": strings.ToLower(o.Owner.Hex()), "block": strconv.FormatUint(o.Block, 10), "tx": o.TxHash.Hex(),
 	}}
 }
@@ -85,7 +85,7 @@ var ErrOwnerUnknown = errors.New("registry owner unknown")
 // at the node's latest block through Chain, not cached. Without a Chain that
 // case is an error wrapping ErrOwnerUnknown.
 func (s *CacheSource) Owner(ctx context.Context, registry common.Address) (common.Address, error) {
-	e, err := s.Index.Entry(ctx, joinstore.OwnerKey(registry))
+	e, err := s.Index.Entry(ctx, indexstore.OwnerKey(registry))
 	if err != nil {
 		return common.Address{}, fmt.Errorf("read the cached owner of registry %s: %w", registry.Hex(), err)
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 func TestDecodeOwnership(t *testing.T) {
@@ -32,7 +32,7 @@ func TestDecodeOwnership(t *testing.T) {
 		t.Fatalf("entry %+v", e)
 	}
 	// A checksummed and a lower-case spelling name one key.
-	if joinstore.OwnerKey(reg) != joinstore.OwnerKey(common.HexToAddress(strings.ToLower(reg.Hex()))) {
+	if indexstore.OwnerKey(reg) != indexstore.OwnerKey(common.HexToAddress(strings.ToLower(reg.Hex()))) {
 		t.Fatal("OwnerKey depends on the spelling")
 	}
 
@@ -71,9 +71,9 @@ func TestParseOwnerEntry(t *testing.T) {
 
 // ownerEntry fails the test unless the index holds owner, block and tx of r
 // as the owner entry of reg.
-func ownerEntry(t *testing.T, idx *joinstore.Index, reg, owner common.Address, r *types.Receipt) {
+func ownerEntry(t *testing.T, idx *indexstore.Index, reg, owner common.Address, r *types.Receipt) {
 	t.Helper()
-	e, err := idx.Entry(context.Background(), joinstore.OwnerKey(reg))
+	e, err := idx.Entry(context.Background(), indexstore.OwnerKey(reg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestFollowOwner(t *testing.T) {
 	if o, err := src.Owner(ctx, reg.Address); err != nil || o != sim.Address(0) {
 		t.Fatalf("owner after deploy: %s %v", o.Hex(), err)
 	}
-	if e, _ := idx.Entry(ctx, joinstore.OwnerKey(unfollowed.Address)); e != nil {
+	if e, _ := idx.Entry(ctx, indexstore.OwnerKey(unfollowed.Address)); e != nil {
 		t.Fatalf("an unfollowed registry has an owner entry: %v", e)
 	}
 
@@ -165,7 +165,7 @@ func TestReorgRestoresTheOwner(t *testing.T) {
 	// The simulated chain re-includes the dropped transfer in the new chain:
 	// following it records the transfer again, from its new block.
 	catchUp(t, f)
-	e, _ := idx.Entry(ctx, joinstore.OwnerKey(reg.Address))
+	e, _ := idx.Entry(ctx, indexstore.OwnerKey(reg.Address))
 	if e["owner"] != strings.ToLower(sim.Address(2).Hex()) || e["block"] != new(big.Int).Add(base.Number, common.Big1).String() || e["tx"] != second.Hex() {
 		t.Fatalf("the re-included transfer: %v", e)
 	}
@@ -185,7 +185,7 @@ func TestOwnerFallsBackToTheChain(t *testing.T) {
 	catchUp(t, f)
 	src := NewCacheSource(idx, sim.Backend())
 	for _, reg := range []*chain.Registry{unfollowed, early} {
-		if e, _ := idx.Entry(ctx, joinstore.OwnerKey(reg.Address)); e != nil {
+		if e, _ := idx.Entry(ctx, indexstore.OwnerKey(reg.Address)); e != nil {
 			t.Fatalf("owner entry of %s: %v", reg.Address.Hex(), e)
 		}
 		if o, err := src.Owner(ctx, reg.Address); err != nil || o != sim.Address(0) {
@@ -199,7 +199,7 @@ func TestOwnerFallsBackToTheChain(t *testing.T) {
 	if o, err := src.Owner(ctx, unfollowed.Address); err != nil || o != sim.Address(3) {
 		t.Fatalf("live owner after a transfer: %s %v", o.Hex(), err)
 	}
-	if e, _ := idx.Entry(ctx, joinstore.OwnerKey(unfollowed.Address)); e != nil {
+	if e, _ := idx.Entry(ctx, indexstore.OwnerKey(unfollowed.Address)); e != nil {
 		t.Fatalf("a live read was cached: %v", e)
 	}
 	// A transfer of the followed registry above the start block is indexed.
@@ -217,7 +217,7 @@ func TestOwnerFallsBackToTheChain(t *testing.T) {
 }
 
 func TestOwnerWithoutChainOrEntry(t *testing.T) {
-	idx := joinstore.New(testenv.StartRedis(t).Client(), joinstore.Config{}).Index(1337)
+	idx := indexstore.New(testenv.StartRedis(t).Client(), 1337)
 	reg := common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
 	_, err := NewCacheSource(idx, nil).Owner(context.Background(), reg)
 	if !errors.Is(err, ErrOwnerUnknown) || !strings.Contains(err.Error(), reg.Hex()) || !strings.Contains(err.Error(), "no chain") {

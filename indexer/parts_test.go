@@ -8,9 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 func TestCommitCuts(t *testing.T) {
@@ -64,19 +64,19 @@ func partsChain(t *testing.T) (*testenv.Sim, *chain.Registry) {
 
 // sameIndex fails unless two indexes hold the same entries of the five ids
 // and the same checkpoint.
-func sameIndex(t *testing.T, reg *chain.Registry, got, want *joinstore.Index) {
+func sameIndex(t *testing.T, reg *chain.Registry, got, want *indexstore.Index) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range 5 {
-		key := joinstore.OSTCKey(reg.Address, fmt.Sprintf("id%d", i))
+		key := indexstore.OSTCKey(reg.Address, fmt.Sprintf("id%d", i))
 		a, _ := got.Entry(ctx, key)
 		b, _ := want.Entry(ctx, key)
 		if fmt.Sprint(a) != fmt.Sprint(b) {
 			t.Fatalf("id%d differs:\n got %v\nwant %v", i, a, b)
 		}
 	}
-	a, _ := got.Entry(ctx, joinstore.OwnerKey(reg.Address))
-	b, _ := want.Entry(ctx, joinstore.OwnerKey(reg.Address))
+	a, _ := got.Entry(ctx, indexstore.OwnerKey(reg.Address))
+	b, _ := want.Entry(ctx, indexstore.OwnerKey(reg.Address))
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Fatalf("owner entry %v, want %v", a, b)
 	}

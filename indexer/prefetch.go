@@ -5,7 +5,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/indexstore"
 )
 
 // aheadParts bounds how many verified parts a prefetch holds before the
@@ -126,7 +126,7 @@ func (p *prefetch) wait(ctx context.Context) (readAhead, bool) {
 // range, and let go otherwise. When the part does not fit it returns nil,
 // the prefetch is dropped and the caller reads the range itself; read
 // errors of the prefetch are left to that fresh read to report.
-func (f *Follower) takePrefetch(ctx context.Context, from uint64, head joinstore.IndexBlock, indexed bool) *rangeRead {
+func (f *Follower) takePrefetch(ctx context.Context, from uint64, head indexstore.Block, indexed bool) *rangeRead {
 	p := f.ahead
 	if p == nil {
 		return nil

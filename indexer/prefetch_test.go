@@ -9,9 +9,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // During a backfill each step reads the next range ahead; a reorg of that
@@ -53,7 +53,7 @@ func TestPrefetchedRangeDroppedAfterAReorg(t *testing.T) {
 	fresh, freshIdx := newFollower(t, sim.Backend(), reg.Address)
 	catchUp(t, fresh)
 	for _, id := range []string{"id0", "id1", "id2", "id3", "id4", "id5", "new0", "new5"} {
-		key := joinstore.OSTCKey(reg.Address, id)
+		key := indexstore.OSTCKey(reg.Address, id)
 		got, _ := idx.Entry(ctx, key)
 		want, _ := freshIdx.Entry(ctx, key)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -84,13 +84,13 @@ func TestTakePrefetchChecksWhereItFits(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		from    uint64
-		head    joinstore.IndexBlock
+		head    indexstore.Block
 		indexed bool
 		want    bool
 	}{
 		{"the next range", head.Number + 1, head, true, true},
 		{"another start block", head.Number + 2, head, true, false},
-		{"another checkpoint hash", head.Number + 1, joinstore.IndexBlock{Number: head.Number, Hash: common.Hash{1}}, true, false},
+		{"another checkpoint hash", head.Number + 1, indexstore.Block{Number: head.Number, Hash: common.Hash{1}}, true, false},
 		{"an empty index", head.Number + 1, head, false, false},
 	} {
 		f.startPrefetch(ctx, &rangeRead{to: head.Number, last: head, scope: f.scope()}, head.Number+3)

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/indexstore"
 )
 
 // scope is what a range is read for besides the configured registries:
@@ -37,13 +37,13 @@ const DefaultCommitLogs = 1000
 type rangeRead struct {
 	from, to uint64
 	// first and last are the ends (for a whole range read before its logs).
-	first, last joinstore.IndexBlock
+	first, last indexstore.Block
 	// anchor is the last block of the range the logs were read for, read
 	// before them: while the chain still holds it, it holds every block
 	// the logs came from.
-	anchor  joinstore.IndexBlock
-	blocks  map[uint64]joinstore.IndexBlock
-	changes []joinstore.Change
+	anchor  indexstore.Block
+	blocks  map[uint64]indexstore.Block
+	changes []indexstore.Change
 	// mismatches are recorded when the part commits.
 	mismatches []mismatch
 	scope      scope
@@ -67,9 +67,9 @@ type rangeRead struct {
 // canonical blocks), not yet turned into changes.
 type span struct {
 	from, to    uint64
-	first, last joinstore.IndexBlock
-	anchor      joinstore.IndexBlock
-	blocks      map[uint64]joinstore.IndexBlock
+	first, last indexstore.Block
+	anchor      indexstore.Block
+	blocks      map[uint64]indexstore.Block
 	logs        []types.Log
 	// cuts are the last blocks of the parts but the last, ascending.
 	cuts      []uint64
@@ -84,7 +84,7 @@ type span struct {
 // expectParent, when not nil, is the hash the range must continue; a range
 // that does not is returned with only its ends read.
 func (f *Follower) readRange(ctx context.Context, sc scope, from, to, tip uint64, expectParent *common.Hash) (*rangeRead, error) {
-	r := &rangeRead{from: from, to: to, scope: sc, blocks: map[uint64]joinstore.IndexBlock{}}
+	r := &rangeRead{from: from, to: to, scope: sc, blocks: map[uint64]indexstore.Block{}}
 	// The ends come first: if the chain still has the same block at `to`
 	// later, it had it while the logs were read.
 	ends := []uint64{from}
@@ -120,7 +120,7 @@ func (f *Follower) readRange(ctx context.Context, sc scope, from, to, tip uint64
 	var need []uint64
 	ask := func(n uint64) {
 		if _, ok := r.blocks[n]; !ok {
-			r.blocks[n] = joinstore.IndexBlock{}
+			r.blocks[n] = indexstore.Block{}
 			need = append(need, n)
 		}
 	}
@@ -192,8 +192,8 @@ func (f *Follower) verifySpan(ctx context.Context, s *span) (*rangeRead, error) 
 // decodeLogs turns logs into cache changes, in log order: trigger starts,
 // discovered registries, rule updates, owners, and a placeholder (empty
 // Key) for each registry write, listed in reads, which verifyAll fills.
-func (f *Follower) decodeLogs(ctx context.Context, sc scope, logs []types.Log) ([]joinstore.Change, []pendingRead, error) {
-	var changes []joinstore.Change
+func (f *Follower) decodeLogs(ctx context.Context, sc scope, logs []types.Log) ([]indexstore.Change, []pendingRead, error) {
+	var changes []indexstore.Change
 	var reads []pendingRead
 	for _, l := range logs {
 		starts, err := f.starts(l)
@@ -202,7 +202,7 @@ func (f *Follower) decodeLogs(ctx context.Context, sc scope, logs []types.Log) (
 		}
 		changes = append(changes, starts...)
 		if f.Discover && len(l.Topics) > 0 && l.Topics[0] == TopicXRC729Deployed {
-			changes = append(changes, joinstore.Change{Block: l.BlockNumber, Key: "registry:" + strings.ToLower(l.Address.Hex()),
+			changes = append(changes, indexstore.Change{Block: l.BlockNumber, Key: "registry:" + strings.ToLower(l.Address.Hex()),
 				Fields: map[string]string{"address": l.Address.Hex(), "block": strconv.FormatUint(l.BlockNumber, 10), "tx": l.TxHash.Hex()}})
 			continue
 		}
@@ -227,7 +227,7 @@ func (f *Follower) decodeLogs(ctx context.Context, sc scope, logs []types.Log) (
 		}
 		if ok {
 			// Placeholder; filled by the batched reads, in log order.
-			changes = append(changes, joinstore.Change{})
+			changes = append(changes, indexstore.Change{})
 			reads = append(reads, pendingRead{at: len(changes) - 1, c: c})
 		}
 	}
@@ -245,9 +245,9 @@ func (s *span) split() (part, rest *span) {
 	for k < len(s.logs) && s.logs[k].BlockNumber <= c {
 		k++
 	}
-	part = &span{from: s.from, to: c, first: s.first, last: s.blocks[c], anchor: s.anchor, blocks: map[uint64]joinstore.IndexBlock{},
+	part = &span{from: s.from, to: c, first: s.first, last: s.blocks[c], anchor: s.anchor, blocks: map[uint64]indexstore.Block{},
 		logs: s.logs[:k:k], scope: s.scope, continued: s.continued}
-	rest = &span{from: c + 1, to: s.to, first: s.blocks[c+1], last: s.last, anchor: s.anchor, blocks: map[uint64]joinstore.IndexBlock{},
+	rest = &span{from: c + 1, to: s.to, first: s.blocks[c+1], last: s.last, anchor: s.anchor, blocks: map[uint64]indexstore.Block{},
 		logs: s.logs[k:], cuts: s.cuts[1:], scope: s.scope.clone(), continued: true}
 	for n, b := range s.blocks {
 		if n <= c {
@@ -279,13 +279,13 @@ func commitCuts(logs []types.Log, limit int) []uint64 {
 	return cuts
 }
 
-func indexBlock(h *types.Header) joinstore.IndexBlock {
-	return joinstore.IndexBlock{Number: h.Number.Uint64(), Hash: h.Hash(), Parent: h.ParentHash}
+func indexBlock(h *types.Header) indexstore.Block {
+	return indexstore.Block{Number: h.Number.Uint64(), Hash: h.Hash(), Parent: h.ParentHash}
 }
 
 // list is the range's window blocks, ascending.
-func (r *rangeRead) list() []joinstore.IndexBlock {
-	out := make([]joinstore.IndexBlock, 0, len(r.blocks))
+func (r *rangeRead) list() []indexstore.Block {
+	out := make([]indexstore.Block, 0, len(r.blocks))
 	for _, b := range r.blocks {
 		out = append(out, b)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/xgr-sidecar/xgr/contracts/xrc137"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 var ruleABI = xrc137.NewXRC137().GetABI()
@@ -50,8 +50,8 @@ func (f *Follower) loadRules(ctx context.Context) {
 // ruleChange caches the rule of addr as it stands in the block with the
 // given hash, after checking keccak256(ruleJson) against ruleHash (and
 // against the event's hash, when there is an event).
-func (f *Follower) ruleChange(ctx context.Context, addr common.Address, number uint64, block common.Hash, event *common.Hash) (joinstore.Change, error) {
-	c := joinstore.Change{Block: number, Key: RuleKey(addr)}
+func (f *Follower) ruleChange(ctx context.Context, addr common.Address, number uint64, block common.Hash, event *common.Hash) (indexstore.Change, error) {
+	c := indexstore.Change{Block: number, Key: RuleKey(addr)}
 	st, err := chain.NewRule(addr, f.Chain).StoredAt(ctx, block)
 	if err != nil {
 		return c, fmt.Errorf("read XRC-137 %s at block %d: %w", addr.Hex(), number, err)
@@ -75,9 +75,9 @@ func (f *Follower) ruleChange(ctx context.Context, addr common.Address, number u
 }
 
 // ruleLog turns an XRC137Updated log into a cache change.
-func (f *Follower) ruleLog(ctx context.Context, sc scope, l types.Log) (joinstore.Change, bool, error) {
+func (f *Follower) ruleLog(ctx context.Context, sc scope, l types.Log) (indexstore.Change, bool, error) {
 	if len(l.Topics) < 4 || l.Topics[0] != TopicXRC137Updated || !sc.rules[l.Address] {
-		return joinstore.Change{}, false, nil
+		return indexstore.Change{}, false, nil
 	}
 	hash := l.Topics[3]
 	c, err := f.ruleChange(ctx, l.Address, l.BlockNumber, l.BlockHash, &hash)
@@ -87,11 +87,11 @@ func (f *Follower) ruleLog(ctx context.Context, sc scope, l types.Log) (joinstor
 // newRules caches the rules that orchestrations changed in this range start
 // to reference, as they stand at the range's last block; sc follows them
 // from then on.
-func (f *Follower) newRules(ctx context.Context, sc scope, changes []joinstore.Change, last joinstore.IndexBlock) ([]joinstore.Change, error) {
+func (f *Follower) newRules(ctx context.Context, sc scope, changes []indexstore.Change, last indexstore.Block) ([]indexstore.Change, error) {
 	if !f.FollowRules {
 		return nil, nil
 	}
-	var out []joinstore.Change
+	var out []indexstore.Change
 	for _, c := range changes {
 		if !strings.HasPrefix(c.Key, "ostc:") || c.Fields["json"] == "" {
 			continue

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 )
@@ -17,14 +17,14 @@ import (
 // to the chain (getOSTC, checked against getOSTCMeta) for ids the cache does
 // not hold. Parsed documents are kept in a bounded memory cache by hash.
 type CacheSource struct {
-	Index *joinstore.Index
+	Index *indexstore.Index
 	// Chain is the fallback; nil means cache only.
 	Chain  chain.Backend
 	parsed *registry.MemoryCache
 }
 
 // NewCacheSource returns a source over the index (and chain, if not nil).
-func NewCacheSource(idx *joinstore.Index, c chain.Backend) *CacheSource {
+func NewCacheSource(idx *indexstore.Index, c chain.Backend) *CacheSource {
 	return &CacheSource{Index: idx, Chain: c, parsed: registry.NewMemoryCache(256)}
 }
 
@@ -35,7 +35,7 @@ func (s *CacheSource) Orchestration(ctx context.Context, xrc729, ostcID string, 
 	}
 	reg := common.HexToAddress(xrc729)
 	key := registry.CacheKey{Registry: reg, OstcID: ostcID}
-	e, err := s.Index.Entry(ctx, joinstore.OSTCKey(reg, ostcID))
+	e, err := s.Index.Entry(ctx, indexstore.OSTCKey(reg, ostcID))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -23,7 +24,7 @@ import (
 // start.
 type Starter struct {
 	Chain  chain.Backend
-	Index  *joinstore.Index
+	Index  *indexstore.Index
 	Store  *joinstore.Store
 	Source reactor.Source
 	// Finality is auto, finalized, safe or confirmations (see Config).

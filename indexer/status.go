@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/indexstore"
 )
 
 // HeadReader reads the chain's head and its finalized block.
@@ -26,7 +26,7 @@ var StatusKeys = []string{"chainId", "head", "finalized", "checkpoint", "checkpo
 // mismatches and the learned log ranges. Keys whose value is unknown (no
 // finalized block, no checkpoint yet) are absent. An error reading the
 // head or the checkpoint is returned; the counts are best effort.
-func Status(ctx context.Context, chain HeadReader, chainID uint64, idx *joinstore.Index) (map[string]any, error) {
+func Status(ctx context.Context, chain HeadReader, chainID uint64, idx *indexstore.Index) (map[string]any, error) {
 	st := map[string]any{"chainId": chainID}
 	tip, err := chain.BlockNumber(ctx)
 	if err != nil {

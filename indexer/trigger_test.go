@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -57,7 +58,7 @@ func newRig(t *testing.T) *rig {
 	}
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{})
-	idx := store.Index(1337)
+	idx := indexstore.New(rdb, 1337)
 	r := &rig{sim: sim, reg: reg, sender: testenv.Sender(t, sim, 0), store: store}
 	r.follow = &Follower{Chain: sim.Backend(), ChainID: 1337, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Range: NewRangeSizer(5, 0)}
 	r.starter = &Starter{Chain: sim.Backend(), Index: idx, Store: store, Source: NewCacheSource(idx, sim.Backend()), Finality: cfg.Finality, Confirmations: cfg.Confirmations}

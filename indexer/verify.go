@@ -9,8 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -52,14 +52,14 @@ func superseded(reads []pendingRead) []bool {
 // entries is read once.
 // An entry stays a placeholder (empty Key) when a later log of its block
 // supersedes it.
-func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes []joinstore.Change) ([]mismatch, error) {
+func (f *Follower) verifyAll(ctx context.Context, reads []pendingRead, changes []indexstore.Change) ([]mismatch, error) {
 	skip := superseded(reads)
 	var live []pendingRead
 	for i, r := range reads {
 		switch {
 		case skip[i]:
 		case r.c.Deleted:
-			changes[r.at] = joinstore.Change{Block: r.c.Block, Key: joinstore.OSTCKey(r.c.Registry, r.c.ID), Delete: true}
+			changes[r.at] = indexstore.Change{Block: r.c.Block, Key: indexstore.OSTCKey(r.c.Registry, r.c.ID), Delete: true}
 		default:
 			live = append(live, r)
 		}
@@ -159,8 +159,8 @@ func (m mismatch) report(ctx context.Context, f *Follower) {
 // d, when not nil, is the cached document of the event's hash, standing in
 // for a getOSTC that was not read again (its keccak256 is the event's hash
 // by construction).
-func (f *Follower) change(c Change, meta chain.OSTCMeta, text []byte, d *doc, readErr error) (joinstore.Change, *mismatch, error) {
-	cc := joinstore.Change{Block: c.Block, Key: joinstore.OSTCKey(c.Registry, c.ID)}
+func (f *Follower) change(c Change, meta chain.OSTCMeta, text []byte, d *doc, readErr error) (indexstore.Change, *mismatch, error) {
+	cc := indexstore.Change{Block: c.Block, Key: indexstore.OSTCKey(c.Registry, c.ID)}
 	if readErr != nil {
 		if errors.Is(readErr, chain.ErrNotFound) {
 			// Deleted again later in the same block: nothing to cache.

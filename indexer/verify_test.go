@@ -11,9 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -81,7 +81,7 @@ func TestTwoWritesOfAnIDInOneBlock(t *testing.T) {
 	reg, _ := testenv.DeployXRC729(t, sim, chain.RegistryInit{IDs: []string{"flow", "flow"}, JSONs: [][]byte{a, b}})
 	f, idx := newFollower(t, sim.Backend(), reg.Address)
 	catchUp(t, f)
-	e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, "flow"))
+	e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, "flow"))
 	if e["json"] != string(b) || e["version"] != "2" || e["mismatch"] != "" {
 		t.Fatalf("entry: %v", e)
 	}
@@ -105,7 +105,7 @@ func TestSharedTextIsReadOnce(t *testing.T) {
 	f, idx := newFollower(t, counter, reg.Address)
 	catchUp(t, f)
 	for _, id := range ids {
-		if e, _ := idx.Entry(ctx, joinstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) || e["valid"] == "" {
+		if e, _ := idx.Entry(ctx, indexstore.OSTCKey(reg.Address, id)); e["json"] != string(doc) || e["valid"] == "" {
 			t.Fatalf("%s: %v", id, e)
 		}
 	}

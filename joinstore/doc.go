@@ -50,4 +50,7 @@
 // closedAt. Times are unix milliseconds in decimal. The session's
 // xrc729, ostcId and ostcHash live once in xgr:T:meta rather than in every
 // process, which keeps process hashes small.
+//
+// The indexer's state (checkpoint, verified cache, trigger starts) is not
+// session state: package indexstore holds it, under its own keys.
 package joinstore

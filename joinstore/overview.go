@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/redisscan"
 )
 
 // Owners lists the owners that have a session index (their sessions may
 // all have expired since), sorted. It scans every master: for inspection
 // (the operator console), not a hot path.
 func (s *Store) Owners(ctx context.Context) ([]string, error) {
-	keys, err := scanAll(ctx, s.rdb, "xgr:{own:*}:roots")
+	keys, err := redisscan.Keys(ctx, s.rdb, "xgr:{own:*}:roots")
 	if err != nil {
 		return nil, fmt.Errorf("owners: scan the session indexes: %w", err)
 	}

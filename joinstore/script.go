@@ -47,15 +47,13 @@ var (
 	scriptAcquireRoot  = load("acquire_root")
 	scriptAdoptRoot    = load("adopt_root")
 	scriptReleaseRoot  = load("release_root")
-	scriptIndexCommit  = load("index_commit")
-	scriptIndexRewind  = load("index_rewind")
 	scriptPurgeOwner   = load("purge_owner")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
-	scriptIndexCommit, scriptIndexRewind, scriptPurgeOwner,
+	scriptPurgeOwner,
 }
 
 // Preload loads every script into the server's script cache (on every master

@@ -71,12 +71,14 @@ var ErrPayloadTooLarge = errors.New("payload too large")
 // MaxPayload is the payload cap in bytes.
 func (s *Store) MaxPayload() int { return s.cfg.MaxPayloadBytes }
 
-// CheckPayload refuses a payload over the cap, naming both sizes.
+// CheckPayload refuses a payload over the cap, naming both sizes
+// (ErrPayloadTooLarge), and one of a shape CheckPayloadShape refuses
+// (ErrPayloadShape).
 func (s *Store) CheckPayload(what string, p []byte) error {
 	if len(p) > s.cfg.MaxPayloadBytes {
 		return fmt.Errorf("%s is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD): %w", what, len(p), s.cfg.MaxPayloadBytes, ErrPayloadTooLarge)
 	}
-	return nil
+	return CheckPayloadShape(what, p)
 }
 
 // Store is the Redis-backed session store. It is safe for concurrent use and

@@ -62,13 +62,17 @@ func Start(ctx context.Context, store *joinstore.Store, src Source, req StartReq
 	})
 }
 
-// CheckStartPayload checks a start payload: a JSON object whose
+// CheckStartPayload checks a start payload: a JSON object of the shape
+// joinstore.CheckPayloadShape allows (nesting, no duplicate names) whose
 // "__wakeUp" allow list, when present, is well formed (every problem named
 // with its path), so that a session never starts with a list that would
 // silently deny.
 func CheckStartPayload(raw json.RawMessage) error {
 	if len(raw) == 0 {
 		return nil
+	}
+	if err := joinstore.CheckPayloadShape("the start payload", raw); err != nil {
+		return err
 	}
 	p, err := UnmarshalPayload(raw)
 	if err != nil || p == nil {

@@ -31,6 +31,17 @@ type WakeRequest struct {
 	MaxPayload int
 }
 
+// ParseWakePayload reads a payload a wake merges (from the gateway, the
+// CLI or the console): a JSON object of the shape
+// joinstore.CheckPayloadShape allows (nesting, no duplicate names), with
+// numbers kept exact.
+func ParseWakePayload(raw []byte) (map[string]any, error) {
+	if err := joinstore.CheckPayloadShape("the wake payload", raw); err != nil {
+		return nil, err
+	}
+	return UnmarshalPayload(raw)
+}
+
 // WakeNote says what a wake did with one candidate process.
 type WakeNote struct {
 	Pid    string `json:"pid"`
@@ -81,6 +92,11 @@ func DecideWake(req WakeRequest, procs []joinstore.WaitingProc) ([]joinstore.Wak
 			w.Plain = MarshalPayload(wakeup.Merge(plain, req.Base, req.Overlay))
 			if req.MaxPayload > 0 && len(w.Plain) > req.MaxPayload {
 				note.Reason = fmt.Sprintf("not woken: the merged payload would be %d bytes, at most %d are allowed", len(w.Plain), req.MaxPayload)
+				notes = append(notes, note)
+				continue
+			}
+			if err := joinstore.CheckPayloadShape("the merged payload", w.Plain); err != nil {
+				note.Reason = "not woken: " + err.Error()
 				notes = append(notes, note)
 				continue
 			}

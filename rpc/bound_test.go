@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
@@ -38,12 +39,16 @@ func (g *gateway) sessionPermitV2(key *ecdsa.PrivateKey, session int64, registry
 // registry. Each refusal writes nothing and leaves the permit unused, so
 // the rightful request still starts the session.
 func TestRelayedSessionPermitV2(t *testing.T) {
-	g := newGateway(t, rpc.ServerConfig{})
+	other := common.HexToAddress("0x00000000000000000000000000000000000000b7")
+	// Both registries are served: what refuses the relayed start is the
+	// permit's binding, not the registry rule.
+	g := newGatewayWith(t, rpc.ServerConfig{}, func(c *rpc.Config) {
+		c.Registries = &indexer.Followed{Registries: []common.Address{xrc729, other}}
+	})
 	ctx := context.Background()
 	owner, relayer := g.keys[0], g.keys[1]
 	payload := `{"order": 7, "amount": 18446744073709551617, "__wakeUp": {"steps": {"W1": {"rpc": ["` + lower(addr(owner)) + `"]}}}}`
 	good := g.sessionPermitV2(owner, 1, xrc729, "A1", payload)
-	other := common.HexToAddress("0x00000000000000000000000000000000000000b7")
 	g.owners.m[other] = addr(owner)
 	stolen := `{"order": 7, "amount": 18446744073709551617, "__wakeUp": {"steps": {"W1": {"rpc": ["` + lower(addr(relayer)) + `"]}}}}`
 	for name, tc := range map[string]struct {

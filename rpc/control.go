@@ -116,7 +116,7 @@ func (s *Service) wake(ctx context.Context, req WakeRequest, v *permit.Verified)
 	var err error
 	wreq := reactor.WakeRequest{Runner: root.Owner, Step: c.StepID, Caller: wakeup.Caller{Scope: wakeup.ScopeRPC, Address: owner(c.From)}}
 	if len(req.Payload) > 0 && string(req.Payload) != "null" {
-		if wreq.Overlay, err = reactor.UnmarshalPayload(req.Payload); err != nil || wreq.Overlay == nil {
+		if wreq.Overlay, err = reactor.ParseWakePayload(req.Payload); err != nil || wreq.Overlay == nil {
 			return nil, invalid("payload", "want a JSON object to merge into the payload (%v)", err)
 		}
 	}

@@ -52,6 +52,9 @@ func NewServer(svc *Service, cfg ServerConfig) (*Server, error) {
 	if err := srv.RegisterName("xgr", svc); err != nil {
 		return nil, fmt.Errorf("rpc: %w", err)
 	}
+	if err := srv.RegisterName(gethrpc.MetadataApi, noMetadata{}); err != nil {
+		return nil, fmt.Errorf("rpc: %w", err)
+	}
 	ws := srv.WebsocketHandler(cfg.CORSOrigins)
 	httpHandler := http.Handler(srv)
 	if len(cfg.CORSOrigins) > 0 {

@@ -47,6 +47,11 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	if len(payload) == 0 || string(payload) == "null" {
 		payload = json.RawMessage("{}")
 	}
+	// Over the cap or of a refused shape is the caller's error (invalid
+	// params, naming the cap), not the gateway's: a retry cannot help.
+	if err := s.cfg.Store.CheckPayload("the start payload", payload); err != nil {
+		return nil, invalid("payload", "%v", err)
+	}
 	if err := reactor.CheckStartPayload(payload); err != nil {
 		return nil, invalid("payload", "%v", err)
 	}

@@ -34,6 +34,10 @@ type Expr struct {
 	// ident is set when the expression is one environment key ("[Key]"):
 	// Eval-or-Render then passes the value through as it is, exactly.
 	ident string
+	// loops is set when the expression has a comprehension: the only
+	// place cel-go checks for interruption, and where one construction can
+	// run many times (so sizes are remembered per evaluation).
+	loops bool
 	prg   cel.Program
 }
 
@@ -193,7 +197,7 @@ func (c *compiler) build(src string) (*Expr, error) {
 	if err != nil {
 		return fail(err)
 	}
-	return &Expr{Source: src, CEL: rewritten, Keys: keys, Nodes: nodes, ident: ident, prg: prg}, nil
+	return &Expr{Source: src, CEL: rewritten, Keys: keys, Nodes: nodes, ident: ident, loops: hasComprehension(checked.NativeRep().Expr()), prg: prg}, nil
 }
 
 func isDigits(s string) bool {
@@ -427,9 +431,17 @@ func (e *Expr) evalVal(ctx context.Context, env map[string]any) (ref.Val, error)
 	if err != nil {
 		return nil, &ExprError{Source: e.Source, Err: err}
 	}
-	evalCtx, cancel := context.WithTimeout(ctx, MaxEvalTime)
-	defer cancel()
-	out, err := e.run(evalCtx, &sizedActivation{Activation: act, memo: &sizeMemo{}})
+	// Without a comprehension nothing checks for interruption and no
+	// construction repeats: no deadline, no memo (sizes are still
+	// checked, each measured on its own).
+	evalCtx, in := ctx, act
+	if e.loops {
+		var cancel context.CancelFunc
+		evalCtx, cancel = context.WithTimeout(ctx, MaxEvalTime)
+		defer cancel()
+		in = &sizedActivation{Activation: act}
+	}
+	out, err := e.run(evalCtx, in)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -456,6 +468,15 @@ func (e *Expr) run(ctx context.Context, act interpreter.Activation) (out ref.Val
 	}()
 	out, _, err = e.prg.ContextEval(ctx, act)
 	return out, err
+}
+
+// hasComprehension reports whether e has a comprehension (a macro).
+func hasComprehension(e celast.Expr) bool {
+	found := false
+	celast.PostOrderVisit(e, celast.NewExprVisitor(func(n celast.Expr) {
+		found = found || n.Kind() == celast.ComprehensionKind
+	}))
+	return found
 }
 
 // checkListLiterals refuses a list literal of more than MaxListCap

@@ -70,6 +70,10 @@ func FuzzExpr(f *testing.F) {
 		`consensus([P1, P2, P3], "rel", "medoid", 0.01, 2)`,
 		`u256([Wei]) * 2 > u256("1000")`, "[L].map(x, x * 2.0)",
 		"0 < u256([Wei])", "42 == 1 + i256([A])", "[A] * 1.5 + [U]",
+		// Amplifying forms (security review): each level reuses one value.
+		`["x"].map(a, join([a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a], '')).map(a, join([a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a], ''))[0].size()`,
+		"[1].map(a, [a,a,a,a,a,a,a,a]).map(b, [b,b,b,b,b,b,b,b]).map(c, c == c)",
+		"[Base, Quote].map(s, s + s + s + s).map(s, s.upperAscii() + s)",
 	} {
 		f.Add(seed)
 	}

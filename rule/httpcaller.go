@@ -12,8 +12,10 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -21,15 +23,18 @@ import (
 // its fields before the first call.
 //
 // Hosts whose addresses are loopback, private, link-local, multicast,
-// unspecified or otherwise reserved are refused unless listed in AllowHosts,
+// unspecified or otherwise reserved (IPv6 forms that embed an IPv4 address
+// included) are refused unless listed in AllowHosts with the port called,
 // so a rule document cannot make the sidecar reach into the operator's
 // network. The check runs on the resolved addresses at dial time (every
 // redirect included), not on the URL text.
 type HTTPCaller struct {
 	// AllowHosts lists hosts that may resolve to non-public addresses,
-	// as "host" (name or IP, matched case-insensitively, any port) or
-	// "host=addr" to also send that host's connections to addr (an IP or
-	// IP:port; like curl --resolve, TLS still verifies the original name).
+	// each with the one port it may be called on: "host:port" (a name or
+	// an IP, IPv6 in brackets, matched case-insensitively) or
+	// "host=ip:port" to send that host's connections to ip:port (like curl
+	// --resolve, TLS still verifies the original name). A bare host is
+	// refused (CheckAllowHost).
 	AllowHosts []string
 	// RootCAs verifies TLS servers; nil uses the system pool.
 	RootCAs *x509.CertPool
@@ -165,29 +170,81 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // hostPolicy decides which addresses may be dialed.
 type hostPolicy struct {
-	allowed  map[string]bool
-	mapped   map[string]string
-	resolver *net.Resolver
-	dialer   net.Dialer
+	// allowed holds "host:port" (IPv6 in brackets) of the AllowHosts
+	// HOST:PORT entries: host names and IP literals, lower case.
+	allowed map[string]bool
+	// mapped sends a host's connections to an IP:port (HOST=IP:PORT).
+	mapped map[string]netip.AddrPort
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	dialer net.Dialer
+}
+
+// allowHostForms says what an AllowHosts entry may be, for errors.
+const allowHostForms = "want HOST:PORT (a name or IP and the one port API calls may reach, e.g. prices.internal:8080 or [fd00::5]:443) " +
+	"or HOST=IP:PORT (send HOST's connections to that address, e.g. api.example.net=127.0.0.1:8080)"
+
+// CheckAllowHost reports whether entry is a valid AllowHosts entry. A bare
+// host (no port) is refused: it would open every port of the host, the
+// console's and the metrics' included.
+func CheckAllowHost(entry string) error {
+	_, _, _, err := parseAllowHost(entry)
+	return err
+}
+
+// parseAllowHost reads HOST:PORT (key is the host:port allowed) or
+// HOST=IP:PORT (host is mapped to to).
+func parseAllowHost(entry string) (key, host string, to netip.AddrPort, err error) {
+	e := strings.TrimSpace(entry)
+	if h, addr, ok := strings.Cut(e, "="); ok {
+		host = strings.ToLower(strings.TrimSpace(h))
+		if host == "" || strings.ContainsAny(host, "[]:/@ ") {
+			return "", "", to, fmt.Errorf("allow-host %q: %q is not a host name: %s", entry, h, allowHostForms)
+		}
+		to, err = netip.ParseAddrPort(strings.TrimSpace(addr))
+		if err != nil || to.Port() == 0 {
+			return "", "", to, fmt.Errorf("allow-host %q: %q is not IP:PORT (IPv6 as [addr]:port): %s", entry, addr, allowHostForms)
+		}
+		return "", host, netip.AddrPortFrom(to.Addr().Unmap(), to.Port()), nil
+	}
+	h, port, err := net.SplitHostPort(e)
+	if err != nil {
+		return "", "", to, fmt.Errorf("allow-host %q: no port: %s; a bare host would open every port of it", entry, allowHostForms)
+	}
+	n, perr := strconv.Atoi(port)
+	if perr != nil || n < 1 || n > 65535 {
+		return "", "", to, fmt.Errorf("allow-host %q: port %q is not a port number (1-65535)", entry, port)
+	}
+	h = strings.ToLower(h)
+	if h == "" || strings.ContainsAny(h, "/@ ") {
+		return "", "", to, fmt.Errorf("allow-host %q: empty or malformed host: %s", entry, allowHostForms)
+	}
+	return hostKey(h, port), "", to, nil
+}
+
+// hostKey is the policy's key of a host (name or IP literal) and port; IP
+// literals are normalized (IPv4-mapped IPv6 as IPv4).
+func hostKey(host, port string) string {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		host = ip.Unmap().String()
+	}
+	return net.JoinHostPort(strings.ToLower(host), port)
 }
 
 func newHostPolicy(entries []string) (*hostPolicy, error) {
-	p := &hostPolicy{allowed: map[string]bool{}, mapped: map[string]string{}, resolver: net.DefaultResolver,
+	p := &hostPolicy{allowed: map[string]bool{}, mapped: map[string]netip.AddrPort{},
+		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		},
 		dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}}
 	for _, e := range entries {
-		host, addr, hasAddr := strings.Cut(strings.TrimSpace(e), "=")
-		host = strings.ToLower(strings.Trim(host, "[]"))
-		if host == "" {
-			return nil, fmt.Errorf("allow-host %q: empty host", e)
+		key, host, to, err := parseAllowHost(e)
+		if err != nil {
+			return nil, err
 		}
-		p.allowed[host] = true
-		if hasAddr {
-			if _, err := netip.ParseAddr(strings.Trim(addr, "[]")); err != nil {
-				if _, err := netip.ParseAddrPort(addr); err != nil {
-					return nil, fmt.Errorf("allow-host %q: %q is neither an IP nor IP:port", e, addr)
-				}
-			}
-			p.mapped[host] = addr
+		if host != "" {
+			p.mapped[host] = to
+		} else {
+			p.allowed[key] = true
 		}
 	}
 	return p, nil
@@ -196,6 +253,11 @@ func newHostPolicy(entries []string) (*hostPolicy, error) {
 // ErrHostRefused is returned for hosts outside the policy.
 var ErrHostRefused = errors.New("host refused")
 
+// dial connects to address (host:port as the URL names it). A mapped host
+// goes where the operator sent it. Otherwise the host is resolved once,
+// every address is judged, and only those exact addresses are dialed; the
+// dialer's Control judges each address again at connect, so no name
+// resolution after the check (DNS rebinding) can reach a refused address.
 func (p *hostPolicy) dial(ctx context.Context, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
@@ -203,16 +265,13 @@ func (p *hostPolicy) dial(ctx context.Context, network, address string) (net.Con
 	}
 	host = strings.ToLower(host)
 	if to, ok := p.mapped[host]; ok {
-		if ap, err := netip.ParseAddrPort(to); err == nil {
-			return p.dialer.DialContext(ctx, network, ap.String())
-		}
-		return p.dialer.DialContext(ctx, network, net.JoinHostPort(strings.Trim(to, "[]"), port))
+		return p.dialer.DialContext(ctx, network, to.String())
 	}
 	var ips []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
 		ips = []netip.Addr{ip}
 	} else {
-		addrs, err := p.resolver.LookupNetIP(ctx, "ip", host)
+		addrs, err := p.lookup(ctx, host)
 		if err != nil {
 			return nil, err
 		}
@@ -221,22 +280,49 @@ func (p *hostPolicy) dial(ctx context.Context, network, address string) (net.Con
 	if len(ips) == 0 {
 		return nil, fmt.Errorf("%s: no addresses", host)
 	}
-	if !p.allowed[host] {
-		for _, ip := range ips {
-			if reason := nonPublic(ip); reason != "" && !p.allowed[ip.Unmap().String()] {
-				return nil, fmt.Errorf("%w: %s resolves to %s (%s); allow it explicitly to call it", ErrHostRefused, host, ip, reason)
-			}
+	hostAllowed := p.allowed[hostKey(host, port)]
+	for _, ip := range ips {
+		if err := p.judge(host, ip, port, hostAllowed); err != nil {
+			return nil, err
 		}
 	}
+	d := p.guarded(host, hostAllowed)
 	var last error
 	for _, ip := range ips {
-		c, err := p.dialer.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
 		if err == nil {
 			return c, nil
 		}
 		last = err
 	}
 	return nil, last
+}
+
+// judge refuses ip (what host resolved to) unless it is public, or the
+// host or the ip itself is allowed on port.
+func (p *hostPolicy) judge(host string, ip netip.Addr, port string, hostAllowed bool) error {
+	reason := nonPublic(ip)
+	if reason == "" || hostAllowed || p.allowed[hostKey(ip.String(), port)] {
+		return nil
+	}
+	if host == ip.Unmap().String() || host == ip.String() {
+		return fmt.Errorf("%w: %s port %s (%s); allow it with --allow-host %s to call it", ErrHostRefused, ip, port, reason, hostKey(ip.String(), port))
+	}
+	return fmt.Errorf("%w: %s resolves to %s (%s); allow it with --allow-host %s to call it", ErrHostRefused, host, ip, reason, hostKey(host, port))
+}
+
+// guarded is the dialer for host: its Control judges the address the
+// socket is about to connect to.
+func (p *hostPolicy) guarded(host string, hostAllowed bool) *net.Dialer {
+	d := p.dialer
+	d.Control = func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: connect address %q is not IP:port", ErrHostRefused, address)
+		}
+		return p.judge(host, ap.Addr(), strconv.Itoa(int(ap.Port())), hostAllowed)
+	}
+	return &d
 }
 
 var reservedPrefixes = []struct {
@@ -251,8 +337,17 @@ var reservedPrefixes = []struct {
 	{netip.MustParsePrefix("198.51.100.0/24"), "documentation"},
 	{netip.MustParsePrefix("203.0.113.0/24"), "documentation"},
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "6to4 relay anycast"},
+	// IPv6 forms that embed an IPv4 address, which a gateway or tunnel on
+	// the path may unwrap to any IPv4 destination: refused whole, never
+	// unwrapped and judged (IPv4-mapped ::ffff:a.b.c.d is the exception:
+	// it is judged and dialed as the IPv4 address itself).
+	{netip.MustParsePrefix("::/96"), "IPv4-compatible IPv6"},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "IPv4-translated IPv6"},
 	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "NAT64"},
+	{netip.MustParsePrefix("2002::/16"), "6to4"},
+	{netip.MustParsePrefix("2001::/32"), "Teredo"},
 	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
 	{netip.MustParsePrefix("fec0::/10"), "site-local"},
 	{netip.MustParsePrefix("100::/64"), "discard"},

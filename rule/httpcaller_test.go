@@ -19,6 +19,12 @@ func TestNonPublic(t *testing.T) {
 		"0.0.0.0": "unspecified", "::": "unspecified", "224.0.0.1": "link-local", "239.1.2.3": "multicast", "100.64.0.1": "shared address space",
 		"::ffff:127.0.0.1": "loopback", "255.255.255.255": "broadcast", "198.18.0.1": "benchmarking",
 		"8.8.8.8": "", "1.1.1.1": "", "2606:4700:4700::1111": "",
+		// IPv6 forms embedding IPv4 are refused whole; IPv4-mapped is judged
+		// as the IPv4 address it is dialed as.
+		"::127.0.0.1": "IPv4-compatible IPv6", "::8.8.8.8": "IPv4-compatible IPv6", "::ffff:0:7f00:1": "IPv4-translated IPv6",
+		"2002:7f00:1::1": "6to4", "2002:808:808::1": "6to4", "2001:0:4136:e378:8000:63bf:3fff:fdd2": "Teredo",
+		"64:ff9b::7f00:1": "NAT64", "64:ff9b::808:808": "NAT64", "64:ff9b:1::1": "NAT64",
+		"::ffff:8.8.8.8": "", "::ffff:10.0.0.1": "private", "192.88.99.1": "6to4 relay anycast",
 	} {
 		if got := nonPublic(netip.MustParseAddr(ip)); got != want {
 			t.Errorf("nonPublic(%s) = %q, want %q", ip, got, want)
@@ -45,7 +51,7 @@ func TestHTTPCallerHostPolicy(t *testing.T) {
 	portStr := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 
 	// Loopback is refused unless allowed, by IP or by name.
-	for _, u := range []string{srv.URL, "http://localhost:" + portStr} {
+	for _, u := range []string{srv.URL, "http://localhost:" + portStr, "http://[::ffff:127.0.0.1]:" + portStr} {
 		if _, err := call(&HTTPCaller{}, u, time.Second); !errors.Is(err, ErrHostRefused) {
 			t.Errorf("%s without allow-host: %v", u, err)
 		}
@@ -53,33 +59,104 @@ func TestHTTPCallerHostPolicy(t *testing.T) {
 	if hits != 0 {
 		t.Fatalf("a refused host was contacted %d times", hits)
 	}
-	if r, err := call(&HTTPCaller{AllowHosts: []string{"127.0.0.1"}}, srv.URL+"/x", time.Second); err != nil || r.Status != 200 || string(r.Body) != `{"ok":true}` {
+	if r, err := call(&HTTPCaller{AllowHosts: []string{"127.0.0.1:" + portStr}}, srv.URL+"/x", time.Second); err != nil || r.Status != 200 || string(r.Body) != `{"ok":true}` {
 		t.Errorf("allowed IP: %+v, %v", r, err)
 	}
-	if r, err := call(&HTTPCaller{AllowHosts: []string{"localhost"}}, "http://LOCALHOST:"+portStr, time.Second); err != nil || r.Status != 200 {
+	if r, err := call(&HTTPCaller{AllowHosts: []string{"LocalHost:" + portStr}}, "http://LOCALHOST:"+portStr, time.Second); err != nil || r.Status != 200 {
 		t.Errorf("allowed name: %+v, %v", r, err)
 	}
 	mapped := &HTTPCaller{AllowHosts: []string{"prices.example.test=" + srv.Listener.Addr().String()}}
 	if r, err := call(mapped, "http://prices.example.test/q", time.Second); err != nil || r.Status != 200 {
 		t.Errorf("mapped name: %+v, %v", r, err)
 	}
-	// Private, link-local and unspecified literals are refused before any dial.
-	for _, u := range []string{"http://10.1.2.3/", "http://169.254.169.254/latest/meta-data", "http://[fd00::1]/", "http://0.0.0.0:1/", "http://[::ffff:192.168.0.1]/"} {
+	// Private, link-local, unspecified and IPv4-embedding literals are
+	// refused before any dial.
+	for _, u := range []string{"http://10.1.2.3/", "http://169.254.169.254/latest/meta-data", "http://[fd00::1]/", "http://0.0.0.0:1/",
+		"http://[::ffff:192.168.0.1]/", "http://[::127.0.0.1]:" + portStr + "/", "http://[2002:7f00:1::1]/", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+		"http://[64:ff9b::7f00:1]/"} {
 		if _, err := call(&HTTPCaller{}, u, time.Second); !errors.Is(err, ErrHostRefused) {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
-	bad := &HTTPCaller{AllowHosts: []string{"a=not-an-ip"}}
-	if _, err := call(bad, srv.URL, time.Second); err == nil || bad.Check() == nil {
-		t.Error("a bad allow-host entry was accepted")
+	for _, bad := range []string{"a=not-an-ip", "a=10.0.0.1", "a=10.0.0.1:0", "=1.2.3.4:80", "a:b=1.2.3.4:80", "127.0.0.1", "localhost", "[::1]", "h:99999", ":80"} {
+		h := &HTTPCaller{AllowHosts: []string{bad}}
+		if _, err := call(h, srv.URL, time.Second); err == nil || h.Check() == nil || CheckAllowHost(bad) == nil {
+			t.Errorf("the allow-host entry %q was accepted", bad)
+		}
 	}
-	if err := (&HTTPCaller{AllowHosts: []string{"h=10.0.0.1:8080", "[::1]", "x=[::1]:80"}}).Check(); err != nil {
+	if err := CheckAllowHost("127.0.0.1"); err == nil || !strings.Contains(err.Error(), "HOST:PORT") || !strings.Contains(err.Error(), "HOST=IP:PORT") {
+		t.Errorf("a bare host: the error does not say the forms: %v", err)
+	}
+	if err := (&HTTPCaller{AllowHosts: []string{"h=10.0.0.1:8080", "[::1]:443", "x=[::1]:80", "prices.internal:8080"}}).Check(); err != nil {
 		t.Errorf("good allow-host entries: %v", err)
 	}
 	for _, u := range []string{"ftp://example.org/", "/relative", "file:///etc/passwd"} {
 		if _, err := call(&HTTPCaller{}, u, time.Second); err == nil {
 			t.Errorf("%s was called", u)
 		}
+	}
+}
+
+// An allowed host is allowed on its one port: allowing a local service
+// does not open the host's other ports (the console, the metrics).
+func TestHTTPCallerAllowHostIsOnePort(t *testing.T) {
+	var hitsA, hitsB int
+	a := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hitsA++; io.WriteString(w, `{}`) })
+	b := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hitsB++; io.WriteString(w, `{}`) })
+	portA := a.URL[strings.LastIndex(a.URL, ":")+1:]
+	portB := b.URL[strings.LastIndex(b.URL, ":")+1:]
+	for _, allow := range []string{"127.0.0.1:" + portA, "localhost:" + portA} {
+		h := &HTTPCaller{AllowHosts: []string{allow}}
+		host := strings.TrimSuffix(allow, ":"+portA)
+		if r, err := call(h, "http://"+host+":"+portA+"/", time.Second); err != nil || r.Status != 200 {
+			t.Errorf("allow %s: the allowed port: %+v, %v", allow, r, err)
+		}
+		if _, err := call(h, "http://"+host+":"+portB+"/", time.Second); !errors.Is(err, ErrHostRefused) || !strings.Contains(err.Error(), portB) {
+			t.Errorf("allow %s: another port of the host: %v", allow, err)
+		}
+	}
+	if hitsA != 2 || hitsB != 0 {
+		t.Errorf("hits: %d on the allowed port (want 2), %d on the other (want 0)", hitsA, hitsB)
+	}
+}
+
+// The policy judges the addresses a name resolves to, once, and dials only
+// those; the dialer's Control judges the address again at connect, so a
+// second answer of the resolver (DNS rebinding) is never used.
+func TestHTTPCallerGuardAtConnect(t *testing.T) {
+	hits := 0
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hits++ })
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	h := &HTTPCaller{}
+	if err := h.Check(); err != nil {
+		t.Fatal(err)
+	}
+	lookups := 0
+	h.policy.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+		lookups++
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	if _, err := call(h, "http://rebind.example.test:"+port+"/", time.Second); !errors.Is(err, ErrHostRefused) || !strings.Contains(err.Error(), "rebind.example.test resolves to 127.0.0.1 (loopback)") {
+		t.Errorf("a name resolving to loopback: %v", err)
+	}
+	if lookups != 1 {
+		t.Errorf("%d lookups for one dial, want 1", lookups)
+	}
+	// The connect-time check alone: a dialer for a public name refuses to
+	// connect to a loopback address, whatever resolved it.
+	if c, err := h.policy.guarded("public.example.test", false).DialContext(context.Background(), "tcp", srv.Listener.Addr().String()); !errors.Is(err, ErrHostRefused) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("a connect to loopback for a public name: %v", err)
+	}
+	if c, err := h.policy.guarded("public.example.test", true).DialContext(context.Background(), "tcp", srv.Listener.Addr().String()); err != nil {
+		t.Errorf("a connect for an allowed host: %v", err)
+	} else {
+		c.Close()
+	}
+	if hits != 0 {
+		t.Errorf("a refused address was contacted %d times", hits)
 	}
 }
 
@@ -94,7 +171,7 @@ func TestHTTPCallerRedirectsStayInPolicy(t *testing.T) {
 			http.Redirect(w, r, "/final", http.StatusFound)
 		}
 	})
-	h := &HTTPCaller{AllowHosts: []string{"127.0.0.1"}}
+	h := &HTTPCaller{AllowHosts: []string{strings.TrimPrefix(srv.URL, "http://")}}
 	if _, err := call(h, srv.URL+"/private", time.Second); !errors.Is(err, ErrHostRefused) {
 		t.Errorf("redirect to a private address: %v", err)
 	}
@@ -121,7 +198,7 @@ func TestHTTPCallerLimits(t *testing.T) {
 			http.Error(w, "nope", http.StatusTeapot)
 		}
 	})
-	h := &HTTPCaller{AllowHosts: []string{"127.0.0.1"}, MaxResponseBytes: 1024, MaxTimeout: 200 * time.Millisecond}
+	h := &HTTPCaller{AllowHosts: []string{strings.TrimPrefix(srv.URL, "http://")}, MaxResponseBytes: 1024, MaxTimeout: 200 * time.Millisecond}
 	if _, err := call(h, srv.URL+"/big", time.Second); err == nil || !strings.Contains(err.Error(), "exceeds 1024 bytes") {
 		t.Errorf("oversize body: %v", err)
 	}

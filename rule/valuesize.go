@@ -157,7 +157,7 @@ func memoKey(v ref.Val) (any, bool) {
 // nodes, which find it through their frame's activation chain.
 type sizedActivation struct {
 	interpreter.Activation
-	memo *sizeMemo
+	memo sizeMemo
 }
 
 // memoOf finds the evaluation's memo from a node's frame; nil when the
@@ -167,7 +167,7 @@ func memoOf(a interpreter.Activation) *sizeMemo {
 	for i := 0; a != nil && i < 256; i++ {
 		switch t := a.(type) {
 		case *sizedActivation:
-			return t.memo
+			return &t.memo
 		case interface{ Unwrap() interpreter.Activation }:
 			a = t.Unwrap()
 		default:

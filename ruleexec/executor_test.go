@@ -174,7 +174,6 @@ func TestExecuteAPICallsRespectAllowedHosts(t *testing.T) {
   "rules": ["[Price] > 0.0"], "onValid": {"payload": {"Price": "[Price]"}}, "onInvalid": {"payload": {"Price": "[Price]"}}}`
 	src := files(t, map[string]string{"Feed.json": doc})
 	host := strings.TrimPrefix(srv.URL, "http://")
-	host = host[:strings.LastIndexByte(host, ':')]
 
 	allowed := &ruleexec.Executor{Rules: src, API: &rule.HTTPCaller{AllowHosts: []string{host}}}
 	if r, err := allowed.Execute(context.Background(), step("<Feed>", nil)); err != nil || !r.Valid || r.Output["Price"] != 101.5 {

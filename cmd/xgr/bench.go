@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/proccpu"
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -96,7 +97,7 @@ func benchFlags(c *cli.Context) (benchConfig, error) {
 	}
 	if cfg.redisURL != "" {
 		if _, err := parseRedisAddr(cfg.redisURL); err != nil {
-			return cfg, cli.Exit(fmt.Sprintf("bench: --redis %q: %v", cfg.redisURL, err), 2)
+			return cfg, cli.Exit(fmt.Sprintf("bench: --redis %q: %v", redact.URL(cfg.redisURL), err), 2)
 		}
 	}
 	if cfg.orch, err = loadOSTC(file); err != nil {
@@ -148,7 +149,7 @@ func benchRedis(url string) (dial func() *redis.Client, where string, stop func(
 	if url != "" {
 		opts, err := parseRedisAddr(url)
 		if err != nil {
-			return nil, "", nil, fmt.Errorf("--redis %q: %w", url, err)
+			return nil, "", nil, fmt.Errorf("--redis %q: %w", redact.URL(url), err)
 		}
 		return func() *redis.Client { return redis.NewClient(opts) }, opts.Addr, func() {}, nil
 	}

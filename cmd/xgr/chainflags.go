@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/redact"
 )
 
 // Flags shared by the commands that talk to a node. Each call returns a new
@@ -100,7 +101,7 @@ func dial(c *cli.Context) (*node, error) {
 		cancel()
 		return nil, cli.Exit(err.Error(), 1)
 	}
-	slog.Debug("connected", "rpc", url, "chainId", id)
+	slog.Debug("connected", "rpc", redact.URL(url), "chainId", id)
 	return &node{ctx: ctx, cancel: cancel, client: client}, nil
 }
 

@@ -307,6 +307,47 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	}
 	shot("flow-woken")
+
+	// A large payload renders a bounded part at a time, a legacy value
+	// nested 9000 deep included (the pretty-printer this replaced wrote
+	// 162 M characters for it): levels below two start collapsed, a
+	// container shows 100 children and a render at most 20000 characters,
+	// the rest on expand or "show more".
+	evalJS[bool](t, bctx, `window.__json = null; import('/ui/json.js').then((m) => {
+  const wide = '[' + Array.from({ length: 20000 }, (_, i) => i).join(',') + ']';
+  const keys = '{' + Array.from({ length: 5000 }, (_, i) => '"k' + i + '": "' + 'v'.repeat(20) + '"').join(',') + '}';
+  const big = '{"n": 18446744073709551617, "wide": ' + wide + ', "long": "' + 'x'.repeat(100000) + '", "keys": ' + keys +
+    ', "deep": ' + '['.repeat(9000) + ']'.repeat(9000) + '}';
+  const el = document.createElement('pre');
+  el.className = 'json';
+  document.body.append(el);
+  m.mountJSON(el, big);
+  const r = { size: big.length, first: el.textContent.length, digits: el.textContent.includes('18446744073709551617') };
+  const items = () => el.querySelectorAll('.j-kids')[0].children[1].querySelectorAll(':scope > .j-box > .j-kids > .j-line').length;
+  r.wideBefore = items();
+  el.querySelector('.j-more').click();
+  r.wideAfter = items();
+  r.afterMore = el.textContent.length;
+  const closed = [...el.querySelectorAll('.j-toggle[aria-expanded="false"]')];
+  r.closed = closed.length;
+  closed[closed.length - 1].click();
+  r.afterExpand = el.textContent.length;
+  el.remove();
+  window.__json = r;
+}).catch((e) => { window.__json = { error: String(e) }; }); true`)
+	waitBrowser(t, bctx, "the large payload's rendering", `window.__json !== null`)
+	big := evalJS[map[string]any](t, bctx, `window.__json`)
+	num := func(k string) float64 { f, _ := big[k].(float64); return f }
+	switch {
+	case big["error"] != nil:
+		t.Errorf("rendering a large payload: %v", big["error"])
+	case num("size") < 300000 || num("first") > 40000 || big["digits"] != true:
+		t.Errorf("a %v-character payload rendered %v characters at first (want at most 40000, its digits kept): %v", big["size"], big["first"], big)
+	case num("wideBefore") != 100 || num("wideAfter") != 200 || num("afterMore")-num("first") > 40000:
+		t.Errorf("show more on a 20000-item array: %v items, then %v (want 100, 200), %v more characters", big["wideBefore"], big["wideAfter"], num("afterMore")-num("first"))
+	case num("closed") < 1 || num("afterExpand") <= num("afterMore") || num("afterExpand")-num("afterMore") > 40000:
+		t.Errorf("expanding a collapsed level: %v", big)
+	}
 	// The view of the screen alone (docs/console.png is one of these).
 	evalJS[bool](t, bctx, `document.activeElement.blur(); window.scrollTo(0, 0); true`)
 	if png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot()); err != nil {

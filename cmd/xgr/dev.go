@@ -17,6 +17,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/demo"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
@@ -222,7 +223,7 @@ triggers:
 	if err != nil {
 		return err
 	}
-	idx := store.Index(chainID)
+	idx := indexstore.New(rdb, chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
 	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source,
 		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log})

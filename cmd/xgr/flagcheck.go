@@ -14,8 +14,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
+	"github.com/xgr-sidecar/xgr/rule"
 )
 
 // Rules for flag values by flag name, checked for every command before it
@@ -43,11 +45,37 @@ var (
 	listenFlags = map[string]bool{"listen": true, "rpc-listen": true, "metrics-listen": true}
 )
 
+// secretFlags hold addresses that may carry a secret: a node URL's API
+// key, a Redis URL's password. Their values are registered with
+// internal/redact, which removes the secrets from every log line and from
+// the command's error.
+var secretFlags = map[string]bool{"rpc": true, "endpoint": true, "rpc-backend": true, "redis": true}
+
+// registerSecrets registers the values of c's secretFlags.
+func registerSecrets(c *cli.Context) {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if !secretFlags[name] {
+			continue
+		}
+		switch f.(type) {
+		case *cli.StringFlag:
+			redact.Register(c.String(name))
+		case *cli.StringSliceFlag:
+			for _, v := range c.StringSlice(name) {
+				_, u, _ := strings.Cut(v, "=")
+				redact.Register(u)
+			}
+		}
+	}
+}
+
 // checkFlags checks that the required flags are given and every flag
 // value of the command at once: a bad value
 // is a usage error (exit 2) naming the command, the flag, the value and
 // what is allowed.
 func checkFlags(c *cli.Context, required []*cli.StringFlag) error {
+	registerSecrets(c)
 	for _, sf := range required {
 		if name := sf.Names()[0]; c.String(name) == "" {
 			env := ""
@@ -150,8 +178,11 @@ func checkString(name, v string) error {
 		return checkListen(name, v)
 	case name == "redis":
 		if _, err := parseRedisAddr(v); err != nil {
-			return fmt.Errorf("--redis %q: %v", v, err)
+			return fmt.Errorf("--redis %q: %v", redact.URL(v), err)
 		}
+	case name == "redis-password-file":
+		_, err := readRedisPasswordFile(v)
+		return err
 	case name == "redis-cluster" || name == "redis-sentinel":
 		_, err := parseRedisSeeds(name, v)
 		return err
@@ -165,6 +196,10 @@ func checkListItem(name, v string) error {
 	case "executor":
 		if !common.IsHexAddress(v) {
 			return fmt.Errorf("--executor %q: not an address (want 0x and 40 hex digits)", v)
+		}
+	case "allow-host":
+		if err := rule.CheckAllowHost(v); err != nil {
+			return fmt.Errorf("--%v", err)
 		}
 	case "rpc-backend":
 		n, u, ok := strings.Cut(v, "=")
@@ -183,6 +218,7 @@ func checkListItem(name, v string) error {
 // checkNodeURL accepts http(s):// and ws(s):// URLs with a host and, when
 // ipc, a path to an IPC socket.
 func checkNodeURL(name, v string, ipc bool) error {
+	shown := redact.URL(v) // an API key may ride in the URL
 	want := "want an http(s):// or ws(s):// URL"
 	if ipc {
 		want += " or the path of an IPC socket"
@@ -191,23 +227,23 @@ func checkNodeURL(name, v string, ipc bool) error {
 		if ipc && (strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") || strings.HasSuffix(v, ".ipc")) {
 			return nil
 		}
-		return fmt.Errorf("--%s %q: %s (e.g. http://127.0.0.1:8545)", name, v, want)
+		return fmt.Errorf("--%s %q: %s (e.g. http://127.0.0.1:8545)", name, shown, want)
 	}
 	u, err := url.Parse(v)
 	if err != nil {
-		return fmt.Errorf("--%s %q: %s (e.g. http://127.0.0.1:8545)", name, v, want)
+		return fmt.Errorf("--%s %q: %s (e.g. http://127.0.0.1:8545)", name, shown, want)
 	}
 	switch u.Scheme {
 	case "http", "https", "ws", "wss":
 	default:
-		return fmt.Errorf("--%s %q: scheme %q: %s", name, v, u.Scheme, want)
+		return fmt.Errorf("--%s %q: scheme %q: %s", name, shown, u.Scheme, want)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("--%s %q: no host: %s (e.g. http://127.0.0.1:8545)", name, v, want)
+		return fmt.Errorf("--%s %q: no host: %s (e.g. http://127.0.0.1:8545)", name, shown, want)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("--%s %q: port %q is not a port number (1-65535)", name, v, p)
+			return fmt.Errorf("--%s %q: port %q is not a port number (1-65535)", name, shown, p)
 		}
 	}
 	return nil

@@ -20,6 +20,9 @@ func TestFlagsCheckedAtStart(t *testing.T) {
 		{[]string{"run", "--outcomes", outcomes, "--proc-lease", "0s"}, "--proc-lease 0s: want a positive duration"},
 		{[]string{"run", "--outcomes", outcomes, "--max-sessions", "-3"}, "--max-sessions -3: want 0 (no cap) or more"},
 		{[]string{"run", "--outcomes", outcomes, "--config", cfg}, "--config needs --rpc"},
+		{[]string{"run", "--outcomes", outcomes, "--allow-host", "127.0.0.1"}, `--allow-host "127.0.0.1": no port: want HOST:PORT`},
+		{[]string{"rule", "eval", outcomes, "--allow-host", "prices.internal"}, `--allow-host "prices.internal": no port: want HOST:PORT`},
+		{[]string{"simulate", outcomes, "--allow-host", "api.test=127.0.0.1"}, `is not IP:PORT`},
 		{[]string{"dev", "--flow", "nope", "--ostc-dir", "../../examples/ostc"}, `--flow "nope" is not an orchestration of ../../examples/ostc (ids: `},
 	} {
 		out, code := run(t, tc.args...)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/internal/redact"
 )
 
 // Exit statuses, the same for every command: 0 ok, 1 the thing checked is
@@ -35,7 +37,25 @@ func runApp(ctx context.Context, app *cli.App, args []string) error {
 	if err != nil {
 		return err
 	}
-	return exitStatus(app.RunContext(ctx, args))
+	return withoutSecrets(exitStatus(app.RunContext(ctx, args)))
+}
+
+// withoutSecrets is err with the secrets of the addresses the command was
+// given (registerSecrets) removed from its message, its status kept.
+func withoutSecrets(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := redact.All(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	code := exitFailed
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		code = ec.ExitCode()
+	}
+	return cli.Exit(msg, code)
 }
 
 // exitStatus gives an error from urfave/cli its exit status: an ExitCoder

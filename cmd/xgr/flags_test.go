@@ -14,7 +14,7 @@ func TestReorderFlags(t *testing.T) {
 		{"xgr --log-level debug ostc reach f.json A1 Z1 --json", "xgr --log-level debug ostc reach --json f.json A1 Z1"},
 		{"xgr ostc graph f.json --format=dot", "xgr ostc graph --format=dot f.json"},
 		{"xgr ostc validate -- -odd.json --json", "xgr ostc validate -- -odd.json --json"},
-		{"xgr rule eval r.json --payload - --allow-host h", "xgr rule eval --payload - --allow-host h r.json"},
+		{"xgr rule eval r.json --payload - --allow-host h:80", "xgr rule eval --payload - --allow-host h:80 r.json"},
 		{"xgr version", "xgr version"},
 	}
 	for _, c := range cases {

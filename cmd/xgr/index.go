@@ -1,15 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 func indexCommand() *cli.Command {
@@ -33,19 +32,22 @@ func indexStatusAction(c *cli.Context) error {
 		return cli.Exit(err.Error(), 1)
 	}
 	defer client.Close()
-	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		st, err := indexer.Status(ctx, client, id.Uint64(), s.Index(id.Uint64()))
-		if err != nil {
-			return cli.Exit(err.Error(), 1)
+	rdb, _, err := openRedis(c)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	st, err := indexer.Status(c.Context, client, id.Uint64(), indexstore.New(rdb, id.Uint64()))
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	if c.Bool("json") {
+		return json.NewEncoder(c.App.Writer).Encode(st)
+	}
+	for _, k := range indexer.StatusKeys {
+		if v, ok := st[k]; ok {
+			fmt.Fprintf(c.App.Writer, "%-16s %v\n", k, v)
 		}
-		if c.Bool("json") {
-			return json.NewEncoder(c.App.Writer).Encode(st)
-		}
-		for _, k := range indexer.StatusKeys {
-			if v, ok := st[k]; ok {
-				fmt.Fprintf(c.App.Writer, "%-16s %v\n", k, v)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/throttle"
 )
 
@@ -36,7 +37,7 @@ func setupLogging(level, format string, w io.Writer) error {
 	default:
 		return usageError("--log-format %q: use text or json", format)
 	}
-	slog.SetDefault(slog.New(throttle.New(h, logRepeatWindow)))
+	slog.SetDefault(slog.New(throttle.New(redact.Handler(h), logRepeatWindow)))
 	redis.SetLogger(redisLogger{})
 	return nil
 }

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/internal/redact"
 )
 
 // redisFlags select the Redis that holds session state: one server by URL,
@@ -21,7 +24,45 @@ func redisFlags() []cli.Flag {
 		&cli.StringFlag{Name: "redis-cluster", EnvVars: []string{"XGR_REDIS_CLUSTER"}, Usage: "comma-separated seed addresses (host:port) of a Redis Cluster (instead of --redis)"},
 		&cli.StringFlag{Name: "redis-sentinel", EnvVars: []string{"XGR_REDIS_SENTINEL"}, Usage: "comma-separated Sentinel addresses (host:port, with --redis-master)"},
 		&cli.StringFlag{Name: "redis-master", EnvVars: []string{"XGR_REDIS_MASTER"}, Usage: "master name known to the Sentinels"},
+		&cli.StringFlag{Name: "redis-password-file", EnvVars: []string{"XGR_REDIS_PASSWORD_FILE"}, Usage: "file holding the Redis password (or set " + redisPasswordEnv + "; keeps it out of ps and of the URL)"},
 	}
+}
+
+// redisPasswordEnv holds the Redis password when no file gives it.
+const redisPasswordEnv = "XGR_REDIS_PASSWORD"
+
+// redisPassword is the Redis password of --redis-password-file or
+// $XGR_REDIS_PASSWORD ("" for none); giving both is an error. The file's
+// trailing newline is not part of the password.
+func redisPassword(c *cli.Context) (string, error) {
+	env := os.Getenv(redisPasswordEnv)
+	file := c.String("redis-password-file")
+	if file == "" {
+		return env, nil
+	}
+	if env != "" {
+		return "", fmt.Errorf("--redis-password-file and $%s both give the Redis password: give it once", redisPasswordEnv)
+	}
+	return readRedisPasswordFile(file)
+}
+
+func readRedisPasswordFile(file string) (string, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return "", fmt.Errorf("--redis-password-file: %v", err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return "", fmt.Errorf("--redis-password-file %s: want a regular file of at most 4096 bytes holding the password", file)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--redis-password-file: %v", err)
+	}
+	pw := strings.TrimRight(string(b), "\r\n")
+	if pw == "" {
+		return "", fmt.Errorf("--redis-password-file %s: the file is empty", file)
+	}
+	return pw, nil
 }
 
 // redisAddrForms is what --redis accepts, for error messages.
@@ -29,8 +70,14 @@ const redisAddrForms = "want host:port, :port, redis://[user:password@]host:port
 
 // parseRedisAddr reads a Redis address as --redis gives it: a URL
 // (redis://, rediss://, unix://), host:port, :port (this host), a bare
-// host (port 6379) or a socket path. The error says what is accepted.
+// host (port 6379) or a socket path. The error says what is accepted and
+// never holds the address's password.
 func parseRedisAddr(s string) (*redis.Options, error) {
+	opts, err := parseRedisAddrText(s)
+	return opts, redact.Error(err, s)
+}
+
+func parseRedisAddrText(s string) (*redis.Options, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, errors.New("empty address: " + redisAddrForms)
@@ -151,6 +198,14 @@ func openRedis(c *cli.Context) (redis.UniversalClient, redisTarget, error) {
 
 // newRedisClient builds the client of the Redis flags without connecting.
 func newRedisClient(c *cli.Context) (redis.UniversalClient, redisTarget, error) {
+	pw, err := redisPassword(c)
+	if err != nil {
+		return nil, redisTarget{Flag: "--redis-password-file / " + redisPasswordEnv}, err
+	}
+	pwFrom := "$" + redisPasswordEnv
+	if c.String("redis-password-file") != "" {
+		pwFrom = "--redis-password-file"
+	}
 	switch {
 	case c.String("redis-cluster") != "":
 		seeds, err := parseRedisSeeds("redis-cluster", c.String("redis-cluster"))
@@ -158,7 +213,7 @@ func newRedisClient(c *cli.Context) (redis.UniversalClient, redisTarget, error) 
 		if err != nil {
 			return nil, t, err
 		}
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds, ContextTimeoutEnabled: true}), t, nil
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds, Password: pw, ContextTimeoutEnabled: true}), t, nil
 	case c.String("redis-sentinel") != "":
 		seeds, err := parseRedisSeeds("redis-sentinel", c.String("redis-sentinel"))
 		t := redisTarget{Addr: "master " + c.String("redis-master") + " via sentinels " + strings.Join(seeds, ","), Flag: "--redis-sentinel / XGR_REDIS_SENTINEL"}
@@ -168,14 +223,20 @@ func newRedisClient(c *cli.Context) (redis.UniversalClient, redisTarget, error) 
 		if c.String("redis-master") == "" {
 			return nil, t, errors.New("--redis-sentinel needs --redis-master NAME (the master name the Sentinels know)")
 		}
-		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.String("redis-master"), SentinelAddrs: seeds, ContextTimeoutEnabled: true}), t, nil
+		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.String("redis-master"), SentinelAddrs: seeds, Password: pw, ContextTimeoutEnabled: true}), t, nil
 	}
-	t := redisTarget{Addr: c.String("redis"), Flag: "--redis / XGR_REDIS"}
+	t := redisTarget{Addr: redact.URL(c.String("redis")), Flag: "--redis / XGR_REDIS"}
 	opts, err := parseRedisAddr(c.String("redis"))
 	if err != nil {
-		return nil, t, fmt.Errorf("--redis %q: %v", c.String("redis"), err)
+		return nil, t, fmt.Errorf("--redis %q: %v", redact.URL(c.String("redis")), err)
 	}
 	t.Addr = opts.Addr
+	if pw != "" {
+		if opts.Password != "" {
+			return nil, t, fmt.Errorf("--redis %q holds a password and %s gives one: give it once", redact.URL(c.String("redis")), pwFrom)
+		}
+		opts.Password = pw
+	}
 	// Deadlines of a context bound the socket too (a health check must not
 	// wait out a paused or frozen Redis).
 	opts.ContextTimeoutEnabled = true

@@ -111,7 +111,7 @@ func TestRPCVerbsSignBoundPermits(t *testing.T) {
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Owners: fixedOwner(owner),
-		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile), RequireBoundPermits: true})
+		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile), RequireBoundPermits: true, AnyRegistry: true})
 	if err != nil {
 		t.Fatal(err)
 	}

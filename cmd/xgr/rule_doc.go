@@ -59,9 +59,10 @@ invalid (soft-invalid reasons, false rules), timings, and what the branch asks
 for that is not performed yet (execution, grants, wakeUps, encryptLogs).
 
 API calls go out over HTTP. Hosts that resolve to loopback, private,
-link-local or other non-public addresses are refused unless allowed with
---allow-host HOST; --allow-host HOST=IP[:PORT] also sends HOST's connections
-to that address (TLS still verifies HOST). Contract reads are eth_calls to
+link-local or other non-public addresses are refused unless allowed on one
+port with --allow-host HOST:PORT; --allow-host HOST=IP:PORT sends HOST's
+connections to that address instead (TLS still verifies HOST). A bare
+HOST is refused: it would open every port of the host. Contract reads are eth_calls to
 the node given with --rpc URL (no default); a read whose "rpc" selector is
 NAME goes to --rpc-backend NAME=URL, and selectors not configured fail.
 Without a node every read fails and its saveAs defaults apply.
@@ -71,7 +72,7 @@ error (the step would abort), 2 on usage errors or an invalid document.
 
 Examples:
    xgr rule eval step.json --payload in.json
-   xgr rule eval feed.json --allow-host prices.internal --json | jq .output
+   xgr rule eval feed.json --allow-host prices.internal:8080 --json | jq .output
    xgr rule eval balance.json --payload in.json --rpc http://127.0.0.1:8545`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "payload", Aliases: []string{"p"}, Usage: "input payload: a JSON object file, - for stdin (default {})"},

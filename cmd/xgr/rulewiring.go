@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
@@ -25,7 +26,7 @@ import (
 // only when asked to.
 func allowHostFlag() *cli.StringSliceFlag {
 	return &cli.StringSliceFlag{Name: "allow-host", EnvVars: []string{"XGR_ALLOW_HOST"},
-		Usage: "allow a non-public host for API calls: HOST or HOST=IP[:PORT] (repeatable)"}
+		Usage: "allow API calls to a non-public host on one port: HOST:PORT, or HOST=IP:PORT to send HOST there (repeatable)"}
 }
 
 func evalRPCFlag() *cli.StringFlag {
@@ -71,7 +72,7 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 			// command; a malformed URL was refused before (exit 2).
 			return nil, cli.Exit(fmt.Sprintf("%s: %s: %v", cmd, flag, err), 1)
 		}
-		slog.Debug("connected", "flag", flag, "rpc", url, "chainId", id)
+		slog.Debug("connected", "flag", flag, "rpc", redact.URL(url), "chainId", id)
 		w.clients = append(w.clients, client)
 		return client, nil
 	}

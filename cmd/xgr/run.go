@@ -21,6 +21,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -132,8 +133,10 @@ func runAction(c *cli.Context) error {
 	cfg.Batch = joinstore.DefaultBatch
 	store0 := joinstore.New(rdb, cfg)
 	var cache *indexer.CacheSource
+	var idx *indexstore.Index
 	if client != nil {
-		cache = indexer.NewCacheSource(store0.Index(chainID), client)
+		idx = indexstore.New(rdb, chainID)
+		cache = indexer.NewCacheSource(idx, client)
 	}
 	exec, closeExec, err := runExecutor(c, client, cache)
 	if err != nil {
@@ -149,6 +152,11 @@ func runAction(c *cli.Context) error {
 	if err := store.Preload(c.Context); err != nil {
 		return cli.Exit("run: "+target.failed(err).Error(), 1)
 	}
+	if idx != nil {
+		if err := idx.Preload(c.Context); err != nil {
+			return cli.Exit("run: "+target.failed(err).Error(), 1)
+		}
+	}
 	if err := checkDurability(c, store); err != nil {
 		return err
 	}
@@ -156,7 +164,7 @@ func runAction(c *cli.Context) error {
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
 	if client != nil {
-		if service, source, err = chainService(c, cache, client, chainID, store, source); err != nil {
+		if service, source, err = chainService(c, cache, idx, client, chainID, store, source); err != nil {
 			return err
 		}
 	}
@@ -165,7 +173,7 @@ func runAction(c *cli.Context) error {
 		if client == nil {
 			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id, the registries' owners)", 2)
 		}
-		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: store.Index(chainID)}
+		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: idx}
 		_, h, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: cache, Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()})
 		if err != nil {
 			return err
@@ -175,7 +183,7 @@ func runAction(c *cli.Context) error {
 	}
 	uiCfg := console.Config{Store: store, Source: source, Gateway: gateway, ChainID: chainID, Log: slog.Default()}
 	if client != nil {
-		uiCfg.Chain, uiCfg.Index = client, store.Index(chainID)
+		uiCfg.Chain, uiCfg.Index = client, idx
 	}
 	ui := newConsole(c, uiCfg)
 	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: replica,
@@ -257,7 +265,7 @@ func checkDurability(c *cli.Context, store *joinstore.Store) error {
 
 // chainService dials the node and builds the indexer: follower, starter and
 // the cache-backed orchestration source (before the static one).
-func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
+func chainService(c *cli.Context, cache *indexer.CacheSource, idx *indexstore.Index, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
 	cfg := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
 	if file := c.String("config"); file != "" {
 		raw, err := os.ReadFile(file)
@@ -268,7 +276,6 @@ func chainService(c *cli.Context, cache *indexer.CacheSource, client *ethclient.
 			return nil, nil, cli.Exit(err.Error(), 2)
 		}
 	}
-	idx := store.Index(chainID)
 	source := reactor.FirstSource(cache, static)
 	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Discover: cfg.Discover, FollowRules: true, Triggers: cfg.Triggers,
 		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: c.String("rpc"), Log: slog.Default()}

@@ -18,12 +18,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/anvil"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
@@ -206,7 +207,7 @@ func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, 
 		alias, hex, ok := strings.Cut(strings.TrimSpace(spec), "=")
 		alias = strings.TrimSpace(alias)
 		if !ok || alias == "" {
-			return fmt.Errorf("%s: %q: want ALIAS=0xPRIVATEKEY", where, redact(spec))
+			return fmt.Errorf("%s: %q: want ALIAS=0xPRIVATEKEY", where, redactActor(spec))
 		}
 		key, err := chain.KeyFromHex(hex)
 		if err != nil {
@@ -273,8 +274,8 @@ func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, 
 	return keys, source, nil
 }
 
-// redact hides what follows "=" in an actor spec (a private key).
-func redact(spec string) string {
+// redactActor hides what follows "=" in an actor spec (a private key).
+func redactActor(spec string) string {
 	if a, _, ok := strings.Cut(spec, "="); ok {
 		return a + "=…"
 	}
@@ -292,6 +293,11 @@ type scenarioEnv struct {
 	client  *ethclient.Client
 	rdb     redis.UniversalClient
 	cleanup []func()
+}
+
+// shown is e for a report: the addresses without their secrets.
+func (e *scenarioEnv) shown() *scenarioEnv {
+	return &scenarioEnv{RPC: redact.URL(e.RPC), ChainID: e.ChainID, Anvil: e.Anvil, Redis: redact.URL(e.Redis), Private: e.Private}
 }
 
 func (e *scenarioEnv) close() {
@@ -336,7 +342,7 @@ func openScenarioEnv(ctx context.Context, c *cli.Context) (*scenarioEnv, error) 
 	} else {
 		opts, err := parseRedisAddr(e.Redis)
 		if err != nil {
-			return fail(2, "--redis %q: %v", e.Redis, err)
+			return fail(2, "--redis %q: %v", redact.URL(e.Redis), err)
 		}
 		e.rdb = redis.NewClient(opts)
 		if err := e.rdb.Ping(ctx).Err(); err != nil {
@@ -391,11 +397,11 @@ func scenarioRunAction(c *cli.Context) error {
 	w := c.App.Writer
 	asJSON := c.Bool("json")
 	if !asJSON {
-		envLine := fmt.Sprintf("chain %d at %s", env.ChainID, env.RPC)
+		envLine := fmt.Sprintf("chain %d at %s", env.ChainID, redact.URL(env.RPC))
 		if env.Anvil {
 			envLine += " (private anvil)"
 		}
-		redisLine := env.Redis
+		redisLine := redact.URL(env.Redis)
 		if env.Private {
 			redisLine += " (private redis-server)"
 		}
@@ -429,7 +435,7 @@ func scenarioRunAction(c *cli.Context) error {
 			Environment *scenarioEnv `json:"environment"`
 			Actors      []actor      `json:"actors"`
 			*scenario.Report
-		}{File: c.Args().First(), Environment: env, Report: rep}
+		}{File: c.Args().First(), Environment: env.shown(), Report: rep}
 		for _, a := range aliases {
 			out.Actors = append(out.Actors, actor{a, actors[a], keySource[a]})
 		}
@@ -535,6 +541,6 @@ func (r *scenarioRecorder) of(owner string, session int64) map[string]scenario.E
 // newCacheSource serves orchestrations from the chain (the indexer's cache
 // stays empty: nothing follows the chain in a scenario run), verified
 // against the registry's recorded hash.
-func newCacheSource(store *joinstore.Store, env *scenarioEnv) reactor.Source {
-	return indexer.NewCacheSource(store.Index(env.ChainID), env.client)
+func newCacheSource(env *scenarioEnv) reactor.Source {
+	return indexer.NewCacheSource(indexstore.New(env.rdb, env.ChainID), env.client)
 }

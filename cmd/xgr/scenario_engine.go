@@ -56,7 +56,7 @@ func newScenarioEngine(ctx context.Context, env *scenarioEnv, keys map[string]*e
 		s.Poll = 20 * time.Millisecond
 		e.senders[alias] = s
 	}
-	e.source = newCacheSource(store, env)
+	e.source = newCacheSource(env)
 	exec := &ruleexec.Executor{
 		Rules:   &rulesource.Loader{Chain: rulesource.NewChain(env.client)},
 		API:     api,

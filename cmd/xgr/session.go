@@ -219,6 +219,9 @@ func readJSONObject(file string) (json.RawMessage, error) {
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, fmt.Errorf("%s: want a JSON object", file)
 	}
+	if err := joinstore.CheckPayloadShape(file, raw); err != nil {
+		return nil, err
+	}
 	return raw, nil
 }
 
@@ -495,7 +498,7 @@ func sessionWakeAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
-		if req.Overlay, err = reactor.UnmarshalPayload(raw); err != nil {
+		if req.Overlay, err = reactor.ParseWakePayload(raw); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: %v", p, err), 2)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -87,7 +88,7 @@ Examples:
    xgr simulate examples/ostc/nested_join.json --outcomes outcomes.json --deterministic
    xgr simulate flow.json --outcomes o.json --step A1 --payload in.json --json
    xgr simulate IterationofPiOSTC.json --rules rules/ --payload pi0.json --wait-override 0 --max-steps 1000
-   xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal`,
+   xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal:8080`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (for steps no rule source covers; required without --rules and --rpc)"},
 			&cli.StringFlag{Name: "rules", Usage: "rule directory: DIR/rules.json and files named after rule references"},
@@ -225,7 +226,7 @@ func simulationRedis(c *cli.Context) (rdb redis.UniversalClient, shared bool, st
 	if c.IsSet("redis") {
 		opts, err := parseRedisAddr(c.String("redis"))
 		if err != nil {
-			return nil, false, nil, cli.Exit(fmt.Sprintf("simulate: --redis %q: %v", c.String("redis"), err), 2)
+			return nil, false, nil, cli.Exit(fmt.Sprintf("simulate: --redis %q: %v", redact.URL(c.String("redis")), err), 2)
 		}
 		rdb := redis.NewClient(opts)
 		if err := rdb.Ping(c.Context).Err(); err != nil {

@@ -5,7 +5,7 @@
 //   #/index                                           the chain index
 import { esc, time, rel, short, pill } from './dom.js';
 import { drawGraph } from './graph.js';
-import { pretty, isObjectText } from './json.js';
+import { mountJSON, isObjectText } from './json.js';
 import * as act from './actions.js';
 
 const main = document.getElementById('main');
@@ -191,8 +191,8 @@ function processPanel(d, pid) {
       ${row('k', esc(p.k))}${row('Policy', esc(p.policy))}
       ${row('Expects', esc((p.expect || []).join(', ')))}${row('Got', esc((join && join.got || []).join(', ') || '–'))}
       ${row('Fail', `<code>${esc(p.fail || '{}')}</code>`)}</dl>
-      <h4>Inbox</h4><pre class="json" id="inbox">${esc(pretty(p.inbox || '{}'))}</pre>` : ''}
-    <h3>Payload</h3><pre class="json" id="payload">${esc(pretty(p.resumePlain || '{}'))}</pre>
+      <h4>Inbox</h4><pre class="json" id="inbox"></pre>` : ''}
+    <h3>Payload</h3><pre class="json" id="payload"></pre>
     ${waking ? `<form class="wake" id="wake-form">
       <label for="wake-payload">Wake ${esc(pid)} with payload (a JSON object merged into its payload; keys starting with _ are dropped)</label>
       <textarea id="wake-payload" rows="3" spellcheck="false">{}</textarea>
@@ -202,6 +202,17 @@ function processPanel(d, pid) {
       ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td>
         <td>${esc(h.event ? (h.by || h.outcome) : h.status + ({ 1: ' valid', 0: ' invalid' }[h.valid] || '') + (h.abortReason ? ': ' + h.abortReason : ''))}</td>
         <td>${esc((h.children || []).join(', '))}</td></tr>`).join('')}</tbody></table>` : '<p class="dim">no proc_steps entry yet</p>'}`;
+}
+
+// mountPayloads renders the process's payload and inbox (lazily: a large
+// payload renders a bounded part at a time).
+function mountPayloads(d, pid) {
+  const p = d.processes.find((x) => x.pid === pid);
+  if (!p) return;
+  for (const [id, text] of [['payload', p.resumePlain], ['inbox', p.inbox]]) {
+    const el = document.getElementById(id);
+    if (el) mountJSON(el, text || '{}');
+  }
 }
 
 function wireWake(d, pid, after) {
@@ -268,6 +279,7 @@ function sessionView(owner, root, pid) {
     const st = p ? p.status + '/' + p.updatedAt : null;
     if (sel !== shownPid || st !== shownStatus) {
       document.getElementById('panel').innerHTML = processPanel(d, sel);
+      mountPayloads(d, sel);
       wireWake(d, sel, refresh);
       shownPid = sel;
       shownStatus = st;

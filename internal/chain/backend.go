@@ -10,6 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/xgr-sidecar/xgr/internal/redact"
 )
 
 // Backend is what xgr needs from a node. *ethclient.Client and the client of
@@ -29,12 +31,12 @@ func Dial(ctx context.Context, url string) (*ethclient.Client, *big.Int, error) 
 	}
 	c, err := ethclient.DialContext(ctx, url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect to node %s: %w", url, err)
+		return nil, nil, redact.Error(fmt.Errorf("connect to node %s: %w", url, err), url)
 	}
 	id, err := c.ChainID(ctx)
 	if err != nil {
 		c.Close()
-		return nil, nil, fmt.Errorf("node %s does not answer eth_chainId (is it running, is --rpc/XGR_RPC right?): %w", url, err)
+		return nil, nil, redact.Error(fmt.Errorf("node %s does not answer eth_chainId (is it running, is --rpc/XGR_RPC right?): %w", url, err), url)
 	}
 	return c, id, nil
 }

@@ -1,4 +1,4 @@
--- index_commit: record what a batch of blocks changed in the verified
+-- commit: record what a batch of blocks changed in the verified
 -- orchestration cache, extend the window of recent blocks and move the
 -- checkpoint — all at once, so a crash never skips or repeats a block.
 --

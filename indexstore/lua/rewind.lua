@@ -1,4 +1,4 @@
--- index_rewind: undo the cache changes of the blocks above a common
+-- rewind: undo the cache changes of the blocks above a common
 -- ancestor after a reorg, and move the checkpoint back to the ancestor.
 --
 -- KEYS[1] xgr:{idx:C}:head  KEYS[2] xgr:{idx:C}:blocks  KEYS[3] xgr:{idx:C}:pending
