@@ -120,8 +120,8 @@ func TestConsoleDirectActions(t *testing.T) {
 			t.Errorf("wake with %.20s…: %d %.300s", bad, code, body)
 		}
 	}
-	if p, _ := store.Process(ctx, root, 1); p["resumePlain"] != `{"n": 1}` {
-		t.Fatalf("a refused wake changed the payload: %s", p["resumePlain"])
+	if p, _ := store.Process(ctx, root, 1); string(p.ResumePlain) != `{"n": 1}` {
+		t.Fatalf("a refused wake changed the payload: %s", p.ResumePlain)
 	}
 	code, body := do(t, http.MethodPost, hs.URL+"/ui/api/wake", wake, true)
 	if code != 200 || !strings.Contains(body, `"woken":1`) {

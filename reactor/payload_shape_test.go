@@ -65,8 +65,8 @@ func TestPayloadShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := store.Process(ctx, res.Root, 1)
-	if p["status"] != "aborted" || !strings.Contains(p["abortReason"], "the step's next payload: payload.deep"+strings.Repeat("[0]", 31)+": nested deeper than 32 levels") || p["resumePlain"] != `{"n": 1}` {
-		t.Fatalf("an output nested too deeply: %v", p)
+	if p.Status != joinstore.StatusAborted || !strings.Contains(p.AbortReason, "the step's next payload: payload.deep"+strings.Repeat("[0]", 31)+": nested deeper than 32 levels") || string(p.ResumePlain) != `{"n": 1}` {
+		t.Fatalf("an output nested too deeply: %+v", p)
 	}
 	if procs, _ := store.Processes(ctx, res.Root); len(procs) != 1 {
 		t.Fatalf("an aborted step created children: %v", procs)

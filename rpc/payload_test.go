@@ -73,8 +73,8 @@ func TestWakePayloadShapeRefused(t *testing.T) {
 		}
 	}
 	after, _ := g.store.Process(ctx, root, 2)
-	if after["status"] != "waiting" || after["resumePlain"] != before["resumePlain"] || after["nextWakeAt"] != before["nextWakeAt"] {
-		t.Errorf("a refused wake changed the process: %v, before %v", after, before)
+	if after.Status != "waiting" || string(after.ResumePlain) != string(before.ResumePlain) || !after.NextWakeAt.Equal(before.NextWakeAt) {
+		t.Errorf("a refused wake changed the process: %+v, before %+v", after, before)
 	}
 }
 

@@ -45,7 +45,7 @@ func TestSessionPayloadShape(t *testing.T) {
 		}
 	}
 	after, _ := store.Process(context.Background(), root, 1)
-	if len(before) == 0 || after["resumePlain"] != before["resumePlain"] || after["nextWakeAt"] != before["nextWakeAt"] {
-		t.Errorf("a refused wake changed the process: %v, before %v", after, before)
+	if before.Pid == "" || string(after.ResumePlain) != string(before.ResumePlain) || !after.NextWakeAt.Equal(before.NextWakeAt) {
+		t.Errorf("a refused wake changed the process: %+v, before %+v", after, before)
 	}
 }
