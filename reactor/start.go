@@ -3,6 +3,7 @@ package reactor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,34 +33,68 @@ type StartRequest struct {
 	RootPid int64
 }
 
-// Start checks a session request against its orchestration — hash pinning,
-// start step — and only then creates the session. A rejected request
-// creates no state.
-func Start(ctx context.Context, store *joinstore.Store, src Source, req StartRequest, now time.Time) (joinstore.StartResult, error) {
+// ErrUnknownStep: a start names a step its orchestration does not have.
+var ErrUnknownStep = errors.New("unknown start step")
+
+// Prepared is a start request checked against its orchestration (hash
+// pinning, start step): Create makes the session without fetching or
+// checking it again.
+type Prepared struct {
+	req  StartRequest
+	orch *registry.Orchestration
+}
+
+// Orchestration is the orchestration the session will run.
+func (p Prepared) Orchestration() *registry.Orchestration { return p.orch }
+
+// Prepare fetches req's orchestration (pinned by req.OstcHash when set:
+// ErrHashMismatch; ErrUnknownOrchestration) and checks its start step
+// (ErrUnknownStep). It does not check the payload — CheckStartPayload
+// does, so that a caller can check the request's own fields first, once.
+func Prepare(ctx context.Context, src Source, req StartRequest) (Prepared, error) {
 	var pin common.Hash
 	if req.OstcHash != "" {
 		b, err := hexHash(req.OstcHash)
 		if err != nil {
-			return joinstore.StartResult{}, err
+			return Prepared{}, err
 		}
 		pin = b
 	}
 	o, err := src.Orchestration(ctx, req.XRC729, req.OstcID, pin)
 	if err != nil {
-		return joinstore.StartResult{}, fmt.Errorf("start %s/%s: %w", req.XRC729, req.OstcID, err)
+		return Prepared{}, fmt.Errorf("start %s/%s: %w", req.XRC729, req.OstcID, err)
 	}
 	if o.Step(req.Step) == nil {
-		return joinstore.StartResult{}, fmt.Errorf("start %s: step %q is not a step of %q (steps: %v)", req.OstcID, req.Step, o.ID, stepIDs(o.Steps))
+		return Prepared{}, fmt.Errorf("start %s: %w: %q is not a step of %q (steps: %v)", req.OstcID, ErrUnknownStep, req.Step, o.ID, stepIDs(o.Steps))
 	}
+	return Prepared{req: req, orch: o}, nil
+}
+
+// Create makes the prepared session, its root process due at
+// req.WakeAt (now when zero) with the start step's limits. The payload
+// must have passed CheckStartPayload.
+func (p Prepared) Create(ctx context.Context, store *joinstore.Store, now time.Time) (joinstore.StartResult, error) {
+	req := p.req
+	limits := Table(p.orch)[req.Step]
+	return store.Start(ctx, joinstore.StartRequest{
+		Owner: req.Owner, IdempotencyKey: req.IdempotencyKey, XRC729: req.XRC729, OstcID: req.OstcID,
+		OstcHash: p.orch.Hash.Hex(), StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt,
+		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now, StartLimits: &limits,
+	})
+}
+
+// Start checks a session request — its payload, then against its
+// orchestration (hash pinning, start step) — and only then creates the
+// session. A rejected request creates no state.
+func Start(ctx context.Context, store *joinstore.Store, src Source, req StartRequest, now time.Time) (joinstore.StartResult, error) {
 	if err := CheckStartPayload(req.Payload); err != nil {
 		return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
 	}
-	limits := Table(o)[req.Step]
-	return store.Start(ctx, joinstore.StartRequest{
-		Owner: req.Owner, IdempotencyKey: req.IdempotencyKey, XRC729: req.XRC729, OstcID: req.OstcID,
-		OstcHash: o.Hash.Hex(), StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt,
-		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now, StartLimits: &limits,
-	})
+	p, err := Prepare(ctx, src, req)
+	if err != nil {
+		return joinstore.StartResult{}, err
+	}
+	return p.Create(ctx, store, now)
 }
 
 // CheckStartPayload checks a start payload: a JSON object of the shape

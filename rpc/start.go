@@ -70,23 +70,25 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 		return nil, fail(CodeUnauthorized, "not-orchestration-owner", "permit.message.from",
 			"the signer %s is not the owner %s of XRC-729 %s: only the orchestration's owner may start its sessions", v.Signer.Hex(), own.Hex(), reg.Hex())
 	}
-	o, err := s.cfg.Source.Orchestration(ctx, reg.Hex(), m.OstcID, m.OstcHash)
+	who := owner(v.Signer)
+	// The payload passed CheckStartPayload above: fetch and check the
+	// orchestration once, then create.
+	prep, err := reactor.Prepare(ctx, s.cfg.Source, reactor.StartRequest{
+		Owner: who, XRC729: reg.Hex(), OstcID: m.OstcID, OstcHash: m.OstcHash.Hex(), Step: req.StepID,
+		Payload: payload, IdempotencyKey: "permit:" + v.Digest.Hex(), RootPid: v.SessionID,
+	})
 	switch {
 	case errors.Is(err, reactor.ErrUnknownOrchestration):
 		return nil, fail(CodeNotFound, "unknown-orchestration", "permit.message.ostcId", "%v", err)
 	case errors.Is(err, reactor.ErrHashMismatch):
 		return nil, fail(CodeConflict, "ostc-hash-mismatch", "permit.message.ostcHash", "%v", err)
+	case errors.Is(err, reactor.ErrUnknownStep):
+		return nil, invalid("stepId", "%q is not a step of orchestration %q", req.StepID, m.OstcID)
 	case err != nil:
 		return nil, internal("orchestration", err)
 	}
-	if o.Step(req.StepID) == nil {
-		return nil, invalid("stepId", "%q is not a step of orchestration %q", req.StepID, o.ID)
-	}
-	who := owner(v.Signer)
-	res, err := reactor.Start(ctx, s.cfg.Store, s.cfg.Source, reactor.StartRequest{
-		Owner: who, XRC729: reg.Hex(), OstcID: m.OstcID, OstcHash: m.OstcHash.Hex(), Step: req.StepID,
-		Payload: payload, IdempotencyKey: "permit:" + v.Digest.Hex(), RootPid: v.SessionID,
-	}, s.cfg.Now())
+	o := prep.Orchestration()
+	res, err := prep.Create(ctx, s.cfg.Store, s.cfg.Now())
 	switch {
 	case errors.Is(err, joinstore.ErrStaleRoot):
 		next, _ := s.cfg.Store.NextRootPid(ctx, who)
