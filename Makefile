@@ -4,7 +4,7 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test provider lint fmt-check vet unit bench bench-peers fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint
+.PHONY: run test provider lint fmt-check vet unit bench bench-peers fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
 
 ## run: the main job on embedded defaults
 run:
@@ -61,6 +61,15 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSignature$$' -fuzztime $(FUZZTIME) ./internal/chain
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./reactor/wakeup
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./rpc/permit
+
+## difftest: the differential test of the two drivers (Runner and replicas) at length:
+## DIFFTEST_CASES random orchestrations (default 5000) from DIFFTEST_SEED (default: the
+## time, printed); DIFFTEST_CASE=i runs case i alone (docs/testing.md). `make test` runs
+## 500 cases of seed 1.
+DIFFTEST_CASES ?= 5000
+difftest:
+	DIFFTEST_CASES=$(DIFFTEST_CASES) DIFFTEST_SEED=$${DIFFTEST_SEED:-$$(date +%s)} \
+	$(GO) test -race -count=1 -timeout 60m -run '^TestRandomAgree$$' -v ./reactor/difftest
 
 ## chaos: the chaos suite (not part of test): real `xgr run` replicas, redis-server
 ## with AOF and a Redis Cluster with replicas, kill -9s, a Redis restart, a pause, a

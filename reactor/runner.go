@@ -191,15 +191,11 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	if cr.Killed {
 		r.emit(Event{At: now, Type: "killed", Pid: c.Pid, Step: c.ResumeStep})
 	}
-	if cr.Capped != "" || cr.Cancelled {
-		if cr.Cancelled {
-			r.emit(Event{At: now, Type: "cancelled", Pid: c.Pid, Step: c.ResumeStep, Detail: commit.CancelSession})
-		} else {
-			r.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
-		}
-		if err := r.reap(ctx, c.Root); err != nil {
-			return err
-		}
+	killedSession := cr.Capped != "" || cr.Cancelled
+	if cr.Cancelled {
+		r.emit(Event{At: now, Type: "cancelled", Pid: c.Pid, Step: c.ResumeStep, Detail: commit.CancelSession})
+	} else if cr.Capped != "" {
+		r.emit(Event{At: now, Type: "capped", Pid: c.Pid, Step: c.ResumeStep, Detail: cr.Capped})
 	}
 	var work []joinstore.FollowUp
 	for _, ch := range commit.Children {
@@ -221,6 +217,15 @@ func (r *Runner) step(ctx context.Context, c joinstore.Claim) error {
 	}
 	if err := r.joins(ctx, c.Root, work); err != nil {
 		return err
+	}
+	if killedSession {
+		// The commit's own delivery and the decisions it causes come
+		// first, then the kill reaps the waiting processes: the replicas'
+		// order (sessionIO.apply runs the joins, the next claim round
+		// reaps).
+		if err := r.reap(ctx, c.Root); err != nil {
+			return err
+		}
 	}
 	return performWakes(ctx, r.Store, c.Root, cr.Wakes, r.Now, r.emit, nil)
 }

@@ -283,3 +283,21 @@ func TestParseOutcomesRejectsBadResult(t *testing.T) {
 		t.Fatal("empty list accepted")
 	}
 }
+
+// A step that cancels its session delivers its failure to its group's
+// open join target, and the decision that delivery causes is made, before
+// the kill reaps the waiting processes, under the Runner as under the
+// replicas (which apply a commit's deliveries, then reap in their next
+// claim round): the target ends unfulfillable, not killed. Found by the
+// differential test of the drivers (reactor/difftest).
+func TestCancelDecidesItsOwnDeliveryBeforeTheReap(t *testing.T) {
+	ostc := `{"id":"cancel_join","structure":{
+  "A1":{"rule":"x","onValid":{"spawns":["B1"],"join":{"joinid":"J1","mode":"any","from":[{"node":"B1"}]}}},
+  "B1":{"rule":"x"},"J1":{"rule":"x"}}}`
+	s := newSim(t, ostc, "")
+	procs := s.run("A1", `{"default":{"result":"valid"},"B1":{"result":"cancel"}}`)
+	j := target(procs, "J1")
+	if j["status"] != "aborted" || j["abortReason"] != "unfulfillable" {
+		t.Fatalf("J1 is %s (%s), want aborted (unfulfillable)\n%s", j["status"], j["abortReason"], s.timeline())
+	}
+}

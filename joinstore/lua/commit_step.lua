@@ -196,9 +196,11 @@ for i = 1, nChildren do
     freshJoin[ARGV[b + 7]] = true
   end
 end
-local free = -1
+local free = -1 -- no window
 if claimLease > 0 and m[5] and m[5] ~= "" and m[5] ~= "0" then
-  free = tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1
+  -- Join-creating steps bypass the window, so more may be running than it
+  -- allows: then there is no room (0), never the -1 of no window.
+  free = math.max(tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
 end
 local fence, iterNext -- read when a child is claimed
 local created, gated, claims, runArgs = {}, 0, {}, {}
