@@ -297,7 +297,7 @@ func TestCancelDecidesItsOwnDeliveryBeforeTheReap(t *testing.T) {
 	s := newSim(t, ostc, "")
 	procs := s.run("A1", `{"default":{"result":"valid"},"B1":{"result":"cancel"}}`)
 	j := target(procs, "J1")
-	if j["status"] != "aborted" || j["abortReason"] != "unfulfillable" {
-		t.Fatalf("J1 is %s (%s), want aborted (unfulfillable)\n%s", j["status"], j["abortReason"], s.timeline())
+	if j.Status != joinstore.StatusAborted || j.AbortReason != "unfulfillable" {
+		t.Fatalf("J1 is %s (%s), want aborted (unfulfillable)\n%s", j.Status, j.AbortReason, s.timeline())
 	}
 }
