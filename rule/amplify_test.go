@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/google/cel-go/common/types"
 )
 
 // sixteen is "join([a, a, … 16 times], ”)": one value reused 16 times.
@@ -134,5 +136,91 @@ func TestListLiteralOverTheCap(t *testing.T) {
 	src = "[" + strings.TrimSuffix(strings.Repeat("1,", MaxListCap), ",") + "].size() > 0"
 	if _, err := CompileExpr(src); err != nil {
 		t.Fatalf("list literal of %d elements: %v", MaxListCap, err)
+	}
+}
+
+// Patterns are bounded before they compile or run (the review's forms):
+// a pattern that compiles to millions of instructions, and a match whose
+// input times program is billions of steps, end at once as hard errors.
+func TestMatchesIsBounded(t *testing.T) {
+	for name, c := range map[string]struct {
+		src string
+		env map[string]any
+	}{
+		"pattern too long":     {"S.matches(P)", map[string]any{"S": "b", "P": strings.Repeat("a{1000}", 3300)}},
+		"program too large":    {"S.matches(P)", map[string]any{"S": "b", "P": strings.Repeat("a{1000}", 100)}},
+		"match too much work":  {"B.matches('" + strings.Repeat("[ab]{1000}", 4) + "c')", map[string]any{"B": strings.Repeat("a", 100000)}},
+		"in a loop, under ||":  {"L.all(x, !S.matches(P) || true)", map[string]any{"L": make([]any, 64), "S": strings.Repeat("a", 60000), "P": strings.Repeat("[ab]{100}", 30) + "c"}},
+		"literal pattern work": {"B.matches('" + strings.Repeat("[ab]{1000}", 99) + "c')", map[string]any{"B": strings.Repeat("a", 100000)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e, err := CompileExpr(c.src)
+			if err != nil {
+				if errors.Is(err, ErrExprTooComplex) || errors.Is(err, ErrValueTooLarge) {
+					return
+				}
+				t.Fatal(err)
+			}
+			_, err = e.Eval(context.Background(), c.env)
+			if !errors.Is(err, ErrValueTooLarge) && !errors.Is(err, ErrExprTooComplex) && !isCapError(err) {
+				t.Fatalf("got %v, want a bound", err)
+			}
+		})
+	}
+	e, _ := CompileExpr("'123-456'.matches('^[0-9]+(-[0-9]+)?$') && matches('hello', '^h.*o$') && !S.matches('^x')")
+	if ok, err := e.EvalBool(context.Background(), map[string]any{"S": "abc"}); err != nil || !ok {
+		t.Fatalf("ordinary matches: %v %v", ok, err)
+	}
+}
+
+// Work on long strings is charged by their length, so it cannot repeat
+// without bound (the review measured 2–30 s for each form at cost 1).
+func TestLongStringWorkIsCharged(t *testing.T) {
+	l := make([]any, MaxListCap)
+	b, c := strings.Repeat("b", 250_000), strings.Repeat("c", 250_000)
+	for _, body := range []string{
+		"dist('lev', B, C) > 0.0", "dist('hamming', B, C) > 0.0", "within('lev', B, C, 1.0)",
+		"size(B) > 0", "double(B) != 0.0 || true", "bytes(B) != bytes(C)", "string(B) != ''",
+		"size(B + C) > 0", "B < C", "B == C",
+	} {
+		e, err := CompileExpr("L.all(x, L.all(y, L.all(z, (" + body + ") || true)))")
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if _, err := e.Eval(context.Background(), map[string]any{"L": l, "B": b, "C": c}); err == nil || !isCapError(err) && !errors.Is(err, ErrValueTooLarge) {
+			t.Errorf("%s in a 64³ loop: %v, want the cost limit", body, err)
+		}
+	}
+}
+
+// A result is refused as it is converted once it passes MaxValueBytes,
+// whatever reached it: an input read as it is cannot leave an expression
+// larger than the cap.
+func TestResultsAreCapped(t *testing.T) {
+	e, _ := CompileExpr("[R, R]")
+	if _, err := e.Eval(context.Background(), map[string]any{"R": strings.Repeat("r", MaxValueBytes/2)}); !errors.Is(err, ErrValueTooLarge) {
+		t.Fatalf("a result over the cap: %v", err)
+	}
+	e, _ = CompileExpr("R.s")
+	if _, err := e.Eval(context.Background(), map[string]any{"R": map[string]any{"s": strings.Repeat("r", MaxValueBytes+1)}}); !errors.Is(err, ErrValueTooLarge) {
+		t.Fatalf("an attribute read over the cap: %v", err)
+	}
+}
+
+// The memo keeps what it measured alive: a freed list's address cannot
+// come back for a new one with the old size.
+func TestSizeMemoHoldsWhatItMeasured(t *testing.T) {
+	var m sizeMemo
+	v := types.DefaultTypeAdapter.NativeToValue([]any{"a", "b"})
+	if n := m.size(v, MaxValueBytes); n != 2+2*(1+1) {
+		t.Fatalf("size %d", n)
+	}
+	for k, e := range m.sizes {
+		if e.v != v {
+			t.Fatalf("the memo entry %v does not hold the value it measured", k)
+		}
+	}
+	if len(m.sizes) != 1 {
+		t.Fatalf("%d memo entries", len(m.sizes))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/cel-go/cel"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -327,16 +328,57 @@ func (helperCost) CallCost(function, _ string, args []ref.Val, result ref.Val) *
 				}
 			}
 		}
+	case overloads.Matches:
+		// By the match's work (input bytes × program size); a pattern
+		// refused by its bounds by the work it would have asked for.
+		if len(args) != 2 {
+			return nil
+		}
+		insts, err := 0, error(nil)
+		if p, ok := args[1].(types.String); ok {
+			insts, err = checkPattern(string(p))
+		}
+		if err != nil {
+			insts = MaxRegexInsts
+		}
+		c = regexCost(textLen(args[0]), max(insts, 1))
 	case "lowerAscii", "upperAscii":
 		if len(args) > 0 {
 			if s, ok := args[0].(types.String); ok {
 				c = uint64(len(s))/10 + 1
 			}
 		}
+	case "@xgr_add", "@xgr_lt", "@xgr_le", "@xgr_gt", "@xgr_ge":
+		// The numeric rewrite's operators on strings or bytes: by the
+		// bytes they copy or compare (cel-go's own operators are charged
+		// so; the rewritten ones were charged 1).
+		if len(args) != 2 {
+			return nil
+		}
+		c = uint64(textLen(args[0])+textLen(args[1]))/10 + 1
+	case "size", "bytes", "string", "double", "int", "uint", "u256", "uint256", "i256", "int256", "int64", "uint64":
+		// Sizes and conversions of strings read every byte (size counts
+		// runes): by the bytes read.
+		if len(args) == 0 {
+			return nil
+		}
+		n := textLen(args[0])
+		if n == 0 {
+			return nil
+		}
+		c = uint64(n)/10 + 1
 	case operators.Equals, operators.NotEquals, operators.In, "@xgr_eq", "@xgr_ne", "@xgr_in":
 		// Comparing lists or maps walks them: charge what the walk costs
-		// (cel-go charges their top-level length only).
-		if len(args) != 2 || !isContainer(args[0]) && !isContainer(args[1]) {
+		// (cel-go charges their top-level length only); strings by the
+		// bytes compared.
+		if len(args) != 2 {
+			return nil
+		}
+		if !isContainer(args[0]) && !isContainer(args[1]) {
+			if n := min(textLen(args[0]), textLen(args[1])); n > 0 {
+				c = uint64(n)/10 + 1
+				break
+			}
 			return nil
 		}
 		var m *sizeMemo
@@ -362,6 +404,12 @@ func (helperCost) CallCost(function, _ string, args []ref.Val, result ref.Val) *
 		}
 		n := uint64(len(items))
 		c = n*n + 1
+		// Pairwise comparisons of strings read them n times each.
+		var text uint64
+		for _, it := range items {
+			text += uint64(textLen(it))
+		}
+		c += n * text / 10
 		if (function == "quorum" || function == "consensus") && len(args) > 1 && isLev(args[1]) {
 			l := uint64(0)
 			for _, it := range items {
@@ -370,14 +418,29 @@ func (helperCost) CallCost(function, _ string, args []ref.Val, result ref.Val) *
 			c += n * n / 2 * l * l / 4096
 		}
 	case "dist", "within":
-		if len(args) >= 3 && isLev(args[0]) {
-			c = 1 + levLen(args[1])*levLen(args[2])/4096
+		if len(args) < 3 {
+			return nil
+		}
+		c = 1 + uint64(textLen(args[1])+textLen(args[2]))/10
+		if isLev(args[0]) {
+			c += levLen(args[1]) * levLen(args[2]) / 4096
 		}
 	default:
 		return nil
 	}
 	charged := c
 	return &charged
+}
+
+// textLen is the length of a string or bytes value (0 for others).
+func textLen(v ref.Val) int {
+	switch x := v.(type) {
+	case types.String:
+		return len(x)
+	case types.Bytes:
+		return len(x)
+	}
+	return 0
 }
 
 func isContainer(v ref.Val) bool {

@@ -133,15 +133,24 @@ func TestExprCostLimitCountsLevenshtein(t *testing.T) {
 		}
 		return *c
 	}
-	// 64 values: 64² for the pairwise loop plus 64²/2 tables of 256² cells / 4096.
-	if got, want := cost("quorum", capped, types.String("lev"), types.Double(0.1), types.Int(2)), uint64(64*64+1+64*64/2*256*256/4096); got != want {
+	// 64 values: 64² for the pairwise loop, each string read 64 times
+	// (64 · 64 · 256 bytes / 10), plus for lev 64²/2 tables of 256² cells
+	// / 4096.
+	text := uint64(64 * 64 * 256 / 10)
+	if got, want := cost("quorum", capped, types.String("lev"), types.Double(0.1), types.Int(2)), uint64(64*64+1)+text+uint64(64*64/2*256*256/4096); got != want {
 		t.Errorf("lev quorum cost %d, want %d", got, want)
 	}
-	if got, want := cost("quorum", capped, types.String("rel"), types.Double(0.1), types.Int(2)), uint64(64*64+1); got != want {
+	if got, want := cost("quorum", capped, types.String("rel"), types.Double(0.1), types.Int(2)), uint64(64*64+1)+text; got != want {
 		t.Errorf("rel quorum cost %d, want %d", got, want)
 	}
-	if got, want := cost("dist", types.String("LEV"), types.String(strings.Repeat("a", 256)), types.String(strings.Repeat("b", 128))), uint64(1+256*128/4096); got != want {
+	// dist: both strings read (384 bytes / 10) plus the lev table.
+	if got, want := cost("dist", types.String("LEV"), types.String(strings.Repeat("a", 256)), types.String(strings.Repeat("b", 128))), uint64(1+384/10+256*128/4096); got != want {
 		t.Errorf("lev dist cost %d, want %d", got, want)
+	}
+	// A number list pays the pairwise loop only.
+	nums := list([]any{1.0, 2.0, 3.0})
+	if got, want := cost("quorum", nums, types.String("rel"), types.Double(0.1), types.Int(2)), uint64(3*3+1); got != want {
+		t.Errorf("rel quorum of numbers cost %d, want %d", got, want)
 	}
 	many, _ := CompileExpr(`[L].map(x, quorum([L], "lev", 0.1, 2)).size()`)
 	if _, err := many.Eval(context.Background(), map[string]any{"L": strs(MaxListCap, 40)}); err == nil || !isCapError(err) {

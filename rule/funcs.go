@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -239,11 +240,18 @@ func distance(m metric, a, b ref.Val) (float64, ref.Val) {
 	if !ok1 || !ok2 {
 		return 0, types.NewErr("metric expects strings, got %s and %s", a.Type().TypeName(), b.Type().TypeName())
 	}
-	ra, rb := []rune(string(x)), []rune(string(y))
+	// Decide what the lengths decide before converting to runes.
+	na, nb := utf8.RuneCountInString(string(x)), utf8.RuneCountInString(string(y))
 	if m == metricHamming {
-		return hamming(ra, rb), nil
+		if na != nb {
+			return Far, nil
+		}
+		return hamming([]rune(string(x)), []rune(string(y))), nil
 	}
-	return levenshtein(ra, rb), nil
+	if max(na, nb) > MaxLevenshteinLen {
+		return Far, nil
+	}
+	return levenshtein([]rune(string(x)), []rune(string(y))), nil
 }
 
 // hamming is the share of differing positions; Far for unequal lengths.

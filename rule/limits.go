@@ -68,9 +68,10 @@ const (
 	// stored). It equals the default payload cap, since a larger value
 	// could not be stored anyway. String concatenation and join are
 	// refused before they allocate; lists and maps are measured as they
-	// are built, once per evaluation. Together with MaxEvalCost, which
-	// charges every built string by its length, it bounds the memory one
-	// evaluation can take to a few MiB.
+	// are built, once per evaluation; results are counted as they are
+	// converted. Together with MaxEvalCost, which charges the operations
+	// on strings, lists and maps by the bytes they build, read or walk, it
+	// bounds the memory one evaluation can take to a few MiB.
 	MaxValueBytes = 256 << 10
 	// MaxEvalTime bounds the wall-clock time of one expression evaluation,
 	// checked between comprehension iterations. The caps above bound the

@@ -291,11 +291,42 @@ func copyPlain(v any) any {
 // uint64, float64, string, nil, []any, map[string]any. Bytes become 0x hex,
 // u256 and i256 values decimal strings (the XRC uint256 / int256 form),
 // timestamps RFC 3339 text and durations Go duration text.
-func fromCEL(v ref.Val) (any, error) { return fromCELAt(v, 0) }
+// A result larger than MaxValueBytes (measured as valuesize.go measures)
+// is refused as it is converted, before more of it is built: whatever
+// reached it (an attribute read of a large API response, a value the
+// construction checks missed) cannot leave an expression larger.
+func fromCEL(v ref.Val) (any, error) {
+	budget := MaxValueBytes
+	return fromCELAt(v, 0, &budget)
+}
 
-func fromCELAt(v ref.Val, depth int) (any, error) {
+func fromCELAt(v ref.Val, depth int, budget *int) (any, error) {
 	if depth > MaxValueDepth {
 		return nil, fmt.Errorf("result nested deeper than %d levels", MaxValueDepth)
+	}
+	spend := func(n int) error {
+		if *budget -= n; *budget < 0 {
+			return fmt.Errorf("%w: the result is larger than %d bytes, the most an expression may give (MaxValueBytes)", ErrValueTooLarge, MaxValueBytes)
+		}
+		return nil
+	}
+	switch x := v.(type) {
+	case types.String:
+		if err := spend(len(x)); err != nil {
+			return nil, err
+		}
+	case types.Bytes:
+		if err := spend(2*len(x) + 2); err != nil {
+			return nil, err
+		}
+	case traits.Lister, traits.Mapper:
+		if err := spend(2); err != nil {
+			return nil, err
+		}
+	default:
+		if err := spend(scalarSize); err != nil {
+			return nil, err
+		}
 	}
 	switch x := v.(type) {
 	case types.Bool:
@@ -334,7 +365,7 @@ func fromCELAt(v ref.Val, depth int) (any, error) {
 		out := make([]any, 0, int(n))
 		it := l.Iterator()
 		for it.HasNext() == types.True {
-			e, err := fromCELAt(it.Next(), depth+1)
+			e, err := fromCELAt(it.Next(), depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -351,7 +382,10 @@ func fromCELAt(v ref.Val, depth int) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("map key %v is not a string", k.Value())
 			}
-			e, err := fromCELAt(m.Get(k), depth+1)
+			if err := spend(len(ks) + 2); err != nil {
+				return nil, err
+			}
+			e, err := fromCELAt(m.Get(k), depth+1, budget)
 			if err != nil {
 				return nil, err
 			}

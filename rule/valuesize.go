@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -26,7 +27,16 @@ const (
 // measured, by identity, so that a value built from measured parts costs
 // only its own elements. A nil memo measures without remembering.
 type sizeMemo struct {
-	sizes map[any]int
+	sizes map[any]measured
+}
+
+// measured is a memo entry. It holds the value measured so that the
+// storage its key names stays alive for the evaluation: a key of a freed
+// slice or map could otherwise come back for a new one at the same
+// address, with the old one's size.
+type measured struct {
+	v ref.Val
+	n int
 }
 
 // over is the size reported for a value over the limit it was measured
@@ -97,8 +107,8 @@ func sizeOr(n, limit int) int {
 func (m *sizeMemo) container(v ref.Val, limit int, walk func(budget int) int) int {
 	key, ok := memoKey(v)
 	if ok && m != nil && m.sizes != nil {
-		if s, hit := m.sizes[key]; hit {
-			return sizeOr(s, limit)
+		if e, hit := m.sizes[key]; hit {
+			return sizeOr(e.n, limit)
 		}
 	}
 	// A container is measured against the value cap, not the caller's
@@ -107,9 +117,9 @@ func (m *sizeMemo) container(v ref.Val, limit int, walk func(budget int) int) in
 	s := walk(MaxValueBytes)
 	if ok && m != nil && s != over {
 		if m.sizes == nil {
-			m.sizes = map[any]int{}
+			m.sizes = map[any]measured{}
 		}
-		m.sizes[key] = s
+		m.sizes[key] = measured{v: v, n: s}
 	}
 	if s == over {
 		return over
@@ -239,6 +249,12 @@ func (s *sizedConstructor) Eval(a interpreter.Activation) ref.Val {
 type sizedCall struct{ interpreter.InterpretableCall }
 
 func (s *sizedCall) Exec(f *interpreter.ExecutionFrame) ref.Val {
+	if s.Function() == overloads.Matches {
+		// Bounded before the pattern compiles or runs (matches.go).
+		if args := s.Args(); len(args) == 2 {
+			return matches(args[0].Exec(f), args[1].Exec(f))
+		}
+	}
 	if fn := s.Function(); fn == operators.Add || fn == "@xgr_add" {
 		if args := s.Args(); len(args) == 2 {
 			l, r := args[0].Exec(f), args[1].Exec(f)
