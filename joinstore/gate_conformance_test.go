@@ -273,6 +273,7 @@ type claimCase struct {
 	Running        int // unexpired leases of other processes
 	Expired, Ended int // expired leases; finished processes at score 0
 	Fence, Iter    int64
+	LiveExtra      int64 // live processes without a record here
 	Targets        []claimTarget
 	Procs          []claimProc
 	// Order are the candidates, as process indexes (one past the end:
@@ -297,7 +298,7 @@ type claimProc struct {
 
 func genClaimCase(r *rand.Rand) claimCase {
 	c := claimCase{Killed: r.Intn(12) == 0, Running: r.Intn(5), Expired: r.Intn(3), Ended: r.Intn(2),
-		Fence: int64(r.Intn(50)), Iter: int64(10 + r.Intn(50))}
+		Fence: int64(r.Intn(50)), Iter: int64(10 + r.Intn(50)), LiveExtra: int64(r.Intn(2))}
 	if r.Intn(5) >= 2 {
 		c.Window = 1 + r.Intn(4)
 	}
@@ -337,9 +338,14 @@ func (c claimCase) proc(i int) (claimProc, bool) {
 type claimSeen struct {
 	SessionKilled bool
 	Granted       []reactor.Granted
+	Gated         []int64
 	Fence, Iter   int64
-	// Status is each record's status afterwards, Due the due set.
+	Live          int64
+	Finished      bool
+	// Status and Reason are each record's status and abortReason
+	// afterwards, Due the due set.
 	Status []joinstore.ProcStatus
+	Reason []string
 	Due    []int64
 }
 
@@ -348,7 +354,7 @@ func runClaimCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, 
 	nowMs := now.UnixMilli()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	pipe := rdb.Pipeline()
-	meta := []any{"owner", root.Owner, "window", c.Window, "fence", c.Fence, "iter", c.Iter, "live", len(c.Procs)}
+	meta := []any{"owner", root.Owner, "window", c.Window, "fence", c.Fence, "iter", c.Iter, "live", c.live(), "status", "running"}
 	if c.Killed {
 		meta = append(meta, "killedAt", nowMs-1)
 	}
@@ -407,21 +413,29 @@ func runClaimCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, 
 			cands[i].Limits, cands[i].Group = gateSteps[gateStep(p.Step)], c.target(p.Group)
 		}
 	}
-	ref := reactor.ClaimRound(reactor.ClaimSession{Killed: c.Killed, Window: c.Window, Running: c.Running, Fence: c.Fence, Iter: c.Iter}, cands)
-	want := claimSeen{SessionKilled: ref.SessionKilled, Granted: ref.Granted, Fence: ref.Fence, Iter: ref.Iter}
-	granted := map[int64]bool{}
+	ref := reactor.ClaimRound(reactor.ClaimSession{Killed: c.Killed, Window: c.Window, Running: c.Running, Fence: c.Fence, Iter: c.Iter, Live: c.live()}, cands)
+	want := claimSeen{SessionKilled: ref.SessionKilled, Granted: ref.Granted, Gated: ref.Gated, Fence: ref.Fence, Iter: ref.Iter,
+		Live: ref.Live, Finished: ref.Finished}
+	granted, gated := map[int64]bool{}, map[int64]bool{}
 	for _, g := range ref.Granted {
 		granted[g.Iter] = true
 	}
+	for _, g := range ref.Gated {
+		gated[g] = true
+	}
 	for i, p := range c.Procs {
-		st := statuses[p.Status]
-		if granted[int64(i+1)] {
+		st, reason := statuses[p.Status], ""
+		switch {
+		case granted[int64(i+1)]:
 			st = joinstore.StatusRunning
+		case gated[int64(i+1)]:
+			st, reason = joinstore.StatusAborted, string(joinstore.Gated)
 		}
 		want.Status = append(want.Status, st)
+		want.Reason = append(want.Reason, reason)
 	}
 	for _, it := range dueWant {
-		if !granted[it] {
+		if !granted[it] && !gated[it] {
 			want.Due = append(want.Due, it)
 		}
 	}
@@ -438,19 +452,50 @@ func runClaimCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, 
 	for _, cl := range claims {
 		got.Granted = append(got.Granted, reactor.Granted{Iter: cl.Iter, Token: cl.Token, FirstChild: cl.FirstChild, Reserve: cl.Reserve, GroupTarget: cl.GroupTarget})
 	}
-	m, _ := rdb.HMGet(ctx, joinstore.KeyOf(root, "meta"), "fence", "iter").Result()
-	got.Fence, got.Iter = anyInt(m[0]), anyInt(m[1])
-	for i := range c.Procs {
-		st, _ := rdb.HGet(ctx, joinstore.KeyOf(root, "p:"+strconv.Itoa(i+1)), "status").Result()
+	m, _ := rdb.HMGet(ctx, joinstore.KeyOf(root, "meta"), "fence", "iter", "live", "status").Result()
+	got.Fence, got.Iter, got.Live, got.Finished = anyInt(m[0]), anyInt(m[1]), anyInt(m[2]), m[3] == "finished"
+	var extra []string
+	for i, p := range c.Procs {
+		f, _ := rdb.HMGet(ctx, joinstore.KeyOf(root, "p:"+strconv.Itoa(i+1)), "status", "abortReason").Result()
+		st, _ := f[0].(string)
+		reason, _ := f[1].(string)
 		got.Status = append(got.Status, joinstore.ProcStatus(st))
+		got.Reason = append(got.Reason, reason)
+		if reason == string(joinstore.Gated) {
+			got.Gated = append(got.Gated, int64(i+1))
+			if g := c.target(p.Group); g.Iter != 0 {
+				if member, _ := rdb.HExists(ctx, joinstore.KeyOf(root, "g:"+strconv.FormatInt(g.Iter, 10)), strconv.Itoa(i+1)).Result(); member {
+					extra = append(extra, fmt.Sprintf("gated process %d is still a member of its group", i+1))
+				}
+			}
+		}
 	}
+	// Gated in candidate order, as the reference lists them.
+	pos := map[int64]int{}
+	for i, o := range c.Order {
+		if _, ok := pos[int64(o+1)]; !ok {
+			pos[int64(o+1)] = i
+		}
+	}
+	sort.SliceStable(got.Gated, func(i, j int) bool { return pos[got.Gated[i]] < pos[got.Gated[j]] })
 	due, _ := rdb.ZRange(ctx, joinstore.KeyOf(root, "due"), 0, -1).Result()
 	for _, d := range due {
 		n, _ := strconv.ParseInt(d, 10, 64)
 		got.Due = append(got.Due, n)
 	}
 	sort.Slice(got.Due, func(i, j int) bool { return got.Due[i] < got.Due[j] })
-	return differ(got, want)
+	return append(differ(got, want), extra...)
+}
+
+// live is the session's live count: the live records and LiveExtra.
+func (c claimCase) live() int64 {
+	n := c.LiveExtra
+	for _, p := range c.Procs {
+		if st := statuses[p.Status]; st == joinstore.StatusWaiting || st == joinstore.StatusRunning {
+			n++
+		}
+	}
+	return n
 }
 
 // differ lists the fields in which the script's outcome (got) and the

@@ -48,6 +48,8 @@ type ClaimSession struct {
 	Window, Running int
 	// Fence is the last fencing token issued, Iter the last iter allocated.
 	Fence, Iter int64
+	// Live is the session's live process count.
+	Live int64
 }
 
 // ClaimCandidate is one process a claim is asked for, as claim reads it.
@@ -78,15 +80,23 @@ const (
 	Skip Dispatch = iota
 	// Run: claim it, when the window has room.
 	Run
+	// AbortGated: abort it instead of running it ("gated"): its group's
+	// join closed with kill.
+	AbortGated
 )
 
-func (d Dispatch) String() string { return [...]string{"skip", "run"}[d] }
+func (d Dispatch) String() string { return [...]string{"skip", "run", "abort_gated"}[d] }
 
 // DispatchGate is claim's per-process decision: a process runs when it is
-// due, waiting, unpaused and not killed.
+// due, waiting, unpaused and not killed, unless its group's join closed
+// with kill: then it is aborted instead, also before the kill's cascade
+// reached the group.
 func DispatchGate(c ClaimCandidate) Dispatch {
 	if !c.Due || c.Status != joinstore.StatusWaiting || c.Paused || c.Killed {
 		return Skip
+	}
+	if c.Group.KillClosed() {
+		return AbortGated
 	}
 	return Run
 }
@@ -107,19 +117,25 @@ type ClaimOutcome struct {
 	SessionKilled bool
 	// Granted are the claimed processes, in candidate order.
 	Granted []Granted
-	// Fence and Iter are the session's counters afterwards.
+	// Gated are the processes the dispatch gate aborted, in candidate
+	// order.
+	Gated []int64
+	// Fence and Iter are the session's counters afterwards; Live its live
+	// count, and Finished is true when the gate's aborts left none.
 	Fence, Iter int64
+	Live        int64
+	Finished    bool
 }
 
 // ClaimRound is claim's decision for a list of candidates, in order: each
-// that DispatchGate lets run is claimed with the next fencing token and a
+// that DispatchGate gates is aborted, each that it lets run is claimed with the next fencing token and a
 // reservation of its step's child iters, until the window is full; a
 // candidate whose step may exceed the window (Bypass) is claimed anyway,
 // but the first one found at a full window that may not ends the round. A
 // claimed process leaves the due set, so a candidate named twice is
 // claimed once.
 func ClaimRound(s ClaimSession, cands []ClaimCandidate) ClaimOutcome {
-	out := ClaimOutcome{Fence: s.Fence, Iter: s.Iter}
+	out := ClaimOutcome{Fence: s.Fence, Iter: s.Iter, Live: s.Live}
 	if s.Killed {
 		out.SessionKilled = true
 		return out
@@ -130,7 +146,17 @@ func ClaimRound(s ClaimSession, cands []ClaimCandidate) ClaimOutcome {
 	}
 	taken := map[int64]bool{}
 	for _, c := range cands {
-		if taken[c.Iter] || DispatchGate(c) != Run {
+		if taken[c.Iter] {
+			continue
+		}
+		switch DispatchGate(c) {
+		case Skip:
+			continue
+		case AbortGated:
+			out.Gated = append(out.Gated, c.Iter)
+			taken[c.Iter] = true
+			out.Live--
+			out.Finished = out.Finished || out.Live <= 0
 			continue
 		}
 		if s.Window > 0 && running >= s.Window && !c.Limits.Bypass {
