@@ -376,7 +376,9 @@ func (k keys) targetKeys(target, self int64) (proc, queue string, arg string) {
 
 // Claim moves the given iters that are still due, waiting, unpaused and not
 // killed to running, each under a new lease with a fresh fencing token and
-// a reservation of child iters, until the session's window is full.
+// a reservation of child iters, until the session's window is full. Those
+// whose group's join closed with kill are aborted instead (the dispatch
+// gate: abortReason "gated").
 func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.Duration, worker string, steps StepTable, iters []int64) ([]Claim, error) {
 	if len(iters) == 0 {
 		return nil, nil
@@ -387,7 +389,7 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 	}
 	k := keysOf(root)
 	keys := []string{k.meta(), k.due(), k.run(), k.targets()}
-	args := []any{s.clock(now), lease.Milliseconds(), worker, string(table)}
+	args := []any{s.clock(now), lease.Milliseconds(), worker, string(table), int64(s.cfg.SessionTTL / time.Second)}
 	for _, it := range iters {
 		keys = append(keys, k.proc(it))
 		args = append(args, it)
@@ -398,6 +400,11 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 	}
 	if len(vals) == 1 && vals[0] == "killed" {
 		return nil, fmt.Errorf("claim in %s: %w", root, ErrSessionKilled)
+	}
+	if n := len(vals); n > 0 && vals[n-1] == "finished" {
+		// The dispatch gate aborted the session's last live processes.
+		vals = vals[:n-1]
+		s.finished(ctx, root, now)
 	}
 	const fields = 9
 	out := make([]Claim, 0, len(vals)/fields)

@@ -234,73 +234,63 @@ func TestMergeAndPayloadFlow(t *testing.T) {
 }
 
 func TestGates(t *testing.T) {
-	killed := GroupTarget{Exists: true, Closed: true, Policy: registry.PolicyKill}
-	drained := GroupTarget{Exists: true, Closed: true, Policy: registry.PolicyDrain}
-	open := GroupTarget{Exists: true, Policy: registry.PolicyKill}
+	killed := GroupTarget{Iter: 2, Closed: true, Policy: registry.PolicyKill}
+	drained := GroupTarget{Iter: 2, Closed: true, Policy: registry.PolicyDrain}
+	open := GroupTarget{Iter: 2, Policy: registry.PolicyKill}
+	if !killed.KillClosed() || drained.KillClosed() || open.KillClosed() || (GroupTarget{Closed: true, Policy: registry.PolicyKill}).KillClosed() {
+		t.Errorf("KillClosed")
+	}
+	if !open.Open() || killed.Open() || (GroupTarget{}).Open() {
+		t.Errorf("Open")
+	}
+	ready := ClaimCandidate{Iter: 3, Due: true, Status: joinstore.StatusWaiting}
 	cases := []struct {
-		target, own bool
-		group       GroupTarget
-		want        Dispatch
+		edit func(*ClaimCandidate)
+		want Dispatch
 	}{
-		{false, false, GroupTarget{}, Run},
-		{false, false, open, Run},
-		{false, false, drained, Run},
-		{false, false, killed, AbortGated},
-		{true, false, GroupTarget{}, Hold},
-		{true, false, killed, Hold},
-		{true, true, GroupTarget{}, Run},
-		{true, true, killed, AbortGated},
+		{func(*ClaimCandidate) {}, Run},
+		{func(c *ClaimCandidate) { c.Group = drained }, Run},
+		{func(c *ClaimCandidate) { c.Due = false }, Skip},
+		{func(c *ClaimCandidate) { c.Status = joinstore.StatusRunning }, Skip},
+		{func(c *ClaimCandidate) { c.Paused = true }, Skip},
+		{func(c *ClaimCandidate) { c.Killed = true }, Skip},
 	}
-	for _, c := range cases {
-		if got := DispatchGate(c.target, c.own, c.group); got != c.want {
-			t.Errorf("DispatchGate(%v, %v, %+v) = %v, want %v", c.target, c.own, c.group, got, c.want)
+	for i, c := range cases {
+		cand := ready
+		c.edit(&cand)
+		if got := DispatchGate(cand); got != c.want {
+			t.Errorf("case %d: DispatchGate(%+v) = %v, want %v", i, cand, got, c.want)
 		}
-	}
-	if SpawnGate(killed) || !SpawnGate(drained) || !SpawnGate(open) || !SpawnGate(GroupTarget{}) {
-		t.Errorf("spawn gate")
 	}
 }
 
-// Every event order of a lease releases or settles it exactly once, and
-// never on dispatch.
-func TestReleaseExactlyOnce(t *testing.T) {
-	events := []LeaseEvent{Dispatched, Renewed, CommitAcked, CommitRejected, ExecutionFailed, Expired}
-	var walk func(seq []LeaseEvent)
-	walk = func(seq []LeaseEvent) {
-		if len(seq) == 4 {
-			s, finals := LeaseState{}, 0
-			for i, e := range seq {
-				var a ReleaseAction
-				s, a = ReduceLease(s, e)
-				if a != Keep {
-					finals++
-				}
-				if e == Dispatched && a != Keep {
-					t.Fatalf("%v: released on dispatch", seq)
-				}
-				if finals == 1 && a != Keep && (e == Dispatched || e == Renewed) {
-					t.Fatalf("%v: released at %d without an outcome", seq, i)
+// A lease is released at most once: whatever a release decided, a second
+// release with the same token is stale.
+func TestReleaseAtMostOnce(t *testing.T) {
+	targets := []GroupTarget{{}, {Iter: 2}, {Iter: 2, Closed: true, Policy: registry.PolicyKill}, {Iter: 2, Closed: true}}
+	for _, killed := range []bool{false, true} {
+		for _, sessionKilled := range []bool{false, true} {
+			for _, target := range targets {
+				for _, recover := range []bool{false, true} {
+					for n := int64(0); n < 3; n++ {
+						s := ReleaseState{Now: 100, Status: joinstore.StatusRunning, Lease: 7, LeaseUntil: 50, Step: "A",
+							Killed: killed, SessionKilled: sessionKilled, Recoveries: n, Target: target, Live: 2}
+						r := ReleaseRequest{Token: 7, RetryAfter: 10, Recover: recover, MaxRecoveries: 3}
+						first := ReleaseLease(s, r)
+						if first.Result == joinstore.Stale {
+							t.Fatalf("%+v %+v: the first release is stale", s, r)
+						}
+						s.Status, s.Lease = joinstore.StatusAborted, 0
+						if first.Result == joinstore.Released {
+							s.Status = joinstore.StatusWaiting
+						}
+						if again := ReleaseLease(s, r); again.Result != joinstore.Stale {
+							t.Fatalf("%+v %+v: released twice: %v then %v", s, r, first.Result, again.Result)
+						}
+					}
 				}
 			}
-			outcome := false
-			for _, e := range seq {
-				outcome = outcome || (e != Dispatched && e != Renewed)
-			}
-			if outcome && finals != 1 || !outcome && finals != 0 {
-				t.Fatalf("%v: %d final actions", seq, finals)
-			}
-			return
 		}
-		for _, e := range events {
-			walk(append(append([]LeaseEvent{}, seq...), e))
-		}
-	}
-	walk(nil)
-	if _, a := ReduceLease(LeaseState{}, ExecutionFailed); a != Release {
-		t.Errorf("a failed execution must release")
-	}
-	if _, a := ReduceLease(LeaseState{}, CommitAcked); a != Settled {
-		t.Errorf("an acknowledged commit settles the lease")
 	}
 }
 

@@ -8,17 +8,25 @@
 -- ARGV[4] step table (JSON object step -> [reserve, bypass]): how many child
 --         iters a claim of the step reserves, and whether it may exceed the
 --         window (1 for join-creating steps); absent steps reserve 0
--- ARGV[5..] candidate iters
+-- ARGV[5] record TTL (s)  ARGV[6..] candidate iters
 --
 -- Returns a flat list, per claimed process: iter, token, firstReservedIter,
 -- resumeStep, resumePlain, parentPid, joinGroupId, threadHeadPid, and the
--- iter of the join target of its group ("" when none).
+-- iter of the join target of its group ("" when none); then "finished"
+-- when the aborts of the dispatch gate left the session no live process.
 -- Candidates that are no longer due, not waiting, paused or killed are
 -- skipped; claiming stops when the session's window is full. Returns
 -- {"killed"} when the session was killed: nothing is claimed in it any
 -- more (its waiting processes are reaped).
+-- The dispatch gate: a candidate that would run but whose group's join
+-- closed with kill is aborted instead ("gated") and leaves its group. A
+-- kill closes such a join before the group's waiting members are killed
+-- (kill, then a join step of the cascade): they never run meanwhile. The
+-- target's record and the group's member hash are read by name, under the
+-- session's hash tag (same slot): the candidates' groups are known only here.
 -- Invariant: a process is running under exactly one lease; a join target is
--- never claimed by time (targets enter the due set only when promoted).
+-- never claimed by time (targets enter the due set only when promoted);
+-- nothing runs in a group whose join closed with kill.
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
 -- with a server clock every lease and due decision of every replica is
 -- judged by one clock, whatever the replicas' own clocks say.
@@ -36,14 +44,39 @@ if window > 0 then
 end
 local fence, iterNext = tonumber(m[3] or "0") or 0, tonumber(m[4] or "0") or 0
 local steps = cjson.decode(ARGV[4])
+local ttl = tonumber(ARGV[5])
+-- The session's keys are "<prefix>meta", "<prefix>p:<iter>", "<prefix>g:<group>".
+local prefix = string.sub(KEYS[1], 1, #KEYS[1] - 4)
 local out = {}
-for i = 1, #ARGV - 4 do
-  local iter = ARGV[4 + i]
+local finished = false
+for i = 1, #ARGV - 5 do
+  local iter = ARGV[5 + i]
   local key = KEYS[4 + i]
   local score = redis.call("ZSCORE", KEYS[2], iter)
   if score and tonumber(score) <= now then
     local p = redis.call("HMGET", key, "status", "paused", "killedAt", "resumeStep", "resumePlain", "parentPid", "joinGroupId", "threadHeadPid")
-    if p[1] == "waiting" and p[2] ~= "1" and (p[3] == false or p[3] == "") then
+    local target = ""
+    if p[1] == "waiting" and p[7] and p[7] ~= "0" then
+      -- The root group never has a join target.
+      target = redis.call("HGET", KEYS[4], p[7]) or ""
+    end
+    local gated = false
+    if target ~= "" and p[2] ~= "1" and (p[3] == false or p[3] == "") then
+      local t = redis.call("HMGET", prefix .. "p:" .. target, "closed", "policy")
+      gated = t[1] == "1" and t[2] == "kill"
+    end
+    if gated then
+      redis.call("HSET", key, "status", "aborted", "abortReason", "gated", "updatedAt", nowS)
+      redis.call("ZREM", KEYS[2], iter)
+      redis.call("HDEL", prefix .. "g:" .. p[7], iter)
+      if ttl > 0 then
+        redis.call("EXPIRE", key, ttl)
+      end
+      if redis.call("HINCRBY", KEYS[1], "live", -1) <= 0 then
+        redis.call("HSET", KEYS[1], "status", "finished", "finishedAt", nowS)
+        finished = true
+      end
+    elseif p[1] == "waiting" and p[2] ~= "1" and (p[3] == false or p[3] == "") then
       local limits = steps[p[4]] or {0, 0}
       local reserve, bypass = tonumber(limits[1]), tonumber(limits[2])
       if window > 0 and running >= window and bypass ~= 1 then
@@ -62,11 +95,6 @@ for i = 1, #ARGV - 4 do
       redis.call("ZREM", KEYS[2], iter)
       redis.call("ZADD", KEYS[3], untilMs, iter)
       running = running + 1
-      local target = ""
-      if p[7] ~= "0" then
-        -- The root group never has a join target.
-        target = redis.call("HGET", KEYS[4], p[7]) or ""
-      end
       for _, v in ipairs({iter, token, first, p[4], p[5], p[6], p[7], p[8], target}) do
         out[#out + 1] = v
       end
@@ -75,5 +103,8 @@ for i = 1, #ARGV - 4 do
 end
 if #out > 0 then
   redis.call("HSET", KEYS[1], "fence", int(fence), "iter", int(iterNext))
+end
+if finished then
+  out[#out + 1] = "finished"
 end
 return out
