@@ -113,8 +113,8 @@ func TestTemplateRender(t *testing.T) {
 		if bad != "" {
 			t.Fatalf("ParseTemplate(%q): malformed %q", c.in, bad)
 		}
-		got, miss := tp.Render(env)
-		if got != c.want || !reflect.DeepEqual(miss, c.missing) {
+		got, miss, err := tp.Render(env)
+		if err != nil || got != c.want || !reflect.DeepEqual(miss, c.missing) {
 			t.Errorf("Render(%q) = %q, %v; want %q, %v", c.in, got, miss, c.want, c.missing)
 		}
 	}

@@ -267,8 +267,9 @@ func placeInJSON(parts []cpart) (misplaced, err error) {
 // CallTemplate). Keys absent from env are returned in missing and render
 // as nothing; a caller treats any missing key as a failed call. err reports
 // a value that cannot stand in its place safely (a path segment "..", a
-// header line break, a number without a JSON form); it names the
-// placeholder, not the template's JSON path.
+// header line break, a number without a JSON form) or a result larger than
+// MaxValueBytes (ErrValueTooLarge, refused before it is built); it names
+// the placeholder, not the template's JSON path.
 func (c *CallTemplate) Render(env map[string]any) (out string, missing []string, err error) {
 	return c.render(func(k string) (any, bool) {
 		v, ok := env[k]
@@ -291,6 +292,9 @@ func (c *CallTemplate) render(look func(string) (any, bool)) (string, []string, 
 	)
 	for _, p := range c.parts {
 		if p.key == "" {
+			if err := checkRendered(b.Len(), len(p.text), ""); err != nil {
+				return "", nil, err
+			}
 			b.WriteString(p.text)
 			continue
 		}
@@ -299,32 +303,41 @@ func (c *CallTemplate) render(look func(string) (any, bool)) (string, []string, 
 			missing = appendOnce(missing, p.key)
 			continue
 		}
+		// Each piece is escaped first and measured before it is written:
+		// escaping makes a value up to six times longer (\u00XX in JSON,
+		// %XX in a URL), and a template may repeat a value many times.
+		var piece string
 		switch p.slot {
 		case slotPath:
-			start := b.Len()
-			b.WriteString(url.PathEscape(Text(v)))
-			segments = append(segments, struct {
-				key        string
-				start, end int
-			}{p.key, start, b.Len()})
+			piece = url.PathEscape(Text(v))
 		case slotQuery:
-			b.WriteString(url.QueryEscape(Text(v)))
+			piece = url.QueryEscape(Text(v))
 		case slotJSONString:
-			b.WriteString(jsonStringContent(Text(v)))
+			piece = jsonStringContent(Text(v))
 		case slotJSONValue:
 			j, err := appendJSON(nil, v, 0)
 			if err != nil {
 				return "", nil, fmt.Errorf("[%s] stands as a whole JSON value, and %v", p.key, err)
 			}
-			b.Write(j)
+			piece = string(j)
 		case slotHeader:
-			s := Text(v)
-			if i := strings.IndexFunc(s, isControl); i >= 0 {
-				return "", nil, fmt.Errorf("[%s] puts the control character %q into the header value (a line break would start a header of its own); header values may hold visible characters, spaces and tabs only", p.key, s[i])
+			piece = Text(v)
+			if i := strings.IndexFunc(piece, isControl); i >= 0 {
+				return "", nil, fmt.Errorf("[%s] puts the control character %q into the header value (a line break would start a header of its own); header values may hold visible characters, spaces and tabs only", p.key, piece[i])
 			}
-			b.WriteString(s)
 		default:
-			b.WriteString(Text(v))
+			piece = Text(v)
+		}
+		if err := checkRendered(b.Len(), len(piece), p.key); err != nil {
+			return "", nil, err
+		}
+		start := b.Len()
+		b.WriteString(piece)
+		if p.slot == slotPath {
+			segments = append(segments, struct {
+				key        string
+				start, end int
+			}{p.key, start, b.Len()})
 		}
 	}
 	out := b.String()

@@ -424,7 +424,7 @@ func TestFixtureCallsRenderUnchanged(t *testing.T) {
 		}
 		for i, req := range rec.reqs {
 			old, _ := ParseTemplate(d.APICalls[i].URL.Source)
-			plain, _ := old.Render(env)
+			plain, _, _ := old.Render(env)
 			if req.URL != c.urls[i] || req.URL != plain || req.Body != nil || len(req.Headers) != 1 || req.Headers[0] != (RenderedHeader{Name: "Accept", Value: "application/json"}) {
 				t.Errorf("call %d: %+v; want URL %s (plain rendering %s)", i, req, c.urls[i], plain)
 			}

@@ -42,8 +42,9 @@ import (
 // extraction such as big-integer overflow, evaluator caps, non-boolean
 // rules, wake-up fields that resolve to malformed values, API call
 // placeholder values that cannot stand where they are placed: a URL path
-// segment "." or "..", a header line break, a number without a JSON form)
-// return a *HardError along with the partial Result. API call templates
+// segment "." or "..", a header line break, a number without a JSON form;
+// a rendered template over MaxValueBytes, an output payload over
+// MaxOutputBytes) return a *HardError along with the partial Result. API call templates
 // escape every placeholder for its place (see CallTemplate).
 //
 // Evaluate does no IO except through src, reads no clock except
@@ -301,14 +302,25 @@ func (e *evaluation) outcome(b *Branch, name string) (map[string]any, []Resolved
 	return out, wakes, nil, nil
 }
 
-// outputs resolves an output object (a branch or wake-up payload).
+// outputs resolves an output object (a branch or wake-up payload). Its
+// size as JSON is summed key by key and refused (ErrOutputTooLarge) as
+// soon as it passes MaxOutputBytes, before further keys are resolved.
 func (e *evaluation) outputs(fields Outputs, base jsondoc.Path) (map[string]any, *missingAt, error) {
 	out := make(map[string]any, len(fields))
+	total := 2 // {}
 	for _, f := range fields {
 		path := string(base.Key(f.Key))
 		v, miss, err := e.output(f.Value, path)
 		if miss != nil || err != nil {
 			return nil, miss, err
+		}
+		budget := MaxOutputBytes - total
+		if n := outputSize(f.Key, budget) + 1 + outputSize(v, budget) + 1; n > budget {
+			return nil, nil, &HardError{Stage: "outcome", Path: path, Err: fmt.Errorf(
+				"%w: with this key the payload %s would be larger than %d bytes as JSON (MaxOutputBytes, the store's payload cap); the keys before it take %d",
+				ErrOutputTooLarge, base, MaxOutputBytes, total)}
+		} else {
+			total += n
 		}
 		out[f.Key] = v
 	}
@@ -343,7 +355,10 @@ func (e *evaluation) resolve(v *Value) (any, error) {
 	case v.IsLiteral:
 		return v.Literal, nil
 	case v.Kind == KindTemplate:
-		s, miss := v.Template.Render(e.env.out)
+		s, miss, err := v.Template.Render(e.env.out)
+		if err != nil {
+			return nil, err
+		}
 		if miss != nil {
 			return nil, &MissingKeysError{Keys: miss}
 		}

@@ -73,6 +73,13 @@ const (
 	// on strings, lists and maps by the bytes they build, read or walk, it
 	// bounds the memory one evaluation can take to a few MiB.
 	MaxValueBytes = 256 << 10
+	// MaxOutputBytes bounds one output object: a branch payload, and each
+	// wake-up payload, measured as JSON (keys, values and punctuation). It
+	// equals the store's default payload cap (joinstore.DefaultMaxPayload),
+	// which an output must fit to be stored or delivered. Every value in it
+	// is at most MaxValueBytes, and templates are refused before they render
+	// past it, so an evaluation never builds an output far over this cap.
+	MaxOutputBytes = 256 << 10
 	// MaxEvalTime bounds the wall-clock time of one expression evaluation,
 	// checked between comprehension iterations. The caps above bound the
 	// work deterministically (the heaviest capped expression, 20 quorums

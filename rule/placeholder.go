@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -117,25 +118,46 @@ func (t *Template) Keys() []string {
 
 // Render substitutes every placeholder with the text form of its value
 // (see Text). Keys absent from env are returned in missing and render as
-// nothing; a caller treats any missing key as soft-invalid.
-func (t *Template) Render(env map[string]any) (out string, missing []string) {
+// nothing; a caller treats any missing key as soft-invalid. A result that
+// would be larger than MaxValueBytes is refused with ErrValueTooLarge
+// before it is built (a template repeating a large value would otherwise
+// multiply it); the error names the placeholder, the caller the path.
+func (t *Template) Render(env map[string]any) (out string, missing []string, err error) {
 	if len(t.parts) == 1 && t.parts[0].key == "" {
-		return t.parts[0].text, nil
+		return t.parts[0].text, nil, nil
 	}
 	var b strings.Builder
 	for _, p := range t.parts {
-		if p.key == "" {
-			b.WriteString(p.text)
-			continue
+		piece := p.text
+		if p.key != "" {
+			v, ok := env[p.key]
+			if !ok {
+				missing = appendOnce(missing, p.key)
+				continue
+			}
+			piece = Text(v)
 		}
-		v, ok := env[p.key]
-		if !ok {
-			missing = appendOnce(missing, p.key)
-			continue
+		if err := checkRendered(b.Len(), len(piece), p.key); err != nil {
+			return "", nil, err
 		}
-		b.WriteString(Text(v))
+		b.WriteString(piece)
 	}
-	return b.String(), missing
+	return b.String(), missing, nil
+}
+
+// checkRendered refuses a piece of n bytes that would take a rendered
+// template of have bytes over MaxValueBytes; key is the placeholder the
+// piece renders ("" for the template's own text).
+func checkRendered(have, n int, key string) error {
+	if n <= MaxValueBytes-have {
+		return nil
+	}
+	what := "its text"
+	if key != "" {
+		what = "[" + key + "]"
+	}
+	return fmt.Errorf("%w: the rendered template would be larger than %d bytes (MaxValueBytes) at %s, which adds %d bytes to %d",
+		ErrValueTooLarge, MaxValueBytes, what, n, have)
 }
 
 func appendOnce(list []string, s string) []string {
