@@ -62,6 +62,7 @@ Examples:
    xgr bench --redis redis://127.0.0.1:6379/15 examples/bench/chain10.json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "redis", EnvVars: []string{"XGR_BENCH_REDIS"}, Usage: "Redis URL to run on (default: a private redis-server)"},
+			redisPasswordFileFlag(),
 			&cli.BoolFlag{Name: "force", Usage: "run on a --redis database that holds other keys (only the bench's own keys are deleted)"},
 			&cli.IntFlag{Name: "sessions", Value: 1000, EnvVars: []string{"XGR_BENCH_SESSIONS"}, Usage: "sessions to start and run"},
 			&cli.IntFlag{Name: "concurrency", Value: 32, EnvVars: []string{"XGR_BENCH_CONCURRENCY"}, Usage: "sessions each replica runs at once (xgr run --max-sessions)"},
@@ -80,6 +81,7 @@ type benchConfig struct {
 	sessions, concurrency, replicas int
 	poll, timeout                   time.Duration
 	redisURL                        string
+	redisOpts                       *redis.Options // of redisURL
 	force, json                     bool
 }
 
@@ -96,8 +98,11 @@ func benchFlags(c *cli.Context) (benchConfig, error) {
 		return cfg, cli.Exit("bench: --force is for --redis: the private redis-server is empty", 2)
 	}
 	if cfg.redisURL != "" {
-		if _, err := parseRedisAddr(cfg.redisURL); err != nil {
+		if cfg.redisOpts, err = parseRedisAddr(cfg.redisURL); err != nil {
 			return cfg, cli.Exit(fmt.Sprintf("bench: --redis %q: %v", redact.URL(cfg.redisURL), err), 2)
+		}
+		if err := withPasswordFile(c, cfg.redisOpts); err != nil {
+			return cfg, cli.Exit("bench: "+err.Error(), 2)
 		}
 	}
 	if cfg.orch, err = loadOSTC(file); err != nil {
@@ -111,7 +116,7 @@ func benchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	dial, where, stop, err := benchRedis(cfg.redisURL)
+	dial, where, stop, err := benchRedis(cfg.redisOpts)
 	if err != nil {
 		return cli.Exit("bench: "+err.Error(), 2)
 	}
@@ -143,14 +148,10 @@ func benchAction(c *cli.Context) error {
 	return nil
 }
 
-// benchRedis returns how to connect to the bench's Redis: --redis, or a
-// private redis-server in a temporary directory that stop removes.
-func benchRedis(url string) (dial func() *redis.Client, where string, stop func(), err error) {
-	if url != "" {
-		opts, err := parseRedisAddr(url)
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("--redis %q: %w", redact.URL(url), err)
-		}
+// benchRedis returns how to connect to the bench's Redis: --redis (opts),
+// or a private redis-server in a temporary directory that stop removes.
+func benchRedis(opts *redis.Options) (dial func() *redis.Client, where string, stop func(), err error) {
+	if opts != nil {
 		return func() *redis.Client { return redis.NewClient(opts) }, opts.Addr, func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "xgr-bench-")

@@ -28,6 +28,31 @@ func redisFlags() []cli.Flag {
 	}
 }
 
+// redisPasswordFileFlag is --redis-password-file of the commands whose
+// --redis is given explicitly (simulate, scenario run, bench): a file only;
+// they read no password from the environment, as they read no address.
+func redisPasswordFileFlag() cli.Flag {
+	return &cli.StringFlag{Name: "redis-password-file", Usage: "file holding the password of --redis (keeps it out of ps and of the URL)"}
+}
+
+// withPasswordFile sets opts.Password from --redis-password-file when it
+// is given; a password in the --redis URL as well is an error.
+func withPasswordFile(c *cli.Context, opts *redis.Options) error {
+	file := c.String("redis-password-file")
+	if file == "" {
+		return nil
+	}
+	if opts.Password != "" {
+		return errors.New("--redis-password-file and the --redis URL both give the Redis password: give it once")
+	}
+	pw, err := readRedisPasswordFile(file)
+	if err != nil {
+		return err
+	}
+	opts.Password = pw
+	return nil
+}
+
 // redisPasswordEnv holds the Redis password when no file gives it.
 const redisPasswordEnv = "XGR_REDIS_PASSWORD"
 

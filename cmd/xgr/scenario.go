@@ -78,6 +78,7 @@ Examples:
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_SCENARIO_RPC"}, Usage: "node to deploy to and run against (default: a private anvil started for the run)"},
 					&cli.StringFlag{Name: "redis", EnvVars: []string{"XGR_SCENARIO_REDIS"}, Usage: "Redis URL for session state (default: a private redis-server on a temporary socket); the run executes every due session it finds there, so give it a database of its own"},
+					redisPasswordFileFlag(),
 					&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, EnvVars: []string{"XGR_SCENARIO_TIMEOUT"}, Usage: "give up on the whole run after this long"},
 					&cli.StringSliceFlag{Name: "actor", EnvVars: []string{"XGR_SCENARIO_ACTORS"}, Usage: "ALIAS=0xPRIVATEKEY: the key of an actor alias (repeatable)"},
 					&cli.StringFlag{Name: "actors-file", EnvVars: []string{"XGR_SCENARIO_ACTORS_FILE"}, Usage: "file of ALIAS=0xPRIVATEKEY lines (# comments)"},
@@ -343,6 +344,9 @@ func openScenarioEnv(ctx context.Context, c *cli.Context) (*scenarioEnv, error) 
 		opts, err := parseRedisAddr(e.Redis)
 		if err != nil {
 			return fail(2, "--redis %q: %v", redact.URL(e.Redis), err)
+		}
+		if err := withPasswordFile(c, opts); err != nil {
+			return fail(2, "%v", err)
 		}
 		e.rdb = redis.NewClient(opts)
 		if err := e.rdb.Ping(ctx).Err(); err != nil {

@@ -98,6 +98,7 @@ Examples:
 			&cli.StringFlag{Name: "step", Aliases: []string{"start"}, Usage: "start step (default: the first step of the document)"},
 			&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
 			&cli.StringFlag{Name: "redis", Usage: "run on this Redis (host:port or URL; default: a private redis-server; XGR_REDIS is not read): the session is held by simulate and deleted at the end"},
+			redisPasswordFileFlag(),
 			&cli.StringFlag{Name: "owner", Value: "0x0000000000000000000000000000000000000001", Usage: "session owner"},
 			&cli.BoolFlag{Name: "deterministic", Usage: "virtual clock: the same input always gives the same output"},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after this long"},
@@ -227,6 +228,9 @@ func simulationRedis(c *cli.Context) (rdb redis.UniversalClient, shared bool, st
 		opts, err := parseRedisAddr(c.String("redis"))
 		if err != nil {
 			return nil, false, nil, cli.Exit(fmt.Sprintf("simulate: --redis %q: %v", redact.URL(c.String("redis")), err), 2)
+		}
+		if err := withPasswordFile(c, opts); err != nil {
+			return nil, false, nil, cli.Exit("simulate: "+err.Error(), 2)
 		}
 		rdb := redis.NewClient(opts)
 		if err := rdb.Ping(c.Context).Err(); err != nil {
