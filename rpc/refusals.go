@@ -49,6 +49,12 @@ func (r *refusals) take(signer string) bool {
 		if len(r.signers) >= maxSigners {
 			r.forget(now)
 		}
+		if len(r.signers) >= maxSigners {
+			// Every remembered signer has refusals outstanding: forgetting
+			// one would give it its budget back. A new signer waits until
+			// a bucket is full again.
+			return false
+		}
 		b = &bucket{tokens: r.burst, at: now}
 		r.signers[signer] = b
 	}
@@ -87,18 +93,14 @@ func (r *refusals) refill(b *bucket, now time.Time) {
 	}
 }
 
-// forget drops the signers whose buckets are full again and, if that is
-// not enough, a quarter of the rest (bounded memory against many keys).
+// forget drops the signers whose buckets are full again: they lose
+// nothing by being forgotten. A bucket with refusals outstanding is never
+// dropped, so that many new keys cannot reset a signer's budget (memory
+// stays bounded: take refuses new signers while the table is full).
 func (r *refusals) forget(now time.Time) {
 	for k, b := range r.signers {
 		if r.refill(b, now); b.tokens >= r.burst {
 			delete(r.signers, k)
 		}
-	}
-	for k := range r.signers {
-		if len(r.signers) < maxSigners*3/4 {
-			break
-		}
-		delete(r.signers, k)
 	}
 }

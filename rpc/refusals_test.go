@@ -47,3 +47,29 @@ func takes(r *refusals, signer string, n int) int {
 	}
 	return ok
 }
+
+// Many new keys cannot reset a signer's budget (a review found that
+// evicting a quarter of the table at random gave an exhausted signer its
+// tokens back): buckets with refusals outstanding are never forgotten,
+// and while the table is full of them a new signer is refused.
+func TestManyKeysDoNotResetABudget(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	r := newRefusals(2, time.Minute, func() time.Time { return now })
+	takes(r, "victim", 2)
+	for i := 0; i < 3*maxSigners; i++ {
+		r.take(fmt.Sprint("k", i)) // each leaves its bucket not full
+	}
+	if r.take("victim") {
+		t.Fatal("the exhausted signer got a token back after many new keys")
+	}
+	if n := len(r.signers); n > maxSigners {
+		t.Fatalf("%d signers remembered, at most %d", n, maxSigners)
+	}
+	if r.take("newcomer") {
+		t.Fatal("a new signer was let in while every remembered bucket has refusals outstanding")
+	}
+	now = now.Add(2 * time.Minute) // every bucket refills: forgotten, room again
+	if !r.take("newcomer") {
+		t.Fatal("a new signer is refused after the buckets refilled")
+	}
+}

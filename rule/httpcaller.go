@@ -83,6 +83,18 @@ func (h *HTTPCaller) init() {
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 				return fmt.Errorf("redirect to %s URL refused", req.URL.Scheme)
 			}
+			if req.URL.Host != via[0].URL.Host {
+				// Another host (or port) gets none of the rule's headers:
+				// an API key must not follow a redirect to a stranger
+				// (Go's client drops only Authorization and Cookie).
+				kept := http.Header{}
+				for _, k := range []string{"User-Agent", "Accept"} {
+					if v := req.Header.Get(k); v != "" {
+						kept.Set(k, v)
+					}
+				}
+				req.Header = kept
+			}
 			return nil
 		},
 	}

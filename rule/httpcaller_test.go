@@ -230,3 +230,34 @@ func TestHTTPCallerRefusalDefaultsAliases(t *testing.T) {
 		t.Errorf("%+v", r.Calls)
 	}
 }
+
+// A redirect to another host or port carries none of the rule's headers
+// (an API key must not follow it); one on the same host keeps them.
+func TestHTTPCallerRedirectDropsHeadersAcrossHosts(t *testing.T) {
+	var got []string
+	other := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, "other:"+r.Header.Get("X-Api-Key"))
+		io.WriteString(w, `{}`)
+	})
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/x", http.StatusFound)
+		case "/here":
+			http.Redirect(w, r, "/final", http.StatusFound)
+		default:
+			got = append(got, "same:"+r.Header.Get("X-Api-Key"))
+			io.WriteString(w, `{}`)
+		}
+	})
+	h := &HTTPCaller{AllowHosts: []string{strings.TrimPrefix(srv.URL, "http://"), strings.TrimPrefix(other.URL, "http://")}}
+	for _, path := range []string{"/away", "/here"} {
+		if _, err := h.CallAPI(context.Background(), APIRequest{Name: "t", Method: "GET", URL: srv.URL + path, Timeout: time.Second,
+			Headers: []RenderedHeader{{Name: "X-Api-Key", Value: "k3y"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, ",") != "other:,same:k3y" {
+		t.Fatalf("headers after redirects: %v", got)
+	}
+}

@@ -37,7 +37,13 @@ func URL(s string) string {
 		b.WriteString(Mask + "@")
 	}
 	b.WriteString(u.Host)
-	tail := rest[strings.Index(rest, u.Host)+len(u.Host):]
+	// The authority ends at the first '/', '?' or '#' (userinfo cannot
+	// hold them unescaped), whatever the password spells.
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	tail := rest[end:]
 	path, query, hasQuery := strings.Cut(tail, "?")
 	if i := strings.IndexByte(path, '#'); i >= 0 {
 		path, hasQuery = path[:i], true

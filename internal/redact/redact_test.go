@@ -73,3 +73,14 @@ func TestHandler(t *testing.T) {
 		t.Error("an address without a secret was registered")
 	}
 }
+
+// A password that begins with the host's name is not mistaken for the
+// host (the path was found by searching the text for the host).
+func TestURLPasswordSpellingTheHost(t *testing.T) {
+	for _, in := range []string{"redis://:hostXY@host", "redis://:hostXY@host/0", "redis://u:host%40@host:6379/1?x=1"} {
+		out := URL(in)
+		if strings.Contains(out, "XY") || strings.Contains(out, "%40") {
+			t.Errorf("URL(%q) = %q shows the password", in, out)
+		}
+	}
+}
