@@ -20,22 +20,7 @@ import (
 // address. The message is checked as Verify would check it (but not its
 // expiry): a permit Verify would refuse is not signed.
 func SignSession(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg) ([]byte, error) {
-	from, err := signerOf(key, m.From)
-	if err != nil {
-		return nil, err
-	}
-	if err := notNil("SessionMsg", map[string]*big.Int{"SessionID": m.SessionID, "MaxTotalGas": m.MaxTotalGas, "Expiry": m.Expiry}); err != nil {
-		return nil, err
-	}
-	msg := object{
-		{"from", lowerHex(from)},
-		{"ostcId", m.OstcID},
-		{"ostcHash", hexutil.Encode(m.OstcHash[:])},
-		{"sessionId", m.SessionID.String()},
-		{"maxTotalGas", m.MaxTotalGas.String()},
-		{"expiry", m.Expiry.String()},
-	}
-	return signEnvelope(key, KindSession, sessionFields, SessionDomainName, SessionDomainVersion, chainID, nil, msg)
+	return signSession(key, chainID, m, false)
 }
 
 // SignSessionV2 signs a SessionPermitV2 for chainID with key: a
@@ -44,6 +29,12 @@ func SignSession(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg) ([]byte,
 // request will carry), so that it starts only that request. m.From as in
 // SignSession.
 func SignSessionV2(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg) ([]byte, error) {
+	return signSession(key, chainID, m, true)
+}
+
+// signSession signs a SessionPermit, or with bound a SessionPermitV2,
+// members in the order of their type.
+func signSession(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg, bound bool) ([]byte, error) {
 	from, err := signerOf(key, m.From)
 	if err != nil {
 		return nil, err
@@ -51,18 +42,19 @@ func SignSessionV2(key *ecdsa.PrivateKey, chainID *big.Int, m SessionMsg) ([]byt
 	if err := notNil("SessionMsg", map[string]*big.Int{"SessionID": m.SessionID, "MaxTotalGas": m.MaxTotalGas, "Expiry": m.Expiry}); err != nil {
 		return nil, err
 	}
-	msg := object{
-		{"from", lowerHex(from)},
-		{"registry", lowerHex(m.Registry)},
-		{"ostcId", m.OstcID},
-		{"ostcHash", hexutil.Encode(m.OstcHash[:])},
-		{"startStep", m.StartStep},
-		{"payloadHash", hexutil.Encode(m.PayloadHash[:])},
-		{"sessionId", m.SessionID.String()},
-		{"maxTotalGas", m.MaxTotalGas.String()},
-		{"expiry", m.Expiry.String()},
+	kind, fields := KindSession, sessionFields
+	msg := object{{"from", lowerHex(from)}}
+	if bound {
+		kind, fields = KindSessionV2, sessionV2Fields
+		msg = append(msg, member{"registry", lowerHex(m.Registry)})
 	}
-	return signEnvelope(key, KindSessionV2, sessionV2Fields, SessionDomainName, SessionDomainVersion, chainID, nil, msg)
+	msg = append(msg, member{"ostcId", m.OstcID}, member{"ostcHash", hexutil.Encode(m.OstcHash[:])})
+	if bound {
+		msg = append(msg, member{"startStep", m.StartStep}, member{"payloadHash", hexutil.Encode(m.PayloadHash[:])})
+	}
+	msg = append(msg, member{"sessionId", m.SessionID.String()}, member{"maxTotalGas", m.MaxTotalGas.String()},
+		member{"expiry", m.Expiry.String()})
+	return signEnvelope(key, kind, fields, SessionDomainName, SessionDomainVersion, chainID, nil, msg)
 }
 
 // SignControl signs a control permit for chainID and the control-domain
