@@ -249,26 +249,26 @@ func (s *sizedConstructor) Eval(a interpreter.Activation) ref.Val {
 type sizedCall struct{ interpreter.InterpretableCall }
 
 func (s *sizedCall) Exec(f *interpreter.ExecutionFrame) ref.Val {
-	if s.Function() == overloads.Matches {
+	switch fn := s.Function(); fn {
+	case overloads.Matches:
 		// Bounded before the pattern compiles or runs (matches.go).
 		if args := s.Args(); len(args) == 2 {
 			return matches(args[0].Exec(f), args[1].Exec(f))
 		}
-	}
-	if fn := s.Function(); fn == operators.Add || fn == "@xgr_add" {
+	case operators.Add, "@xgr_add":
 		if args := s.Args(); len(args) == 2 {
 			l, r := args[0].Exec(f), args[1].Exec(f)
 			if v := addCheck(l, r); v != nil {
 				return v
 			}
-			if fn == operators.Add {
-				a, ok := l.(traits.Adder)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(l)
-				}
-				return checkSize(f, a.Add(r))
+			if fn == "@xgr_add" {
+				return checkSize(f, arithOp("+", l, r))
 			}
-			return checkSize(f, arithOp("+", l, r))
+			a, ok := l.(traits.Adder)
+			if !ok {
+				return types.MaybeNoSuchOverloadErr(l)
+			}
+			return checkSize(f, a.Add(r))
 		}
 	}
 	return checkSize(f, s.InterpretableCall.Exec(f))
