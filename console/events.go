@@ -65,7 +65,7 @@ func (h *hub) publish(root joinstore.Root, e reactor.Event) {
 		list = list[1:]
 	}
 	h.recent[root] = append(list, e)
-	c := Change{Owner: root.Owner, RootPid: root.RootPid, At: e.At.UnixMilli(), Type: e.Type, Pid: e.Pid, Step: e.Step, Detail: e.Detail}
+	c := Change{Owner: root.Owner, RootPid: root.RootPid, At: e.At.UnixMilli(), Type: string(e.Type), Pid: e.Pid, Step: e.Step, Detail: e.Detail}
 	for ch := range h.subs {
 		select {
 		case ch <- c:

@@ -31,7 +31,7 @@ const (
 
 // replicaOnly are the event types the session's records do not keep: the
 // timeline takes them from this replica's own events.
-var replicaOnly = map[string]bool{"claimed": true, "ignored": true, "capped": true, "gated": true, "promoted": true}
+var replicaOnly = map[reactor.EventType]bool{reactor.EvClaimed: true, reactor.EvIgnored: true, reactor.EvCapped: true, reactor.EvGated: true, reactor.EvPromoted: true, reactor.EvRetry: true, reactor.EvRecovered: true}
 
 // Timeline merges what the session's records say happened (meta, process
 // records, proc_steps history) with the events this replica saw that the
@@ -82,7 +82,7 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 	claimed := map[string]bool{}
 	for _, e := range local {
 		if replicaOnly[e.Type] {
-			out = append(out, Entry{At: e.At.UnixMilli(), Type: e.Type, Pid: e.Pid, Step: e.Step, Detail: e.Detail, Source: SourceReplica})
+			out = append(out, Entry{At: e.At.UnixMilli(), Type: string(e.Type), Pid: e.Pid, Step: e.Step, Detail: e.Detail, Source: SourceReplica})
 			claimed[e.Pid] = claimed[e.Pid] || e.Type == "claimed"
 		}
 	}

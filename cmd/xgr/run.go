@@ -190,7 +190,7 @@ func runAction(c *cli.Context) error {
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
 		Log: slog.Default(),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
-			events.WithLabelValues(e.Type).Inc()
+			events.WithLabelValues(string(e.Type)).Inc()
 			if ui != nil {
 				ui.Record(r, e)
 			}

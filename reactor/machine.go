@@ -1,0 +1,643 @@
+package reactor
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// machineConfig is what differs between the drivers of the session
+// machine: a replica of `xgr run` (concurrent executions, leases, hand-back)
+// and the serial driver of `xgr simulate` (one process at a time, the
+// earliest due first, a virtual clock).
+type machineConfig struct {
+	// Serial: one process at a time, the earliest due first; no root
+	// lease, no hand-back: the run ends when the session has no live
+	// process (cmdDone).
+	Serial bool
+	// RootLease is renewed every third of it (0: never, the serial
+	// driver); a replica hands the session back when nothing is due
+	// within it.
+	RootLease time.Duration
+	// Poll is how soon a claim round looks again when the window is full.
+	Poll time.Duration
+	// ClaimLease, when set, lets a commit claim the children that may run
+	// at once (joinstore.Commit.ClaimLease) and defers the end of a
+	// session to the hand-back (Commit.DeferFinish).
+	ClaimLease time.Duration
+	// MaxSteps ends a serial run with ErrStepLimit once this many steps
+	// ran (0: no bound).
+	MaxSteps int
+	// Worker names the committer.
+	Worker string
+	// Check is the store's payload check (size and shape): pure.
+	Check func(what string, p []byte) error
+}
+
+// machine is the pure core of one session: Step(input, now) returns what to
+// do as data (ready). It reads no clock and performs no IO; both drivers
+// feed it what happened and carry out its commands. Every decision of the
+// session's follow-up work lives here: what a commit leaves ready, which
+// join steps, wake-ups, reaps and recoveries run and in which order, when
+// to claim, sleep, renew and hand back, and the timeline.
+type machine struct {
+	cfg   machineConfig
+	root  joinstore.Root
+	mode  actorMode
+	orch  *registry.Orchestration
+	table joinstore.StepTable
+
+	// inflight are the executions running; results their outcomes waiting
+	// for their commit, in the order they completed.
+	inflight map[int64]joinstore.Claim
+	results  []result
+	// ready are processes due now that are not claimed yet.
+	ready []int64
+	// todo is the store work queued before the next commit or claim round:
+	// follow-ups of a transition go to its front, so a commit's joins,
+	// reap and wake-ups all run before the next result is committed.
+	todo []command
+	// committing is the result whose commit is outstanding.
+	committing *pendingCommit
+	// retries counts transient failures per process (capped backoff).
+	retries map[int64]int
+
+	// killed: the session was killed (a command, a cap, a cancel); claim
+	// rounds reap instead.
+	killed bool
+	// finished: a commit of this machine ended the session.
+	finished bool
+	// storeBusy: a store command is outstanding; renewing: a renewal is.
+	storeBusy, renewing bool
+	// needClaim asks for a claim round.
+	needClaim bool
+	// next is the earliest known due time of a waiting process (hasNext).
+	next      time.Time
+	hasNext   bool
+	lastRenew time.Time
+	// sleepUntil is when the latest (earliest-ending) sleep ends; sleeps
+	// counts the sleeps still pending.
+	sleepUntil time.Time
+	sleeps     int
+	sleeping   bool
+	// executed counts the steps executed.
+	executed int
+	seq      uint64
+	out      ready
+}
+
+// pendingCommit is a commit in flight: the result and the payload its
+// claimed children get.
+type pendingCommit struct {
+	r      result
+	commit joinstore.Commit
+	next   map[string]any
+}
+
+// ready is what one Step asks of the driver: commands to carry out, in
+// order, and timeline lines (numbered).
+type ready struct {
+	cmds   []command
+	events []Event
+}
+
+// newMachine returns a machine; orch is nil for a replica (cmdOpen loads
+// it), set for the serial driver.
+func newMachine(cfg machineConfig, root joinstore.Root, orch *registry.Orchestration, now time.Time) *machine {
+	m := &machine{cfg: cfg, root: root, inflight: map[int64]joinstore.Claim{}, retries: map[int64]int{}, lastRenew: now}
+	if orch != nil {
+		m.orch, m.table, m.mode, m.needClaim = orch, Table(orch), modeRunning, true
+	}
+	return m
+}
+
+func (m *machine) emit(now time.Time, typ EventType, pid, step, detail string) {
+	m.seq++
+	m.out.events = append(m.out.events, Event{Seq: m.seq, At: now, Type: typ, Pid: pid, Step: step, Detail: detail})
+}
+
+func (m *machine) do(c command) { m.out.cmds = append(m.out.cmds, c) }
+
+// front queues store work before what is queued.
+func (m *machine) front(cmds ...command) { m.todo = append(cmds, m.todo...) }
+
+// Step applies one input at now and returns what to do.
+func (m *machine) Step(in input, now time.Time) ready {
+	m.out = ready{}
+	m.apply(in, now)
+	if m.mode != modeDone {
+		m.decide(now)
+	}
+	return m.out
+}
+
+// Done reports whether the machine has ended.
+func (m *machine) Done() bool { return m.mode == modeDone }
+
+func (m *machine) apply(in input, now time.Time) {
+	if err := failure(in); err != nil && m.cfg.Serial {
+		// The serial driver stops at the first store error.
+		m.mode = modeDone
+		m.do(cmdDone{Err: err})
+		return
+	}
+	switch in := in.(type) {
+	case inStart:
+	case inCancel:
+		m.mode = m.mode.cancel()
+	case inPoke:
+		m.needClaim = true
+	case inTimer:
+		m.sleeps--
+		m.needClaim = true
+		if m.sleeps <= 0 || !now.Before(m.sleepUntil) {
+			m.sleeping, m.sleeps = false, 0
+		}
+	case inOpened:
+		m.storeBusy = false
+		m.mode = m.mode.opened(in.Err == nil)
+		if in.Err != nil {
+			return
+		}
+		m.orch, m.table = in.Orch, Table(in.Orch)
+		m.next, m.hasNext = in.Opening.Next, in.Opening.NextOK
+		m.resume(in.Opening)
+		m.run(now, in.Claims, nil)
+	case inRenewed:
+		m.renewing = false
+		if errors.Is(in.Err, joinstore.ErrRootHeld) {
+			// Another replica took the session; its fencing tokens void
+			// our in-flight work. Stop without releasing.
+			m.mode = modeDone
+			return
+		}
+		if in.Read {
+			m.resume(in.Opening)
+		}
+	case inRecovered:
+		m.storeBusy = false
+		for it, r := range in.Results {
+			pid := m.pid(it)
+			switch r {
+			case joinstore.Abandoned:
+				m.emit(now, EvAborted, pid, "", "abandoned: recovered from an expired lease too often")
+			case joinstore.Released:
+				m.emit(now, EvRecovered, pid, "", "its replica stopped; due again")
+			}
+		}
+		m.needClaim = true
+	case inReaped:
+		m.storeBusy = false
+		if in.Err != nil {
+			m.next, m.hasNext = now.Add(m.cfg.Poll), true
+			return
+		}
+		m.reaped(now, in.Res)
+	case inClaimed:
+		m.storeBusy = false
+		m.claimed(now, in)
+	case inExecuted:
+		m.executed++
+		m.results = append(m.results, in.R)
+	case inCommitted:
+		m.storeBusy = false
+		pc := m.committing
+		m.committing = nil
+		m.committed(now, pc, in)
+	case inLeaseReleased:
+		m.storeBusy = false
+		m.needClaim = true
+	case inJoined:
+		m.storeBusy = false
+		m.joined(now, in)
+	case inWoke:
+		m.storeBusy = false
+		for _, e := range in.Outcomes {
+			m.emit(e.At, EvWakeUp, e.Pid, e.Step, e.Detail)
+		}
+	case inInspected:
+		m.storeBusy = false
+		m.inspected(now, in)
+	case inReleased:
+		m.mode = modeDone
+	}
+}
+
+func (m *machine) pid(iter int64) string { return m.root.Pid(iter) }
+
+// failure is the store error an input reports (nil for none, and for a
+// lost lease, which is an outcome).
+func failure(in input) error {
+	var err error
+	switch in := in.(type) {
+	case inRecovered:
+		err = in.Err
+	case inReaped:
+		err = in.Err
+	case inClaimed:
+		err = in.Err
+	case inCommitted:
+		err = in.Err
+	case inLeaseReleased:
+		err = in.Err
+	case inJoined:
+		err = in.Err
+	case inWoke:
+		err = in.Err
+	case inInspected:
+		err = in.Err
+	}
+	if errors.Is(err, joinstore.ErrLeaseLost) {
+		return nil
+	}
+	return err
+}
+
+// isTransient reports whether a step's error says it could not be decided
+// now (a node or API that did not answer) rather than that it failed: such
+// a step runs again after a backoff instead of aborting.
+func isTransient(err error) bool {
+	var t interface{ Transient() bool }
+	return errors.As(err, &t) && t.Transient()
+}
+
+// resume acts on what a read of the session found: processes a dead
+// replica left running go back to the due set once their leases expired, a
+// killed session has its waiting processes reaped, queued wake-ups (a crash
+// between a commit and their performing) are performed and pending join
+// deliveries applied; what is due now is claimed.
+func (m *machine) resume(o joinstore.Opening) {
+	if o.Meta["killedAt"] != "" {
+		m.killed = true
+	}
+	m.ready = append(m.ready, o.Due...)
+	m.needClaim = m.needClaim || len(o.Due) > 0
+	if len(o.Expired) > 0 {
+		m.todo = append(m.todo, cmdRecover{})
+	}
+	if m.killed {
+		m.todo = append(m.todo, cmdReap{})
+	}
+	if len(o.Wakes) > 0 {
+		m.todo = append(m.todo, cmdWakes{Wakes: o.Wakes})
+	}
+	for _, t := range o.PendingJoins {
+		m.todo = append(m.todo, cmdJoinStep{Target: t})
+	}
+}
+
+// run executes claimed processes, one command each; input is their payload
+// when known decoded (nil: decoded from the claim).
+func (m *machine) run(now time.Time, claims []joinstore.Claim, input map[string]any) {
+	for _, cl := range claims {
+		m.inflight[cl.Iter] = cl
+		m.emit(now, EvClaimed, cl.Pid, cl.ResumeStep, "")
+		m.do(cmdExecute{Claim: cl, Input: input})
+	}
+}
+
+// claimed acts on a claim round.
+func (m *machine) claimed(now time.Time, in inClaimed) {
+	if in.Killed {
+		m.killed = true
+		m.front(cmdReap{})
+		return
+	}
+	if in.Err != nil {
+		return
+	}
+	if in.ReadDue {
+		m.next, m.hasNext = in.Next, in.NextOK
+	}
+	m.run(now, in.Claims, nil)
+	if !m.cfg.Serial && len(in.Claims) < in.Asked {
+		// The window is full (or a ready process is not due yet): look
+		// again after a poll interval.
+		m.next, m.hasNext = now.Add(m.cfg.Poll), true
+	}
+	if m.cfg.Serial && in.Asked > 0 {
+		m.needClaim = true // the next earliest, once this one is done
+	}
+}
+
+// reaped acts on a batch of a killed session's aborted processes: their
+// failure deliveries run first; while some are left it reaps again at
+// once, then polls until the running ones commit.
+func (m *machine) reaped(now time.Time, res joinstore.KillResult) {
+	var follow []command
+	for it, st := range res.Results {
+		m.emit(now, EvKilled, m.pid(it), "", st)
+	}
+	for _, f := range res.FollowUps {
+		if !f.Kill {
+			follow = append(follow, cmdJoinStep{Target: f.Target})
+		}
+	}
+	switch {
+	case res.Live <= 0:
+		m.hasNext = false
+	case len(res.Results) > 0:
+		follow = append(follow, cmdReap{})
+	case !m.cfg.Serial:
+		m.next, m.hasNext = now.Add(m.cfg.Poll), true
+	}
+	m.front(follow...)
+}
+
+// commit turns the oldest execution result into its commit.
+func (m *machine) commit(now time.Time) {
+	r := m.results[0]
+	m.results = m.results[1:]
+	c := r.claim
+	delete(m.inflight, c.Iter)
+	if r.err != nil && isTransient(r.err) {
+		// The step could not be decided (the node or an API did not
+		// answer): nothing happened; it runs again after a backoff.
+		n := m.retries[c.Iter]
+		m.retries[c.Iter] = n + 1
+		wait := min(time.Second<<min(n, 6), time.Minute)
+		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("in %s: %v", wait, r.err))
+		m.storeBusy = true
+		m.do(cmdReleaseLease{Claim: c, RetryAt: now.Add(wait)})
+		return
+	}
+	delete(m.retries, c.Iter)
+	step := m.orch.Step(c.ResumeStep)
+	commit, detail, next := commitFor(c, step, m.cfg.Check, r, now, m.cfg.Worker)
+	for i := range commit.Children {
+		lim := m.table[commit.Children[i].ResumeStep]
+		commit.Children[i].Reserve, commit.Children[i].Bypass = lim.Reserve, lim.Bypass
+	}
+	if m.cfg.ClaimLease > 0 {
+		commit.ClaimLease, commit.DeferFinish = m.cfg.ClaimLease, true
+	}
+	m.emit(now, EvExecuted, c.Pid, c.ResumeStep, detail)
+	m.committing = &pendingCommit{r: r, commit: commit, next: next}
+	m.storeBusy = true
+	m.do(cmdCommit{Claim: c, Commit: commit})
+}
+
+// committed acts on a commit: the children it claimed run at once; its
+// own delivery and the joins of the targets it created run next, then the
+// reap a kill asks for and the wake-ups it queued, all before the next
+// result is committed.
+func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
+	c := pc.r.claim
+	if errors.Is(in.Err, joinstore.ErrLeaseLost) {
+		// Another holder owns the process now; this result is void.
+		m.emit(now, EvIgnored, c.Pid, c.ResumeStep, "lease lost; result discarded")
+		return
+	}
+	if in.Err != nil {
+		m.needClaim = true
+		m.front(cmdReleaseLease{Claim: c, RetryAt: now})
+		return
+	}
+	cr := in.Res
+	switch {
+	case cr.Cancelled:
+		m.killed = true
+		m.emit(now, EvCancelled, c.Pid, c.ResumeStep, pc.commit.CancelSession)
+	case cr.Capped != "":
+		m.killed = true
+		m.emit(now, EvCapped, c.Pid, c.ResumeStep, cr.Capped)
+	case cr.Killed:
+		m.emit(now, EvKilled, c.Pid, c.ResumeStep, "killed while running")
+	}
+	m.finished = m.finished || (cr.Live <= 0 && len(cr.Wakes) == 0)
+	if cr.Killed {
+		m.needClaim = true
+	}
+	m.run(now, cr.Claims, pc.next)
+	claimed := make(map[int64]bool, len(cr.Claims))
+	for _, cl := range cr.Claims {
+		claimed[cl.Iter] = true
+	}
+	var follow []command
+	if !cr.Killed {
+		for _, ch := range pc.commit.Children {
+			m.emit(now, EvSpawned, c.Root.Pid(ch.Iter), ch.ResumeStep, "group "+ch.JoinGroupID)
+			switch {
+			case ch.Join != nil:
+				follow = append(follow, cmdJoinStep{Target: ch.Iter})
+			case claimed[ch.Iter]:
+			case !ch.NextWakeAt.After(now):
+				m.ready = append(m.ready, ch.Iter)
+			case !m.hasNext || ch.NextWakeAt.Before(m.next):
+				m.next, m.hasNext = ch.NextWakeAt, true
+			}
+		}
+	}
+	if cr.Gated > 0 {
+		m.emit(now, EvGated, c.Pid, c.ResumeStep, fmt.Sprintf("%d spawns dropped", cr.Gated))
+	}
+	if cr.DeliveredTo != 0 {
+		follow = append(follow, cmdJoinStep{Target: cr.DeliveredTo})
+	} else if c.GroupTarget != 0 && !cr.Killed {
+		m.emit(now, EvIgnored, c.Root.Pid(c.GroupTarget), c.ResumeStep, "join already decided")
+	}
+	if m.killed {
+		// The commit's own delivery and the decisions it causes come
+		// first, then the kill reaps the waiting processes.
+		follow = append(follow, cmdReap{})
+	}
+	if len(cr.Wakes) > 0 {
+		follow = append(follow, cmdWakes{Wakes: cr.Wakes})
+	}
+	m.front(follow...)
+	if m.cfg.Serial {
+		m.needClaim = true
+	}
+}
+
+// joined acts on a join step: its verdicts, the processes a kill policy
+// aborted and the follow-ups (targets it delivered to) that run next.
+func (m *machine) joined(now time.Time, in inJoined) {
+	if in.Err != nil {
+		return
+	}
+	res := in.Res
+	pid := m.pid(in.Target)
+	for _, d := range in.Applied {
+		typ := EvIgnored
+		if d.Result == Delivered || d.Result == Failed {
+			typ = EvDelivered
+		}
+		m.emit(now, typ, pid, d.From, d.Result.String()+" from "+d.Pid)
+	}
+	for _, v := range res.Verdicts {
+		switch v {
+		case joinstore.VerdictSatisfied:
+			m.emit(now, EvJoinClosed, pid, "", "")
+			m.emit(now, EvPromoted, pid, "", "")
+			m.ready = append(m.ready, in.Target) // a claim skips it while its nextWakeAt is later
+			m.needClaim = true
+		case joinstore.VerdictUnfulfillable:
+			m.emit(now, EvJoinAborted, pid, "", "")
+		}
+	}
+	for _, it := range res.Killed {
+		m.emit(now, EvKilled, m.pid(it), "", "join "+pid+" closed with kill")
+	}
+	follow := make([]command, 0, len(res.FollowUps))
+	for _, f := range res.FollowUps {
+		follow = append(follow, cmdJoinStep{Target: f.Target, Kill: f.Kill})
+	}
+	m.front(follow...)
+}
+
+// inspected acts on the reads before a hand-back (a replica) or at the end
+// of a serial run.
+func (m *machine) inspected(now time.Time, in inInspected) {
+	if m.cfg.Serial {
+		switch {
+		case in.Err != nil:
+			m.mode = modeDone
+			m.do(cmdDone{Err: in.Err})
+		case in.Live <= 0:
+			m.mode = modeDone
+			m.do(cmdDone{})
+		case in.NextOK:
+			m.next, m.hasNext = in.Next, true
+			m.sleeping, m.sleepUntil, m.sleeps = true, in.Next, 1
+			m.do(cmdSleep{Until: in.Next})
+		default:
+			m.mode = modeDone
+			m.do(cmdDone{Err: fmt.Errorf("%w (%d live)", ErrStuck, in.Live)})
+		}
+		return
+	}
+	var rel cmdRelease
+	switch {
+	case in.Err != nil:
+		// Unknown: the root index keeps its mark; the lease goes.
+	case in.PendingWake:
+		// Wake-ups still to perform (their targets failed to answer): look
+		// again after a lease period.
+		rel.Mark = now.Add(m.cfg.RootLease)
+	case in.Live <= 0 || in.Finished:
+		rel.Unmark = true
+	case in.NextOK:
+		rel.Mark = in.Next
+	default:
+		// Live but nothing due (paused, or targets waiting on work that is
+		// not due yet): look again after a lease period.
+		rel.Mark = now.Add(m.cfg.RootLease)
+	}
+	m.storeBusy = true
+	m.do(rel)
+}
+
+// decide issues the next commands.
+func (m *machine) decide(now time.Time) {
+	if m.cfg.RootLease > 0 && !m.renewing && m.mode.renews() && now.Sub(m.lastRenew) > m.cfg.RootLease/3 {
+		m.renewing, m.lastRenew = true, now
+		inflight := make([]joinstore.Claim, 0, len(m.inflight))
+		for _, c := range m.inflight {
+			inflight = append(inflight, c)
+		}
+		m.do(cmdRenew{Inflight: inflight})
+	}
+	if m.storeBusy || m.mode == modeReleasing {
+		return
+	}
+	switch {
+	case m.mode == modeOpening:
+		m.storeBusy = true
+		m.do(cmdOpen{})
+	case len(m.todo) > 0:
+		c := m.todo[0]
+		m.todo = m.todo[1:]
+		m.storeBusy = true
+		m.do(c)
+	case len(m.results) > 0:
+		m.commit(now)
+	case m.mode == modeOpeningCancelled:
+		// Cancelled before the session was read: nothing was claimed.
+		m.release(now)
+	case m.mode == modeDraining && len(m.inflight) == 0:
+		m.release(now)
+	case m.mode == modeDraining:
+		// Wait for the executions in flight.
+	case m.cfg.Serial:
+		m.decideSerial()
+	case m.needClaim || len(m.ready) > 0:
+		m.claim(now)
+	case len(m.inflight) == 0 && (!m.hasNext || m.next.Sub(now) > m.cfg.RootLease):
+		// Nothing runs and nothing is due soon: hand the session back; the
+		// root index brings it back when it is due.
+		m.release(now)
+	default:
+		m.sleep(now)
+	}
+}
+
+// decideSerial: one process at a time, the earliest due first; when none
+// is due, the run ends, sleeps until the next due time or is stuck.
+func (m *machine) decideSerial() {
+	switch {
+	case len(m.inflight) > 0:
+	case m.needClaim && m.cfg.MaxSteps > 0 && m.executed >= m.cfg.MaxSteps:
+		m.mode = modeDone
+		m.do(cmdDone{Err: fmt.Errorf("%w after %d executed steps", ErrStepLimit, m.executed)})
+	case m.needClaim && m.killed:
+		m.needClaim = false
+		m.storeBusy = true
+		m.do(cmdReap{})
+	case m.needClaim:
+		m.needClaim, m.ready = false, nil
+		m.storeBusy = true
+		m.do(cmdClaim{Earliest: true})
+	case !m.sleeping:
+		m.storeBusy = true
+		m.do(cmdInspect{})
+	}
+}
+
+// claim issues a claim round: the known-ready processes, else what the due
+// set holds; a killed session is reaped instead.
+func (m *machine) claim(now time.Time) {
+	ready := m.ready
+	m.ready, m.needClaim = nil, false
+	m.storeBusy = true
+	if m.killed {
+		m.do(cmdReap{})
+		return
+	}
+	busy := make(map[int64]bool, len(m.inflight))
+	for it := range m.inflight {
+		busy[it] = true
+	}
+	m.do(cmdClaim{Iters: ready, Busy: busy})
+}
+
+// sleep waits until the next due time (or a third of the root lease, to
+// renew); a due time earlier than the pending sleep's end gets a shorter
+// sleep of its own.
+func (m *machine) sleep(now time.Time) {
+	wait := m.cfg.RootLease / 3
+	if m.hasNext {
+		wait = min(wait, max(m.next.Sub(now), time.Millisecond))
+	}
+	until := now.Add(wait)
+	if m.sleeping && !until.Before(m.sleepUntil) {
+		return
+	}
+	m.sleeping, m.sleepUntil = true, until
+	m.sleeps++
+	m.do(cmdSleep{Until: until})
+}
+
+// release hands the session back: at once when this machine's last commit
+// ended it, else after reading where the root index must mark it.
+func (m *machine) release(time.Time) {
+	m.mode, m.storeBusy = modeReleasing, true
+	if m.finished && len(m.ready) == 0 {
+		m.do(cmdRelease{Finished: true})
+		return
+	}
+	m.do(cmdInspect{})
+}

@@ -1,0 +1,217 @@
+package reactor
+
+import (
+	"time"
+
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// The session machine (machine.go) talks to its drivers in data only: the
+// drivers feed it inputs (what happened) and carry out the commands it
+// returns (what to do). Nothing here holds a closure.
+
+// command is one thing the session machine asks its driver to do. Store
+// commands (all but cmdExecute, cmdRenew, cmdSleep and cmdDone) are issued
+// one at a time: the session's store transitions are never concurrent with
+// each other; executions are.
+type command interface{ command() }
+
+type (
+	// cmdOpen reads the session (the adoption's reads, or joinstore.Open)
+	// and loads its orchestration: answered by inOpened.
+	cmdOpen struct{}
+	// cmdRecover puts processes whose leases expired back in the due set
+	// (joinstore.Store.Recover): inRecovered.
+	cmdRecover struct{}
+	// cmdReap aborts a batch of a killed session's waiting processes with
+	// the kill-policy cascade (Reap): inReaped.
+	cmdReap struct{}
+	// cmdClaim claims Iters, or when Iters is nil what the due set holds
+	// now; Earliest claims only the earliest due process (the serial
+	// driver). Busy are processes in flight here, not to be claimed again.
+	// Answered by inClaimed.
+	cmdClaim struct {
+		Iters    []int64
+		Busy     map[int64]bool
+		Earliest bool
+	}
+	// cmdExecute runs a claimed process's step: inExecuted. Input is its
+	// payload when known decoded (nil: decoded from the claim).
+	cmdExecute struct {
+		Claim joinstore.Claim
+		Input map[string]any
+	}
+	// cmdCommit commits an execution's result: inCommitted.
+	cmdCommit struct {
+		Claim  joinstore.Claim
+		Commit joinstore.Commit
+	}
+	// cmdReleaseLease gives a claimed process's lease back without a
+	// result, due again at RetryAt (a failed commit, a transient failure
+	// of the step): inLeaseReleased.
+	cmdReleaseLease struct {
+		Claim   joinstore.Claim
+		RetryAt time.Time
+	}
+	// cmdJoinStep runs the join step of Target: DecideJoin, or KillGroup
+	// when Kill (a kill-policy cascade): inJoined.
+	cmdJoinStep struct {
+		Target int64
+		Kill   bool
+	}
+	// cmdWakes performs wake-ups commits queued, each at most once:
+	// inWoke.
+	cmdWakes struct{ Wakes []joinstore.PendingWake }
+	// cmdRenew extends the root lease and the leases of the executions in
+	// flight, then reads the session as cmdOpen does (work others left):
+	// inRenewed. It runs beside the store commands.
+	cmdRenew struct{ Inflight []joinstore.Claim }
+	// cmdSleep asks for inTimer at Until.
+	cmdSleep struct{ Until time.Time }
+	// cmdInspect reads what a hand-back or the end of a serial run needs
+	// (live count, next due time, queued wake-ups): inInspected.
+	cmdInspect struct{}
+	// cmdRelease hands the session back: its root lease goes; the root
+	// index marks it at Mark (when set) or drops it (Unmark: the session
+	// is over). Finished: the session ended with this machine's last commit
+	// (its deferred index updates go with the lease). inReleased.
+	cmdRelease struct {
+		Finished bool
+		Mark     time.Time
+		Unmark   bool
+	}
+	// cmdDone ends the driver: Err is nil when the session finished.
+	cmdDone struct{ Err error }
+)
+
+func (cmdOpen) command()         {}
+func (cmdRecover) command()      {}
+func (cmdReap) command()         {}
+func (cmdClaim) command()        {}
+func (cmdExecute) command()      {}
+func (cmdCommit) command()       {}
+func (cmdReleaseLease) command() {}
+func (cmdJoinStep) command()     {}
+func (cmdWakes) command()        {}
+func (cmdRenew) command()        {}
+func (cmdSleep) command()        {}
+func (cmdInspect) command()      {}
+func (cmdRelease) command()      {}
+func (cmdDone) command()         {}
+
+// input is one thing that happened, fed to the session machine.
+type input interface{ input() }
+
+type (
+	// inStart starts the machine.
+	inStart struct{}
+	// inCancel: the driver is told to stop (replica shutdown): drain.
+	inCancel struct{}
+	// inPoke: work may have become due (a local wake-up).
+	inPoke struct{}
+	// inTimer: a cmdSleep ended.
+	inTimer struct{}
+	inOpened struct {
+		Opening joinstore.Opening
+		// Claims are processes the adoption claimed.
+		Claims []joinstore.Claim
+		Orch   *registry.Orchestration
+		Err    error
+	}
+	inRecovered struct {
+		Results map[int64]joinstore.ReleaseResult
+		Err     error
+	}
+	inReaped struct {
+		Res joinstore.KillResult
+		Err error
+	}
+	inClaimed struct {
+		Claims []joinstore.Claim
+		// Asked is how many were asked for (fewer claimed: the window is
+		// full, or one is not due yet).
+		Asked int
+		// Next is the earliest later due time when the due set was read
+		// (NextOK false when none, or when it was not read: ReadDue).
+		Next           time.Time
+		NextOK, ReadDue bool
+		// Killed: the session is killed; nothing was claimed.
+		Killed bool
+		Err    error
+	}
+	inExecuted struct{ R result }
+	inCommitted struct {
+		Res joinstore.CommitResult
+		Err error
+	}
+	inLeaseReleased struct{ Err error }
+	inJoined struct {
+		Target int64
+		Res    joinstore.JoinResult
+		// Applied are the deliveries the decisions applied.
+		Applied []Applied
+		Err     error
+	}
+	inWoke struct {
+		// Outcomes are the timeline's wake-up lines.
+		Outcomes []Event
+		Err      error
+	}
+	inRenewed struct {
+		Opening joinstore.Opening
+		// Read: Opening was read (the session still exists).
+		Read bool
+		Err  error
+	}
+	inInspected struct {
+		Live        int64
+		Finished    bool
+		Next        time.Time
+		NextOK      bool
+		PendingWake bool
+		Err         error
+	}
+	inReleased struct{}
+)
+
+func (inStart) input()         {}
+func (inCancel) input()        {}
+func (inPoke) input()          {}
+func (inTimer) input()         {}
+func (inOpened) input()        {}
+func (inRecovered) input()     {}
+func (inReaped) input()        {}
+func (inClaimed) input()       {}
+func (inExecuted) input()      {}
+func (inCommitted) input()     {}
+func (inLeaseReleased) input() {}
+func (inJoined) input()        {}
+func (inWoke) input()          {}
+func (inRenewed) input()       {}
+func (inInspected) input()     {}
+func (inReleased) input()      {}
+
+// EventType names a line of a session's timeline.
+type EventType string
+
+// The timeline's vocabulary. The session machine emits them, the same on
+// both drivers, numbered in causal order (Event.Seq).
+const (
+	EvClaimed     EventType = "claimed"
+	EvExecuted    EventType = "executed"
+	EvRetry       EventType = "retry"
+	EvSpawned     EventType = "spawned"
+	EvGated       EventType = "gated"
+	EvDelivered   EventType = "delivered"
+	EvIgnored     EventType = "ignored"
+	EvJoinClosed  EventType = "join_closed"
+	EvPromoted    EventType = "promoted"
+	EvJoinAborted EventType = "join_aborted"
+	EvKilled      EventType = "killed"
+	EvCancelled   EventType = "cancelled"
+	EvCapped      EventType = "capped"
+	EvAborted     EventType = "aborted"
+	EvRecovered   EventType = "recovered"
+	EvWakeUp      EventType = "wakeup"
+)
