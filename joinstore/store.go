@@ -688,33 +688,23 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	return res, nil
 }
 
-// claimedChildren turns the commit's flat claim triples (iter, token, first
-// reserved iter) into claims; the rest of each claim is what the commit
-// created, known here already.
+// claimedChildren turns the commit's flat claim quadruples (iter, token,
+// first reserved iter, group target) into claims; the rest of each claim is
+// what the commit created, known here already.
 func claimedChildren(c Claim, r Commit, vals []any, now time.Time) []Claim {
 	byIter := make(map[int64]*Child, len(r.Children))
-	var fresh map[string]int64
 	for i := range r.Children {
-		ch := &r.Children[i]
-		byIter[ch.Iter] = ch
-		if ch.Join != nil {
-			if fresh == nil {
-				fresh = map[string]int64{}
-			}
-			fresh[ch.Join.FromGroup] = ch.Iter
-		}
+		byIter[r.Children[i].Iter] = &r.Children[i]
 	}
-	out := make([]Claim, 0, len(vals)/3)
-	for i := 0; i+3 <= len(vals); i += 3 {
+	out := make([]Claim, 0, len(vals)/4)
+	for i := 0; i+4 <= len(vals); i += 4 {
 		iter, token, first := replyInt(vals[i]), replyInt(vals[i+1]), replyInt(vals[i+2])
 		ch := byIter[iter]
 		if ch == nil {
 			continue
 		}
-		target := c.GroupTarget
-		if ch.JoinGroupID != c.JoinGroupID {
-			target = fresh[ch.JoinGroupID]
-		}
+		target, _ := vals[i+3].(string)
+		groupTarget, _ := strconv.ParseInt(target, 10, 64)
 		plain := ch.ResumePlain
 		if len(plain) == 0 {
 			plain = json.RawMessage("{}")
@@ -723,7 +713,7 @@ func claimedChildren(c Claim, r Commit, vals []any, now time.Time) []Claim {
 		out = append(out, Claim{
 			Root: c.Root, Iter: iter, Pid: head, Token: token, FirstChild: first, Reserve: ch.Reserve,
 			ResumeStep: ch.ResumeStep, ResumePlain: plain, ParentPid: c.Pid, JoinGroupID: ch.JoinGroupID,
-			ThreadHeadPid: head, GroupTarget: target, LeaseUntil: now.Add(r.ClaimLease),
+			ThreadHeadPid: head, GroupTarget: groupTarget, LeaseUntil: now.Add(r.ClaimLease),
 		})
 	}
 	return out

@@ -111,7 +111,7 @@ type (
 	// inPoke: work may have become due (a local wake-up).
 	inPoke struct{}
 	// inTimer: a cmdSleep ended.
-	inTimer struct{}
+	inTimer  struct{}
 	inOpened struct {
 		Opening joinstore.Opening
 		// Claims are processes the adoption claimed.
@@ -134,19 +134,19 @@ type (
 		Asked int
 		// Next is the earliest later due time when the due set was read
 		// (NextOK false when none, or when it was not read: ReadDue).
-		Next           time.Time
+		Next            time.Time
 		NextOK, ReadDue bool
 		// Killed: the session is killed; nothing was claimed.
 		Killed bool
 		Err    error
 	}
-	inExecuted struct{ R result }
+	inExecuted  struct{ R result }
 	inCommitted struct {
 		Res joinstore.CommitResult
 		Err error
 	}
 	inLeaseReleased struct{ Err error }
-	inJoined struct {
+	inJoined        struct {
 		Target int64
 		Res    joinstore.JoinResult
 		// Applied are the deliveries the decisions applied.

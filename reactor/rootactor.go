@@ -3,6 +3,8 @@ package reactor
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -118,7 +120,13 @@ func (a *rootActor) feed(out *sched.StepOutput, in input) {
 			if _, ok := c.(cmdRelease); ok {
 				a.m.leave(a.io.root)
 			}
-			out.Yield(a.tag, ioCmd(func(ctx context.Context) (any, error) { return a.io.carry(ctx, c), nil }))
+			out.Yield(a.tag, ioCmd(func(ctx context.Context) (any, error) {
+				in := a.io.carry(ctx, c)
+				if err := failure(in); err != nil {
+					a.m.Log.Warn("session store transition failed", "session", a.io.root.String(), "command", strings.TrimPrefix(fmt.Sprintf("%T", c), "reactor.cmd"), "err", err)
+				}
+				return in, nil
+			}))
 		}
 	}
 }

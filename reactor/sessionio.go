@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,6 +108,7 @@ func (s *sessionIO) open(ctx context.Context) input {
 	} else {
 		var err error
 		if in.Opening, err = s.store.Open(ctx, s.root, now, now.Add(s.rootLease)); err != nil {
+			s.log.Error("cannot run session", "session", s.root.String(), "err", err)
 			in.Err = err
 			return in
 		}
@@ -115,6 +117,7 @@ func (s *sessionIO) open(ctx context.Context) input {
 	var err error
 	if s.orch, err = s.source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"])); err != nil {
 		// A claimed root process comes back when its lease expires.
+		s.log.Error("cannot run session", "session", s.root.String(), "err", err)
 		in.Claims, in.Err = nil, err
 		return in
 	}
@@ -337,8 +340,7 @@ func (s *sessionIO) inspect(ctx context.Context) input {
 }
 
 func parseLive(s string) int64 {
-	var n int64
-	fmt.Sscan(s, &n)
+	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
 }
 

@@ -48,7 +48,8 @@
 -- stays adoptable until they are performed); deliveredTo the target iter
 -- that got a pending delivery or ""; gated the number of children dropped
 -- by the spawn gate; cap the cap's reason or ""; then per claimed child
--- three values: iter, token, first reserved iter.
+-- four values: iter, token, first reserved iter, its group's join target
+-- iter ("" = none, as claim.lua reads it).
 -- Errors: LEASE_LOST (token not current, or the lease expired before now;
 -- nothing changed), BAD_CHILD (child iter not reserved by this lease).
 -- Invariants: a step is committed at most once, by its current lease holder;
@@ -248,9 +249,7 @@ for i = 1, nChildren do
         "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[7], "reserved", firstChild .. ":" .. reserve)
       runArgs[#runArgs + 1] = untilS
       runArgs[#runArgs + 1] = citer
-      claims[#claims + 1] = citer
-      claims[#claims + 1] = fenceS
-      claims[#claims + 1] = firstChild
+      claims[#claims + 1] = {citer, fenceS, firstChild, cgroup}
       if free > 0 then
         free = free - 1
       end
@@ -313,4 +312,17 @@ end
 if #claims == 0 then
   return {result, live, deliveredTo, gated, capReason}
 end
-return {result, live, deliveredTo, gated, capReason, unpack(claims)}
+-- Each claimed child's group target is read as claim.lua reads it, after
+-- every child exists (a join this commit created maps its group; a
+-- decided group this commit emptied is forgotten).
+local out = {result, live, deliveredTo, gated, capReason}
+for _, c in ipairs(claims) do
+  local target = ""
+  if c[4] ~= "0" then
+    target = redis.call("HGET", KEYS[6], c[4]) or ""
+  end
+  for _, v in ipairs({c[1], c[2], c[3], target}) do
+    out[#out + 1] = v
+  end
+end
+return out

@@ -39,7 +39,9 @@ const finishWithin = 60 * time.Second
 // `xgr simulate --deterministic`).
 type env struct {
 	replica *joinstore.Store
-	runner  *joinstore.Store
+	// replicaRaw reads the replicas' database directly (root leases).
+	replicaRaw *redis.Client
+	runner     *joinstore.Store
 	// runnerRaw and runnerRead reach the Runner's database without the
 	// forcing hook.
 	runnerRaw  *redis.Client
@@ -62,7 +64,8 @@ func newEnv(t testing.TB) *env {
 	cfg := joinstore.Config{SessionTTL: time.Hour, MaxSteps: capSteps, MaxLive: capLive}
 	replicaCfg := cfg
 	replicaCfg.ServerClock = true
-	e := &env{replica: joinstore.New(client(0), replicaCfg), src: &source{byID: map[string]*registry.Orchestration{}},
+	replicaRaw := client(0)
+	e := &env{replica: joinstore.New(replicaRaw, replicaCfg), replicaRaw: replicaRaw, src: &source{byID: map[string]*registry.Orchestration{}},
 		events: &recorder{byRoot: map[joinstore.Root][]reactor.Event{}}, hook: &forceHook{}}
 	hooked := client(1)
 	hooked.AddHook(e.hook)
@@ -188,7 +191,16 @@ func (e *env) runReplicas(ctx context.Context, o *registry.Orchestration, doc ou
 			return run{}, err
 		}
 		if meta["status"] == "finished" {
-			break
+			// The replica's machine records what the last commit did
+			// before it gives the root lease back: its timeline is whole
+			// once the lease is gone.
+			n, err := e.replicaRaw.Exists(ctx, fmt.Sprintf("xgr:{%s:%d}:lease", res.Root.Owner, res.Root.RootPid)).Result()
+			if err != nil {
+				return run{}, err
+			}
+			if n == 0 {
+				break
+			}
 		}
 		if time.Now().After(deadline) {
 			r, _ := e.collect(ctx, e.replica, res.Root, e.events.take(res.Root))
@@ -215,7 +227,7 @@ func (e *env) collect(ctx context.Context, store *joinstore.Store, root joinstor
 			r.executed[ev.Pid]++
 		}
 	}
-	r.tree = treeOf(sum, r.executed)
+	r.tree = treeOf(sum, r.executed) + timelineOf(sum, events)
 	return r, nil
 }
 

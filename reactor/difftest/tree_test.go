@@ -82,6 +82,49 @@ func treeOf(sum reactor.Summary, executed map[string]int) string {
 	return strings.Join(lines, "\n")
 }
 
+// timelineOf is the session machine's account of each process, as both
+// drivers must agree on it: per process (by path), the timeline's lines
+// about it in their causal order (Event.Seq), without those that depend
+// on how a driver claims or on its clock (claimed, recovered, retry, and
+// discarded results).
+func timelineOf(sum reactor.Summary, events []reactor.Event) string {
+	path := paths(sum.Processes)
+	byPid := map[string][]string{}
+	reaped := map[string]bool{}
+	var last uint64
+	for _, e := range events {
+		if e.Seq <= last {
+			byPid["!"] = append(byPid["!"], fmt.Sprintf("line %q (seq %d) after seq %d", e.Type, e.Seq, last))
+		}
+		last = e.Seq
+		switch e.Type {
+		case reactor.EvClaimed, reactor.EvRecovered, reactor.EvRetry, reactor.EvWakeUp:
+			continue
+		case reactor.EvIgnored:
+			// A result discarded for a lost lease is a replica's own
+			// affair; and once a killed session's reaping took a join
+			// target down, how many of its members still commit (and are
+			// ignored there) depends on when each driver reaps.
+			if strings.HasPrefix(e.Detail, "lease lost") || reaped[e.Pid] {
+				continue
+			}
+		case reactor.EvKilled:
+			reaped[e.Pid] = true
+		}
+		byPid[e.Pid] = append(byPid[e.Pid], string(e.Type))
+	}
+	var lines []string
+	for pid, types := range byPid {
+		p := path[pid]
+		if pid == "!" {
+			p = "out of order"
+		}
+		lines = append(lines, fmt.Sprintf("\ntimeline %s: %s", p, strings.Join(types, " ")))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}
+
 // canonJSON re-encodes a JSON value with object keys sorted and numbers
 // as written.
 func canonJSON(raw []byte) string {
