@@ -1,11 +1,27 @@
-// Package reactor is the session manager. Its own decisions — delivery,
-// join promotion, unfulfillable detection, kill selection and payload flow —
-// are pure functions of state and event in this package (no IO, no clock,
-// no randomness: time and ids are inputs), tested over every event order
-// that matters; the Redis store (joinstore) and the executors only wire
-// them.
+// Package reactor is the session manager.
 //
-// The gates are not decided here: which processes may be claimed, which
+// One pure core decides every step of a session: the session machine
+// (machine.go). Its Step(input, now) takes what happened — a session read,
+// a claim round, an execution's result, a commit, a join step, a reap, a
+// timer — and returns what to do as typed commands (machinemsg.go: open,
+// recover, reap, claim, execute, commit, release a lease, join step,
+// wake-ups, renew, sleep, inspect, release, done) with the timeline's
+// lines, numbered in causal order. It reads no clock and performs no IO.
+// The other pure decisions it uses — delivery, join promotion,
+// unfulfillable detection, kill selection (DecideJoin, KillGroup), payload
+// flow (commitFor, NextPayload, Children) — live beside it.
+//
+// Two drivers carry the commands out and feed the outcomes back, nothing
+// more: rootActor (rootactor.go), one per session on a replica of `xgr run`
+// (the work-stealing scheduler runs executions concurrently, store commands
+// one at a time, on the replica's clock), and Runner (runner.go), the
+// serial driver of `xgr simulate` (one command at a time, the earliest due
+// process first, on a virtual clock). Both use sessionIO (sessionio.go) to
+// turn a command into store calls and executions. A driver holds no
+// decision: what differs between them is the machine's configuration
+// (machineConfig).
+//
+// The gates are not decided in Go: which processes may be claimed, which
 // children a commit creates, gates or claims, and what becomes of a lease
 // given up without a result are decided by joinstore's Lua transitions
 // (claim, commit_step, release_lease), atomically with the state they read.

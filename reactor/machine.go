@@ -411,7 +411,6 @@ func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 	if cr.Killed {
 		m.needClaim = true
 	}
-	m.run(now, cr.Claims, pc.next)
 	claimed := make(map[int64]bool, len(cr.Claims))
 	for _, cl := range cr.Claims {
 		claimed[cl.Iter] = true
@@ -431,6 +430,8 @@ func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 			}
 		}
 	}
+	// Children the commit claimed run at once (after their spawned lines).
+	m.run(now, cr.Claims, pc.next)
 	if cr.Gated > 0 {
 		m.emit(now, EvGated, c.Pid, c.ResumeStep, fmt.Sprintf("%d spawns dropped", cr.Gated))
 	}
