@@ -1,6 +1,7 @@
 package joinstore
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -205,6 +206,8 @@ func parseProcess(name string, fields map[string]string) (Process, error) {
 
 // recordReader reads typed fields of one record, keeping the first error.
 type recordReader struct {
+	// kind names the record in errors ("" is "process").
+	kind   string
 	name   string
 	fields map[string]string
 	err    error
@@ -212,7 +215,7 @@ type recordReader struct {
 
 func (r *recordReader) fail(field, want string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("process %s: field %s %q: %s: %w", r.name, field, r.fields[field], want, ErrBadRecord)
+		r.err = fmt.Errorf("%s %s: field %s %q: %s: %w", cmp.Or(r.kind, "process"), r.name, field, r.fields[field], want, ErrBadRecord)
 	}
 }
 

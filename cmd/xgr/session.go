@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -276,27 +277,22 @@ func sessionListAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
-		type row struct {
-			RootPid   int64     `json:"rootPid"`
-			CreatedAt time.Time `json:"createdAt"`
-			Status    string    `json:"status"`
-			Live      string    `json:"live"`
-			OstcID    string    `json:"ostcId"`
-			StartStep string    `json:"startStep"`
-		}
-		rows := []row{}
+		rows := []joinstore.SessionMeta{}
 		for _, r := range refs {
-			meta, err := s.Session(ctx, r.Root)
-			if err != nil {
+			meta, err := s.SessionMeta(ctx, r.Root)
+			if errors.Is(err, joinstore.ErrNotFound) {
 				continue // expired since the index was read
 			}
-			rows = append(rows, row{r.Root.RootPid, r.CreatedAt, meta["status"], meta["live"], meta["ostcId"], meta["startStep"]})
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			rows = append(rows, meta)
 		}
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(rows)
 		}
 		for _, r := range rows {
-			fmt.Fprintf(c.App.Writer, "%-8d %-25s %-9s live %-4s %s from %s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status, r.Live, r.OstcID, r.StartStep)
+			fmt.Fprintf(c.App.Writer, "%-8d %-25s %-9s live %-4d %s from %s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status, r.Live, r.OstcID, r.StartStep)
 		}
 		return nil
 	})
@@ -308,7 +304,7 @@ func sessionShowAction(c *cli.Context) error {
 		return err
 	}
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		meta, err := s.Session(ctx, root)
+		meta, err := s.SessionMeta(ctx, root)
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
 		}
@@ -330,7 +326,7 @@ func sessionShowAction(c *cli.Context) error {
 			}
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum, "history": history})
 		}
-		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live\n", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
+		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %d live\n", root.RootPid, root.Owner, meta.Status, meta.OstcID, meta.OstcHash, meta.Live)
 		drawTree(c.App.Writer, procs, sum)
 		for _, h := range history {
 			switch h.Event {

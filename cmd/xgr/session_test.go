@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 const testOwner = "0x00000000000000000000000000000000000000dd"
@@ -70,6 +71,25 @@ func TestSessionCommandsAndRun(t *testing.T) {
 	for _, want := range []string{"session 1 of " + testOwner + ": finished", "└─ 1:1 A1 done (valid)", "1:2 J1 done (valid)  join closed k=1", "1:3 G1 ", "1:4 H1 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	// --json gives numbers as numbers and times in one format.
+	out, _ = run(t, append([]string{"session", "show", "1", "--json"}, common...)...)
+	var shown struct {
+		Session map[string]any `json:"session"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		t.Fatalf("show --json: %v\n%s", err, out)
+	}
+	if live, ok := shown.Session["live"].(float64); !ok || live != 0 {
+		t.Errorf("show --json: live %#v, want the number 0", shown.Session["live"])
+	}
+	if steps, ok := shown.Session["steps"].(float64); !ok || steps < 4 {
+		t.Errorf("show --json: steps %#v, want a number, at least the 4 processes' commits", shown.Session["steps"])
+	}
+	for _, f := range []string{"createdAt", "finishedAt"} {
+		if s, _ := shown.Session[f].(string); !strings.HasSuffix(s, "Z") || len(s) != len(joinstore.TimeFormat)-5 {
+			t.Errorf("show --json: %s %#v, want a time as %s in UTC", f, shown.Session[f], joinstore.TimeFormat)
 		}
 	}
 	// The paused session waits until resumed.

@@ -1,0 +1,112 @@
+package joinstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// SessionStatus is a session's status: live until its last process ends.
+type SessionStatus string
+
+// Session statuses.
+const (
+	SessionLive     SessionStatus = "live"
+	SessionFinished SessionStatus = "finished"
+)
+
+// SessionMeta is a session's meta hash (xgr:{T}:meta), typed.
+// ParseSessionMeta is the one place that reads it from the hash's fields;
+// the transition scripts (lua/) write them. A field the hash lacks is the
+// zero value.
+type SessionMeta struct {
+	Owner   string
+	RootPid int64
+	Status  SessionStatus
+	// Live counts the processes waiting or running; Steps the steps
+	// committed; Iter the last allocated iter; Window the session's window
+	// (0 = none).
+	Live, Steps, Iter int64
+	Window            int64
+	// XRC729 is the registry, OstcID and OstcHash the orchestration pinned
+	// at the start, StartStep its first step.
+	XRC729, OstcID, OstcHash, StartStep string
+	CreatedAt, FinishedAt               time.Time
+	// KilledAt and KillReason: a kill, a cap or a cancel ended the session
+	// (zero when none did).
+	KilledAt   time.Time
+	KillReason string
+}
+
+// Session meta field names, as the scripts write them.
+const (
+	metaOwner      = "owner"
+	metaRootPid    = "rootPid"
+	metaStatus     = "status"
+	metaLive       = "live"
+	metaSteps      = "steps"
+	metaIter       = "iter"
+	metaWindow     = "window"
+	metaXRC729     = "xrc729"
+	metaOstcID     = "ostcId"
+	metaOstcHash   = "ostcHash"
+	metaStartStep  = "startStep"
+	metaCreatedAt  = "createdAt"
+	metaFinishedAt = "finishedAt"
+	metaKilledAt   = "killedAt"
+	metaKillReason = "killReason"
+)
+
+// ParseSessionMeta maps the fields of a session's meta hash. A field that
+// does not parse (a number, a time in unix milliseconds) is an error
+// (ErrBadRecord) naming the session and the field.
+func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
+	name := fields[metaOwner] + ":" + fields[metaRootPid]
+	r := recordReader{kind: "session", name: name, fields: fields}
+	m := SessionMeta{
+		Owner: fields[metaOwner], RootPid: r.int(metaRootPid), Status: SessionStatus(fields[metaStatus]),
+		Live: r.int(metaLive), Steps: r.int(metaSteps), Iter: r.int(metaIter), Window: r.int(metaWindow),
+		XRC729: fields[metaXRC729], OstcID: fields[metaOstcID], OstcHash: fields[metaOstcHash], StartStep: fields[metaStartStep],
+		CreatedAt: r.time(metaCreatedAt), FinishedAt: r.time(metaFinishedAt), KilledAt: r.time(metaKilledAt),
+		KillReason: fields[metaKillReason],
+	}
+	switch m.Status {
+	case SessionLive, SessionFinished, "":
+	default:
+		r.fail(metaStatus, "want live or finished")
+	}
+	return m, r.err
+}
+
+// SessionMeta reads a session's meta hash, typed (ErrNotFound when the
+// session does not exist).
+func (s *Store) SessionMeta(ctx context.Context, root Root) (SessionMeta, error) {
+	fields, err := s.Session(ctx, root)
+	if err != nil {
+		return SessionMeta{}, err
+	}
+	return ParseSessionMeta(fields)
+}
+
+// MarshalJSON writes the meta with the stored field names, numbers as
+// numbers and times in TimeFormat (absent when unset).
+func (m SessionMeta) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Owner      string        `json:"owner"`
+		RootPid    int64         `json:"rootPid"`
+		Status     SessionStatus `json:"status"`
+		Live       int64         `json:"live"`
+		Steps      int64         `json:"steps"`
+		Iter       int64         `json:"iter"`
+		Window     int64         `json:"window"`
+		XRC729     string        `json:"xrc729,omitempty"`
+		OstcID     string        `json:"ostcId"`
+		OstcHash   string        `json:"ostcHash"`
+		StartStep  string        `json:"startStep"`
+		CreatedAt  *jsonTime     `json:"createdAt,omitempty"`
+		FinishedAt *jsonTime     `json:"finishedAt,omitempty"`
+		KilledAt   *jsonTime     `json:"killedAt,omitempty"`
+		KillReason string        `json:"killReason,omitempty"`
+	}{m.Owner, m.RootPid, m.Status, m.Live, m.Steps, m.Iter, m.Window, m.XRC729, m.OstcID, m.OstcHash, m.StartStep,
+		timeJSON(m.CreatedAt), timeJSON(m.FinishedAt), timeJSON(m.KilledAt), m.KillReason})
+}
