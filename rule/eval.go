@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -14,8 +15,10 @@ import (
 // Evaluate runs one step of doc over an input payload in the order of the
 // rule document spec §2:
 //
-//  1. inputs: declared fields are cast to their types and defaults applied;
-//     a missing required input forces the step invalid (rules are skipped);
+//  1. inputs: declared fields are cast to their types and defaults applied
+//     where a field is missing or empty (null, "", [] or {}: Payload guide
+//     §6); a missing or empty required input forces the step invalid
+//     (rules are skipped);
 //     undeclared keys pass through exactly (see normalize: integral
 //     numbers as int64 / uint64 or, beyond, exact big integers); the
 //     engine meta values of src.Meta are read-only keys that payload keys
@@ -206,7 +209,7 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 	var missing []string
 	for _, f := range e.doc.Payload {
 		v, ok := payload[f.Name]
-		if !ok || v == nil {
+		if !ok || isEmpty(v) {
 			if f.HasDefault {
 				e.env.setTyped(f.Name, f.Type, f.Default)
 				continue
@@ -228,10 +231,34 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 		}
 	}
 	if len(missing) > 0 {
-		e.reason(ReasonMissingInput, "payload", missing, "required input "+keyList(missing)+" missing and without default; rules are skipped and the step is invalid")
+		e.reason(ReasonMissingInput, "payload", missing, "required input "+keyList(missing)+" missing or empty (null, \"\", [] or {}) and without default; rules are skipped and the step is invalid")
 		return true, nil
 	}
 	return false, nil
+}
+
+// isEmpty tells whether a declared input counts as not given (Payload
+// guide §6): null, the empty string, an empty list or an empty map. 0 and
+// false are values.
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Map:
+		return rv.Len() == 0
+	case reflect.Pointer, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // rules evaluates every rule; it reports whether all validate rules hold.

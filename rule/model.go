@@ -34,8 +34,9 @@ type Document struct {
 type Field struct {
 	Name string
 	Type Type
-	// Default, cast to Type, applies when the caller omits the field.
-	// A field without a default is required.
+	// Default, cast to Type, applies when the caller omits the field or
+	// gives it empty (null, "", [] or {}: Payload guide §6). A field
+	// without a default is required.
 	Default    any
 	HasDefault bool
 }
