@@ -13,7 +13,10 @@ import (
 )
 
 // Evaluate runs one step of doc over an input payload in the order of the
-// rule document spec §2:
+// rule document spec §6.1 (contract reads before API calls, as the
+// ContractReads guide §1 and the public overview have it too, so that an
+// API call's URL can use a value read from chain; spec §2 lists the two the
+// other way round):
 //
 //  1. inputs: declared fields are cast to their types and defaults applied
 //     where a field is missing or empty (null, "", [] or {}: Payload guide
@@ -23,8 +26,8 @@ import (
 //     numbers as int64 / uint64 or, beyond, exact big integers); the
 //     engine meta values of src.Meta are read-only keys that payload keys
 //     of the same name cannot override;
-//  2. apiCalls in array order, each alias cast or defaulted;
-//  3. contractReads in array order, each saveAs slot cast or defaulted;
+//  2. contractReads in array order, each saveAs slot cast or defaulted;
+//  3. apiCalls in array order, each alias cast or defaulted;
 //  4. rules: all validate rules must hold; a missing key makes a rule false;
 //     abortStep / cancelSession rules that hold end the step;
 //  5. branch selection: onValid when valid, else onInvalid;
@@ -67,15 +70,6 @@ func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src So
 	}
 
 	t = e.now()
-	for i, c := range doc.APICalls {
-		if err := e.apiCall(i, c); err != nil {
-			res.Timings.APICalls = e.since(t)
-			return res, err
-		}
-	}
-	res.Timings.APICalls = e.since(t)
-
-	t = e.now()
 	for i, r := range doc.ContractReads {
 		if err := e.contractRead(i, r); err != nil {
 			res.Timings.ContractReads = e.since(t)
@@ -83,6 +77,15 @@ func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src So
 		}
 	}
 	res.Timings.ContractReads = e.since(t)
+
+	t = e.now()
+	for i, c := range doc.APICalls {
+		if err := e.apiCall(i, c); err != nil {
+			res.Timings.APICalls = e.since(t)
+			return res, err
+		}
+	}
+	res.Timings.APICalls = e.since(t)
 
 	t = e.now()
 	rulesHold, err := e.rules(forced)

@@ -301,6 +301,7 @@ func (d *decoder) document() *Document {
 		doc.OnInvalid = d.branch(v, "onInvalid")
 	}
 	d.shadowing(doc)
+	d.forwardRefs(doc, root)
 	return doc
 }
 

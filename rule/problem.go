@@ -32,6 +32,9 @@ const (
 	CodeAddress      = "address"
 	CodeValueExpr    = "value-expr"
 	CodeStringForm   = "string-form"
+	// CodeOrder: a contract read or API call uses a key that only a later
+	// source produces.
+	CodeOrder = "order"
 )
 
 // ValidationError is returned by Parse for a rejected document: every
