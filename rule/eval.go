@@ -44,7 +44,8 @@ import (
 //
 // Soft-invalid conditions (missing keys, failed calls or reads without
 // defaults) make the step invalid and are listed in Result.Reasons. Hard
-// errors (input type violations, CEL run-time errors outside API
+// errors (a contract read whose backend gave no answer, wrapping
+// ErrUnavailable; input type violations, CEL run-time errors outside API
 // extraction such as big-integer overflow, evaluator caps, non-boolean
 // rules, wake-up fields that resolve to malformed values, API call
 // placeholder values that cannot stand where they are placed: a URL path

@@ -41,6 +41,10 @@ var (
 	ErrEncrypted = errors.New("encrypted rules (XGR1 envelopes) are not supported")
 	// ErrHashMismatch: keccak256 of the text read differs from the
 	// recorded ruleHash.
+	//
+	// A load that failed because the node or the rule cache gave no answer
+	// (down, timeout, rate limit, server error) wraps rule.ErrUnavailable:
+	// it may succeed later. Every other failure is a definite answer.
 	ErrHashMismatch = errors.New("ruleHash does not match keccak256(ruleJson)")
 )
 

@@ -66,7 +66,12 @@ func (r *Reads) ReadContract(ctx context.Context, req rule.ReadRequest) ([]any, 
 	to := common.HexToAddress(req.To)
 	out, err := caller.CallContract(ctx, ethereum.CallMsg{From: r.From, To: &to, Data: data}, nil)
 	if err != nil {
-		return nil, readError(to, "eth_call "+req.Function, err)
+		err = readError(to, "eth_call "+req.Function, err)
+		if IsTransient(err) {
+			// The node, not the call, failed: no default applies.
+			return nil, fmt.Errorf("%w: %w", rule.ErrUnavailable, err)
+		}
+		return nil, err
 	}
 	if len(out) == 0 && (len(req.Returns) > 0 || len(sig.Method.Outputs) > 0) {
 		return nil, fmt.Errorf("eth_call %s at %s: %w", req.Function, to.Hex(), ErrEmptyReturn)
