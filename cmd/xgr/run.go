@@ -376,6 +376,9 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		}
 		return scripted, func() {}, nil
 	}
+	if addrs == nil {
+		addrs = rulesource.Addresses{} // an alias reference is refused by name
+	}
 	loader := &rulesource.Loader{Addresses: addrs}
 	if dir := c.String("rules"); dir != "" {
 		var err error
