@@ -5,8 +5,9 @@
 // casts input payloads to the 14 XRC types, compiles the document's CEL
 // expressions once (with the evaluator caps of XDaLa_Limits.md §5 and the
 // helper functions of the expression guide), and evaluates a step in the
-// order of the rule document spec §2: inputs, API calls, contract reads,
-// rules, branch selection, outcome payload, wait.
+// order of the rule document spec §6.1: inputs, contract reads, API calls,
+// rules, branch selection, outcome payload, wait (spec §2 lists API calls
+// first; see Evaluate).
 //
 // Evaluation does no IO of its own. HTTP calls and contract reads go through
 // the APICaller and ContractReader interfaces the caller supplies; HTTPCaller

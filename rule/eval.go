@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -12,16 +13,21 @@ import (
 )
 
 // Evaluate runs one step of doc over an input payload in the order of the
-// rule document spec §2:
+// rule document spec §6.1 (contract reads before API calls, as the
+// ContractReads guide §1 and the public overview have it too, so that an
+// API call's URL can use a value read from chain; spec §2 lists the two the
+// other way round):
 //
-//  1. inputs: declared fields are cast to their types and defaults applied;
-//     a missing required input forces the step invalid (rules are skipped);
+//  1. inputs: declared fields are cast to their types and defaults applied
+//     where a field is missing or empty (null, "", [] or {}: Payload guide
+//     §6); a missing or empty required input forces the step invalid
+//     (rules are skipped);
 //     undeclared keys pass through exactly (see normalize: integral
 //     numbers as int64 / uint64 or, beyond, exact big integers); the
 //     engine meta values of src.Meta are read-only keys that payload keys
 //     of the same name cannot override;
-//  2. apiCalls in array order, each alias cast or defaulted;
-//  3. contractReads in array order, each saveAs slot cast or defaulted;
+//  2. contractReads in array order, each saveAs slot cast or defaulted;
+//  3. apiCalls in array order, each alias cast or defaulted;
 //  4. rules: all validate rules must hold; a missing key makes a rule false;
 //     abortStep / cancelSession rules that hold end the step;
 //  5. branch selection: onValid when valid, else onInvalid;
@@ -38,7 +44,8 @@ import (
 //
 // Soft-invalid conditions (missing keys, failed calls or reads without
 // defaults) make the step invalid and are listed in Result.Reasons. Hard
-// errors (input type violations, CEL run-time errors outside API
+// errors (a contract read whose backend gave no answer, wrapping
+// ErrUnavailable; input type violations, CEL run-time errors outside API
 // extraction such as big-integer overflow, evaluator caps, non-boolean
 // rules, wake-up fields that resolve to malformed values, API call
 // placeholder values that cannot stand where they are placed: a URL path
@@ -64,15 +71,6 @@ func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src So
 	}
 
 	t = e.now()
-	for i, c := range doc.APICalls {
-		if err := e.apiCall(i, c); err != nil {
-			res.Timings.APICalls = e.since(t)
-			return res, err
-		}
-	}
-	res.Timings.APICalls = e.since(t)
-
-	t = e.now()
 	for i, r := range doc.ContractReads {
 		if err := e.contractRead(i, r); err != nil {
 			res.Timings.ContractReads = e.since(t)
@@ -80,6 +78,15 @@ func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src So
 		}
 	}
 	res.Timings.ContractReads = e.since(t)
+
+	t = e.now()
+	for i, c := range doc.APICalls {
+		if err := e.apiCall(i, c); err != nil {
+			res.Timings.APICalls = e.since(t)
+			return res, err
+		}
+	}
+	res.Timings.APICalls = e.since(t)
 
 	t = e.now()
 	rulesHold, err := e.rules(forced)
@@ -206,7 +213,7 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 	var missing []string
 	for _, f := range e.doc.Payload {
 		v, ok := payload[f.Name]
-		if !ok || v == nil {
+		if !ok || isEmpty(v) {
 			if f.HasDefault {
 				e.env.setTyped(f.Name, f.Type, f.Default)
 				continue
@@ -228,10 +235,34 @@ func (e *evaluation) inputs(payload map[string]any) (bool, error) {
 		}
 	}
 	if len(missing) > 0 {
-		e.reason(ReasonMissingInput, "payload", missing, "required input "+keyList(missing)+" missing and without default; rules are skipped and the step is invalid")
+		e.reason(ReasonMissingInput, "payload", missing, "required input "+keyList(missing)+" missing or empty (null, \"\", [] or {}) and without default; rules are skipped and the step is invalid")
 		return true, nil
 	}
 	return false, nil
+}
+
+// isEmpty tells whether a declared input counts as not given (Payload
+// guide §6): null, the empty string, an empty list or an empty map. 0 and
+// false are values.
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Map:
+		return rv.Len() == 0
+	case reflect.Pointer, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // rules evaluates every rule; it reports whether all validate rules hold.

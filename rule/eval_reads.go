@@ -63,7 +63,7 @@ func (e *evaluation) contractRead(i int, r *ContractRead) error {
 		return nil
 	}
 	outs, err := e.src.Reads.ReadContract(e.ctx, req)
-	if errors.Is(err, ErrInvalidRead) {
+	if errors.Is(err, ErrInvalidRead) || errors.Is(err, ErrUnavailable) {
 		rep.Error = err.Error()
 		return &HardError{Stage: "contractReads", Path: string(base), Err: err}
 	}

@@ -13,9 +13,11 @@ const (
 	MaxFieldNameLen = 64
 	// MaxRules is the largest number of entries in "rules".
 	MaxRules = 64
-	// MaxRuleExprLen is the longest expression string in the document, in
-	// characters (rules, extract expressions). The CEL layer additionally
-	// caps compiled sources at MaxExprLen bytes.
+	// MaxRuleExprLen is the document parser's cap on expression strings,
+	// in characters (XDaLa_Limits §4). It never decides on its own: the
+	// CEL evaluator's MaxExprLen of 1024 bytes is stricter, and the limits
+	// document (§13) requires both, so Parse checks expressions against
+	// MaxExprLen alone and names both caps in the message.
 	MaxRuleExprLen = 2048
 	// MaxAPICalls is the largest number of "apiCalls".
 	MaxAPICalls = 16

@@ -15,9 +15,9 @@ type Document struct {
 	Hash common.Hash
 	// Payload declares the input fields in document order.
 	Payload []*Field
-	// APICalls run in array order before the contract reads (spec §2).
+	// APICalls run in array order after the contract reads (spec §6.1).
 	APICalls []*APICall
-	// ContractReads run in array order after the API calls (spec §2).
+	// ContractReads run in array order before the API calls (spec §6.1).
 	ContractReads []*ContractRead
 	// Rules are evaluated in order; all validate rules must hold.
 	Rules []*Rule
@@ -34,8 +34,9 @@ type Document struct {
 type Field struct {
 	Name string
 	Type Type
-	// Default, cast to Type, applies when the caller omits the field.
-	// A field without a default is required.
+	// Default, cast to Type, applies when the caller omits the field or
+	// gives it empty (null, "", [] or {}: Payload guide §6). A field
+	// without a default is required.
 	Default    any
 	HasDefault bool
 }

@@ -292,7 +292,11 @@ func (d *decoder) document() *Document {
 	if v, ok := m["rules"]; ok && v.Kind != jsondoc.Null {
 		doc.Rules = d.rules(v, "rules")
 	} else {
-		d.warnf(root, "rules", CodeRequired, `no "rules": the step is valid whenever its required inputs are present`)
+		// Spec §3 marks "rules" required, but the published IterationOfPi
+		// rule omits it: accepted as [] (valid whenever the required
+		// inputs are present, as §3 says of empty rules), with a warning
+		// that --strict turns into a refusal.
+		d.warnf(root, "rules", CodeRequired, `no "rules": the rule document spec (§3) requires it; read as "rules": [] (the step is valid whenever its required inputs are present), as the published IterationOfPi example relies on; write "rules": [] to say so`)
 	}
 	if v, ok := m["onValid"]; ok {
 		doc.OnValid = d.branch(v, "onValid")
@@ -301,6 +305,7 @@ func (d *decoder) document() *Document {
 		doc.OnInvalid = d.branch(v, "onInvalid")
 	}
 	d.shadowing(doc)
+	d.forwardRefs(doc, root)
 	return doc
 }
 

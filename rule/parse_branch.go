@@ -126,6 +126,10 @@ func (d *decoder) value(v *jsondoc.Value, path jsondoc.Path) *Value {
 		}
 		return val
 	}
+	if msg := exprTooLong(s); msg != "" {
+		d.errorf(v, path, CodeLimit, "%s (the string reads as an expression; see the Eval-or-Render rules)", msg)
+		return nil
+	}
 	e, err := CompileExpr(s)
 	if err != nil {
 		d.errorf(v, path, CodeExpression, "%v (the string reads as an expression; see the Eval-or-Render rules)", unwrapExpr(err))

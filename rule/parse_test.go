@@ -280,21 +280,32 @@ func TestParseCaps(t *testing.T) {
 	}
 }
 
-// Rule expressions meet two caps: the document's MaxExprLen of 2048
-// characters and the evaluator's MaxExprLen of 1024 bytes, which every
-// expression is compiled against at parse time.
+// Rule expressions meet two caps in XDaLa_Limits: the document parser's
+// MaxExprLen of 2048 characters (§4) and the evaluator's MaxExprLen of 1024
+// bytes (§12); §13: "The effective executable expression must satisfy both
+// layers". xgr measures one thing, the bytes as written against 1024 (which
+// also keeps every expression within 2048 characters), and reports one
+// problem naming both caps.
 func TestParseExprLenCaps(t *testing.T) {
-	rule := func(n int) []byte {
-		return []byte(`{"payload": {}, "rules": ["true` + strings.Repeat(" ", n-4) + `"]}`)
+	rule := func(body string) []byte {
+		return []byte(`{"payload": {}, "rules": ["true` + body + `"]}`)
 	}
-	mustParse(t, rule(MaxExprLen))
-	ve := problemsOf(t, rule(MaxExprLen+1))
-	if p := findProblem(ve.Problems, "rules[0]", CodeExpression); p == nil || !strings.Contains(p.Message, "too long") {
-		t.Errorf("%d bytes: %v", MaxExprLen+1, ve.Problems)
+	mustParse(t, rule(strings.Repeat(" ", MaxExprLen-4)))
+	for name, body := range map[string]string{
+		"1025 bytes":                 strings.Repeat(" ", MaxExprLen-3),
+		"2049 characters":            strings.Repeat(" ", MaxRuleExprLen-3),
+		"600 characters, 1200 bytes": ` && \"` + strings.Repeat("ü", 600) + `\" != \"\"`,
+	} {
+		ve := problemsOf(t, rule(body))
+		p := findProblem(ve.Problems, "rules[0]", CodeLimit)
+		if len(ve.Problems) != 1 || p == nil || !strings.Contains(p.Message, "at most 1024 are allowed") || !strings.Contains(p.Message, "2048 characters") || !strings.Contains(p.Message, "§13") {
+			t.Errorf("%s: %v", name, ve.Problems)
+		}
 	}
-	ve = problemsOf(t, rule(MaxRuleExprLen+1))
-	if p := findProblem(ve.Problems, "rules[0]", CodeLimit); p == nil || !strings.Contains(p.Message, "2048") {
-		t.Errorf("%d characters: %v", MaxRuleExprLen+1, ve.Problems)
+	// Branch values that read as expressions meet the same cap.
+	ve := problemsOf(t, []byte(`{"payload": {}, "rules": [], "onValid": {"payload": {"X": "1 + 1`+strings.Repeat(" ", MaxExprLen)+`"}}}`))
+	if p := findProblem(ve.Problems, "onValid.payload.X", CodeLimit); len(ve.Problems) != 1 || p == nil || !strings.Contains(p.Message, "MaxExprLen") {
+		t.Errorf("branch expression: %v", ve.Problems)
 	}
 }
 

@@ -183,9 +183,28 @@ func rewriteExpr(src string) (out string, malformed string) {
 			end := skipString(src, i)
 			b.WriteString(src[i:end])
 			i = end
+		case c == '[' && indexPosition(src, i):
+			if inner, end, ok := doubleIndexAt(src, i); ok {
+				// "resp.tags[[0]]", "resp[[\"key-with-dash\"]]": the
+				// API guide's index escape (§6) means resp.tags[0].
+				sub, bad := rewriteExpr(inner)
+				if bad != "" && malformed == "" {
+					malformed = bad
+				}
+				b.WriteByte('[')
+				b.WriteString(sub)
+				b.WriteByte(']')
+				i = end
+				continue
+			}
+			if bad, isBad := malformedPlaceholderAt(src, i, false); isBad && malformed == "" {
+				malformed = bad
+			}
+			b.WriteByte(c)
+			i++
 		case c == '[':
 			key, end, ok := placeholderAt(src, i)
-			if ok && !indexPosition(src, i) {
+			if ok {
 				b.WriteString(key)
 				i = end
 				continue
@@ -203,6 +222,51 @@ func rewriteExpr(src string) (out string, malformed string) {
 		}
 	}
 	return b.String(), malformed
+}
+
+// doubleIndexAt reads the index escape of the API guide (§6) at src[i]
+// == '[' in index position: "[[" INNER "]]", where INNER is an index
+// expression ("0", "\"key-with-dash\"", a placeholder) or, as the guide
+// prints it, a key quoted with backslashes (\"key\"), which is read as
+// the string "key". It returns INNER as CEL and the index just past the
+// closing "]]". In CEL, indexing by a list literal ("x[[0]]") is always an
+// error (no list or map takes a list as index), so the escape never
+// changes the meaning of a valid expression.
+func doubleIndexAt(src string, i int) (inner string, end int, ok bool) {
+	if i+1 >= len(src) || src[i+1] != '[' {
+		return "", 0, false
+	}
+	start := i + 2
+	if strings.HasPrefix(src[start:], `\"`) {
+		q := strings.Index(src[start+2:], `\"]]`)
+		if q < 0 {
+			return "", 0, false
+		}
+		key := src[start+2 : start+2+q]
+		if strings.ContainsAny(key, "\"\\\n") {
+			return "", 0, false
+		}
+		return `"` + key + `"`, start + 2 + q + 4, true
+	}
+	depth := 0
+	for j := start; j < len(src); {
+		switch c := src[j]; {
+		case c == '"' || c == '\'':
+			j = skipString(src, j)
+			continue
+		case c == '[':
+			depth++
+		case c == ']' && depth > 0:
+			depth--
+		case c == ']':
+			if j+1 < len(src) && src[j+1] == ']' && strings.TrimSpace(src[start:j]) != "" {
+				return src[start:j], j + 2, true
+			}
+			return "", 0, false
+		}
+		j++
+	}
+	return "", 0, false
 }
 
 // indexPosition reports whether the '[' at src[i] follows an operand, so it

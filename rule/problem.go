@@ -32,6 +32,12 @@ const (
 	CodeAddress      = "address"
 	CodeValueExpr    = "value-expr"
 	CodeStringForm   = "string-form"
+	// CodeOrder: a contract read or API call uses a key that only a later
+	// source produces.
+	CodeOrder = "order"
+	// CodeReturns: a contract read's saveAs cannot tell where the
+	// returned tuple ends (no return types, no string or bytes slot).
+	CodeReturns = "returns"
 )
 
 // ValidationError is returned by Parse for a rejected document: every

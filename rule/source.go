@@ -99,8 +99,11 @@ type ReadArg struct {
 // its default (or is soft-invalid). An error wrapping ErrInvalidRead means
 // the request cannot be encoded (an argument that does not fit its ABI
 // parameter type, a count mismatch): a hard error, as the spec makes casts
-// without a conversion path. Any other error is a failed read: every saveAs
-// target takes its default (or is soft-invalid).
+// without a conversion path. An error wrapping ErrUnavailable means the
+// backend gave no answer (see ErrUnavailable): Evaluate stops with a
+// *HardError wrapping it, which a caller may retry. Any other error is a
+// failed read (a revert, no code at the address, an unknown backend):
+// every saveAs target takes its default (or is soft-invalid).
 type ContractReader interface {
 	ReadContract(ctx context.Context, req ReadRequest) ([]any, error)
 }
@@ -130,6 +133,14 @@ func (f ContractReaderFunc) ReadContract(ctx context.Context, req ReadRequest) (
 // ErrInvalidRead marks a contract read that cannot be encoded; see
 // ContractReader.
 var ErrInvalidRead = errors.New("invalid contract read")
+
+// ErrUnavailable marks a source that did not answer (the node is down, the
+// call timed out, the node refused for rate limits or failed with a server
+// error): no definite answer, one that may come on a retry. A contract read
+// failing so stops the evaluation with an error wrapping it (taking the
+// defaults would make an outcome of the outage, not of the chain); rule
+// sources wrap it for rules that cannot be loaded for the same reasons.
+var ErrUnavailable = errors.New("source unavailable (node down, timeout, rate limit or server error); retry later")
 
 // Errors of missing sources; a read or call that meets them has failed.
 var (

@@ -9,8 +9,11 @@
 // its outcome payload is the Output, its waitSec the Wait and its resolved
 // wakeUps the WakeUps, which the engine performs; each names as Rule the
 // XRC-137 contract the rule was loaded from (checksummed hex), or "" for a
-// rule read from a file. Soft-invalid reasons become Result.Reasons. Hard
-// errors of the evaluation, rules that cannot be loaded, a wake-up
+// rule read from a file. Soft-invalid reasons become Result.Reasons. A
+// rule that cannot be loaded, or a contract read that gets no answer,
+// because the node is down, times out or rate-limits is a *TransientError
+// (Temporary() is true: the step may be retried). Hard errors of the
+// evaluation, rules that cannot be loaded for a definite reason, a wake-up
 // sessionId beyond the engine's session ids (2^63-1), and abortStep /
 // cancelSession rules that hold are errors, so the process aborts (a
 // cancelSession one wraps reactor.ErrCancelSession: the session is
@@ -89,6 +92,30 @@ func (e *ActionError) Unwrap() error {
 	return nil
 }
 
+// TransientError is a step that could not be run for a reason that may
+// pass: the rule could not be loaded, or a contract read it depends on got
+// no answer, because the node (or the rule cache) was down, timed out,
+// rate-limited or failed with a server error (rule.ErrUnavailable). The
+// step has no outcome; an engine keeps it waiting and retries it.
+// Temporary reports true, so callers can tell it apart without importing
+// this package. Definite answers (no code at the address, a hash
+// mismatch, a broken or encrypted document, a reverted read, which takes
+// its defaults) are never TransientErrors.
+type TransientError struct {
+	Step string
+	Err  error
+}
+
+func (e *TransientError) Error() string {
+	return fmt.Sprintf("step %s: temporarily unable to run (retry later): %v", e.Step, e.Err)
+}
+
+// Unwrap returns the cause, which wraps rule.ErrUnavailable.
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// Temporary reports that retrying the step may succeed.
+func (e *TransientError) Temporary() bool { return true }
+
 // DefaultTimeout bounds one step's execution when Executor.Timeout is 0:
 // room for every API call and contract read of a rule at their own
 // timeouts, far beyond what its expressions may take.
@@ -123,6 +150,9 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 	if errors.Is(err, rulesource.ErrNotCovered) && x.Fallback != nil {
 		return x.Fallback.Execute(ctx, e)
 	}
+	if errors.Is(err, rule.ErrUnavailable) {
+		return reactor.Result{}, &TransientError{Step: e.Step.ID, Err: err}
+	}
 	if err != nil {
 		return reactor.Result{}, fmt.Errorf("step %s: %w", e.Step.ID, err)
 	}
@@ -131,6 +161,9 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 		// Calls cut short by the timeout took their defaults: the outcome
 		// is not the rule's.
 		err = cause
+	}
+	if errors.Is(err, rule.ErrUnavailable) {
+		return reactor.Result{}, &TransientError{Step: e.Step.ID, Err: fmt.Errorf("%s: %w", l.Origin, err)}
 	}
 	if err != nil {
 		return reactor.Result{}, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err)

@@ -62,6 +62,14 @@ func (c *Chain) Cached() int {
 func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loaded, error) {
 	origin := "XRC-137 " + addr.Hex()
 	fail := func(err error) (*Loaded, error) { return nil, &Error{Ref: ref, Origin: origin, Err: err} }
+	// read marks a failed eth_call that the node, not the contract,
+	// caused: no definite answer.
+	read := func(err error) (*Loaded, error) {
+		if chain.IsTransient(err) {
+			err = fmt.Errorf("%w: %w", rule.ErrUnavailable, err)
+		}
+		return fail(err)
+	}
 	if c.Cache != nil {
 		if l, ok, err := c.cached(ctx, ref, addr, origin); err != nil || ok {
 			if err != nil {
@@ -73,7 +81,7 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 	r := c.contract(addr)
 	h, err := r.Hash(ctx)
 	if err != nil {
-		return fail(err)
+		return read(err)
 	}
 	loaded := &Loaded{Ref: ref, Origin: origin, Address: addr}
 	c.mu.Lock()
@@ -84,7 +92,7 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 	}
 	st, err := r.Stored(ctx)
 	if err != nil {
-		return fail(err)
+		return read(err)
 	}
 	if got := crypto.Keccak256Hash([]byte(st.Text)); got != st.Hash {
 		return fail(fmt.Errorf("%w at block %d: ruleHash %s, keccak256 of the %d bytes read %s", ErrHashMismatch, st.Block, st.Hash.Hex(), len(st.Text), got.Hex()))
@@ -134,8 +142,12 @@ func (c *Chain) contract(addr common.Address) *chain.Rule {
 // not hold it.
 func (c *Chain) cached(ctx context.Context, ref string, addr common.Address, origin string) (*Loaded, bool, error) {
 	text, h, ok, err := c.Cache.Rule(ctx, addr)
-	if err != nil || !ok {
-		return nil, false, err
+	if err != nil {
+		// The cache (the indexer's Redis) did not answer.
+		return nil, false, fmt.Errorf("%w: rule cache: %w", rule.ErrUnavailable, err)
+	}
+	if !ok {
+		return nil, false, nil
 	}
 	loaded := &Loaded{Ref: ref, Origin: origin + " (cached)", Address: addr}
 	c.mu.Lock()

@@ -23,6 +23,11 @@
 // ${addr:ALIAS}, NAME.json for <NAME>. Such names may use letters, digits,
 // '.', '_' and '-' and do not start with '.'. Files are read once per Dir.
 //
+// Outside simulation, ${addr:ALIAS} and <NAME> references are bound to
+// rule contracts by the operator's config (Addresses, the "addresses:"
+// section that ParseAddresses reads); an alias reference that nothing
+// binds is refused with ErrUnbound, naming the alias.
+//
 // This package does IO (files, eth_call); the documents it returns are
 // evaluated by the pure rule package.
 package rulesource

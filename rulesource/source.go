@@ -41,6 +41,10 @@ var (
 	ErrEncrypted = errors.New("encrypted rules (XGR1 envelopes) are not supported")
 	// ErrHashMismatch: keccak256 of the text read differs from the
 	// recorded ruleHash.
+	//
+	// A load that failed because the node or the rule cache gave no answer
+	// (down, timeout, rate limit, server error) wraps rule.ErrUnavailable:
+	// it may succeed later. Every other failure is a definite answer.
 	ErrHashMismatch = errors.New("ruleHash does not match keccak256(ruleJson)")
 )
 
@@ -73,11 +77,16 @@ func checkPlain(text []byte) error {
 	return nil
 }
 
-// Loader resolves references through the file map first, then, for 0x
-// addresses, from chain. Either part may be nil.
+// Loader resolves references through the file map first, then
+// ${addr:ALIAS} and <NAME> references through Addresses and 0x addresses
+// from chain. Any part may be nil.
 type Loader struct {
 	Files *Dir
 	Chain *Chain
+	// Addresses binds alias references to rule contracts (the config's
+	// addresses: section); an alias reference it does not bind is refused
+	// with ErrUnbound (wrapped with ErrNotCovered).
+	Addresses Addresses
 }
 
 // Load implements Source.
@@ -91,6 +100,21 @@ func (l *Loader) Load(ctx context.Context, ref string) (*Loaded, error) {
 				return nil, &Error{Ref: ref, Origin: t.Via, Err: fmt.Errorf("mapped to XRC-137 %s, but no chain backend is configured to read it", t.Address.Hex())}
 			}
 			return l.Chain.load(ctx, ref, t.Address)
+		}
+	}
+	if name, ok := AliasName(ref); ok {
+		if addr, bound := l.Addresses[name]; bound {
+			if l.Chain == nil {
+				return nil, &Error{Ref: ref, Origin: "config " + AddressesKey, Err: fmt.Errorf("bound to XRC-137 %s, but no chain backend is configured to read it", addr.Hex())}
+			}
+			return l.Chain.load(ctx, ref, addr)
+		}
+		if l.Addresses != nil {
+			err := unbound(ref, name)
+			if l.Files != nil {
+				err = fmt.Errorf("%w (and %s)", err, l.Files.explain(ref))
+			}
+			return nil, &Error{Ref: ref, Err: err}
 		}
 	}
 	if rule.IsAddress(ref) && l.Chain != nil {

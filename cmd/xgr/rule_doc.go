@@ -52,8 +52,8 @@ Examples:
 			Name:      "eval",
 			Usage:     "evaluate one step of a rule document over an input payload",
 			ArgsUsage: "FILE",
-			Description: `Runs the step as the executor will: inputs (casts, defaults), API calls,
-contract reads, rules, branch selection, outcome payload, waitSec. Prints the
+			Description: `Runs the step as the executor will: inputs (casts, defaults), contract
+reads, API calls, rules, branch selection, outcome payload, waitSec. Prints the
 selected branch, the output payload, extracted values, why the step is
 invalid (soft-invalid reasons, false rules), timings, and what the branch asks
 for that is not performed yet (execution, grants, wakeUps, encryptLogs).
@@ -67,8 +67,9 @@ the node given with --rpc URL (no default); a read whose "rpc" selector is
 NAME goes to --rpc-backend NAME=URL, and selectors not configured fail.
 Without a node every read fails and its saveAs defaults apply.
 
-Exit status: 0 when the step was evaluated (valid or invalid), 1 on a hard
-error (the step would abort), 2 on usage errors or an invalid document.
+Exit status: 0 when the step was evaluated (valid or invalid), 1 when the
+step would abort (a hard error, or an abortStep or cancelSession rule that
+holds), 2 on usage errors or an invalid document.
 
 Examples:
    xgr rule eval step.json --payload in.json
@@ -145,7 +146,9 @@ func evalRuleAction(c *cli.Context) error {
 	} else {
 		writeEvalText(c.App.Writer, file, res, evalErr)
 	}
-	if evalErr != nil {
+	if evalErr != nil || res != nil && res.Action != nil {
+		// A holding abortStep or cancelSession rule ends the step as
+		// aborted (rule spec §7.3), as a hard error does.
 		return cli.Exit("", 1)
 	}
 	return nil
@@ -275,6 +278,6 @@ func writeEvalText(w io.Writer, file string, r *rule.Result, evalErr error) {
 		fmt.Fprintf(w, "not performed: %s\n", strings.Join(np, ", "))
 	}
 	t := r.Timings
-	fmt.Fprintf(w, "timings: total %s (inputs %s, apiCalls %s, contractReads %s, rules %s, outcome %s)\n",
-		t.Total, t.Inputs, t.APICalls, t.ContractReads, t.Rules, t.Outcome)
+	fmt.Fprintf(w, "timings: total %s (inputs %s, contractReads %s, apiCalls %s, rules %s, outcome %s)\n",
+		t.Total, t.Inputs, t.ContractReads, t.APICalls, t.Rules, t.Outcome)
 }

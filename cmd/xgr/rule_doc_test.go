@@ -156,3 +156,23 @@ func TestRuleEvalAPIAndHardError(t *testing.T) {
 		t.Errorf("unknown flag: exit %d", code)
 	}
 }
+
+// docs/authoring.md: "1 ... (the step would abort)". A holding abortStep
+// (or cancelSession) rule ends the step as aborted (rule spec §7.3, typed
+// rule actions: "Abort the current step (terminal for this step)"), so
+// rule eval exits 1 for it as for a hard error.
+func TestRuleEvalAbortStepExits1(t *testing.T) {
+	doc := writeFile(t, "gate.json", `{"payload": {"Fraud": {"type": "double"}},
+  "rules": [{"type": "abortStep", "expression": "[Fraud] > 0.9"}, {"type": "cancelSession", "expression": "[Fraud] > 0.99"}]}`)
+	out, code := run(t, "rule", "eval", doc, "--payload", writeFile(t, "f.json", `{"Fraud": 0.95}`))
+	if code != 1 || !strings.Contains(out, "abortStep (rules[0] holds)") {
+		t.Errorf("abortStep holds: exit %d\n%s", code, out)
+	}
+	out, code = run(t, "rule", "eval", doc, "--payload", writeFile(t, "c.json", `{"Fraud": 0.999}`))
+	if code != 1 || !strings.Contains(out, "abortStep (rules[0] holds)") {
+		t.Errorf("abortStep and cancelSession hold: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, "rule", "eval", doc, "--payload", writeFile(t, "ok.json", `{"Fraud": 0.1}`)); code != 0 || !strings.Contains(out, "onValid (valid)") {
+		t.Errorf("no typed rule holds: exit %d\n%s", code, out)
+	}
+}

@@ -69,7 +69,7 @@ Example:
    xgr run --redis redis://127.0.0.1:6379/0 --ostc flow.json --outcomes outcomes.json`,
 		Flags: append(append(redisFlags(),
 			&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Usage: "node to follow (http, ws or IPC); empty: no chain following"},
-			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "YAML config: registries, finality, triggers"},
+			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "YAML config: registries, finality, triggers, addresses (rule aliases)"},
 			&cli.DurationFlag{Name: "index-poll", Value: time.Second, EnvVars: []string{"XGR_INDEX_POLL"}, Usage: "how often to look for new blocks at the head"},
 			&cli.StringSliceFlag{Name: "ostc", EnvVars: []string{"XGR_OSTC"}, Usage: "orchestration file to serve (repeatable)"},
 			&cli.StringFlag{Name: "rules", EnvVars: []string{"XGR_RULES"}, Usage: "directory of rule documents by reference (see xgr simulate --rules)"},
@@ -138,7 +138,20 @@ func runAction(c *cli.Context) error {
 		idx = indexstore.New(rdb, chainID)
 		cache = indexer.NewCacheSource(idx, client)
 	}
-	exec, closeExec, err := runExecutor(c, client, cache)
+	// The config's addresses: section binds ${addr:ALIAS} / <NAME> rule
+	// references (rulesource); the rest is the indexer's.
+	var addrs rulesource.Addresses
+	var indexCfg []byte
+	if file := c.String("config"); file != "" {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return cli.Exit(err.Error(), 2)
+		}
+		if addrs, indexCfg, err = rulesource.ParseAddresses(file, raw); err != nil {
+			return cli.Exit("run: "+err.Error(), 2)
+		}
+	}
+	exec, closeExec, err := runExecutor(c, client, cache, addrs)
 	if err != nil {
 		return err
 	}
@@ -164,7 +177,7 @@ func runAction(c *cli.Context) error {
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
 	if client != nil {
-		if service, source, err = chainService(c, cache, idx, client, chainID, store, source); err != nil {
+		if service, source, err = chainService(c, indexCfg, cache, idx, client, chainID, store, source); err != nil {
 			return err
 		}
 	}
@@ -265,13 +278,10 @@ func checkDurability(c *cli.Context, store *joinstore.Store) error {
 
 // chainService dials the node and builds the indexer: follower, starter and
 // the cache-backed orchestration source (before the static one).
-func chainService(c *cli.Context, cache *indexer.CacheSource, idx *indexstore.Index, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
+func chainService(c *cli.Context, raw []byte, cache *indexer.CacheSource, idx *indexstore.Index, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
 	cfg := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
 	if file := c.String("config"); file != "" {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return nil, nil, cli.Exit(err.Error(), 2)
-		}
+		var err error
 		if cfg, err = indexer.ParseConfig(file, raw); err != nil {
 			return nil, nil, cli.Exit(err.Error(), 2)
 		}
@@ -346,7 +356,7 @@ func serveOps(addr string, hc httpserve.Config, reg *prometheus.Registry, store 
 // runExecutor is the step executor of a replica: XRC-137 rules from the
 // chain (with a client) and from --rules, --outcomes for steps no rule
 // covers.
-func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache) (reactor.Executor, func(), error) {
+func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses) (reactor.Executor, func(), error) {
 	var scripted *reactor.Scripted
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
@@ -366,7 +376,10 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		}
 		return scripted, func() {}, nil
 	}
-	loader := &rulesource.Loader{}
+	if addrs == nil {
+		addrs = rulesource.Addresses{} // an alias reference is refused by name
+	}
+	loader := &rulesource.Loader{Addresses: addrs}
 	if dir := c.String("rules"); dir != "" {
 		var err error
 		if loader.Files, err = rulesource.OpenDir(dir); err != nil {

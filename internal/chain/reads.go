@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"sync"
@@ -65,7 +66,12 @@ func (r *Reads) ReadContract(ctx context.Context, req rule.ReadRequest) ([]any, 
 	to := common.HexToAddress(req.To)
 	out, err := caller.CallContract(ctx, ethereum.CallMsg{From: r.From, To: &to, Data: data}, nil)
 	if err != nil {
-		return nil, readError(to, "eth_call "+req.Function, err)
+		err = readError(to, "eth_call "+req.Function, err)
+		if IsTransient(err) {
+			// The node, not the call, failed: no default applies.
+			return nil, fmt.Errorf("%w: %w", rule.ErrUnavailable, err)
+		}
+		return nil, err
 	}
 	if len(out) == 0 && (len(req.Returns) > 0 || len(sig.Method.Outputs) > 0) {
 		return nil, fmt.Errorf("eth_call %s at %s: %w", req.Function, to.Hex(), ErrEmptyReturn)
@@ -85,9 +91,13 @@ func (r *Reads) ReadContract(ctx context.Context, req rule.ReadRequest) ([]any, 
 
 // decodeSlots decodes each saveAs slot on its own, so one slot that does
 // not decode (its element is then the error) leaves the others intact.
-// Slots past the return data are left out.
+// Slots past the returned tuple are left out, so they take their defaults
+// (rule spec §6.4): the tuple ends where the return data ends or, when a
+// string or bytes slot is declared, where its data begins (the head of an
+// ABI encoding is followed by the dynamic values' data, which a slot index
+// must not read as a value).
 func decodeSlots(data []byte, slots []rule.ReturnSlot) []any {
-	words := len(data) / 32
+	words := headWords(data, slots)
 	n := 0
 	for _, s := range slots {
 		if s.Index < words {
@@ -118,6 +128,35 @@ func decodeSlots(data []byte, slots []rule.ReturnSlot) []any {
 		vals[s.Index] = plain(got[s.Index])
 	}
 	return vals
+}
+
+// headWords is the length of the returned tuple's head in words: the data's
+// words, cut at the first dynamic offset a declared string or bytes slot
+// holds (an offset points past the head, to the value's length word).
+func headWords(data []byte, slots []rule.ReturnSlot) int {
+	words := len(data) / 32
+	head := words
+	for _, s := range slots {
+		if s.Index >= words || !dynamicSlot(s.Type) {
+			continue
+		}
+		off := new(big.Int).SetBytes(data[32*s.Index : 32*s.Index+32])
+		if !off.IsUint64() {
+			continue
+		}
+		o := off.Uint64()
+		if o%32 != 0 || o < uint64(32*(s.Index+1)) || o+32 > uint64(len(data)) {
+			continue // not an offset into this data: the slot fails to decode
+		}
+		head = min(head, int(o/32))
+	}
+	return head
+}
+
+// dynamicSlot tells whether a slot of type t is decoded as a dynamic ABI
+// type (see slotType).
+func dynamicSlot(t rule.Type) bool {
+	return t == rule.TypeString || t == rule.TypeUUID || t == rule.TypeBytes
 }
 
 func typeList(args abi.Arguments) string {

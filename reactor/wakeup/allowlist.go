@@ -31,7 +31,8 @@ const ZeroAddress = "0x0000000000000000000000000000000000000000"
 
 // AllowList is a parsed `__wakeUp` value.
 type AllowList struct {
-	// Steps are the per-step entries; an entry overrides Default entirely.
+	// Steps are the per-step entries; for the rpc scope an entry overrides
+	// Default, for the internal scope the two lists are joined.
 	Steps map[string]Entry
 	// Default applies to steps without an entry (nil: none).
 	Default *Entry
@@ -214,8 +215,11 @@ func deny(format string, a ...any) Decision {
 
 // Authorize decides whether c may wake a process of runner (the session
 // owner) that waits on step and whose payload is plain. The runner itself
-// always may; anyone else only through the process's allow list: the
-// step's entry, else the default entry, and in it the caller's scope.
+// always may; anyone else only through the process's allow list. For the
+// rpc scope the step's entry, else the default entry, decides (endpoint
+// reference §12: a step entry overrides the default); for the internal
+// scope either the step's or the default's internal list may allow (rule
+// spec §8.5.2: "default.internal or steps[stepId].internal").
 func Authorize(runner, step string, plain map[string]any, c Caller) Decision {
 	if c.Address != "" && strings.EqualFold(c.Address, runner) {
 		return Decision{Allowed: true, Reason: "the caller is the session's runner"}
@@ -233,6 +237,8 @@ func Authorize(runner, step string, plain map[string]any, c Caller) Decision {
 		return deny("%s has no entry for step %q and no default", Key, step)
 	}
 	switch c.Scope {
+	case ScopeInternal:
+		return al.authorizeInternal(step, c)
 	case ScopeRPC:
 		if e.RPC == nil {
 			return deny("%s has no rpc scope", where)
@@ -241,29 +247,61 @@ func Authorize(runner, step string, plain map[string]any, c Caller) Decision {
 			return Decision{Allowed: true, Reason: where + ".rpc lists " + c.Address}
 		}
 		return deny("%s.rpc does not list %s", where, orNone(c.Address))
-	case ScopeInternal:
-		in := e.Internal
-		if in == nil {
-			return deny("%s has no internal scope", where)
-		}
-		if !contains(in.Allow, c.Address, true) {
-			return deny("%s.internal does not allow %s", where, orNone(c.Address))
-		}
-		if in.Bound {
-			if len(in.FromXRC137) == 0 {
-				return deny("%s.internal.fromXRC137 is empty, which denies every wake-up", where)
-			}
-			if c.Rule == "" || !contains(in.FromXRC137, c.Rule, false) {
-				rule := c.Rule
-				if rule == "" {
-					rule = "(none: the rule is not a contract)"
-				}
-				return deny("%s.internal.fromXRC137 does not list the emitting rule %s", where, rule)
-			}
-		}
-		return Decision{Allowed: true, Reason: where + ".internal allows " + c.Address}
 	}
 	return deny("unknown scope %q", c.Scope)
+}
+
+// authorizeInternal decides an internal wake-up by the union the rule
+// spec §8.5.2 gives: "ResumePlain.__wakeUp.default.internal or
+// ResumePlain.__wakeUp.steps[stepId].internal". Either list, each with its
+// own fromXRC137 binding, may allow the caller; a step entry does not hide
+// the default's internal scope (as it does for rpc, endpoint reference
+// §12).
+func (al *AllowList) authorizeInternal(step string, c Caller) Decision {
+	type scoped struct {
+		in    *Internal
+		where string
+	}
+	var lists []scoped
+	if e, ok := al.Steps[step]; ok && e.Internal != nil {
+		lists = append(lists, scoped{e.Internal, Key + ".steps." + step})
+	}
+	if al.Default != nil && al.Default.Internal != nil {
+		lists = append(lists, scoped{al.Default.Internal, Key + ".default"})
+	}
+	if len(lists) == 0 {
+		_, where := al.entry(step)
+		return deny("%s has no internal scope (nor has the default)", where)
+	}
+	var why []string
+	for _, l := range lists {
+		d := internalDecision(l.in, l.where, c)
+		if d.Allowed {
+			return d
+		}
+		why = append(why, d.Reason)
+	}
+	return deny("%s", strings.Join(why, "; "))
+}
+
+// internalDecision applies one internal list (at where) to c.
+func internalDecision(in *Internal, where string, c Caller) Decision {
+	if !contains(in.Allow, c.Address, true) {
+		return deny("%s.internal does not allow %s", where, orNone(c.Address))
+	}
+	if in.Bound {
+		if len(in.FromXRC137) == 0 {
+			return deny("%s.internal.fromXRC137 is empty, which denies every wake-up", where)
+		}
+		if c.Rule == "" || !contains(in.FromXRC137, c.Rule, false) {
+			rule := c.Rule
+			if rule == "" {
+				rule = "(none: the rule is not a contract)"
+			}
+			return deny("%s.internal.fromXRC137 does not list the emitting rule %s", where, rule)
+		}
+	}
+	return Decision{Allowed: true, Reason: where + ".internal allows " + c.Address}
 }
 
 // entry is the step's entry, else the default; where names it.

@@ -79,6 +79,13 @@ func TestAuthorize(t *testing.T) {
 		objectNoFrom = `{"__wakeUp": {"steps": {"E1": {"internal": {"allow": ["0x2222222222222222222222222222222222222222"]}}}}}`
 		stepNoScope  = `{"__wakeUp": {"steps": {"E1": {"rpc": ["0x2222222222222222222222222222222222222222"]}}, "default": {"internal": ["*"]}}}`
 		broken       = `{"__wakeUp": {"steps": {"E1": {"rpc": ["*"]}}}}`
+		// Rule spec §8.5.2: an internal wake-up is allowed by
+		// "ResumePlain.__wakeUp.default.internal or
+		// ResumePlain.__wakeUp.steps[stepId].internal": the union, so a
+		// narrow step list next to a permissive default still allows.
+		narrowStep = `{"__wakeUp": {"steps": {"E1": {"internal": ["0x2222222222222222222222222222222222222222"]}}, "default": {"internal": ["*"]}}}`
+		narrowBoth = `{"__wakeUp": {"steps": {"E1": {"internal": ["0x2222222222222222222222222222222222222222"]}}, "default": {"internal": ["0x2222222222222222222222222222222222222222"]}}}`
+		boundStep  = `{"__wakeUp": {"steps": {"E1": {"internal": {"allow": ["*"], "fromXRC137": ["0xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]}}}, "default": {"internal": ["*"]}}}`
 	)
 	for name, tc := range map[string]struct {
 		doc    string
@@ -98,7 +105,12 @@ func TestAuthorize(t *testing.T) {
 		"default does not list":           {stepRPC, "E2", rpc(alice), false, "__wakeUp.default.rpc does not list"},
 		"missing entry and default":       {internalList, "E2", internal(alice, ""), false, `no entry for step "E2" and no default`},
 		"missing scope denies":            {internalList, "E1", rpc(alice), false, "has no rpc scope"},
-		"step entry without scope":        {stepNoScope, "E1", internal(alice, ""), false, "__wakeUp.steps.E1 has no internal scope"},
+		"step entry without scope":        {stepNoScope, "E1", internal(alice, ""), true, "__wakeUp.default.internal allows"},
+		"no internal scope anywhere":      {stepRPC, "E1", internal(alice, ""), false, "__wakeUp.steps.E1 has no internal scope (nor has the default)"},
+		"narrow step list, open default":  {narrowStep, "E1", internal(bob, ""), true, "__wakeUp.default.internal allows"},
+		"narrow step list lists":          {narrowStep, "E1", internal(alice, ""), true, "__wakeUp.steps.E1.internal allows"},
+		"neither list allows":             {narrowBoth, "E1", internal(bob, ""), false, "__wakeUp.steps.E1.internal does not allow " + bob + "; __wakeUp.default.internal does not allow"},
+		"bound step, unbound default":     {boundStep, "E1", internal(bob, ruleB), true, "__wakeUp.default.internal allows"},
 		"internal list":                   {internalList, "E1", internal(alice, ruleA), true, "internal allows"},
 		"internal list other":             {internalList, "E1", internal(bob, ruleA), false, "does not allow"},
 		"internal star":                   {wildcard, "X", internal(bob, ""), true, ""},
