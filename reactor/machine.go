@@ -256,6 +256,11 @@ func failure(in input) error {
 	return err
 }
 
+// maxTransientRetries bounds how often one process is run again after a
+// transient failure on one replica (the backoff doubles from 1 s to a
+// minute: about 6 minutes in all) before it aborts with the failure.
+const maxTransientRetries = 10
+
 // isTransient reports whether a step's error says it could not be decided
 // now (a node or API that did not answer) rather than that it failed: such
 // a step runs again after a backoff instead of aborting.
@@ -353,7 +358,9 @@ func (m *machine) commit(now time.Time) {
 	m.results = m.results[1:]
 	c := r.claim
 	delete(m.inflight, c.Iter)
-	if r.err != nil && isTransient(r.err) {
+	if r.err != nil && isTransient(r.err) && m.retries[c.Iter] >= maxTransientRetries {
+		r.err = fmt.Errorf("gave up after %d attempts: %w", maxTransientRetries+1, r.err)
+	} else if r.err != nil && isTransient(r.err) {
 		// The step could not be decided (the node or an API did not
 		// answer): nothing happened; it runs again after a backoff.
 		n := m.retries[c.Iter]

@@ -188,9 +188,24 @@ func TestMachineRetriesTransientFailures(t *testing.T) {
 			t.Fatalf("backoffs %v, want %v seconds", waits, want)
 		}
 	}
-	// A hard error commits the process as aborted.
+	// The eleventh transient failure in a row aborts the process.
 	m.Step(inClaimed{Claims: []joinstore.Claim{b}, Asked: 1}, machineT0)
-	rd := m.Step(inExecuted{R: result{claim: b, err: errors.New("bad input")}}, machineT0)
+	rd := m.Step(inExecuted{R: result{claim: b, err: transientErr{errors.New("node down")}}}, machineT0)
+	m.Step(inLeaseReleased{}, machineT0)
+	if _, ok := rd.cmds[0].(cmdReleaseLease); !ok {
+		t.Fatalf("the tenth transient failure: %s, want ReleaseLease", names(rd.cmds))
+	}
+	m.Step(inClaimed{Claims: []joinstore.Claim{b}, Asked: 1}, machineT0)
+	rd = m.Step(inExecuted{R: result{claim: b, err: transientErr{errors.New("node down")}}}, machineT0)
+	if cm, ok := rd.cmds[0].(cmdCommit); !ok || cm.Commit.Status != "aborted" || !strings.Contains(cm.Commit.AbortReason, "gave up after 11 attempts: node down") {
+		t.Fatalf("the eleventh transient failure: %s %+v, want an aborted commit that says it gave up", names(rd.cmds), rd.cmds)
+	}
+	m.Step(inCommitted{Res: joinstore.CommitResult{Live: 1}}, machineT0)
+	// A hard error commits the process as aborted.
+	c := claimOf(4, "C", 0)
+	b = c
+	m.Step(inClaimed{Claims: []joinstore.Claim{b}, Asked: 1}, machineT0)
+	rd = m.Step(inExecuted{R: result{claim: b, err: errors.New("bad input")}}, machineT0)
 	if cm, ok := rd.cmds[0].(cmdCommit); !ok || cm.Commit.Status != "aborted" {
 		t.Fatalf("a hard error: %s, want an aborted commit", names(rd.cmds))
 	}

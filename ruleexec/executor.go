@@ -116,6 +116,12 @@ func (e *TransientError) Unwrap() error { return e.Err }
 // Temporary reports that retrying the step may succeed.
 func (e *TransientError) Temporary() bool { return true }
 
+// Transient marks the error for the session machine: the step is run again
+// after a backoff instead of aborting (reactor's retry of steps that could
+// not be decided). Unlike Temporary, which the standard library's timeouts
+// also report, only this type has it.
+func (e *TransientError) Transient() bool { return true }
+
 // DefaultTimeout bounds one step's execution when Executor.Timeout is 0:
 // room for every API call and contract read of a rule at their own
 // timeouts, far beyond what its expressions may take.
