@@ -122,7 +122,7 @@ func TestCancelSessionCancelsTheSession(t *testing.T) {
 	waitStatus(t, url, 1, "finished")
 	out, _ = run(t, "session", "show", "--json", "--redis", url, "--owner", testOwner, "1")
 	var v struct {
-		Session map[string]string
+		Session map[string]any
 		Summary reactor.Summary
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
@@ -131,7 +131,7 @@ func TestCancelSessionCancelsTheSession(t *testing.T) {
 	if got := tree(v.Summary); got != want || !strings.Contains(got, "process C1 aborted killed") {
 		t.Fatalf("xgr run ended differently from simulate\nsimulate:\n%s\nxgr run:\n%s", want, got)
 	}
-	if !strings.Contains(v.Session["killReason"], "scripted cancel") {
+	if r, _ := v.Session["killReason"].(string); !strings.Contains(r, "scripted cancel") {
 		t.Fatalf("the session's killReason: %q", v.Session["killReason"])
 	}
 }

@@ -146,7 +146,7 @@ func waitStatusOf(t *testing.T, url, owner string, root int64, status string) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		out, _ := run(t, "session", "show", "--json", "--redis", url, "--owner", owner, fmt.Sprint(root))
-		var v struct{ Session map[string]string }
+		var v struct{ Session map[string]any }
 		json.Unmarshal([]byte(out), &v)
 		if v.Session["status"] == status {
 			return
