@@ -207,19 +207,7 @@ func devAction(c *cli.Context) error {
 		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
 	}
 
-	cfg, err := indexer.ParseConfig("dev", []byte(fmt.Sprintf(`
-registries: ["%[1]s"]
-finality: confirmations
-confirmations: 1
-triggers:
-  - name: demo-order
-    contract: "%[4]s"
-    event: "OSTCUpdated(address indexed xrc729Address, address indexed owner, bytes32 indexed ostcIdHash, bytes32 ostcHash, string id, uint256 version, uint64 updatedAt)"
-    orchestration: {registry: "%[1]s", id: %[2]s}
-    start: %[3]s
-    owner: {arg: owner}
-    payload: {Order: {arg: id}, Block: {log: blockNumber}}
-`, reg.Address.Hex(), c.String("flow"), firstStep(orchs, c.String("flow")), orders.Address.Hex())))
+	cfg, err := demo.TriggerConfig(reg.Address, orders.Address, c.String("flow"), firstStep(orchs, c.String("flow")))
 	if err != nil {
 		return err
 	}
