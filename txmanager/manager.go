@@ -1,0 +1,324 @@
+package txmanager
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// GasMarginPercent is added to the node's gas estimate when a request has
+// no gas limit.
+const GasMarginPercent = 20
+
+// ErrNotFound is returned by Status for a key the manager does not hold.
+var ErrNotFound = errors.New("txmanager: no execution with this key")
+
+// errCrashed ends a call that a test's crash hook stopped.
+var errCrashed = errors.New("txmanager: stopped by the crash hook")
+
+// Manager sends executions for one sender on one chain. Any number of
+// replicas may run a Manager for the same sender and Redis: Submit is safe
+// on all of them at once; the tick runs on the one that holds the sender's
+// lease.
+type Manager struct {
+	cfg     Config
+	chainID *big.Int
+	from    common.Address
+	signer  types.Signer
+	k       keys
+	policy  FeePolicy
+	labels  []string
+
+	mu      sync.Mutex
+	market  Market
+	head    uint64
+	priced  time.Time
+	sent    map[common.Hash]time.Time // last broadcast of each attempt by this replica
+	token   string                    // the sender's lease token while held
+	tickMu  sync.Mutex                // one tick at a time
+	started map[string]time.Time      // keys this replica broadcast first, for the broadcast metric
+}
+
+// New returns a manager for cfg.Key on cfg.Chain. It reads the chain id
+// from the node when cfg.ChainID is nil.
+func New(ctx context.Context, cfg Config) (*Manager, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	id := cfg.ChainID
+	if id == nil {
+		if id, err = cfg.Chain.ChainID(ctx); err != nil {
+			return nil, fmt.Errorf("txmanager: read chain id: %w", err)
+		}
+	}
+	if cfg.ID == "" {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		cfg.ID = hex.EncodeToString(b)
+	}
+	from := crypto.PubkeyToAddress(cfg.Key.PublicKey)
+	return &Manager{
+		cfg: cfg, chainID: new(big.Int).Set(id), from: from, signer: types.LatestSignerForChainID(id),
+		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
+		labels: []string{id.String(), strings.ToLower(from.Hex())},
+		sent:   map[common.Hash]time.Time{}, started: map[string]time.Time{},
+	}, nil
+}
+
+// Sender is the account that signs and pays.
+func (m *Manager) Sender() common.Address { return m.from }
+
+// Submit accepts an execution. A key seen before returns its record as it
+// is (never a second nonce, nothing sent). A new key is stored with the
+// next nonce, signed, its signed bytes stored, and only then broadcast; or,
+// when MaxInFlight transactions are unmined, stored as queued (the tick
+// assigns its nonce later). Invalid requests and gas estimates that fail
+// store nothing. A failed broadcast is not an error: the bytes are stored
+// and the tick sends them again.
+//
+// Redis round trips: 2 for a new key (submit, record), 1 for a known one.
+func (m *Manager) Submit(ctx context.Context, req Request) (Record, error) {
+	if err := req.check(m.cfg.MaxGasLimit); err != nil {
+		return Record{}, err
+	}
+	if req.Value == nil {
+		req.Value = new(big.Int)
+	}
+	if req.GasLimit == 0 {
+		est, err := m.cfg.Chain.EstimateGas(ctx, ethereum.CallMsg{From: m.from, To: &req.To, Value: req.Value, Data: req.Data})
+		if err != nil {
+			// A key submitted before may not be callable any more (its call
+			// ran): it is answered from its record.
+			if rec, serr := m.Status(ctx, req.Key); serr == nil {
+				return rec, nil
+			}
+			return Record{}, fmt.Errorf("request %q: estimate gas of the call to %s: %w", req.Key, req.To.Hex(), err)
+		}
+		req.GasLimit = est + est*GasMarginPercent/100
+		if m.cfg.MaxGasLimit > 0 && req.GasLimit > m.cfg.MaxGasLimit {
+			return Record{}, fmt.Errorf("request %q: estimated gas %d (with %d%% margin) is above the cap %d (MaxGasLimit)", req.Key, req.GasLimit, GasMarginPercent, m.cfg.MaxGasLimit)
+		}
+	}
+	keys := []string{m.k.sender(), m.k.record(req.Key), m.k.queue(), m.k.pending()}
+	args := []any{req.Key, strings.ToLower(req.To.Hex()), hexutil.Encode(req.Data), req.Value.String(),
+		strconv.FormatUint(req.GasLimit, 10), m.cfg.MaxInFlight, ""}
+	res, err := scriptSubmit.Run(ctx, m.cfg.Redis, keys, args...).Slice()
+	if err != nil && strings.HasPrefix(err.Error(), "UNSYNCED") {
+		if err = m.syncNonce(ctx, ""); err == nil {
+			res, err = scriptSubmit.Run(ctx, m.cfg.Redis, keys, args...).Slice()
+		}
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("txmanager: submit %q: %w", req.Key, err)
+	}
+	now := time.Now()
+	rec := Record{Key: req.Key, Kind: "exec", To: req.To, Data: req.Data, Value: req.Value, GasLimit: req.GasLimit, CreatedAt: now}
+	switch res[0] {
+	case "exists":
+		return parseRecord(pairs(res[1:]))
+	case "queued":
+		rec.State = Queued
+		return rec, nil
+	}
+	nonce, err := strconv.ParseUint(res[1].(string), 10, 64)
+	if err != nil {
+		return Record{}, fmt.Errorf("txmanager: submit %q: nonce %v: %w", req.Key, res[1], err)
+	}
+	rec.State, rec.Nonce, rec.HasNonce = Reserved, nonce, true
+	m.mu.Lock()
+	m.started[req.Key] = now
+	m.mu.Unlock()
+	if m.crashed("reserved", req.Key) {
+		return rec, errCrashed
+	}
+	return m.signRecordSend(ctx, rec)
+}
+
+// crashed asks the test hook whether to stop at stage.
+func (m *Manager) crashed(stage, key string) bool {
+	return m.cfg.crash != nil && m.cfg.crash(stage, key)
+}
+
+// signRecordSend signs a reserved record with its nonce, records the bytes
+// (the first signature of a reservation wins) and broadcasts what is
+// recorded.
+func (m *Manager) signRecordSend(ctx context.Context, rec Record) (Record, error) {
+	mk, head, err := m.currentMarket(ctx)
+	if err != nil {
+		return rec, fmt.Errorf("txmanager: price %q: %w", rec.Key, err)
+	}
+	fees := InitialFees(m.policy, mk)
+	tx, raw, err := m.sign(rec, fees)
+	if err != nil {
+		return rec, fmt.Errorf("txmanager: sign %q: %w", rec.Key, err)
+	}
+	if m.crashed("signed", rec.Key) {
+		return rec, errCrashed
+	}
+	res, err := scriptRecord.Run(ctx, m.cfg.Redis, []string{m.k.record(rec.Key), m.k.attempts(rec.Key)},
+		strconv.FormatUint(rec.Nonce, 10), tx.Hash().Hex(), hexutil.Encode(raw), bigStr(fees.TipCap), bigStr(fees.FeeCap),
+		bigStr(fees.GasPrice), strconv.FormatUint(head, 10), "").Slice()
+	if err != nil {
+		return rec, fmt.Errorf("txmanager: record %q: %w", rec.Key, err)
+	}
+	if res[0] == "taken" {
+		// Another replica recorded its signature of this reservation first:
+		// only the stored bytes may be sent.
+		stored, err := parseRecord(pairs(res[1:]))
+		if err != nil || stored.State != Signed {
+			return stored, err
+		}
+		rec = stored
+	} else {
+		rec.State, rec.TxHash, rec.Raw, rec.Attempts, rec.AttemptBlock, rec.SignedAt = Signed, tx.Hash(), raw, 1, head, time.Now()
+		rec.TipCap, rec.FeeCap, rec.GasPrice = fees.TipCap, fees.FeeCap, fees.GasPrice
+		m.cfg.Metrics.attempt(m.labels)
+	}
+	if m.crashed("recorded", rec.Key) {
+		return rec, errCrashed
+	}
+	m.broadcast(ctx, rec.Key, rec.Raw)
+	m.mu.Lock()
+	if at, ok := m.started[rec.Key]; ok {
+		m.cfg.Metrics.broadcastAfter(m.labels, time.Since(at))
+		delete(m.started, rec.Key)
+	} else if !rec.CreatedAt.IsZero() {
+		m.cfg.Metrics.broadcastAfter(m.labels, time.Since(rec.CreatedAt))
+	}
+	m.mu.Unlock()
+	if m.crashed("broadcast", rec.Key) {
+		return rec, errCrashed
+	}
+	return rec, nil
+}
+
+// sign builds and signs rec's transaction with rec.Nonce and fees.
+func (m *Manager) sign(rec Record, fees Fees) (*types.Transaction, []byte, error) {
+	to := rec.To
+	var inner types.TxData
+	if fees.Legacy() {
+		inner = &types.LegacyTx{Nonce: rec.Nonce, GasPrice: fees.GasPrice, Gas: rec.GasLimit, To: &to, Value: rec.Value, Data: rec.Data}
+	} else {
+		inner = &types.DynamicFeeTx{ChainID: m.chainID, Nonce: rec.Nonce, GasTipCap: fees.TipCap, GasFeeCap: fees.FeeCap,
+			Gas: rec.GasLimit, To: &to, Value: rec.Value, Data: rec.Data}
+	}
+	tx, err := types.SignNewTx(m.cfg.Key, m.signer, inner)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := tx.MarshalBinary()
+	return tx, raw, err
+}
+
+// broadcast sends stored bytes. Errors that mean the node has the
+// transaction or its nonce are expected; others are logged and counted,
+// and the tick sends again.
+func (m *Manager) broadcast(ctx context.Context, key string, raw []byte) bool {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		m.cfg.Log.Error("txmanager: stored bytes do not decode", "key", key, "err", err)
+		return false
+	}
+	m.mu.Lock()
+	m.sent[tx.Hash()] = time.Now()
+	m.mu.Unlock()
+	if err := m.cfg.Chain.SendTransaction(ctx, tx); err != nil && !benignSendError(err) {
+		m.cfg.Metrics.broadcastError(m.labels)
+		m.cfg.Log.Warn("txmanager: broadcast failed; the tick sends it again", "key", key, "tx", tx.Hash().Hex(), "nonce", tx.Nonce(), "err", err)
+		return false
+	}
+	return true
+}
+
+// currentMarket returns the fee market, read again when older than
+// MarketMaxAge, and the head it was read at.
+func (m *Manager) currentMarket(ctx context.Context) (Market, uint64, error) {
+	m.mu.Lock()
+	if time.Since(m.priced) < m.cfg.MarketMaxAge {
+		mk, head := m.market, m.head
+		m.mu.Unlock()
+		return mk, head, nil
+	}
+	m.mu.Unlock()
+	h, err := m.cfg.Chain.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return Market{}, 0, fmt.Errorf("read head: %w", err)
+	}
+	return m.readMarket(ctx, h)
+}
+
+// readMarket reads the tip (or legacy gas price) for head h and keeps it.
+func (m *Manager) readMarket(ctx context.Context, h *types.Header) (Market, uint64, error) {
+	mk := Market{BaseFee: h.BaseFee}
+	var err error
+	if h.BaseFee != nil {
+		mk.Tip, err = m.cfg.Chain.SuggestGasTipCap(ctx)
+	} else {
+		mk.GasPrice, err = m.cfg.Chain.SuggestGasPrice(ctx)
+	}
+	if err != nil {
+		return Market{}, 0, fmt.Errorf("read fee suggestion: %w", err)
+	}
+	m.mu.Lock()
+	m.market, m.head, m.priced = mk, h.Number.Uint64(), time.Now()
+	m.mu.Unlock()
+	return mk, h.Number.Uint64(), nil
+}
+
+// syncNonce aligns the sender's next nonce with the chain's pending nonce
+// (see sync_nonce.lua); token "" only initialises it.
+func (m *Manager) syncNonce(ctx context.Context, token string) error {
+	n, err := m.cfg.Chain.PendingNonceAt(ctx, m.from)
+	if err != nil {
+		return fmt.Errorf("read pending nonce of %s: %w", m.from.Hex(), err)
+	}
+	return scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(n, 10), token, "").Err()
+}
+
+// Status reads a key's record (ErrNotFound when there is none).
+func (m *Manager) Status(ctx context.Context, key string) (Record, error) {
+	h, err := m.cfg.Redis.HGetAll(ctx, m.k.record(key)).Result()
+	if err != nil {
+		return Record{}, fmt.Errorf("txmanager: read %q: %w", key, err)
+	}
+	if len(h) == 0 {
+		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	return parseRecord(h)
+}
+
+// Wait reads a key's record every Poll until it is final or ctx ends.
+func (m *Manager) Wait(ctx context.Context, key string) (Record, error) {
+	for {
+		rec, err := m.Status(ctx, key)
+		if err != nil || rec.Done() {
+			return rec, err
+		}
+		select {
+		case <-ctx.Done():
+			return rec, fmt.Errorf("txmanager: %q is %s: %w", key, rec.State, ctx.Err())
+		case <-time.After(m.cfg.Poll):
+		}
+	}
+}
+
+func bigStr(v *big.Int) string {
+	if v == nil {
+		return ""
+	}
+	return v.String()
+}
