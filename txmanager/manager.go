@@ -138,7 +138,7 @@ func (m *Manager) Submit(ctx context.Context, req Request) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("txmanager: submit %q: nonce %v: %w", req.Key, res[1], err)
 	}
-	rec.State, rec.Nonce, rec.HasNonce = Reserved, nonce, true
+	rec.State, rec.Nonce, rec.HasNonce, rec.ReservedAt = Reserved, nonce, true, now
 	m.mu.Lock()
 	m.started[req.Key] = now
 	m.mu.Unlock()
