@@ -46,10 +46,10 @@ type Manager struct {
 	market  Market
 	head    uint64
 	priced  time.Time
-	sent    map[common.Hash]time.Time // last broadcast of each attempt by this replica
-	token   string                    // the sender's lease token while held
-	tickMu  sync.Mutex                // one tick at a time
-	started map[string]time.Time      // keys this replica broadcast first, for the broadcast metric
+	sent    map[string]time.Time // last broadcast of each key by this replica
+	token   string               // the sender's lease token while held
+	tickMu  sync.Mutex           // one tick at a time
+	started map[string]time.Time // keys this replica broadcast first, for the broadcast metric
 }
 
 // New returns a manager for cfg.Key on cfg.Chain. It reads the chain id
@@ -75,7 +75,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg: cfg, chainID: new(big.Int).Set(id), from: from, signer: types.LatestSignerForChainID(id),
 		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
 		labels: []string{id.String(), strings.ToLower(from.Hex())},
-		sent:   map[common.Hash]time.Time{}, started: map[string]time.Time{},
+		sent:   map[string]time.Time{}, started: map[string]time.Time{},
 	}, nil
 }
 
@@ -234,7 +234,7 @@ func (m *Manager) broadcast(ctx context.Context, key string, raw []byte) bool {
 		return false
 	}
 	m.mu.Lock()
-	m.sent[tx.Hash()] = time.Now()
+	m.sent[key] = time.Now()
 	m.mu.Unlock()
 	if err := m.cfg.Chain.SendTransaction(ctx, tx); err != nil && !benignSendError(err) {
 		m.cfg.Metrics.broadcastError(m.labels)

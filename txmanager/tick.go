@@ -3,14 +3,12 @@ package txmanager
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -113,7 +111,12 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	rcpts, err := m.receipts(ctx, receiptHashes(recs, mined))
+	if err != nil {
+		return rep, err
+	}
 	held := map[uint64]bool{}
+	var ts []transition
 	for _, l := range recs {
 		held[l.rec.Nonce] = true
 		var err error
@@ -124,13 +127,16 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 				_, err = m.signRecordSend(ctx, l.rec)
 			}
 		case Signed:
-			err = m.tickSigned(ctx, token, l, mk, rep.Head, mined, finalHead, finalOK, &rep)
+			err = m.tickSigned(ctx, token, l, rcpts, mk, rep.Head, mined, finalHead, finalOK, &rep, &ts)
 		case Included:
-			err = m.tickIncluded(ctx, token, l, rep.Head, finalHead, finalOK, &rep)
+			ts = append(ts, m.tickIncluded(ctx, token, l, rcpts, rep.Head, finalHead, finalOK, &rep)...)
 		}
 		if err != nil {
 			return rep, err
 		}
+	}
+	if err := m.commit(ctx, ts); err != nil {
+		return rep, err
 	}
 	gapped := gaps(mined, next, held)
 	m.cfg.Metrics.unmined(m.labels, next-min(mined, next))
@@ -226,21 +232,36 @@ func (m *Manager) finalHead(ctx context.Context, head uint64, need bool) (uint64
 	return h.Number.Uint64(), true, nil
 }
 
+// receiptHashes lists the transactions whose receipts the tick needs:
+// every attempt of a signed key whose nonce the chain has mined, and the
+// mined attempt of every included key.
+func receiptHashes(recs []live, mined uint64) []common.Hash {
+	var out []common.Hash
+	for _, l := range recs {
+		switch {
+		case l.rec.State == Signed && l.rec.Nonce < mined:
+			for _, a := range l.attempts {
+				out = append(out, common.HexToHash(a.Hash))
+			}
+		case l.rec.State == Included:
+			out = append(out, l.rec.TxHash)
+		}
+	}
+	return out
+}
+
 // tickSigned looks after a signed, unmined key: its nonce mined (by one of
-// its attempts, or lost), a bump, or a re-broadcast.
-func (m *Manager) tickSigned(ctx context.Context, token string, l live, mk Market, head, mined, finalHead uint64, finalOK bool, rep *TickReport) error {
+// its attempts: a settle is queued on ts; or lost), a bump, or a
+// re-broadcast.
+func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts map[common.Hash]*types.Receipt, mk Market, head, mined, finalHead uint64, finalOK bool, rep *TickReport, ts *[]transition) error {
 	rec := l.rec
 	if rec.Nonce < mined {
 		for i := len(l.attempts) - 1; i >= 0; i-- {
 			a := l.attempts[i]
-			r, err := m.cfg.Chain.TransactionReceipt(ctx, common.HexToHash(a.Hash))
-			if errors.Is(err, ethereum.NotFound) {
-				continue
+			if r := rcpts[common.HexToHash(a.Hash)]; r != nil {
+				*ts = append(*ts, m.settle(token, rec, a, r, finalOK && r.BlockNumber.Uint64() <= finalHead, rep))
+				return nil
 			}
-			if err != nil {
-				return fmt.Errorf("read receipt of %s (%q): %w", a.Hash, rec.Key, err)
-			}
-			return m.settle(ctx, token, rec, a, r, finalOK && r.BlockNumber.Uint64() <= finalHead, rep)
 		}
 		if !finalOK {
 			return nil
@@ -253,16 +274,16 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, mk Marke
 			return nil
 		}
 		reason := fmt.Sprintf("nonce %d was used in final block ≤ %d by a transaction that is none of this key's %d attempts (the sender's key signed elsewhere); the key is not signed again", rec.Nonce, finalHead, len(l.attempts))
-		res, err := scriptLose.Run(ctx, m.cfg.Redis, []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending()},
-			token, rec.Key, strconv.FormatUint(rec.Nonce, 10), reason, m.ttlSeconds(), "").Text()
-		if err != nil {
-			return fmt.Errorf("txmanager: lose %q: %w", rec.Key, err)
-		}
-		if res == "lost" {
-			rep.Lost++
-			m.cfg.Metrics.final(m.labels, Lost, time.Since(rec.CreatedAt))
-			m.cfg.Log.Error("txmanager: execution lost its nonce", "key", rec.Key, "nonce", rec.Nonce, "sender", m.from.Hex())
-		}
+		*ts = append(*ts, transition{script: scriptLose,
+			keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending()},
+			args: []any{token, rec.Key, strconv.FormatUint(rec.Nonce, 10), reason, m.ttlSeconds(), ""},
+			then: func(res string) {
+				if res == "lost" {
+					rep.Lost++
+					m.cfg.Metrics.final(m.labels, Lost, time.Since(rec.CreatedAt))
+					m.cfg.Log.Error("txmanager: execution lost its nonce", "key", rec.Key, "nonce", rec.Nonce, "sender", m.from.Hex())
+				}
+			}})
 		return nil
 	}
 	if dueForBump(rec.AttemptBlock, head, m.cfg.BumpAfterBlocks) {
@@ -276,7 +297,7 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, mk Marke
 			"nonce", rec.Nonce, "fees", prev.String(), "maxFeePerGas", m.policy.MaxFeePerGas)
 	}
 	m.mu.Lock()
-	last, ok := m.sent[rec.TxHash]
+	last, ok := m.sent[rec.Key]
 	m.mu.Unlock()
 	if !ok || time.Since(last) >= m.cfg.Rebroadcast {
 		rep.Rebroadcast++
@@ -315,70 +336,66 @@ func (m *Manager) bump(ctx context.Context, token string, rec Record, fees Fees,
 	return nil
 }
 
-// tickIncluded re-reads a mined key's receipt: gone (a reorg: the same
-// bytes are sent again), moved to another block, or final.
-func (m *Manager) tickIncluded(ctx context.Context, token string, l live, head, finalHead uint64, finalOK bool, rep *TickReport) error {
+// tickIncluded looks at a mined key's receipt again: gone (a reorg: the
+// same bytes are sent again), moved to another block, or final. It returns
+// the transition to commit, if any.
+func (m *Manager) tickIncluded(ctx context.Context, token string, l live, rcpts map[common.Hash]*types.Receipt, head, finalHead uint64, finalOK bool, rep *TickReport) []transition {
 	rec := l.rec
-	r, err := m.cfg.Chain.TransactionReceipt(ctx, rec.TxHash)
-	if errors.Is(err, ethereum.NotFound) {
-		res, err := scriptUnmine.Run(ctx, m.cfg.Redis, []string{m.k.sender(), m.k.record(rec.Key), m.k.pending(), m.k.included()},
-			token, rec.Key, rec.BlockHash.Hex(), strconv.FormatUint(head, 10), "").Text()
-		if err != nil {
-			return fmt.Errorf("txmanager: unmine %q: %w", rec.Key, err)
-		}
-		if res == "unmined" {
-			rep.Reorged++
-			m.cfg.Metrics.reorg(m.labels)
-			m.cfg.Log.Warn("txmanager: a reorg dropped a receipt; sending the same transaction again", "key", rec.Key,
-				"tx", rec.TxHash.Hex(), "block", rec.Block, "blockHash", rec.BlockHash.Hex())
-			m.broadcast(ctx, rec.Key, rec.Raw)
-		}
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read receipt of %s (%q): %w", rec.TxHash.Hex(), rec.Key, err)
+	r := rcpts[rec.TxHash]
+	if r == nil {
+		return []transition{{script: scriptUnmine,
+			keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.pending(), m.k.included()},
+			args: []any{token, rec.Key, rec.BlockHash.Hex(), strconv.FormatUint(head, 10), ""},
+			then: func(res string) {
+				if res != "unmined" {
+					return
+				}
+				rep.Reorged++
+				m.cfg.Metrics.reorg(m.labels)
+				m.cfg.Log.Warn("txmanager: a reorg dropped a receipt; sending the same transaction again", "key", rec.Key,
+					"tx", rec.TxHash.Hex(), "block", rec.Block, "blockHash", rec.BlockHash.Hex())
+				m.broadcast(ctx, rec.Key, rec.Raw)
+			}}}
 	}
 	final := finalOK && r.BlockNumber.Uint64() <= finalHead
 	if r.BlockHash == rec.BlockHash && !final {
 		return nil
 	}
-	return m.settle(ctx, token, rec, attempt{Hash: rec.TxHash.Hex(), Raw: hexutil.Encode(rec.Raw)}, r, final, rep)
+	return []transition{m.settle(token, rec, attempt{Hash: rec.TxHash.Hex(), Raw: hexutil.Encode(rec.Raw)}, r, final, rep)}
 }
 
-// settle records a receipt of attempt a (included, or final).
-func (m *Manager) settle(ctx context.Context, token string, rec Record, a attempt, r *types.Receipt, final bool, rep *TickReport) error {
+// settle is the transition that records a receipt of attempt a (included,
+// or final).
+func (m *Manager) settle(token string, rec Record, a attempt, r *types.Receipt, final bool, rep *TickReport) transition {
 	flag := ""
 	if final {
 		flag = "1"
 	}
-	res, err := scriptSettle.Run(ctx, m.cfg.Redis,
-		[]string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending(), m.k.included()},
-		token, rec.Key, strconv.FormatUint(rec.Nonce, 10), a.Hash, a.Raw, r.BlockNumber.String(), r.BlockHash.Hex(),
-		strconv.FormatUint(r.GasUsed, 10), strconv.FormatUint(r.Status, 10), bigStr(r.EffectiveGasPrice), flag,
-		m.ttlSeconds(), "").Text()
-	if err != nil {
-		return fmt.Errorf("txmanager: settle %q: %w", rec.Key, err)
-	}
-	if rec.State == Signed && res != "stale" {
-		rep.Included++
-		if rec.IncludedAt.IsZero() && rec.Reorgs == 0 {
-			m.cfg.Metrics.includedAfter(m.labels, time.Since(rec.CreatedAt))
-		}
-	}
-	if res == "final" {
-		rep.Final++
-		outcome := Success
-		if r.Status != types.ReceiptStatusSuccessful {
-			outcome = Reverted
-		}
-		m.cfg.Metrics.final(m.labels, outcome, time.Since(rec.CreatedAt))
-		m.mu.Lock()
-		for _, h := range []string{a.Hash, rec.TxHash.Hex()} {
-			delete(m.sent, common.HexToHash(h))
-		}
-		m.mu.Unlock()
-	}
-	return nil
+	return transition{script: scriptSettle,
+		keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending(), m.k.included()},
+		args: []any{token, rec.Key, strconv.FormatUint(rec.Nonce, 10), a.Hash, a.Raw, r.BlockNumber.String(), r.BlockHash.Hex(),
+			strconv.FormatUint(r.GasUsed, 10), strconv.FormatUint(r.Status, 10), bigStr(r.EffectiveGasPrice), flag,
+			m.ttlSeconds(), ""},
+		then: func(res string) {
+			if rec.State == Signed && res != "stale" {
+				rep.Included++
+				if rec.Reorgs == 0 {
+					m.cfg.Metrics.includedAfter(m.labels, time.Since(rec.CreatedAt))
+				}
+			}
+			if res != "final" {
+				return
+			}
+			rep.Final++
+			outcome := Success
+			if r.Status != types.ReceiptStatusSuccessful {
+				outcome = Reverted
+			}
+			m.cfg.Metrics.final(m.labels, outcome, time.Since(rec.CreatedAt))
+			m.mu.Lock()
+			delete(m.sent, rec.Key)
+			m.mu.Unlock()
+		}}
 }
 
 // fill reserves gap nonce n for a zero-value self-transfer and sends it.
