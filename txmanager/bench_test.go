@@ -117,7 +117,7 @@ func BenchmarkExecutions(b *testing.B) {
 
 // bareBatch signs and sends benchBatch calls from key idx with its own
 // nonces and waits for the last receipt, polling every 100 ms.
-func bareBatch(b *testing.B, anvil *testenv.Anvil, idx int) {
+func bareBatch(b testing.TB, anvil *testenv.Anvil, idx int) {
 	ctx := context.Background()
 	from := anvil.Address(idx)
 	nonce, err := anvil.Client.PendingNonceAt(ctx, from)

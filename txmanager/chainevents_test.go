@@ -2,10 +2,12 @@ package txmanager
 
 import (
 	"context"
+	"math/big"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // An attempt that stays unmined for BumpAfterBlocks blocks (the base fee
@@ -205,4 +207,47 @@ func TestNonceUsedElsewhereIsLost(t *testing.T) {
 	if n := len(f.sent(m2.Sender())); n != 1 {
 		t.Fatalf("%d transactions of the sender on chain; want only the foreign one", n)
 	}
+}
+
+// legacyChain is anvil seen as a chain without a base fee (heads carry
+// none), as a pre-London chain is.
+type legacyChain struct{ *ethclient.Client }
+
+func (c legacyChain) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
+	h, err := c.Client.HeaderByNumber(ctx, n)
+	if h != nil {
+		h.BaseFee = nil
+	}
+	return h, err
+}
+
+// On a chain without a base fee the manager signs legacy transactions
+// priced by the node's gas price, and bumps the gas price by 10%.
+func TestLegacyPricingAndBump(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.automine(false)
+	m := f.manager(func(c *Config) { c.Chain = legacyChain{f.anvil.Client}; c.BumpAfterBlocks = 1 })
+	first, err := m.Submit(ctx, request("legacy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.GasPrice == nil || first.FeeCap != nil {
+		t.Fatalf("first attempt: %+v; want a legacy gas price", first)
+	}
+	f.rpc("anvil_setNextBlockBaseFeePerGas", "0x"+gwei(50).Text(16))
+	f.anvil.Mine(t, 1)
+	if rep, err := m.Tick(ctx); err != nil || rep.Bumped != 1 {
+		t.Fatalf("tick: %+v %v; want a bump", rep, err)
+	}
+	bumped, _ := m.Status(ctx, "legacy")
+	if raise(first.GasPrice, 10).Cmp(bumped.GasPrice) > 0 {
+		t.Fatalf("gas price %s after %s: want at least +10%%", bumped.GasPrice, first.GasPrice)
+	}
+	recs := f.settle(m, true, "legacy")
+	tx, _, err := f.anvil.Client.TransactionByHash(ctx, recs["legacy"].TxHash)
+	if err != nil || tx.Type() != types.LegacyTxType {
+		t.Fatalf("mined transaction: %v %v; want a legacy one", tx, err)
+	}
+	f.exactlyOnce(m.Sender(), recs)
 }
