@@ -12,9 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 )
@@ -75,135 +73,16 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg: cfg, chainID: new(big.Int).Set(id), from: from, signer: types.LatestSignerForChainID(id),
 		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
 		labels: []string{id.String(), strings.ToLower(from.Hex())},
-		sent:   map[string]time.Time{}, started: map[string]time.Time{},
+		sent:   map[string]time.Time{},
 	}, nil
 }
 
 // Sender is the account that signs and pays.
 func (m *Manager) Sender() common.Address { return m.from }
 
-// Submit accepts an execution. A key seen before returns its record as it
-// is (never a second nonce, nothing sent). A new key is stored with the
-// next nonce, signed, its signed bytes stored, and only then broadcast; or,
-// when MaxInFlight transactions are unmined, stored as queued (the tick
-// assigns its nonce later). Invalid requests and gas estimates that fail
-// store nothing. A failed broadcast is not an error: the bytes are stored
-// and the tick sends them again.
-//
-// Redis round trips: 2 for a new key (submit, record), 1 for a known one.
-func (m *Manager) Submit(ctx context.Context, req Request) (Record, error) {
-	if err := req.check(m.cfg.MaxGasLimit); err != nil {
-		return Record{}, err
-	}
-	if req.Value == nil {
-		req.Value = new(big.Int)
-	}
-	if req.GasLimit == 0 {
-		est, err := m.cfg.Chain.EstimateGas(ctx, ethereum.CallMsg{From: m.from, To: &req.To, Value: req.Value, Data: req.Data})
-		if err != nil {
-			// A key submitted before may not be callable any more (its call
-			// ran): it is answered from its record.
-			if rec, serr := m.Status(ctx, req.Key); serr == nil {
-				return rec, nil
-			}
-			return Record{}, fmt.Errorf("request %q: estimate gas of the call to %s: %w", req.Key, req.To.Hex(), err)
-		}
-		req.GasLimit = est + est*GasMarginPercent/100
-		if m.cfg.MaxGasLimit > 0 && req.GasLimit > m.cfg.MaxGasLimit {
-			return Record{}, fmt.Errorf("request %q: estimated gas %d (with %d%% margin) is above the cap %d (MaxGasLimit)", req.Key, req.GasLimit, GasMarginPercent, m.cfg.MaxGasLimit)
-		}
-	}
-	keys := []string{m.k.sender(), m.k.record(req.Key), m.k.queue(), m.k.pending()}
-	args := []any{req.Key, strings.ToLower(req.To.Hex()), hexutil.Encode(req.Data), req.Value.String(),
-		strconv.FormatUint(req.GasLimit, 10), m.cfg.MaxInFlight, ""}
-	res, err := scriptSubmit.Run(ctx, m.cfg.Redis, keys, args...).Slice()
-	if err != nil && strings.HasPrefix(err.Error(), "UNSYNCED") {
-		if err = m.syncNonce(ctx, ""); err == nil {
-			res, err = scriptSubmit.Run(ctx, m.cfg.Redis, keys, args...).Slice()
-		}
-	}
-	if err != nil {
-		return Record{}, fmt.Errorf("txmanager: submit %q: %w", req.Key, err)
-	}
-	now := time.Now()
-	rec := Record{Key: req.Key, Kind: "exec", To: req.To, Data: req.Data, Value: req.Value, GasLimit: req.GasLimit, CreatedAt: now}
-	switch res[0] {
-	case "exists":
-		return parseRecord(pairs(res[1:]))
-	case "queued":
-		rec.State = Queued
-		return rec, nil
-	}
-	nonce, err := strconv.ParseUint(res[1].(string), 10, 64)
-	if err != nil {
-		return Record{}, fmt.Errorf("txmanager: submit %q: nonce %v: %w", req.Key, res[1], err)
-	}
-	rec.State, rec.Nonce, rec.HasNonce, rec.ReservedAt = Reserved, nonce, true, now
-	m.mu.Lock()
-	m.started[req.Key] = now
-	m.mu.Unlock()
-	if m.crashed("reserved", req.Key) {
-		return rec, errCrashed
-	}
-	return m.signRecordSend(ctx, rec)
-}
-
 // crashed asks the test hook whether to stop at stage.
 func (m *Manager) crashed(stage, key string) bool {
 	return m.cfg.crash != nil && m.cfg.crash(stage, key)
-}
-
-// signRecordSend signs a reserved record with its nonce, records the bytes
-// (the first signature of a reservation wins) and broadcasts what is
-// recorded.
-func (m *Manager) signRecordSend(ctx context.Context, rec Record) (Record, error) {
-	mk, head, err := m.currentMarket(ctx)
-	if err != nil {
-		return rec, fmt.Errorf("txmanager: price %q: %w", rec.Key, err)
-	}
-	fees := InitialFees(m.policy, mk)
-	tx, raw, err := m.sign(rec, fees)
-	if err != nil {
-		return rec, fmt.Errorf("txmanager: sign %q: %w", rec.Key, err)
-	}
-	if m.crashed("signed", rec.Key) {
-		return rec, errCrashed
-	}
-	res, err := scriptRecord.Run(ctx, m.cfg.Redis, []string{m.k.record(rec.Key), m.k.attempts(rec.Key)},
-		strconv.FormatUint(rec.Nonce, 10), tx.Hash().Hex(), hexutil.Encode(raw), bigStr(fees.TipCap), bigStr(fees.FeeCap),
-		bigStr(fees.GasPrice), strconv.FormatUint(head, 10), "").Slice()
-	if err != nil {
-		return rec, fmt.Errorf("txmanager: record %q: %w", rec.Key, err)
-	}
-	if res[0] == "taken" {
-		// Another replica recorded its signature of this reservation first:
-		// only the stored bytes may be sent.
-		stored, err := parseRecord(pairs(res[1:]))
-		if err != nil || stored.State != Signed {
-			return stored, err
-		}
-		rec = stored
-	} else {
-		rec.State, rec.TxHash, rec.Raw, rec.Attempts, rec.AttemptBlock, rec.SignedAt = Signed, tx.Hash(), raw, 1, head, time.Now()
-		rec.TipCap, rec.FeeCap, rec.GasPrice = fees.TipCap, fees.FeeCap, fees.GasPrice
-		m.cfg.Metrics.attempt(m.labels)
-	}
-	if m.crashed("recorded", rec.Key) {
-		return rec, errCrashed
-	}
-	m.broadcast(ctx, rec.Key, rec.Raw)
-	m.mu.Lock()
-	if at, ok := m.started[rec.Key]; ok {
-		m.cfg.Metrics.broadcastAfter(m.labels, time.Since(at))
-		delete(m.started, rec.Key)
-	} else if !rec.CreatedAt.IsZero() {
-		m.cfg.Metrics.broadcastAfter(m.labels, time.Since(rec.CreatedAt))
-	}
-	m.mu.Unlock()
-	if m.crashed("broadcast", rec.Key) {
-		return rec, errCrashed
-	}
-	return rec, nil
 }
 
 // sign builds and signs rec's transaction with rec.Nonce and fees.

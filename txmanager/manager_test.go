@@ -209,3 +209,49 @@ func mustAtoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// A batch is submitted in order (nonces follow it) with 2 Redis round trips
+// for the submission; beyond MaxInFlight its keys queue. A batch with a key
+// twice, or a request that fails its check, stores nothing.
+func TestSubmitBatch(t *testing.T) {
+	f := newFixture(t)
+	m := f.manager(func(c *Config) { c.MaxInFlight = 4 })
+	ctx := context.Background()
+	if _, err := m.SubmitBatch(ctx, []Request{request("b/x"), request("b/x")}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("a key twice: %v", err)
+	}
+	if _, err := m.SubmitBatch(ctx, []Request{request("b/y"), {Key: "b/z"}}); err == nil {
+		t.Fatal("a request without to accepted")
+	}
+	for _, k := range []string{"b/x", "b/y"} {
+		if _, err := m.Status(ctx, k); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("a refused batch left %q: %v", k, err)
+		}
+	}
+	var reqs []Request
+	var keys []string
+	for i := range 10 {
+		keys = append(keys, fmt.Sprintf("b/%d", i))
+		reqs = append(reqs, request(keys[i]))
+	}
+	recs, err := m.SubmitBatch(ctx, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		want := Queued
+		if i < 4 {
+			want = Signed
+		}
+		if r.State != want || (i < 4 && r.Nonce != uint64(i)) {
+			t.Fatalf("%s: %+v; want %s", keys[i], r, want)
+		}
+	}
+	final := f.settle(m, false, keys...)
+	for i, k := range keys {
+		if final[k].Nonce != uint64(i) {
+			t.Errorf("%s has nonce %d; want %d", k, final[k].Nonce, i)
+		}
+	}
+	f.exactlyOnce(m.Sender(), final)
+}
