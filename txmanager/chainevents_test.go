@@ -251,3 +251,39 @@ func TestLegacyPricingAndBump(t *testing.T) {
 	}
 	f.exactlyOnce(m.Sender(), recs)
 }
+
+// A transaction of the sender's key sent outside xgr and still pending is
+// not a gap: the manager's next nonce moves past it, nothing is filled,
+// and the next key takes the nonce after it.
+func TestForeignPendingNonceIsNoGap(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.automine(false)
+	m := f.manager(nil)
+	if _, err := m.Submit(ctx, request("before")); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignNewTx(f.anvil.Key(f.keyIdx), types.LatestSignerForChainID(f.anvil.ChainID()), &types.DynamicFeeTx{
+		ChainID: f.anvil.ChainID(), Nonce: 1, GasTipCap: gwei(1), GasFeeCap: gwei(10), Gas: 21000, To: &sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.anvil.Client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := m.Tick(ctx)
+	if err != nil || rep.Filled != 0 {
+		t.Fatalf("tick: %+v %v; want no fill", rep, err)
+	}
+	after, err := m.Submit(ctx, request("after"))
+	if err != nil || after.Nonce != 2 {
+		t.Fatalf("next key: %+v %v; want nonce 2", after, err)
+	}
+	recs := f.settle(m, true, "before", "after")
+	if n := len(f.sent(m.Sender())); n != 3 {
+		t.Fatalf("%d transactions of the sender; want 3 (2 keys, 1 foreign)", n)
+	}
+	if recs["before"].Nonce != 0 {
+		t.Fatalf("before: %+v", recs["before"])
+	}
+}

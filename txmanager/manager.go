@@ -158,14 +158,28 @@ func (m *Manager) readMarket(ctx context.Context, h *types.Header) (Market, uint
 	return mk, h.Number.Uint64(), nil
 }
 
-// syncNonce aligns the sender's next nonce with the chain's pending nonce
-// (see sync_nonce.lua); token "" only initialises it.
+// syncNonce sets the sender's next nonce to the chain's pending nonce when
+// it was never set (see sync_nonce.lua).
 func (m *Manager) syncNonce(ctx context.Context, token string) error {
 	n, err := m.cfg.Chain.PendingNonceAt(ctx, m.from)
 	if err != nil {
 		return fmt.Errorf("read pending nonce of %s: %w", m.from.Hex(), err)
 	}
 	return scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(n, 10), token, "").Err()
+}
+
+// raiseNonce raises the sender's next nonce to the chain's pending nonce
+// (lease holder only) and returns the next nonce now.
+func (m *Manager) raiseNonce(ctx context.Context, token string, pending uint64) (uint64, error) {
+	res, err := scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(pending, 10), token, "").StringSlice()
+	if err != nil {
+		return 0, fmt.Errorf("txmanager: sync nonce: %w", err)
+	}
+	if res[1] == "raised" {
+		m.cfg.Log.Warn("txmanager: the chain is ahead of the sender's next nonce (its key was used outside xgr); moving on",
+			"sender", m.from.Hex(), "next", res[0])
+	}
+	return strconv.ParseUint(res[0], 10, 64)
 }
 
 // Status reads a key's record (ErrNotFound when there is none).

@@ -3,6 +3,7 @@ package txmanager
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/redis/go-redis/v9"
 )
 
 // TickReport says what one tick did.
@@ -100,12 +102,19 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("read nonce of %s: %w", m.from.Hex(), err)
 	}
-	if err := m.syncNonce(ctx, token); err != nil {
-		return rep, err
+	pending, err := m.cfg.Chain.PendingNonceAt(ctx, m.from)
+	if err != nil {
+		return rep, fmt.Errorf("read pending nonce of %s: %w", m.from.Hex(), err)
 	}
-	recs, next, err := m.loadLive(ctx)
+	recs, next, counts, err := m.loadLive(ctx)
 	if err != nil {
 		return rep, err
+	}
+	if pending > next {
+		// The chain is ahead: the key was used outside xgr.
+		if next, err = m.raiseNonce(ctx, token, pending); err != nil {
+			return rep, err
+		}
 	}
 	finalHead, finalOK, err := m.finalHead(ctx, rep.Head, len(recs) > 0)
 	if err != nil {
@@ -138,22 +147,22 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	if err := m.commit(ctx, ts); err != nil {
 		return rep, err
 	}
-	gapped := gaps(mined, next, held)
+	// Below the node's pending nonce every nonce has a transaction in the
+	// node (ours or not), so only nonces from there up can be gaps.
+	gapped := gaps(max(mined, pending), next, held)
 	m.cfg.Metrics.unmined(m.labels, next-min(mined, next))
 	for _, n := range gapped {
 		if err := m.fill(ctx, token, n, &rep); err != nil {
 			return rep, err
 		}
 	}
-	if err := m.promote(ctx, token, &rep); err != nil {
-		return rep, err
+	if counts.queued > 0 && counts.pending-rep.Included-rep.Lost+rep.Reorged+rep.Filled < m.cfg.MaxInFlight {
+		if err := m.promote(ctx, token, &rep); err != nil {
+			return rep, err
+		}
 	}
-	pipe := m.cfg.Redis.Pipeline()
-	inFlight, queued := pipe.ZCard(ctx, m.k.pending()), pipe.ZCard(ctx, m.k.queue())
-	if _, err := pipe.Exec(ctx); err != nil {
-		return rep, fmt.Errorf("txmanager: read in-flight count: %w", err)
-	}
-	rep.InFlight, rep.Queued = int(inFlight.Val()), int(queued.Val())
+	rep.InFlight = counts.pending - rep.Included - rep.Lost + rep.Reorged + rep.Filled + rep.Promoted
+	rep.Queued = counts.queued - rep.Promoted
 	m.cfg.Metrics.gauges(m.labels, rep.InFlight, rep.Queued)
 	return rep, nil
 }
@@ -170,22 +179,36 @@ func (m *Manager) lease(ctx context.Context) (string, error) {
 	return res[0], nil
 }
 
+// liveCounts are the sizes of the sender's pending set and queue when the
+// tick read them.
+type liveCounts struct{ pending, queued int }
+
 // loadLive reads the records of every key with a nonce that is not final,
-// their attempts, and the sender's next nonce (2 round trips).
-func (m *Manager) loadLive(ctx context.Context) ([]live, uint64, error) {
+// their attempts, the sender's next nonce and how many keys wait in the
+// queue (1 round trip, 2 when there are live keys).
+func (m *Manager) loadLive(ctx context.Context) ([]live, uint64, liveCounts, error) {
+	var counts liveCounts
 	pipe := m.cfg.Redis.Pipeline()
 	pend, incl := pipe.ZRange(ctx, m.k.pending(), 0, -1), pipe.ZRange(ctx, m.k.included(), 0, -1)
-	nextCmd := pipe.HGet(ctx, m.k.sender(), "next")
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, 0, fmt.Errorf("txmanager: read live keys: %w", err)
+	nextCmd, queued := pipe.HGet(ctx, m.k.sender(), "next"), pipe.ZCard(ctx, m.k.queue())
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, 0, counts, fmt.Errorf("txmanager: read live keys: %w", err)
+	}
+	counts = liveCounts{pending: len(pend.Val()), queued: int(queued.Val())}
+	if nextCmd.Err() == redis.Nil {
+		// No key was ever submitted for the sender: start at the chain's nonce.
+		if err := m.syncNonce(ctx, ""); err != nil {
+			return nil, 0, counts, err
+		}
+		return m.loadLive(ctx)
 	}
 	next, err := strconv.ParseUint(nextCmd.Val(), 10, 64)
 	if err != nil {
-		return nil, 0, fmt.Errorf("txmanager: %s next %q: want a decimal nonce", m.k.sender(), nextCmd.Val())
+		return nil, 0, counts, fmt.Errorf("txmanager: %s next %q: want a decimal nonce", m.k.sender(), nextCmd.Val())
 	}
 	names := append(pend.Val(), incl.Val()...)
 	if len(names) == 0 {
-		return nil, next, nil
+		return nil, next, counts, nil
 	}
 	pipe = m.cfg.Redis.Pipeline()
 	hs, as := make([]*redisMap, len(names)), make([]*redisList, len(names))
@@ -193,25 +216,25 @@ func (m *Manager) loadLive(ctx context.Context) ([]live, uint64, error) {
 		hs[i], as[i] = pipe.HGetAll(ctx, m.k.record(k)), pipe.LRange(ctx, m.k.attempts(k), 0, -1)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, 0, fmt.Errorf("txmanager: read live records: %w", err)
+		return nil, 0, counts, fmt.Errorf("txmanager: read live records: %w", err)
 	}
 	out := make([]live, 0, len(names))
 	for i := range names {
 		rec, err := parseRecord(hs[i].Val())
 		if err != nil {
-			return nil, 0, fmt.Errorf("txmanager: %w", err)
+			return nil, 0, counts, fmt.Errorf("txmanager: %w", err)
 		}
 		l := live{rec: rec}
 		for _, s := range as[i].Val() {
 			var a attempt
 			if err := json.Unmarshal([]byte(s), &a); err != nil {
-				return nil, 0, fmt.Errorf("txmanager: attempts of %q: %w", rec.Key, err)
+				return nil, 0, counts, fmt.Errorf("txmanager: attempts of %q: %w", rec.Key, err)
 			}
 			l.attempts = append(l.attempts, a)
 		}
 		out = append(out, l)
 	}
-	return out, next, nil
+	return out, next, counts, nil
 }
 
 // finalHead is the newest final block (see Finality); a tag mode asks the
