@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -126,14 +127,14 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	}
 	held := map[uint64]bool{}
 	var ts []transition
+	var stale []Record // reservations a stopped replica left unsigned
 	for _, l := range recs {
 		held[l.rec.Nonce] = true
 		var err error
 		switch l.rec.State {
 		case Reserved:
 			if time.Since(l.rec.ReservedAt) >= m.cfg.ReserveTimeout {
-				rep.Recovered++
-				_, err = m.signRecordSend(ctx, l.rec)
+				stale = append(stale, l.rec)
 			}
 		case Signed:
 			err = m.tickSigned(ctx, token, l, rcpts, mk, rep.Head, mined, finalHead, finalOK, &rep, &ts)
@@ -146,6 +147,12 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	}
 	if err := m.commit(ctx, ts); err != nil {
 		return rep, err
+	}
+	if len(stale) > 0 {
+		rep.Recovered = len(stale)
+		if err := m.signRecordSendAll(ctx, stale, indexes(len(stale))); err != nil {
+			return rep, err
+		}
 	}
 	// Below the node's pending nonce every nonce has a transaction in the
 	// node (ours or not), so only nonces from there up can be gaps.
@@ -296,11 +303,38 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts ma
 		if used <= rec.Nonce {
 			return nil
 		}
+		// A node may answer a receipt late: the key is lost only when the
+		// condition holds on a later tick, a block later, and a direct read
+		// of every attempt's receipt finds none.
+		m.mu.Lock()
+		first, seen := m.suspect[rec.Key]
+		if !seen {
+			m.suspect[rec.Key] = head
+		}
+		m.mu.Unlock()
+		if !seen || head <= first {
+			m.cfg.Log.Warn("txmanager: a key's nonce is used but no receipt of its attempts is found; looking again next block",
+				"key", rec.Key, "nonce", rec.Nonce, "attempts", len(l.attempts), "head", head)
+			return nil
+		}
+		for _, a := range l.attempts {
+			r, err := m.cfg.Chain.TransactionReceipt(ctx, common.HexToHash(a.Hash))
+			if err == nil && r != nil {
+				*ts = append(*ts, m.settle(token, rec, a, r, finalOK && r.BlockNumber.Uint64() <= finalHead, rep))
+				return nil
+			}
+			if err != nil && !errors.Is(err, ethereum.NotFound) {
+				return fmt.Errorf("read receipt of %s (%q): %w", a.Hash, rec.Key, err)
+			}
+		}
 		reason := fmt.Sprintf("nonce %d was used in final block ≤ %d by a transaction that is none of this key's %d attempts (the sender's key signed elsewhere); the key is not signed again", rec.Nonce, finalHead, len(l.attempts))
 		*ts = append(*ts, transition{script: scriptLose,
 			keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending()},
 			args: []any{token, rec.Key, strconv.FormatUint(rec.Nonce, 10), reason, m.ttlSeconds(), ""},
 			then: func(res string) {
+				m.mu.Lock()
+				delete(m.suspect, rec.Key)
+				m.mu.Unlock()
 				if res == "lost" {
 					rep.Lost++
 					m.cfg.Metrics.final(m.labels, Lost, time.Since(rec.CreatedAt))
@@ -448,18 +482,29 @@ func (m *Manager) promote(ctx context.Context, token string, rep *TickReport) er
 	if err != nil {
 		return fmt.Errorf("txmanager: promote: %w", err)
 	}
+	var recs []Record
 	for i := 0; i+6 < len(res); i += 7 {
 		rec, err := parseRecord(map[string]string{"key": res[i], "kind": "exec", "state": string(Reserved), "nonce": res[i+1],
 			"to": res[i+2], "data": res[i+3], "value": res[i+4], "gas": res[i+5], "createdAt": res[i+6]})
 		if err != nil {
 			return fmt.Errorf("txmanager: promote: %w", err)
 		}
-		rep.Promoted++
-		if _, err := m.signRecordSend(ctx, rec); err != nil {
-			return err
-		}
+		recs = append(recs, rec)
 	}
-	return nil
+	rep.Promoted = len(recs)
+	if len(recs) == 0 {
+		return nil
+	}
+	return m.signRecordSendAll(ctx, recs, indexes(len(recs)))
+}
+
+// indexes is 0, 1, …, n-1.
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 func (m *Manager) ttlSeconds() string {
