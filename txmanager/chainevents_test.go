@@ -22,6 +22,7 @@ func TestFeeBump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.mustTick(t) // blocks count from the first tick that sees the attempt unmined
 	f.rpc("anvil_setNextBlockBaseFeePerGas", "0x"+gwei(50).Text(16))
 	f.anvil.Mine(t, 1)
 	if rep, err := m.Tick(ctx); err != nil || rep.Bumped != 0 {
@@ -58,6 +59,7 @@ func TestFeeBumpCapped(t *testing.T) {
 	if _, err := m.Submit(ctx, request("capped")); err != nil {
 		t.Fatal(err)
 	}
+	m.mustTick(t)
 	f.rpc("anvil_setNextBlockBaseFeePerGas", "0x"+gwei(50).Text(16))
 	f.anvil.Mine(t, 1)
 	rep, err := m.Tick(ctx)
@@ -235,6 +237,7 @@ func TestLegacyPricingAndBump(t *testing.T) {
 	if first.GasPrice == nil || first.FeeCap != nil {
 		t.Fatalf("first attempt: %+v; want a legacy gas price", first)
 	}
+	m.mustTick(t)
 	f.rpc("anvil_setNextBlockBaseFeePerGas", "0x"+gwei(50).Text(16))
 	f.anvil.Mine(t, 1)
 	if rep, err := m.Tick(ctx); err != nil || rep.Bumped != 1 {
@@ -286,4 +289,38 @@ func TestForeignPendingNonceIsNoGap(t *testing.T) {
 	if recs["before"].Nonce != 0 {
 		t.Fatalf("before: %+v", recs["before"])
 	}
+}
+
+// An attempt is bumped only after the tick has seen it unmined for
+// BumpAfterBlocks blocks, not after blocks that passed before it was sent
+// (the fee market read that priced it may be older than the head).
+func TestNoBumpForAFreshAttempt(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.automine(false)
+	m := f.manager(func(c *Config) { c.BumpAfterBlocks = 3; c.MarketMaxAge = time.Minute })
+	if _, err := m.Submit(ctx, request("early")); err != nil {
+		t.Fatal(err)
+	}
+	f.anvil.Mine(t, 5)
+	if _, err := m.Submit(ctx, request("fresh")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := m.Tick(ctx)
+	if err != nil || rep.Bumped != 0 {
+		t.Fatalf("first tick after a fresh submission: %+v %v; want no bump", rep, err)
+	}
+	for range 2 {
+		f.rpc("anvil_setNextBlockBaseFeePerGas", "0x"+gwei(50).Text(16))
+		f.anvil.Mine(t, 1)
+		if rep, err := m.Tick(ctx); err != nil || rep.Bumped != 0 {
+			t.Fatalf("tick: %+v %v; want no bump before 3 blocks", rep, err)
+		}
+	}
+	f.rpc("anvil_setNextBlockBaseFeePerGas", "0x"+gwei(50).Text(16))
+	f.anvil.Mine(t, 1)
+	if rep, err := m.Tick(ctx); err != nil || rep.Bumped != 1 {
+		t.Fatalf("tick 3 blocks later: %+v %v; want a bump", rep, err)
+	}
+	f.exactlyOnce(m.Sender(), f.settle(m, true, "early", "fresh"))
 }

@@ -70,6 +70,7 @@ func TestCrashDuringBumpExactlyOnce(t *testing.T) {
 			if _, err := first.Submit(ctx, request(key)); err != nil {
 				t.Fatal(err)
 			}
+			first.mustTick(t)
 			// The attempt cannot be mined: the next base fee is far above its fee cap.
 			f.rpc("anvil_setNextBlockBaseFeePerGas", "0x"+gwei(50).Text(16))
 			f.anvil.Mine(t, 1)

@@ -203,3 +203,13 @@ func timeAfter(ms int) <-chan time.Time { return time.After(time.Duration(ms) * 
 func callMsg(from common.Address, data []byte) ethereum.CallMsg {
 	return ethereum.CallMsg{From: from, To: &sink, Data: data}
 }
+
+// mustTick runs one tick of m and fails the test on an error.
+func (m *Manager) mustTick(t *testing.T) TickReport {
+	t.Helper()
+	rep, err := m.Tick(context.Background())
+	if err != nil {
+		t.Fatalf("tick: %v", err)
+	}
+	return rep
+}

@@ -46,6 +46,7 @@ type Manager struct {
 	priced  time.Time
 	sent    map[string]time.Time // last broadcast of each key by this replica
 	suspect map[string]uint64    // keys that looked lost, and the head when first seen
+	unmined map[string]unminedSince
 	token   string               // the sender's lease token while held
 	tickMu  sync.Mutex           // one tick at a time
 	started map[string]time.Time // keys this replica broadcast first, for the broadcast metric
@@ -74,7 +75,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg: cfg, chainID: new(big.Int).Set(id), from: from, signer: types.LatestSignerForChainID(id),
 		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
 		labels: []string{id.String(), strings.ToLower(from.Hex())},
-		sent:   map[string]time.Time{}, suspect: map[string]uint64{},
+		sent:   map[string]time.Time{}, suspect: map[string]uint64{}, unmined: map[string]unminedSince{},
 	}, nil
 }
 

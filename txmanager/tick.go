@@ -36,6 +36,22 @@ type TickReport struct {
 	InFlight, Queued int
 }
 
+// unminedSince is the head at which this replica's tick first saw a key's
+// current attempt unmined.
+type unminedSince struct {
+	attempts int
+	head     uint64
+}
+
+// forget drops what this replica remembers about a key that is final.
+func (m *Manager) forget(key string) {
+	m.mu.Lock()
+	delete(m.sent, key)
+	delete(m.suspect, key)
+	delete(m.unmined, key)
+	m.mu.Unlock()
+}
+
 // live is a record the tick looks after, with its attempts.
 type live struct {
 	rec      Record
@@ -332,10 +348,8 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts ma
 			keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending()},
 			args: []any{token, rec.Key, strconv.FormatUint(rec.Nonce, 10), reason, m.ttlSeconds(), ""},
 			then: func(res string) {
-				m.mu.Lock()
-				delete(m.suspect, rec.Key)
-				m.mu.Unlock()
 				if res == "lost" {
+					m.forget(rec.Key)
 					rep.Lost++
 					m.cfg.Metrics.final(m.labels, Lost, time.Since(rec.CreatedAt))
 					m.cfg.Log.Error("txmanager: execution lost its nonce", "key", rec.Key, "nonce", rec.Nonce, "sender", m.from.Hex())
@@ -343,7 +357,17 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts ma
 			}})
 		return nil
 	}
-	if dueForBump(rec.AttemptBlock, head, m.cfg.BumpAfterBlocks) {
+	// Blocks are counted from the head this replica's tick first saw the
+	// attempt unmined at (or its signing head, if later): the head recorded
+	// at signing comes from a fee market read that may be older.
+	m.mu.Lock()
+	since, ok := m.unmined[rec.Key]
+	if !ok || since.attempts != rec.Attempts {
+		since = unminedSince{attempts: rec.Attempts, head: head}
+		m.unmined[rec.Key] = since
+	}
+	m.mu.Unlock()
+	if dueForBump(max(since.head, rec.AttemptBlock), head, m.cfg.BumpAfterBlocks) {
 		prev := Fees{TipCap: rec.TipCap, FeeCap: rec.FeeCap, GasPrice: rec.GasPrice}
 		if next, ok := BumpFees(m.policy, prev, mk); ok {
 			return m.bump(ctx, token, rec, next, head, rep)
@@ -449,9 +473,7 @@ func (m *Manager) settle(token string, rec Record, a attempt, r *types.Receipt, 
 				outcome = Reverted
 			}
 			m.cfg.Metrics.final(m.labels, outcome, time.Since(rec.CreatedAt))
-			m.mu.Lock()
-			delete(m.sent, rec.Key)
-			m.mu.Unlock()
+			m.forget(rec.Key)
 		}}
 }
 
