@@ -45,7 +45,7 @@ type Manager struct {
 	head    uint64
 	priced  time.Time
 	sent    map[string]time.Time // last broadcast of each key by this replica
-	suspect map[string]uint64    // keys that looked lost, and the head when first seen
+	suspect map[string]suspicion // keys that looked lost
 	unmined map[string]unminedSince
 	token   string               // the sender's lease token while held
 	tickMu  sync.Mutex           // one tick at a time
@@ -75,7 +75,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg: cfg, chainID: new(big.Int).Set(id), from: from, signer: types.LatestSignerForChainID(id),
 		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
 		labels: []string{id.String(), strings.ToLower(from.Hex())},
-		sent:   map[string]time.Time{}, suspect: map[string]uint64{}, unmined: map[string]unminedSince{},
+		sent:   map[string]time.Time{}, suspect: map[string]suspicion{}, unmined: map[string]unminedSince{},
 	}, nil
 }
 

@@ -43,6 +43,12 @@ type unminedSince struct {
 	head     uint64
 }
 
+// suspicion is when a key first looked lost, and on how many ticks.
+type suspicion struct {
+	head  uint64
+	ticks int
+}
+
 // forget drops what this replica remembers about a key that is final.
 func (m *Manager) forget(key string) {
 	m.mu.Lock()
@@ -319,16 +325,19 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts ma
 		if used <= rec.Nonce {
 			return nil
 		}
-		// A node may answer a receipt late: the key is lost only when the
-		// condition holds on a later tick, a block later, and a direct read
-		// of every attempt's receipt finds none.
+		// A node may answer a receipt late (anvil under load did, for
+		// seconds): the key is lost only when the condition held on three
+		// ticks over at least two blocks and a direct read of every
+		// attempt's receipt finds none.
 		m.mu.Lock()
-		first, seen := m.suspect[rec.Key]
+		sus, seen := m.suspect[rec.Key]
 		if !seen {
-			m.suspect[rec.Key] = head
+			sus = suspicion{head: head}
 		}
+		sus.ticks++
+		m.suspect[rec.Key] = sus
 		m.mu.Unlock()
-		if !seen || head <= first {
+		if sus.ticks < 3 || head < sus.head+2 {
 			m.cfg.Log.Warn("txmanager: a key's nonce is used but no receipt of its attempts is found; looking again next block",
 				"key", rec.Key, "nonce", rec.Nonce, "attempts", len(l.attempts), "head", head)
 			return nil
