@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // An attempt that stays unmined for BumpAfterBlocks blocks (the base fee
@@ -323,4 +324,23 @@ func TestNoBumpForAFreshAttempt(t *testing.T) {
 		t.Fatalf("tick 3 blocks later: %+v %v; want a bump", rep, err)
 	}
 	f.exactlyOnce(m.Sender(), f.settle(m, true, "early", "fresh"))
+}
+
+// With finality "finalized" a receipt is final once the node's finalized
+// block holds it.
+func TestFinalizedTag(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	m := f.manager(func(c *Config) { c.Finality = Finality{Mode: "finalized"} })
+	if _, err := m.Submit(ctx, request("fin")); err != nil {
+		t.Fatal(err)
+	}
+	if rep := m.mustTick(t); rep.Included != 1 || rep.Final != 0 {
+		t.Fatalf("tick: %+v; want included, not final", rep)
+	}
+	r := f.settle(m, true, "fin")["fin"]
+	fin, err := f.anvil.Client.HeaderByNumber(ctx, big.NewInt(int64(rpc.FinalizedBlockNumber)))
+	if err != nil || fin.Number.Uint64() < r.Block {
+		t.Fatalf("final at block %d, but the node's finalized block is %v (%v)", r.Block, fin, err)
+	}
 }
