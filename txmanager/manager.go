@@ -44,12 +44,11 @@ type Manager struct {
 	market  Market
 	head    uint64
 	priced  time.Time
-	sent    map[string]time.Time // last broadcast of each key by this replica
-	suspect map[string]suspicion // keys that looked lost
-	unmined map[string]unminedSince
-	token   string               // the sender's lease token while held
-	tickMu  sync.Mutex           // one tick at a time
-	started map[string]time.Time // keys this replica broadcast first, for the broadcast metric
+	sent    map[string]time.Time    // last broadcast of each key by this replica
+	suspect map[string]suspicion    // keys that looked lost
+	unmined map[string]unminedSince // when this replica first saw each attempt unmined
+	token   string                  // the sender's lease token while held
+	tickMu  sync.Mutex              // one tick at a time
 }
 
 // New returns a manager for cfg.Key on cfg.Chain. It reads the chain id
