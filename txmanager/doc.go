@@ -1,0 +1,41 @@
+// Package txmanager holds executions on chain: for one sender (a key) on
+// one chain it assigns nonces, stores signed attempts before they are
+// broadcast, re-broadcasts, bumps fees, follows receipts to finality and
+// through reorgs, and fills nonce gaps. State is in Redis under one hash
+// tag per chain and sender, changed only by the Lua transitions in lua/
+// (one file per transition, each with a header of KEYS, ARGV, returns and
+// the invariant it keeps).
+//
+// # Use
+//
+//	m, err := txmanager.New(ctx, txmanager.Config{Redis: rdb, Chain: client, Key: key,
+//		Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 12}})
+//	go m.Run(ctx)                          // the sender's upkeep, on every replica
+//	rec, err := m.Submit(ctx, txmanager.Request{Key: "0xowner/7/7:3", To: target, Data: calldata})
+//	rec, err = m.Wait(ctx, "0xowner/7/7:3") // final: rec.Outcome, rec.TxHash, rec.Block, rec.GasUsed
+//
+// # Guarantees
+//
+//   - One key, one nonce. Submit creates a key's record and assigns its
+//     nonce in one transition (submit.lua); a key that exists is returned
+//     as it is. Nonces are assigned gap-free, each with its record.
+//   - Intent before broadcast. The signed bytes are stored (record.lua,
+//     attempt.lua) before they are sent; only stored bytes are ever sent.
+//     A replica that stops after the reservation leaves a "reserved" key
+//     that the lease holder signs with the same nonce; one that stops
+//     later leaves bytes that are sent again as they are.
+//   - Never two nonces for one key. Every attempt of a key (bumps) carries
+//     its nonce; a reorg sends the mined bytes again; a key whose nonce a
+//     foreign transaction used ends "lost", not re-signed.
+//   - One upkeep at a time. Run's tick works only while it holds the
+//     sender's lease; every transition it commits is fenced by the lease
+//     token, so a replica that lost the lease changes nothing.
+//
+// The tick reconciles with the node: the sender's next nonce follows the
+// chain's pending nonce when the chain is ahead (never lowered), and a
+// nonce below next that no key holds any more (its record lost) is filled
+// with a zero-value transfer to the sender (key "fill:<nonce>").
+//
+// docs/executions.md describes the lifecycle, the keys and what to
+// monitor for operators.
+package txmanager

@@ -1,0 +1,43 @@
+package txmanager
+
+import (
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// keys names the Redis keys of one sender on one chain. Every key carries
+// the hash tag {txm:<chainId>:<sender>} (the sender in lower case), so each
+// transition touches one Redis Cluster slot.
+type keys struct {
+	tag string
+}
+
+func newKeys(chainID *big.Int, sender common.Address) keys {
+	return keys{tag: "xgr:txm:{txm:" + chainID.String() + ":" + strings.ToLower(sender.Hex()) + "}:"}
+}
+
+// sender is the sender's hash: next (the next nonce to assign), lease,
+// leaseUntil, fence (the lease token), queueSeq.
+func (k keys) sender() string { return k.tag + "sender" }
+
+// record is one execution's hash (see Record for its fields).
+func (k keys) record(key string) string { return k.tag + "x:" + key }
+
+// recordPrefix is record("") for scripts that name records themselves.
+func (k keys) recordPrefix() string { return k.tag + "x:" }
+
+// attempts is the list of a key's signed attempts, oldest first, each a
+// JSON object {n, hash, raw, tip, feeCap, gasPrice, block, at}.
+func (k keys) attempts(key string) string { return k.tag + "a:" + key }
+
+// queue holds keys waiting for a nonce, by arrival (zset, score = sequence).
+func (k keys) queue() string { return k.tag + "queue" }
+
+// pending holds keys with a nonce that are not mined: reserved or signed
+// (zset, score = nonce). Its size is the sender's in-flight count.
+func (k keys) pending() string { return k.tag + "pending" }
+
+// included holds mined keys that are not final yet (zset, score = nonce).
+func (k keys) included() string { return k.tag + "included" }

@@ -1,0 +1,218 @@
+package txmanager
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// GasMarginPercent is added to the node's gas estimate when a request has
+// no gas limit.
+const GasMarginPercent = 20
+
+// ErrNotFound is returned by Status for a key the manager does not hold.
+var ErrNotFound = errors.New("txmanager: no execution with this key")
+
+// errCrashed ends a call that a test's crash hook stopped.
+var errCrashed = errors.New("txmanager: stopped by the crash hook")
+
+// Manager sends executions for one sender on one chain. Any number of
+// replicas may run a Manager for the same sender and Redis: Submit is safe
+// on all of them at once; the tick runs on the one that holds the sender's
+// lease.
+type Manager struct {
+	cfg     Config
+	chainID *big.Int
+	from    common.Address
+	signer  types.Signer
+	k       keys
+	policy  FeePolicy
+	labels  []string
+
+	mu      sync.Mutex
+	market  Market
+	head    uint64
+	priced  time.Time
+	sent    map[string]time.Time    // last broadcast of each key by this replica
+	suspect map[string]suspicion    // keys that looked lost
+	unmined map[string]unminedSince // when this replica first saw each attempt unmined
+	token   string                  // the sender's lease token while held
+	tickMu  sync.Mutex              // one tick at a time
+}
+
+// New returns a manager for cfg.Key on cfg.Chain. It reads the chain id
+// from the node when cfg.ChainID is nil.
+func New(ctx context.Context, cfg Config) (*Manager, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	id := cfg.ChainID
+	if id == nil {
+		if id, err = cfg.Chain.ChainID(ctx); err != nil {
+			return nil, fmt.Errorf("txmanager: read chain id: %w", err)
+		}
+	}
+	if cfg.ID == "" {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		cfg.ID = hex.EncodeToString(b)
+	}
+	from := crypto.PubkeyToAddress(cfg.Key.PublicKey)
+	return &Manager{
+		cfg: cfg, chainID: new(big.Int).Set(id), from: from, signer: types.LatestSignerForChainID(id),
+		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
+		labels: []string{id.String(), strings.ToLower(from.Hex())},
+		sent:   map[string]time.Time{}, suspect: map[string]suspicion{}, unmined: map[string]unminedSince{},
+	}, nil
+}
+
+// Sender is the account that signs and pays.
+func (m *Manager) Sender() common.Address { return m.from }
+
+// crashed asks the test hook whether to stop at stage.
+func (m *Manager) crashed(stage, key string) bool {
+	return m.cfg.crash != nil && m.cfg.crash(stage, key)
+}
+
+// sign builds and signs rec's transaction with rec.Nonce and fees.
+func (m *Manager) sign(rec Record, fees Fees) (*types.Transaction, []byte, error) {
+	to := rec.To
+	var inner types.TxData
+	if fees.Legacy() {
+		inner = &types.LegacyTx{Nonce: rec.Nonce, GasPrice: fees.GasPrice, Gas: rec.GasLimit, To: &to, Value: rec.Value, Data: rec.Data}
+	} else {
+		inner = &types.DynamicFeeTx{ChainID: m.chainID, Nonce: rec.Nonce, GasTipCap: fees.TipCap, GasFeeCap: fees.FeeCap,
+			Gas: rec.GasLimit, To: &to, Value: rec.Value, Data: rec.Data}
+	}
+	tx, err := types.SignNewTx(m.cfg.Key, m.signer, inner)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := tx.MarshalBinary()
+	return tx, raw, err
+}
+
+// broadcast sends stored bytes. Errors that mean the node has the
+// transaction or its nonce are expected; others are logged and counted,
+// and the tick sends again.
+func (m *Manager) broadcast(ctx context.Context, key string, raw []byte) bool {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		m.cfg.Log.Error("txmanager: stored bytes do not decode", "key", key, "err", err)
+		return false
+	}
+	m.mu.Lock()
+	m.sent[key] = time.Now()
+	m.mu.Unlock()
+	if err := m.cfg.Chain.SendTransaction(ctx, tx); err != nil && !benignSendError(err) {
+		m.cfg.Metrics.broadcastError(m.labels)
+		m.cfg.Log.Warn("txmanager: broadcast failed; the tick sends it again", "key", key, "tx", tx.Hash().Hex(), "nonce", tx.Nonce(), "err", err)
+		return false
+	}
+	return true
+}
+
+// currentMarket returns the fee market, read again when older than
+// MarketMaxAge, and the head it was read at.
+func (m *Manager) currentMarket(ctx context.Context) (Market, uint64, error) {
+	m.mu.Lock()
+	if time.Since(m.priced) < m.cfg.MarketMaxAge {
+		mk, head := m.market, m.head
+		m.mu.Unlock()
+		return mk, head, nil
+	}
+	m.mu.Unlock()
+	h, err := m.cfg.Chain.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return Market{}, 0, fmt.Errorf("read head: %w", err)
+	}
+	return m.readMarket(ctx, h)
+}
+
+// readMarket reads the tip (or legacy gas price) for head h and keeps it.
+func (m *Manager) readMarket(ctx context.Context, h *types.Header) (Market, uint64, error) {
+	mk := Market{BaseFee: h.BaseFee}
+	var err error
+	if h.BaseFee != nil {
+		mk.Tip, err = m.cfg.Chain.SuggestGasTipCap(ctx)
+	} else {
+		mk.GasPrice, err = m.cfg.Chain.SuggestGasPrice(ctx)
+	}
+	if err != nil {
+		return Market{}, 0, fmt.Errorf("read fee suggestion: %w", err)
+	}
+	m.mu.Lock()
+	m.market, m.head, m.priced = mk, h.Number.Uint64(), time.Now()
+	m.mu.Unlock()
+	return mk, h.Number.Uint64(), nil
+}
+
+// syncNonce sets the sender's next nonce to the chain's pending nonce when
+// it was never set (see sync_nonce.lua).
+func (m *Manager) syncNonce(ctx context.Context, token string) error {
+	n, err := m.cfg.Chain.PendingNonceAt(ctx, m.from)
+	if err != nil {
+		return fmt.Errorf("read pending nonce of %s: %w", m.from.Hex(), err)
+	}
+	return scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(n, 10), token, "").Err()
+}
+
+// raiseNonce raises the sender's next nonce to the chain's pending nonce
+// (lease holder only) and returns the next nonce now.
+func (m *Manager) raiseNonce(ctx context.Context, token string, pending uint64) (uint64, error) {
+	res, err := scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(pending, 10), token, "").StringSlice()
+	if err != nil {
+		return 0, fmt.Errorf("txmanager: sync nonce: %w", err)
+	}
+	if res[1] == "raised" {
+		m.cfg.Log.Warn("txmanager: the chain is ahead of the sender's next nonce (its key was used outside xgr); moving on",
+			"sender", m.from.Hex(), "next", res[0])
+	}
+	return strconv.ParseUint(res[0], 10, 64)
+}
+
+// Status reads a key's record (ErrNotFound when there is none).
+func (m *Manager) Status(ctx context.Context, key string) (Record, error) {
+	h, err := m.cfg.Redis.HGetAll(ctx, m.k.record(key)).Result()
+	if err != nil {
+		return Record{}, fmt.Errorf("txmanager: read %q: %w", key, err)
+	}
+	if len(h) == 0 {
+		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	return parseRecord(h)
+}
+
+// Wait reads a key's record every Poll until it is final or ctx ends.
+func (m *Manager) Wait(ctx context.Context, key string) (Record, error) {
+	for {
+		rec, err := m.Status(ctx, key)
+		if err != nil || rec.Done() {
+			return rec, err
+		}
+		select {
+		case <-ctx.Done():
+			return rec, fmt.Errorf("txmanager: %q is %s: %w", key, rec.State, ctx.Err())
+		case <-time.After(m.cfg.Poll):
+		}
+	}
+}
+
+func bigStr(v *big.Int) string {
+	if v == nil {
+		return ""
+	}
+	return v.String()
+}
