@@ -21,6 +21,9 @@ type Backend interface {
 	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
 }
 
+// maxParallelReads bounds the contracts read at once.
+const maxParallelReads = 8
+
 // The XRC-729 and XRC-137 standards declare owner() and getExecutorList()
 // alike, so one ABI reads both kinds.
 var accessABI = xrc729.NewXRC729()
@@ -71,10 +74,12 @@ func (r *ChainReader) Facts(ctx context.Context, contracts []common.Address) ([]
 
 	errs := make([]error, len(contracts))
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxParallelReads)
 	for _, i := range todo {
 		wg.Add(1)
+		slots <- struct{}{}
 		go func() {
-			defer wg.Done()
+			defer func() { <-slots; wg.Done() }()
 			out[i], errs[i] = readFacts(ctx, r.backend, contracts[i], h.Number)
 		}()
 	}
