@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -25,8 +26,14 @@ import (
 
 type ownerOf common.Address
 
-func (o ownerOf) Owner(context.Context, common.Address) (common.Address, error) {
-	return common.Address(o), nil
+// Facts implements authority.Reader: o owns every contract, none has an
+// executor list.
+func (o ownerOf) Facts(_ context.Context, cs []common.Address) ([]authority.Facts, error) {
+	out := make([]authority.Facts, len(cs))
+	for i, c := range cs {
+		out[i] = authority.Facts{Contract: c, Owner: common.Address(o)}
+	}
+	return out, nil
 }
 
 // The page's wake permit is a ControlPermitV3 bound to the process and to
@@ -61,7 +68,7 @@ func TestConsolePermitWakeIsBound(t *testing.T) {
 		root = res.Root // the second session
 	}
 	contract := common.HexToAddress("0x0000000000000000000000000000000000000729")
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: src, Owners: ownerOf(owner), ChainID: big.NewInt(31337), ControlContract: contract, AnyRegistry: true})
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: src, Authority: authority.NewChecker(ownerOf(owner)), ChainID: big.NewInt(31337), ControlContract: contract, AnyRegistry: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -475,7 +475,7 @@ func (g *runGateway) checkStarts(t *testing.T, session int64, p sessionPermits) 
 		{"changed field", changedField(t, p.good), -32001, "signer-mismatch"},
 		{"wrong chain id", p.wrongChain, -32001, "chain-id-mismatch"},
 		{"expired", p.expired, -32001, "expired"},
-		{"non-owner signer", p.nonOwner, -32002, "not-orchestration-owner"},
+		{"signer neither owner nor executor", p.nonOwner, -32008, "runner-not-authorized"},
 		{"malformed signature", truncatedSig(t, p.good), -32001, "bad-signature"},
 		{"sessionId not the next root id", p.stale, -32005, "stale-session-id"},
 	} {
@@ -577,9 +577,9 @@ func TestGatewayOnAnvil(t *testing.T) {
 			t.Fatalf("client.Start: %+v %v", res, err)
 		}
 		g.waitFinished(t, s+1)
-		// A non-owner's client start is refused too.
+		// A client start by neither owner nor executor is refused too.
 		_, err = c.Start(ctx, delegate, g.reg, "minimal_join", minimal, "A1", nil)
-		goRefused(t, err, -32002, "not-orchestration-owner")
+		goRefused(t, err, -32008, "runner-not-authorized")
 	})
 
 	t.Run("allow list and delegated wake", func(t *testing.T) {

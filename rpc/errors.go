@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
@@ -23,8 +24,7 @@ const (
 	// request), …).
 	CodePermit = -32001
 	// CodeUnauthorized: the permit is valid, but its signer may not do this
-	// (not the orchestration owner, not the session's runner, not on the
-	// allow list).
+	// (not the session's runner, not on the allow list).
 	CodeUnauthorized = -32002
 	// CodeReplay: the permit was used before.
 	CodeReplay = -32003
@@ -40,6 +40,13 @@ const (
 	// serves (not followed, and --rpc-any-registry is off); nothing was
 	// read from the chain or written.
 	CodeRegistryNotServed = -32007
+	// CodeRunnerNotAuthorized: the SessionPermit's signer, who would run
+	// the session, is neither owner nor executor (getExecutorList) of the
+	// XRC-729 registry or of a rule contract the orchestration references
+	// (an owner-only contract, without getExecutorList, admits its owner
+	// only). data names the contract, its kind, the runner and the owner;
+	// nothing was written.
+	CodeRunnerNotAuthorized = -32008
 )
 
 // Error is a gateway refusal: a JSON-RPC error with a code, a message and
@@ -104,4 +111,25 @@ func permitError(err error) *Error {
 		return &Error{Code: code, Msg: msg, Reason: string(pe.Code), Path: pe.Path}
 	}
 	return internal("permit", err)
+}
+
+// authorityError turns the authority check's answer into a gateway error:
+// a refusal (CodeRunnerNotAuthorized, naming the contract and the runner)
+// or a failed chain read (CodeInternal).
+func authorityError(err error) *Error {
+	var ae *authority.Error
+	if !errors.As(err, &ae) {
+		return internal("authority", err)
+	}
+	r := ae.Refused
+	e := fail(CodeRunnerNotAuthorized, authority.Reason, "permit.message.from", "%v", ae)
+	e.Extra = map[string]any{"runner": ae.Runner.Hex(), "contract": r.Contract.Hex(), "kind": string(r.Kind),
+		"executorList": r.ExecutorList, "missing": ae.Missing}
+	if r.Owner != nil {
+		e.Extra["owner"] = r.Owner.Hex()
+	}
+	if len(r.Uses) > 0 {
+		e.Extra["uses"] = r.Uses
+	}
+	return e
 }

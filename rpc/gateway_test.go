@@ -21,6 +21,7 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
@@ -42,7 +43,8 @@ const flowText = `{"id": "approval", "structure": {
   "A1": {"rule": "x", "onValid": {"spawns": ["W1"]}},
   "W1": {"rule": "x"}}}`
 
-// owners is a fixed owner table, with an optional gate that holds calls.
+// owners is a fixed owner table (no contract has an executor list), with
+// an optional gate that holds calls: the gateway's authority.Reader.
 type owners struct {
 	m       map[common.Address]common.Address
 	gate    chan struct{}
@@ -50,17 +52,21 @@ type owners struct {
 	calls   atomic.Int32
 }
 
-func (o *owners) Owner(ctx context.Context, reg common.Address) (common.Address, error) {
+func (o *owners) Facts(ctx context.Context, contracts []common.Address) ([]authority.Facts, error) {
 	o.calls.Add(1)
 	if o.gate != nil {
 		o.entered.Add(1)
 		<-o.gate
 	}
-	a, ok := o.m[reg]
-	if !ok {
-		return common.Address{}, errors.New("registry not known")
+	out := make([]authority.Facts, len(contracts))
+	for i, c := range contracts {
+		a, ok := o.m[c]
+		if !ok {
+			return nil, errors.New("registry not known")
+		}
+		out[i] = authority.Facts{Contract: c, Owner: a}
 	}
-	return a, nil
+	return out, nil
 }
 
 type gateway struct {
@@ -108,7 +114,7 @@ func newGatewayServed(t testing.TB, cfg rpc.ServerConfig, hc *httpserve.Config, 
 	rdb := testenv.StartRedis(t).Client()
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	sc := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Owners: g.owners,
+	sc := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2}
 	if mutate != nil {
 		mutate(&sc)
@@ -216,7 +222,7 @@ func TestStartRefusalsWriteNothing(t *testing.T) {
 		"changed field":         {tamper(good, `"ostcId":"approval"`, `"ostcId":"approvaL"`), rpc.CodePermit, "signer-mismatch"},
 		"wrong chain id":        {wrongChain, rpc.CodePermit, "chain-id-mismatch"},
 		"expired":               {g.sessionPermit(owner, 1, func(m *permit.SessionMsg) { m.Expiry = big.NewInt(time.Now().Add(-time.Hour).Unix()) }), rpc.CodePermit, "expired"},
-		"non-owner signer":      {g.sessionPermit(g.keys[1], 1, nil), rpc.CodeUnauthorized, "not-orchestration-owner"},
+		"non-owner signer":      {g.sessionPermit(g.keys[1], 1, nil), rpc.CodeRunnerNotAuthorized, "runner-not-authorized"},
 		"malformed signature":   {tamper(good, sig(good), sig(good)[:100]), rpc.CodePermit, "bad-signature"},
 		"stale session id":      {g.sessionPermit(owner, 7, nil), rpc.CodeConflict, "stale-session-id"},
 		"other hash":            {g.sessionPermit(owner, 1, func(m *permit.SessionMsg) { m.OstcHash = common.Hash{1} }), rpc.CodeConflict, "ostc-hash-mismatch"},

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -70,7 +71,7 @@ func TestServiceNeedsRegistries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rpc.Config{Store: joinstore.New(nil, joinstore.Config{SessionTTL: time.Hour}), Source: reactor.NewStaticSource(o), Owners: &owners{},
+	cfg := rpc.Config{Store: joinstore.New(nil, joinstore.Config{SessionTTL: time.Hour}), Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(&owners{}),
 		ChainID: chainID, ControlContract: precomp}
 	if _, err := rpc.NewService(cfg); err == nil || !strings.Contains(err.Error(), "registries") {
 		t.Fatalf("no registries and no AnyRegistry: %v", err)

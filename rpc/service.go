@@ -17,13 +17,17 @@ import (
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
-// Owners tells who owns an XRC-729 registry: the authority a SessionPermit
-// must be signed by (indexer.CacheSource implements it).
-type Owners interface {
-	Owner(ctx context.Context, registry common.Address) (common.Address, error)
+// Authority judges a SessionPermit's signer, the session's runner: it must
+// be owner or executor of the XRC-729 registry and of every rule contract
+// the orchestration references (XRC-729 §3.1, §4.2). o nil judges the
+// registry alone. A refusal is an *authority.Error; any other error means
+// the chain could not be read. authority.Checker implements it.
+type Authority interface {
+	Authorize(ctx context.Context, runner common.Address, registry *common.Address, o *registry.Orchestration) error
 }
 
 // Registries tells which XRC-729 registries the gateway starts sessions
@@ -37,7 +41,10 @@ type Config struct {
 	Store *joinstore.Store
 	// Source serves hash-verified orchestrations (the indexer's cache).
 	Source reactor.Source
-	Owners Owners
+	// Authority judges who may start sessions: the registry's owner and
+	// executors, who must also be owner or executor of every rule contract
+	// the orchestration references.
+	Authority Authority
 	// Registries are the registries whose sessions the gateway starts (the
 	// followed ones); a start naming another is refused with
 	// CodeRegistryNotServed before anything is read from the chain or
@@ -90,8 +97,8 @@ type Service struct {
 // NewService checks the configuration and returns the service.
 func NewService(cfg Config) (*Service, error) {
 	switch {
-	case cfg.Store == nil || cfg.Source == nil || cfg.Owners == nil:
-		return nil, fmt.Errorf("rpc: a store, an orchestration source and an owner source are required")
+	case cfg.Store == nil || cfg.Source == nil || cfg.Authority == nil:
+		return nil, fmt.Errorf("rpc: a store, an orchestration source and an authority (who may run sessions) are required")
 	case cfg.Registries == nil && !cfg.AnyRegistry:
 		return nil, fmt.Errorf("rpc: the registries to serve are required (the followed ones), or AnyRegistry")
 	case cfg.ChainID == nil || cfg.ChainID.Sign() <= 0:

@@ -20,10 +20,12 @@ func joinstoreNotFound(err error) bool {
 // ValidateDataTransfer implements xgr_validateDataTransfer: it starts a
 // session of the orchestration under a SessionPermit. Every check runs
 // before anything is written: the permit (domain, chain id, expiry,
-// signature), its signer against the XRC-729 registry's owner, its ostcId
-// and ostcHash against the hash-verified orchestration, the start step,
-// the payload (with its __wakeUp allow list), and its sessionId against the
-// signer's next root id. A SessionPermitV2 must sign this request's
+// signature), its signer (the session's runner) against the XRC-729
+// registry's owner and executor list, its ostcId and ostcHash against the
+// hash-verified orchestration, the start step, the runner against the
+// owner and executor list of every rule contract the orchestration
+// references, the payload (with its __wakeUp allow list), and its
+// sessionId against the signer's next root id. A SessionPermitV2 must sign this request's
 // registry, step and payload (a relayed one cannot start another). The
 // session is created with that id; the permit's
 // digest is its idempotency key, so the permit starts at most one session:
@@ -62,13 +64,10 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	}
 	m := v.Session
 	reg := common.HexToAddress(req.Orchestration)
-	own, err := s.cfg.Owners.Owner(ctx, reg)
-	if err != nil {
-		return nil, internal("owner of XRC-729 "+reg.Hex(), err)
-	}
-	if own != v.Signer {
-		return nil, fail(CodeUnauthorized, "not-orchestration-owner", "permit.message.from",
-			"the signer %s is not the owner %s of XRC-729 %s: only the orchestration's owner may start its sessions", v.Signer.Hex(), own.Hex(), reg.Hex())
+	// The registry first, before its orchestration is read: a signer
+	// that is neither its owner nor its executor costs no more.
+	if err := s.cfg.Authority.Authorize(ctx, v.Signer, &reg, nil); err != nil {
+		return nil, authorityError(err)
 	}
 	who := owner(v.Signer)
 	// The payload passed CheckStartPayload above: fetch and check the
@@ -88,6 +87,10 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 		return nil, internal("orchestration", err)
 	}
 	o := prep.Orchestration()
+	// Then every rule contract the orchestration references.
+	if err := s.cfg.Authority.Authorize(ctx, v.Signer, &reg, o); err != nil {
+		return nil, authorityError(err)
+	}
 	res, err := prep.Create(ctx, s.cfg.Store, s.cfg.Now())
 	switch {
 	case errors.Is(err, joinstore.ErrStaleRoot):
@@ -117,7 +120,7 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 
 // served refuses a registry the gateway does not serve: one the indexer
 // does not follow, unless AnyRegistry. It runs before the permit is
-// checked and before the chain is asked for the registry's owner.
+// checked and before the chain is asked who may run the registry.
 func (s *Service) served(ctx context.Context, reg common.Address) error {
 	if s.cfg.AnyRegistry {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
@@ -213,7 +214,7 @@ func devAction(c *cli.Context) error {
 	}
 	idx := indexstore.New(rdb, chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
-	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: source,
+	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(dev.Backend())),
 		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log})
 	if err != nil {
 		return err

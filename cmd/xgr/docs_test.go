@@ -38,6 +38,7 @@ var guideOf = map[string]string{
 	"xgr ostc meta":         "docs/authoring.md",
 	"xgr ostc list":         "docs/authoring.md",
 	"xgr ostc delete":       "docs/authoring.md",
+	"xgr ostc coverage":     "docs/operating.md",
 	"xgr registry deploy":   "docs/authoring.md",
 	"xgr rule validate":     "docs/authoring.md",
 	"xgr rule eval":         "docs/authoring.md",

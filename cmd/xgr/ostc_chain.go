@@ -71,6 +71,7 @@ Exit status: 0 when every hash matches, 1 when one does not or ID is absent.`,
 			Flags:     writeFlags(registryFlag(), jsonFlag()),
 			Action:    ostcDeleteAction,
 		},
+		ostcCoverageCommand(),
 	}
 }
 

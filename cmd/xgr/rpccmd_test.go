@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -22,8 +23,14 @@ import (
 
 type fixedOwner common.Address
 
-func (o fixedOwner) Owner(context.Context, common.Address) (common.Address, error) {
-	return common.Address(o), nil
+// Facts implements authority.Reader: o owns every contract, none has an
+// executor list.
+func (o fixedOwner) Facts(_ context.Context, cs []common.Address) ([]authority.Facts, error) {
+	out := make([]authority.Facts, len(cs))
+	for i, c := range cs {
+		out[i] = authority.Facts{Contract: c, Owner: common.Address(o)}
+	}
+	return out, nil
 }
 
 // xgr rpc start|list|alive|executed|wake|kill against a gateway, with the
@@ -38,7 +45,7 @@ func TestRPCVerbs(t *testing.T) {
 	owner := crypto.PubkeyToAddress(keys[0].PublicKey)
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Owners: fixedOwner(owner),
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Authority: authority.NewChecker(fixedOwner(owner)),
 		Registries: &indexer.Followed{Registries: []common.Address{common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")}},
 		ChainID:    big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile)})
 	if err != nil {
@@ -51,7 +58,7 @@ func TestRPCVerbs(t *testing.T) {
 	reg := "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 	t.Setenv("XGR_PRIVATE_KEY", common.Bytes2Hex(crypto.FromECDSA(keys[1])))
 	out, code := run(t, append([]string{"rpc", "start", flow, "--orchestration", reg}, ep...)...)
-	if code != 1 || !strings.Contains(out, `"reason":"not-orchestration-owner"`) {
+	if code != 1 || !strings.Contains(out, `"reason":"runner-not-authorized"`) {
 		t.Fatalf("a non-owner's start: %d %s", code, out)
 	}
 	t.Setenv("XGR_PRIVATE_KEY", "0x"+common.Bytes2Hex(crypto.FromECDSA(keys[0])))
@@ -110,7 +117,7 @@ func TestRPCVerbsSignBoundPermits(t *testing.T) {
 	owner := crypto.PubkeyToAddress(keys[0].PublicKey)
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Owners: fixedOwner(owner),
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Authority: authority.NewChecker(fixedOwner(owner)),
 		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile), RequireBoundPermits: true, AnyRegistry: true})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
@@ -184,10 +185,10 @@ func runAction(c *cli.Context) error {
 	var gateway http.Handler
 	if c.String("rpc-listen") != "" {
 		if client == nil {
-			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id, the registries' owners)", 2)
+			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id; the owners and executors of registries and rule contracts)", 2)
 		}
 		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: idx}
-		_, h, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Owners: cache, Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()})
+		_, h, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(client)), Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()})
 		if err != nil {
 			return err
 		}

@@ -12,8 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/authority"
+	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/reactor/wakeup"
@@ -48,14 +51,23 @@ the exact hash) before anything is written, then creates the session; a
 running "xgr run" picks it up. The session records the file's id as its
 ostcId and its keccak256 as its ostcHash; "xgr run" must serve the same file.
 
+With --rpc, the owner is the session's runner and must be authorized on
+chain (XRC-729 §4.2): owner or executor (getExecutorList) of the --xrc729
+registry and of every rule contract the file references by address; a
+contract without getExecutorList() admits its owner only. A runner that is
+not is refused (exit 1) and nothing is written. --xrc729 ADDRESS needs --rpc.
+
 Example:
-   xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json`,
+   xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json
+   xgr session start --owner 0xabc… --xrc729 0x5FbD… --rpc http://127.0.0.1:8545 flow.json`,
 				Flags: flags(
 					&cli.StringFlag{Name: "step", Usage: "start step (default: the document's first step)"},
 					&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
 					&cli.StringFlag{Name: "key", Usage: "idempotency key: the same key always names the same session"},
 					&cli.StringFlag{Name: "pin", Usage: "run only if the orchestration's hash is this (0x…)"},
-					&cli.StringFlag{Name: "xrc729", Value: "file", Usage: "registry the orchestration is recorded under"},
+					&cli.StringFlag{Name: "xrc729", Value: "file", Usage: "registry the orchestration is recorded under (an address needs --rpc)"},
+					&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"},
+						Usage: "node to check the owner's authority on: owner or executor of the registry and of every rule contract (no default)"},
 					&cli.DurationFlag{Name: "delay", Usage: "start the first step after this long"},
 					&cli.BoolFlag{Name: "paused", Usage: "create the session paused"},
 					&cli.IntFlag{Name: "window", Usage: "most concurrent executions in the session (0 = no cap)"},
@@ -253,10 +265,27 @@ func sessionStartAction(c *cli.Context) error {
 	if d := c.Duration("delay"); d > 0 {
 		req.WakeAt = now.Add(d)
 	}
-	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		res, err := reactor.Start(ctx, s, reactor.NewStaticSource(o), req, now)
+	start := func(ctx context.Context, s *joinstore.Store) (joinstore.StartResult, error) {
+		return reactor.Start(ctx, s, reactor.NewStaticSource(o), req, now)
+	}
+	switch url := c.String("rpc"); {
+	case url != "":
+		client, _, err := chain.Dial(c.Context, url)
 		if err != nil {
-			return cli.Exit(err.Error(), 1)
+			return cli.Exit(fmt.Sprintf("%s: --rpc: %v", cmdName(c), err), 1)
+		}
+		defer client.Close()
+		checker := authority.NewChecker(authority.NewChainReader(client))
+		start = func(ctx context.Context, s *joinstore.Store) (joinstore.StartResult, error) {
+			return checker.Start(ctx, s, reactor.NewStaticSource(o), req, now)
+		}
+	case common.IsHexAddress(req.XRC729):
+		return usageError("%s: --xrc729 %s names an XRC-729 registry: give --rpc URL (or XGR_RPC) so that the owner's authority on it and on its rule contracts can be checked", cmdName(c), req.XRC729)
+	}
+	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		res, err := start(ctx, s)
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 1)
 		}
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"ack": res.Ack, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "ostcHash": o.Hash.Hex()})

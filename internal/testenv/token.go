@@ -28,14 +28,21 @@ type TestToken struct {
 // testTokenArtifact is the committed build output of `make contracts`.
 func testTokenArtifact(t testing.TB) (abi.ABI, []byte) {
 	t.Helper()
+	return testdataArtifact(t, "TestToken")
+}
+
+// testdataArtifact reads contracts/testdata/build/<name>.json, the
+// committed build output of `make contracts`: its ABI and creation code.
+func testdataArtifact(t testing.TB, name string) (abi.ABI, []byte) {
+	t.Helper()
 	_, here, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("testenv: cannot locate the repository (runtime.Caller)")
 	}
-	file := filepath.Join(filepath.Dir(here), "..", "..", "contracts", "testdata", "build", "TestToken.json")
+	file := filepath.Join(filepath.Dir(here), "..", "..", "contracts", "testdata", "build", name+".json")
 	raw, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("testenv: TestToken artifact: %v (run `make contracts`)", err)
+		t.Fatalf("testenv: %s artifact: %v (run `make contracts`)", name, err)
 	}
 	var art struct {
 		ABI      json.RawMessage `json:"abi"`
