@@ -4,7 +4,7 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test provider lint fmt-check vet unit bench bench-peers fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
+.PHONY: run test provider lint fmt-check vet unit bench bench-peers bench-trees fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
 
 ## run: the main job on embedded defaults
 run:
@@ -49,6 +49,12 @@ bench:
 ## (docs/performance.md; knobs BENCH_ROUNDS, BENCH_SESSIONS, BENCH_CONCURRENCY, XGR_POLL)
 bench-peers:
 	@bash scripts/bench-peers.sh
+
+## bench-trees: xgr bench on examples/bench/tree16.json against the go-workflows tree
+## harness (bench/peers/cmd/gwtree) on one private redis-server, three rounds each, and
+## the median ratio per activity (docs/performance.md; knobs as bench-peers, and GW_CACHE)
+bench-trees:
+	@bash scripts/bench-trees.sh
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s

@@ -30,6 +30,8 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/bench/peers/internal/cost"
 )
 
 // config is the checked command line.
@@ -121,7 +123,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 
 	// asynq's clients: one for enqueuing (the handlers' successors), one
 	// for the server, both counting round trips.
-	rt := &roundTrips{}
+	rt := &cost.RoundTrips{}
 	enqRdb, srvRdb := redis.NewClient(opts), redis.NewClient(opts)
 	defer enqRdb.Close()
 	defer srvRdb.Close()
@@ -163,14 +165,14 @@ func run(ctx context.Context, cfg config) (*report, error) {
 
 	enqRdb.AddHook(rt)
 	srvRdb.AddHook(rt)
-	before, err := info(ctx, ctl)
+	before, err := cost.Info(ctx, ctl)
 	if err != nil {
 		return nil, err
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	rt.n.Store(0)
-	start, cpu0 := time.Now(), processCPU()
+	rt.Reset()
+	start, cpu0 := time.Now(), cost.ProcessCPU()
 	if err := srv.Start(mux); err != nil {
 		return nil, fmt.Errorf("asynq server: %w", err)
 	}
@@ -180,10 +182,10 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	case <-ctx.Done():
 		waitErr = fmt.Errorf("stopped (%v) after %d of %d chains (%d tasks)", ctx.Err(), done.Load(), cfg.chains, tasks.Load())
 	}
-	elapsed, clientCPU := time.Since(start), processCPU()-cpu0
+	elapsed, clientCPU := time.Since(start), cost.ProcessCPU()-cpu0
 	runtime.ReadMemStats(&ms1)
-	trips := rt.n.Load()
-	after, infoErr := info(context.WithoutCancel(ctx), ctl)
+	trips := rt.N()
+	after, infoErr := cost.Info(context.WithoutCancel(ctx), ctl)
 	srv.Shutdown()
 	if waitErr != nil {
 		return nil, waitErr
@@ -193,18 +195,4 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	}
 	rep.fill(tasks.Load(), elapsed, clientCPU, trips, before, after, ms1.Mallocs-ms0.Mallocs)
 	return rep, nil
-}
-
-// roundTrips is a go-redis hook counting round trips: one per command sent
-// alone, one per pipeline.
-type roundTrips struct{ n atomic.Int64 }
-
-func (c *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
-}
-
-func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
 }

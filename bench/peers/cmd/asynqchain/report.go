@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/xgr-sidecar/xgr/bench/peers/internal/cost"
 )
 
 // report is the harness's result; its JSON names follow xgr bench's with
@@ -33,7 +30,7 @@ type report struct {
 	AllocsPerTask      float64 `json:"allocs_per_task"`
 }
 
-func (r *report) fill(tasks int64, elapsed, clientCPU time.Duration, trips int64, before, after stats, mallocs uint64) {
+func (r *report) fill(tasks int64, elapsed, clientCPU time.Duration, trips int64, before, after cost.Stats, mallocs uint64) {
 	r.Tasks, r.Seconds = tasks, elapsed.Seconds()
 	if tasks == 0 || r.Seconds <= 0 {
 		return
@@ -42,19 +39,9 @@ func (r *report) fill(tasks int64, elapsed, clientCPU time.Duration, trips int64
 	r.TasksPerSec = float64(tasks) / r.Seconds
 	r.ChainsPerSec = float64(r.Chains) / r.Seconds
 	r.RoundtripsPerTask = per(float64(trips))
-	r.RedisCPUUsPerTask = per(float64(after.cpu-before.cpu) / float64(time.Microsecond))
+	cmds, evals, redisCPU := cost.Between(before, after)
+	r.RedisCPUUsPerTask = per(float64(redisCPU) / float64(time.Microsecond))
 	r.ClientCPUUsPerTask = per(float64(clientCPU) / float64(time.Microsecond))
-	var cmds, evals int64
-	for name, n := range after.calls {
-		if name == "info" {
-			continue
-		}
-		d := n - before.calls[name]
-		cmds += d
-		if name == "evalsha" || name == "eval" {
-			evals += d
-		}
-	}
 	r.RedisCmdsPerTask = per(float64(cmds))
 	r.EvalshaPerTask = per(float64(evals))
 	r.AllocsPerTask = per(float64(mallocs))
@@ -72,49 +59,4 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "  %-20s %12.1f  INFO cpu: used_cpu_user+used_cpu_sys\n", "redis CPU µs/task", r.RedisCPUUsPerTask)
 	fmt.Fprintf(w, "  %-20s %12.1f  this process (getrusage)\n", "client CPU µs/task", r.ClientCPUUsPerTask)
 	fmt.Fprintf(w, "  %-20s %12.0f\n", "allocs/task", r.AllocsPerTask)
-}
-
-// stats is what one INFO reply says: calls by command, process CPU.
-type stats struct {
-	calls map[string]int64
-	cpu   time.Duration
-}
-
-func info(ctx context.Context, rdb *redis.Client) (stats, error) {
-	raw, err := rdb.Info(ctx, "commandstats", "cpu").Result()
-	if err != nil {
-		return stats{}, fmt.Errorf("INFO: %w", err)
-	}
-	return parseInfo(raw)
-}
-
-func parseInfo(raw string) (stats, error) {
-	s := stats{calls: map[string]int64{}}
-	var secs float64
-	for _, line := range strings.Split(raw, "\n") {
-		key, val, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(key, "cmdstat_"):
-			for _, f := range strings.Split(val, ",") {
-				if n, ok := strings.CutPrefix(f, "calls="); ok {
-					v, err := strconv.ParseInt(n, 10, 64)
-					if err != nil {
-						return s, fmt.Errorf("INFO %s: calls %q is not a number", key, n)
-					}
-					s.calls[strings.TrimPrefix(key, "cmdstat_")] = v
-				}
-			}
-		case key == "used_cpu_user" || key == "used_cpu_sys":
-			f, err := strconv.ParseFloat(val, 64)
-			if err != nil {
-				return s, fmt.Errorf("INFO %s %q is not a number", key, val)
-			}
-			secs += f
-		}
-	}
-	s.cpu = time.Duration(secs * float64(time.Second))
-	return s, nil
 }
