@@ -27,45 +27,15 @@ conc=${BENCH_CONCURRENCY:-32}
 gwcache=${GW_CACHE:-128}
 leaves=16
 
-find_bin() { # name: XGR_<NAME>_BIN, .tools/bin, PATH (as internal/toolbin)
-	local var="XGR_$(echo "$1" | tr 'a-z-' 'A-Z_')_BIN"
-	if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
-	if [ -x ".tools/bin/$1" ]; then echo ".tools/bin/$1"; return; fi
-	if command -v "$1" >/dev/null; then command -v "$1"; return; fi
-	echo "bench-trees: $1 not found (looked at \$$var, .tools/bin and PATH): run \`make tools\` (installs the apt package redis-server)" >&2
-	exit 1
-}
-server=$(find_bin redis-server)
-cli=$(find_bin redis-cli)
-
-work=$(mktemp -d)
-redis_pid=
-cleanup() {
-	if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+name=bench-trees
+# shellcheck source=scripts/private-redis.sh
+. scripts/private-redis.sh
 
 echo "building xgr and bench/peers/cmd/gwtree ..."
 go build -o "$work/xgr" ./cmd/xgr
 (cd bench/peers && go build -o "$work/gwtree" ./cmd/gwtree)
 
-# A free loopback port: one nothing answers on.
-port=
-for _ in $(seq 50); do
-	p=$((20000 + RANDOM % 40000))
-	if ! (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
-done
-[ -n "$port" ] || { echo "bench-trees: no free port found" >&2; exit 1; }
-"$server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" --logfile "$work/redis.log" &
-redis_pid=$!
-for _ in $(seq 100); do
-	"$cli" -p "$port" ping >/dev/null 2>&1 && break
-	sleep 0.05
-done
-"$cli" -p "$port" ping >/dev/null || { echo "bench-trees: redis-server did not start:" >&2; cat "$work/redis.log" >&2; exit 1; }
-url="redis://127.0.0.1:$port/0"
+start_redis
 echo "redis-server $("$server" --version | grep -o 'v=[0-9.]*') on $url; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); xgr poll ${XGR_POLL:-200ms (default)}"
 echo "xgr: $sessions sessions of tree16, concurrency $conc, 1 replica; go-workflows: $sessions roots of 4 sub-workflows × 4 activities, concurrency $conc, executor cache $gwcache"
 echo "unit: the activity (16 per root: xgr's leaf steps, go-workflows' activities)"
