@@ -84,8 +84,9 @@ func BenchmarkPlainStep(b *testing.B) {
 const benchOwner = "0x00000000000000000000000000000000000000be"
 
 // BenchmarkJoinClose measures a delivery that closes a join: the last of
-// eight producers commits and its join step closes the join (commit, join
-// lock + read, join apply).
+// eight producers commits, taking the join lock along (Commit.LockTarget,
+// as the replicas do), and its join step closes the join (commit + join
+// lock and read in one pipeline, then the join apply).
 func BenchmarkJoinClose(b *testing.B) {
 	rdb := testenv.StartRedis(b).Client()
 	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
@@ -106,11 +107,11 @@ func BenchmarkJoinClose(b *testing.B) {
 		before := rt.N()
 		b.StartTimer()
 		start := time.Now()
-		cr, err := s.Commit(ctx, producers[7], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"x":1}`)})
-		if err != nil {
-			b.Fatal(err)
+		cr, err := s.Commit(ctx, producers[7], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"x":1}`), LockTarget: time.Minute})
+		if err != nil || cr.Lock == nil {
+			b.Fatalf("commit: %+v %v", cr, err)
 		}
-		res, err := s.JoinStep(ctx, root, cr.DeliveredTo, t0, time.Minute, decider(o))
+		res, err := s.JoinStepLocked(ctx, cr.Lock, t0, time.Minute, decider(o))
 		if err != nil || res.Verdicts[0] != joinstore.VerdictSatisfied {
 			b.Fatalf("join: %+v %v", res, err)
 		}

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Delivery is a finished member of a target's group waiting to be applied
@@ -94,13 +97,34 @@ var ErrJoinBusy = errors.New("join lock held by another worker")
 // as deliveries keep arriving. A decision that would miss a member that
 // joined after the read is re-taken on a fresh view.
 func (s *Store) JoinStep(ctx context.Context, root Root, target int64, now time.Time, lockFor time.Duration, decide Decider) (JoinResult, error) {
+	return s.joinStep(ctx, root, target, nil, now, lockFor, decide)
+}
+
+// JoinLock is a join lock taken with a commit (Commit.LockTarget) and the
+// view it read: the first round of JoinStepLocked decides on it.
+type JoinLock struct {
+	View  JoinView
+	token string
+}
+
+// JoinStepLocked is JoinStep starting from a lock a commit took along
+// (CommitResult.Lock): its first decision needs no round trip of its own.
+func (s *Store) JoinStepLocked(ctx context.Context, lock *JoinLock, now time.Time, lockFor time.Duration, decide Decider) (JoinResult, error) {
+	return s.joinStep(ctx, lock.View.Root, lock.View.Target, lock, now, lockFor, decide)
+}
+
+func (s *Store) joinStep(ctx context.Context, root Root, target int64, held *JoinLock, now time.Time, lockFor time.Duration, decide Decider) (JoinResult, error) {
 	var res JoinResult
 	for round := 0; ; round++ {
 		if round > 1000 {
 			return res, fmt.Errorf("join step %s: no progress after %d rounds", root.Pid(target), round)
 		}
-		view, token, err := s.joinLock(ctx, root, target, lockFor)
-		if err != nil {
+		var view JoinView
+		var token string
+		var err error
+		if held != nil {
+			view, token, held = held.View, held.token, nil
+		} else if view, token, err = s.joinLock(ctx, root, target, lockFor); err != nil {
 			return res, err
 		}
 		apply, err := decide(view)
@@ -125,15 +149,26 @@ func (s *Store) JoinStep(ctx context.Context, root Root, target int64, now time.
 	}
 }
 
+// joinLockKeys are join_lock's keys for target.
+func joinLockKeys(root Root, target int64) []string {
+	k := keysOf(root)
+	return []string{k.joinLock(target), k.proc(target), k.group(strconv.FormatInt(target, 10)), k.joinQueue(target), k.meta(), k.targets()}
+}
+
 func (s *Store) joinLock(ctx context.Context, root Root, target int64, lockFor time.Duration) (JoinView, string, error) {
+	raw, err := s.eval(ctx, scriptJoinLock, joinLockKeys(root, target), lockFor.Milliseconds()).Slice()
+	if err != nil {
+		return JoinView{Root: root, Target: target}, "", fmt.Errorf("join lock %s: %w", root.Pid(target), err)
+	}
+	return s.parseJoinLock(ctx, root, target, raw)
+}
+
+// parseJoinLock reads join_lock's reply: the view and the token, or
+// ErrJoinBusy, or ErrNotFound.
+func (s *Store) parseJoinLock(ctx context.Context, root Root, target int64, raw []any) (JoinView, string, error) {
 	k := keysOf(root)
 	v := JoinView{Root: root, Target: target}
-	raw, err := s.eval(ctx, scriptJoinLock,
-		[]string{k.joinLock(target), k.proc(target), k.group(strconv.FormatInt(target, 10)), k.joinQueue(target), k.meta(), k.targets()},
-		lockFor.Milliseconds()).Slice()
-	if err != nil {
-		return v, "", fmt.Errorf("join lock %s: %w", root.Pid(target), err)
-	}
+	var err error
 	if first, _ := raw[0].(string); first == "busy" {
 		return v, "", ErrJoinBusy
 	} else if first == "gone" {
@@ -241,4 +276,45 @@ func orEmpty(b json.RawMessage) string {
 		return "{}"
 	}
 	return string(b)
+}
+
+// commitEval runs commit_step; with Commit.LockTarget and a group target it
+// sends join_lock of that target in the same pipeline (one round trip) and
+// returns the lock it took (nil when the target's lock is another holder's
+// or the target is gone). A script cache that lost the scripts runs them
+// one after the other.
+func (s *Store) commitEval(ctx context.Context, c Claim, r Commit, keys []string, args []any) ([]any, *JoinLock, error) {
+	if r.LockTarget <= 0 || c.GroupTarget == 0 {
+		vals, err := s.eval(ctx, scriptCommitStep, keys, args...).Slice()
+		return vals, nil, err
+	}
+	var commit, lock *redis.Cmd
+	err := s.pipelined(ctx, func(pipe redis.Pipeliner) {
+		commit = pipe.EvalSha(ctx, scriptCommitStep.Hash(), keys, args...)
+		lock = pipe.EvalSha(ctx, scriptJoinLock.Hash(), joinLockKeys(c.Root, c.GroupTarget), r.LockTarget.Milliseconds())
+	})
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") && commit.Err() != nil && strings.HasPrefix(commit.Err().Error(), "NOSCRIPT") {
+		// Nothing ran: run the commit alone (it loads its script); the
+		// join step takes its own lock.
+		vals, err := s.eval(ctx, scriptCommitStep, keys, args...).Slice()
+		return vals, nil, err
+	}
+	vals, err := commit.Slice()
+	if err != nil {
+		if raw, lerr := lock.Slice(); lerr == nil {
+			if token, _ := raw[0].(string); token != "busy" && token != "gone" {
+				s.eval(ctx, scriptJoinUnlock, []string{keysOf(c.Root).joinLock(c.GroupTarget)}, token)
+			}
+		}
+		return nil, nil, err
+	}
+	raw, err := lock.Slice()
+	if err != nil {
+		return vals, nil, nil // the join step takes its own lock
+	}
+	view, token, err := s.parseJoinLock(ctx, c.Root, c.GroupTarget, raw)
+	if err != nil {
+		return vals, nil, nil // busy, gone or unreadable: the join step sees for itself
+	}
+	return vals, &JoinLock{View: view, token: token}, nil
 }

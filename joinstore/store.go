@@ -558,6 +558,12 @@ type Commit struct {
 	// finishes with this commit to the caller (Finished), which may
 	// batch them with its release.
 	DeferFinish bool
+	// LockTarget, when set and the process's group has a join target,
+	// takes that target's join lock for this duration in the commit's own
+	// round trip, right after the commit in one pipeline (join_lock.lua
+	// sees the delivery): the join step that follows needs one round trip
+	// instead of two (CommitResult.Lock, JoinStepLocked).
+	LockTarget time.Duration
 }
 
 // PendingWake is a committed wake-up not yet performed.
@@ -591,6 +597,11 @@ type CommitResult struct {
 	// Claims are the children the commit claimed (Commit.ClaimLease):
 	// running under their own leases, to be executed by the caller.
 	Claims []Claim
+	// Lock is the join lock of the target the commit delivered to, taken
+	// in the commit's round trip (Commit.LockTarget), with what the join
+	// step needs to decide: pass it to JoinStepLocked. Nil when none was
+	// taken (not asked, nothing delivered, another holder has it).
+	Lock *JoinLock
 }
 
 // Commit records the result of the claimed execution with its token. A stale
@@ -657,7 +668,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		wakes[i] = PendingWake{ID: c.Root.Owner + ":" + c.Pid + "#" + strconv.Itoa(i), Entry: w}
 		args = append(args, wakes[i].ID, string(w))
 	}
-	vals, err := s.eval(ctx, scriptCommitStep, keys, args...).Slice()
+	vals, lock, err := s.commitEval(ctx, c, r, keys, args)
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}
@@ -677,6 +688,15 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	}
 	if len(vals) > 5 {
 		res.Claims = claimedChildren(c, r, vals[5:], now)
+	}
+	if lock != nil {
+		if res.DeliveredTo == c.GroupTarget {
+			res.Lock = lock
+		} else {
+			// The commit delivered nothing (its target was decided, or it
+			// was killed): the lock it took along is given back.
+			s.eval(ctx, scriptJoinUnlock, []string{keysOf(c.Root).joinLock(lock.View.Target)}, lock.token)
+		}
 	}
 	if res.Live <= 0 && len(res.Wakes) == 0 && !r.DeferFinish {
 		s.finished(ctx, c.Root, now)

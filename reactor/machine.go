@@ -31,6 +31,10 @@ type machineConfig struct {
 	// MaxSteps ends a serial run with ErrStepLimit once this many steps
 	// ran (0: no bound).
 	MaxSteps int
+	// JoinLock is how long a join lock lasts; a commit that delivers to a
+	// join target takes its lock along (one round trip less per join
+	// step).
+	JoinLock time.Duration
 	// Worker names the committer.
 	Worker string
 	// Check is the store's payload check (size and shape): pure.
@@ -381,6 +385,9 @@ func (m *machine) commit(now time.Time) {
 	if m.cfg.ClaimLease > 0 {
 		commit.ClaimLease, commit.DeferFinish = m.cfg.ClaimLease, true
 	}
+	if c.GroupTarget != 0 {
+		commit.LockTarget = m.cfg.JoinLock
+	}
 	m.emit(now, EvExecuted, c.Pid, c.ResumeStep, detail)
 	m.committing = &pendingCommit{r: r, commit: commit, next: next}
 	m.storeBusy = true
@@ -443,7 +450,7 @@ func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 		m.emit(now, EvGated, c.Pid, c.ResumeStep, fmt.Sprintf("%d spawns dropped", cr.Gated))
 	}
 	if cr.DeliveredTo != 0 {
-		follow = append(follow, cmdJoinStep{Target: cr.DeliveredTo})
+		follow = append(follow, cmdJoinStep{Target: cr.DeliveredTo, Lock: cr.Lock})
 	} else if c.GroupTarget != 0 && !cr.Killed {
 		m.emit(now, EvIgnored, c.Root.Pid(c.GroupTarget), c.ResumeStep, "join already decided")
 	}

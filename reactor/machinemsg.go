@@ -59,6 +59,9 @@ type (
 	cmdJoinStep struct {
 		Target int64
 		Kill   bool
+		// Lock is the target's join lock the commit took along (nil:
+		// the step takes it).
+		Lock *joinstore.JoinLock
 	}
 	// cmdWakes performs wake-ups commits queued, each at most once:
 	// inWoke.

@@ -55,7 +55,7 @@ func newRootActor(m *Manager, root joinstore.Root, adopted *joinstore.Adoption) 
 	io := &sessionIO{store: m.Store, source: m.Source, exec: m.Exec, root: root, worker: m.Replica,
 		procLease: m.ProcLease, rootLease: m.RootLease, token: adopted.Token, adopted: adopted,
 		clock: time.Now, poke: m.poke, log: m.Log}
-	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload}
+	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, JoinLock: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload}
 	return &rootActor{m: m, io: io, machine: newMachine(cfg, root, nil, time.Now())}
 }
 

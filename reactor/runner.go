@@ -92,7 +92,7 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 	}
 	io := &sessionIO{store: r.Store, exec: r.Exec, root: root, worker: r.Worker, procLease: r.Lease,
 		orch: r.Orch, table: Table(r.Orch), clock: r.Now, log: slog.New(slog.DiscardHandler)}
-	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, Worker: r.Worker, Check: r.Store.CheckPayload}, root, r.Orch, r.Now())
+	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, JoinLock: r.Lease, Worker: r.Worker, Check: r.Store.CheckPayload}, root, r.Orch, r.Now())
 	defer func() { r.executed = m.executed }()
 	queue := []input{inStart{}}
 	for len(queue) > 0 {

@@ -199,7 +199,13 @@ func (s *sessionIO) joinStep(ctx context.Context, c cmdJoinStep) input {
 		in.Applied = append(in.Applied, o.Deliveries...)
 		return ap, err
 	}
-	res, err := s.store.JoinStep(ctx, s.root, c.Target, s.clock(), s.procLease, decide)
+	var res joinstore.JoinResult
+	var err error
+	if c.Lock != nil {
+		res, err = s.store.JoinStepLocked(ctx, c.Lock, s.clock(), s.procLease, decide)
+	} else {
+		res, err = s.store.JoinStep(ctx, s.root, c.Target, s.clock(), s.procLease, decide)
+	}
 	switch {
 	case errors.Is(err, joinstore.ErrNotFound):
 		// A gated target was never created.
