@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,13 +48,17 @@ func sessionCommand() *cli.Command {
 the exact hash) before anything is written, then creates the session; a
 running "xgr run" picks it up. The session records the file's id as its
 ostcId and its keccak256 as its ostcHash; "xgr run" must serve the same file.
+Every start has an idempotency key (--key, or a generated one that is
+printed): a start that failed or whose answer was lost is retried with
+--key and names the same session, never a second one. "xgr session show
+ROOTPID --key KEY" checks that a session is the one this start created.
 
 Example:
    xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json`,
 				Flags: flags(
 					&cli.StringFlag{Name: "step", Usage: "start step (default: the document's first step)"},
 					&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
-					&cli.StringFlag{Name: "key", Usage: "idempotency key: the same key always names the same session"},
+					&cli.StringFlag{Name: "key", Aliases: []string{"idempotency-key"}, Usage: "idempotency key: the same key always names the same session (default: a generated one, printed; retry a failed start with it)"},
 					&cli.StringFlag{Name: "pin", Usage: "run only if the orchestration's hash is this (0x…)"},
 					&cli.StringFlag{Name: "xrc729", Value: "file", Usage: "registry the orchestration is recorded under"},
 					&cli.DurationFlag{Name: "delay", Usage: "start the first step after this long"},
@@ -77,7 +83,11 @@ Example:
 				Name:      "show",
 				Usage:     "draw a session's process tree with statuses and joins",
 				ArgsUsage: "ROOTPID",
-				Flags:     flags(jsonFlag()),
+				Description: `With --key, exits 1 unless the session was started with that idempotency
+key: after Redis lost acknowledged writes, a session id a start was told
+may name another start's session ("not this start").`,
+				Flags: flags(jsonFlag(),
+					&cli.StringFlag{Name: "key", Aliases: []string{"idempotency-key"}, Usage: "exit 1 unless the session was started with this key"}),
 				Action:    sessionShowAction,
 			},
 			{
@@ -238,8 +248,12 @@ func sessionStartAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	key := c.String("key")
+	if key == "" {
+		key = newStartKey()
+	}
 	req := reactor.StartRequest{Owner: owner, XRC729: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
-		Step: c.String("step"), IdempotencyKey: c.String("key"), Paused: c.Bool("paused"), Window: c.Int("window")}
+		Step: c.String("step"), IdempotencyKey: key, Paused: c.Bool("paused"), Window: c.Int("window")}
 	if req.Step == "" {
 		req.Step = o.Steps[0].ID
 	}
@@ -255,14 +269,31 @@ func sessionStartAction(c *cli.Context) error {
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		res, err := reactor.Start(ctx, s, reactor.NewStaticSource(o), req, now)
 		if err != nil {
-			return cli.Exit(err.Error(), 1)
+			return cli.Exit(fmt.Sprintf("%v (start key %s: retry with --key %s; it names the same session)", err, key, key), 1)
 		}
 		if c.Bool("json") {
-			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"ack": res.Ack, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "ostcHash": o.Hash.Hex()})
+			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"ack": res.Ack, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "ostcHash": o.Hash.Hex(), "startKey": key})
 		}
-		_, err = fmt.Fprintf(c.App.Writer, "%s: session %d (root process %s) of %s, hash %s\n", res.Ack, res.Root.RootPid, res.Pid, o.ID, o.Hash.Hex())
+		_, err = fmt.Fprintf(c.App.Writer, "%s: session %d (root process %s) of %s, hash %s, start key %s\n", res.Ack, res.Root.RootPid, res.Pid, o.ID, o.Hash.Hex(), key)
 		return err
 	})
+}
+
+// newStartKey is a generated idempotency key for a start without --key:
+// "cli-" and 16 random bytes in hex.
+func newStartKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return "cli-" + hex.EncodeToString(b)
+}
+
+// notThisStart says that a session is not the one a start key names.
+func notThisStart(root joinstore.Root, key, have string) string {
+	if have == "" {
+		have = "none"
+	}
+	return fmt.Sprintf("session %d of %s was not started with key %s (its start key: %s): not this start — Redis lost acknowledged writes and the id went to another start; start again with --key %s",
+		root.RootPid, root.Owner, key, have, key)
 }
 
 func sessionListAction(c *cli.Context) error {
@@ -312,6 +343,9 @@ func sessionShowAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
 		}
+		if key := c.String("key"); key != "" && meta["startKey"] != key {
+			return cli.Exit(notThisStart(root, key, meta["startKey"]), 1)
+		}
 		procs, err := s.Processes(ctx, root)
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
@@ -330,7 +364,11 @@ func sessionShowAction(c *cli.Context) error {
 			}
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum, "history": history})
 		}
-		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live\n", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
+		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %s live", root.RootPid, root.Owner, meta["status"], meta["ostcId"], meta["ostcHash"], meta["live"])
+		if k := meta["startKey"]; k != "" {
+			fmt.Fprintf(c.App.Writer, ", start key %s", k)
+		}
+		fmt.Fprintln(c.App.Writer)
 		drawTree(c.App.Writer, procs, sum)
 		for _, h := range history {
 			switch h.Event {
