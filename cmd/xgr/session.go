@@ -88,7 +88,7 @@ key: after Redis lost acknowledged writes, a session id a start was told
 may name another start's session ("not this start").`,
 				Flags: flags(jsonFlag(),
 					&cli.StringFlag{Name: "key", Aliases: []string{"idempotency-key"}, Usage: "exit 1 unless the session was started with this key"}),
-				Action:    sessionShowAction,
+				Action: sessionShowAction,
 			},
 			{
 				Name:      "kill",
