@@ -168,6 +168,11 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 	}
+	triggers := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_trigger_starts_total",
+		Help: "Trigger start attempts by outcome: started, failed (a definite refusal), retry (an error; the trigger stays pending), waiting (its orchestration is not indexed yet)."}, []string{"outcome"})
+	if service != nil {
+		service.Starter.Count = func(outcome string) { triggers.WithLabelValues(outcome).Inc() }
+	}
 	var gateway http.Handler
 	if c.String("rpc-listen") != "" {
 		if client == nil {
@@ -196,7 +201,7 @@ func runAction(c *cli.Context) error {
 			}
 		}}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(events, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
+	reg.MustRegister(events, triggers, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
 		func() float64 { return float64(m.Running()) }))
 	ready := func() error {
 		if c.Context.Err() != nil {
