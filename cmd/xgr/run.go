@@ -78,7 +78,8 @@ Example:
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics, /healthz, /readyz and the console /ui (empty: off)"},
 			&cli.StringFlag{Name: "metrics-listen", EnvVars: []string{"XGR_METRICS_LISTEN"}, Usage: "also serve /metrics, /healthz and /readyz, never the console, on this address (e.g. for a scraper on another host; empty: off)"},
-			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync everysec|always"},
+			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync always (or everysec with --accept-aof-everysec)"},
+			&cli.BoolFlag{Name: "accept-aof-everysec", EnvVars: []string{"XGR_ACCEPT_AOF_EVERYSEC"}, Usage: "accept appendfsync everysec: an OS crash may lose the last second of acknowledged writes (starts, steps; their session ids reused)"},
 			&cli.DurationFlag{Name: "health-timeout", Value: time.Second, EnvVars: []string{"XGR_HEALTH_TIMEOUT"}, Usage: "/healthz fails when a Redis write takes longer"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often to look for sessions"},
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
@@ -258,7 +259,8 @@ func checkDurability(c *cli.Context, store *joinstore.Store) error {
 		return nil
 	}
 	for _, d := range nodes {
-		if p := d.Problem(); p != "" {
+		slog.Info("redis persistence", "node", d.Node, "appendonly", d.AppendOnly, "appendfsync", d.Fsync, "risk", d.Risk())
+		if p := d.Problem(c.Bool("accept-aof-everysec")); p != "" {
 			if c.Bool("require-aof") {
 				return cli.Exit(fmt.Sprintf("run: --require-aof: redis %s: %s", d.Node, p), 1)
 			}
