@@ -161,6 +161,7 @@ func runAction(c *cli.Context) error {
 	if err := checkDurability(c, store); err != nil {
 		return err
 	}
+	checkCounters(c.Context, store)
 	events := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_events_total", Help: "Session timeline events by type."}, []string{"type"})
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
@@ -243,8 +244,40 @@ func runAction(c *cli.Context) error {
 	if ierr := <-indexErr; ierr != nil {
 		return cli.Exit("run: indexer: "+ierr.Error(), 1)
 	}
+	if reason := undrained(store, replica, m.Running(), c.Duration("health-timeout")); reason != "" {
+		slog.Error("session manager stopped without draining", "replica", replica, "reason", reason)
+		return cli.Exit(fmt.Sprintf("run: stopped without draining: %s; other replicas take its sessions over when its leases expire (--root-lease, and --proc-lease for executions in flight)", reason), 1)
+	}
 	slog.Info("session manager stopped", "replica", replica)
 	return err
+}
+
+// undrained says why a stopped replica could not drain ("" when it did):
+// sessions it still ran, or a Redis that does not acknowledge a write (its
+// commits and lease releases did not arrive).
+func undrained(store *joinstore.Store, replica string, running int, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := store.Health(ctx, replica); err != nil {
+		return fmt.Sprintf("redis is unreachable or refuses writes (%v)", err)
+	}
+	if running > 0 {
+		return fmt.Sprintf("%d sessions were still running", running)
+	}
+	return ""
+}
+
+// checkCounters raises owners' root pid counters found below sessions that
+// survived (Redis lost acknowledged writes) and logs each such loss.
+func checkCounters(ctx context.Context, store *joinstore.Store) {
+	repairs, err := store.RepairCounters(ctx)
+	if err != nil {
+		slog.Warn("cannot check root pid counters against the sessions in Redis", "err", err)
+	}
+	for _, r := range repairs {
+		slog.Error("redis lost acknowledged writes: an owner's root pid counter was below sessions that exist; raised so that no id is reused",
+			"owner", r.Owner, "counter", r.Counter, "newest", r.Newest)
+	}
 }
 
 // checkDurability reads Redis's persistence settings: a setting that can
