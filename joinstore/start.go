@@ -111,9 +111,9 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	if wake.IsZero() || wake.Before(req.Now) {
 		wake = req.Now
 	}
-	var floor, forget, restore string
+	var floor, forget, restore, dropped string
 	for range maxStartRounds {
-		root, fresh, err := s.allocRoot(ctx, req, floor, forget, restore)
+		root, fresh, err := s.allocRoot(ctx, req, floor, forget, restore, dropped)
 		if err != nil {
 			return StartResult{}, err
 		}
@@ -125,7 +125,7 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 		case "gone":
 			// A replica gave this root pid up before the session existed:
 			// take another one.
-			floor, forget, restore = "", strconv.FormatInt(root.RootPid, 10), ""
+			floor, forget, restore, dropped = "", strconv.FormatInt(root.RootPid, 10), "", "1"
 			continue
 		case "taken":
 			have := ""
@@ -135,7 +135,7 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 			s.log().Error("redis lost acknowledged writes: the owner's root pid counter is below a session that exists; raising it",
 				"owner", req.Owner, "session", root.RootPid, "sessionStartKey", have, "startKey", req.IdempotencyKey)
 			floor = strconv.FormatInt(root.RootPid, 10)
-			forget, restore = floor, have
+			forget, restore, dropped = floor, have, ""
 			continue
 		}
 		if err := s.indexStarted(ctx, root, out, wake); err != nil {
@@ -149,13 +149,15 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 // allocRoot runs alloc_root: the root pid of the start, and whether it was
 // allocated now (fresh) rather than found under the key. floor raises the
 // owner's counter, forget is a root pid the key must no longer name and
-// restore the key of the session that holds it ("" each: none).
-func (s *Store) allocRoot(ctx context.Context, req StartRequest, floor, forget, restore string) (Root, bool, error) {
+// restore the key of the session that holds it ("" each: none); dropped
+// "1" says forget was given up (no session ever), so the owner's index
+// forgets it too.
+func (s *Store) allocRoot(ctx context.Context, req StartRequest, floor, forget, restore, dropped string) (Root, bool, error) {
 	expect := ""
 	if req.RootPid != 0 {
 		expect = strconv.FormatInt(req.RootPid, 10)
 	}
-	res, err := s.eval(ctx, scriptAllocRoot, ownerKeysOf(req.Owner).all(), req.IdempotencyKey, ms(req.Now), expect, floor, forget, restore).StringSlice()
+	res, err := s.eval(ctx, scriptAllocRoot, ownerKeysOf(req.Owner).all(), req.IdempotencyKey, ms(req.Now), expect, floor, forget, restore, dropped).StringSlice()
 	if err != nil {
 		return Root{}, false, fmt.Errorf("start: allocate root: %w", err)
 	}

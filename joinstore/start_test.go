@@ -156,6 +156,10 @@ func TestStartOvertakenByReplica(t *testing.T) {
 		if len(adopted) != 1 {
 			t.Errorf("adopted %v, want the one session of the start", adopted)
 		}
+		// The root pid given up is not listed as a session of the owner.
+		if refs, _ := s.Sessions(ctx, owner, 0, 10, false); len(refs) != 1 || len(adopted) == 1 && refs[0].Root != adopted[0] {
+			t.Errorf("the owner's index lists %v, want only %v", refs, adopted)
+		}
 		// A retry with the key names that session.
 		again, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: later, IdempotencyKey: "k"})
 		if err != nil || again.Ack != "already_queued" || len(adopted) == 1 && again.Root != adopted[0] {

@@ -19,6 +19,8 @@
 -- ARGV[6] the key of the start whose session holds ARGV[5] ("" = none):
 --         the key names that session again (its mapping was lost with the
 --         counter's writes), and the owner's index lists it
+-- ARGV[7] "1" when ARGV[5] was given up (start_session said "gone"): it
+--         never gets a session, so the owner's index forgets it now
 --
 -- Returns {rootPid, "new"|"existing", raised}, {"", "gc", raised} for a
 -- collection only, or {next, "stale", raised} when ARGV[3] is not the
@@ -64,6 +66,10 @@ end
 if key ~= "" and ARGV[5] and ARGV[5] ~= "" and redis.call("HGET", KEYS[2], key) == ARGV[5] then
   redis.call("HDEL", KEYS[2], key)
   redis.call("HDEL", KEYS[5], ARGV[5])
+end
+if ARGV[7] == "1" and ARGV[5] ~= "" then
+  redis.call("ZREM", KEYS[3], ARGV[5])
+  redis.call("ZREM", KEYS[4], ARGV[5])
 end
 if ARGV[6] and ARGV[6] ~= "" and ARGV[6] ~= "-" and not redis.call("HGET", KEYS[2], ARGV[6]) then
   redis.call("HSET", KEYS[2], ARGV[6], ARGV[5])
