@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,6 +160,11 @@ type run struct {
 	kills  []Kill
 	faults []string
 	counts map[string]int
+
+	// cut, when set, starts every cutEvery-th session with its last call
+	// cut and no retry (cut_test.go); cuts counts them.
+	cut  *joinstore.Store
+	cuts atomic.Int64
 }
 
 func newRun(t *testing.T, cfg config, name string, rdb redis.UniversalClient, fl *fleet, shapes []shape) *run {
@@ -184,6 +190,18 @@ func (rn *run) startLoad(window time.Duration) {
 			time.Sleep(time.Until(rn.begin.Add(window * time.Duration(i) / time.Duration(rn.cfg.sessions))))
 			sh := rn.shapes[i%len(rn.shapes)]
 			s := started{key: fmt.Sprintf("chaos-%s-%d", rn.name, i), shape: sh.name}
+			if rn.cut != nil && i%cutEvery == cutEvery/2 {
+				req := reactor.StartRequest{Owner: rn.owner, XRC729: "file", OstcID: sh.orch.ID,
+					Step: sh.step, Payload: []byte(fmt.Sprintf(`{"n":%d}`, i)), IdempotencyKey: s.key}
+				if root, ok := rn.cutStart(src, req); ok {
+					s.attempts, s.root, s.ack = 1, root, "cut"
+					rn.mu.Lock()
+					rn.starts = append(rn.starts, s)
+					rn.roots = append(rn.roots, s.root)
+					rn.mu.Unlock()
+					continue
+				}
+			}
 			for time.Now().Before(deadline) {
 				s.attempts++
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -484,6 +502,7 @@ func (rn *run) print(rep report, settled time.Duration, extra []string) {
 	row("sessions lost", "%d", rep.lost)
 	row("sessions stuck / live processes", "%d / %d", rep.stuckSessions, rep.liveProcs)
 	row("replica kill -9 survived", "%d", rn.counts["replica kill -9"])
+	row("starts cut before their last call", "%d (never retried; each must run)", rn.cuts.Load())
 	for _, e := range extra {
 		k, v, _ := strings.Cut(e, "\t")
 		row(k, "%s", v)
@@ -572,6 +591,9 @@ func runSingle(t *testing.T, cfg config, shapes []shape) {
 	}
 	fl := newFleet(t, cfg.replicas, []string{"--redis", "redis://" + rds.Addr + "/0"}, abs(t, ostcFiles...), abs(t, outcomesFile)[0])
 	rn := newRun(t, cfg, "single", rdb, fl, shapes)
+	cut := redis.NewClient(&redis.Options{Addr: rds.Addr, ContextTimeoutEnabled: true, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second})
+	defer cut.Close()
+	rn.cut = cutStore(cut)
 	rn.begin = time.Now()
 	rn.startLoad(cfg.duration * 9 / 10)
 	fs := rn.plan(cfg.kills,

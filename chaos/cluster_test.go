@@ -233,6 +233,9 @@ func runCluster(t *testing.T, cfg config, shapes []shape) {
 	defer rdb.Close()
 	fl := newFleet(t, cfg.replicas, []string{"--redis-cluster", strings.Join(c.addrs, ",")}, abs(t, ostcFiles...), abs(t, outcomesFile)[0])
 	rn := newRun(t, cfg, "cluster", rdb, fl, shapes)
+	cut := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs, ContextTimeoutEnabled: true, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second})
+	defer cut.Close()
+	rn.cut = cutStore(cut)
 	rn.begin = time.Now()
 	rn.startLoad(cfg.duration * 9 / 10)
 	var failovers []string

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/xgr-sidecar/xgr/indexstore"
@@ -21,7 +22,10 @@ import (
 // Starter starts the sessions of trigger logs once their blocks are
 // confirmed, exactly once each: the start key is the session's idempotency
 // key, so a crash between starting and marking only repeats the (no-op)
-// start.
+// start. Only a definite refusal (Refused) marks a trigger failed; any
+// other error (a connection refused, a cluster failover, a Redis out of
+// memory) leaves it pending, with its attempts and last error, and the
+// next pass retries it with the same key.
 type Starter struct {
 	Chain  chain.Backend
 	Index  *indexstore.Index
@@ -33,6 +37,51 @@ type Starter struct {
 	Log           *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Count, when set, counts start outcomes: "started", "failed" (a
+	// definite refusal), "retry" (an error; the trigger stays pending) and
+	// "waiting" (its orchestration is not indexed yet).
+	Count func(outcome string)
+}
+
+// ErrRefused marks a trigger start that can never succeed: its recorded
+// fields (owner, pin, payload) are not a start xgr accepts.
+var ErrRefused = errors.New("trigger start refused")
+
+// Refused says whether a start error is a definite refusal, final for its
+// trigger: a pinned hash that does not match the orchestration, a start
+// step it does not have, a payload over the cap or of a refused shape, or
+// a request refused before it was sent (ErrRefused). Everything else —
+// transport, cluster and server errors — may pass on a retry.
+func Refused(err error) bool {
+	for _, final := range []error{ErrRefused, reactor.ErrHashMismatch, reactor.ErrUnknownStep, joinstore.ErrPayloadTooLarge, joinstore.ErrPayloadShape} {
+		if errors.Is(err, final) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkStart refuses a trigger start whose own fields can never start a
+// session (ErrRefused), before anything is sent.
+func checkStart(req reactor.StartRequest) error {
+	if err := joinstore.CheckOwner(joinstore.NormalizeOwner(req.Owner)); err != nil {
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	if req.OstcHash != "" {
+		if b, err := hexutil.Decode(req.OstcHash); err != nil || len(b) != 32 {
+			return fmt.Errorf("%w: pin %q: want 32 bytes of hex (0x + 64 digits)", ErrRefused, req.OstcHash)
+		}
+	}
+	if err := reactor.CheckStartPayload(req.Payload); err != nil {
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	return nil
+}
+
+func (s *Starter) count(outcome string) {
+	if s.Count != nil {
+		s.Count(outcome)
+	}
 }
 
 // Confirmed is the newest block with at least n confirmations (the block
@@ -75,24 +124,44 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 		}
 		req := reactor.StartRequest{Owner: rec["owner"], XRC729: rec["registry"], OstcID: rec["ostcId"], OstcHash: rec["pin"],
 			Step: rec["start"], Payload: json.RawMessage(rec["payload"]), IdempotencyKey: key}
-		res, err := reactor.Start(ctx, s.Store, s.Source, req, s.Now())
+		err = checkStart(req)
+		var res joinstore.StartResult
+		if err == nil {
+			res, err = reactor.Start(ctx, s.Store, s.Source, req, s.Now())
+		}
 		switch {
+		case err != nil && ctx.Err() != nil:
+			return started, ctx.Err()
 		case errors.Is(err, reactor.ErrUnknownOrchestration):
 			s.Log.Warn("trigger waits for its orchestration", "trigger", rec["trigger"], "ostc", rec["ostcId"], "err", err)
+			s.count("waiting")
 			continue
-		case err != nil:
+		case err != nil && Refused(err):
 			// A pinned hash that does not match, a missing start step: this
 			// log will never start a session.
 			s.Log.Error("trigger cannot start a session", "trigger", rec["trigger"], "key", key, "err", err)
 			if err := s.Index.MarkStarted(ctx, key, map[string]string{"status": "failed", "error": err.Error()}); err != nil {
 				return started, err
 			}
+			s.count("failed")
+			continue
+		case err != nil:
+			// Redis unreachable, a failover, out of memory: the start may
+			// have gone through in part; a retry with the same key finishes
+			// it or starts it.
+			attempts, _ := strconv.Atoi(rec["attempts"])
+			s.Log.Warn("trigger start failed; retrying", "trigger", rec["trigger"], "key", key, "attempts", attempts+1, "err", err)
+			if err := s.Index.RecordAttempt(ctx, key, err.Error(), s.Now()); err != nil {
+				return started, err
+			}
+			s.count("retry")
 			continue
 		}
 		if err := s.Index.MarkStarted(ctx, key, map[string]string{"rootPid": strconv.FormatInt(res.Root.RootPid, 10), "ack": res.Ack}); err != nil {
 			return started, fmt.Errorf("trigger %s started session %s but could not record it: %w", key, res.Root, err)
 		}
 		s.Log.Info("trigger started a session", "trigger", rec["trigger"], "session", res.Root.String(), "ack", res.Ack)
+		s.count("started")
 		started++
 	}
 	return started, nil

@@ -21,7 +21,8 @@
 //	xgr:{idx:C}:owner:<reg>        hash    a registry's owner: owner (lower-case 0x address), block, tx
 //	xgr:{idx:C}:registry:<reg>     hash    a discovered registry: address, block, tx (of its deployment event)
 //	xgr:{idx:C}:rule:<addr>        hash    a cached XRC-137 rule: address, block, hash, encrypted, text (or mismatch)
-//	xgr:{idx:C}:start:<key>        hash    a trigger start: status (pending|started), block, owner, payload, root, …
+//	xgr:{idx:C}:start:<key>        hash    a trigger start: status (pending|started|failed), block, owner, payload, root,
+//	                                       attempts, lastError, lastAttemptAt (ms) of starts that failed and are retried, …
 //	xgr:{idx:C}:pending            zset    trigger starts not yet started, by block
 //	xgr:{idx:C}:mismatch           list    hash mismatches seen (newest last, the last 1,000)
 //	xgr:{idx:C}:ranges             hash    endpoint → the log range (blocks) it accepts

@@ -84,4 +84,3 @@ func TestCommitTakesTheJoinLockAlong(t *testing.T) {
 		}
 	})
 }
-

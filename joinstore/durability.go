@@ -17,18 +17,37 @@ type Durability struct {
 }
 
 // Problem says why a server may lose acknowledged writes on a crash, or ""
-// when it is configured as xgr needs: appendonly yes, and appendfsync
-// everysec (at most a second of writes lost) or always. Lost writes can
-// undo commits that replicas already acted on (an executed step committed
+// when it is configured as xgr needs: appendonly yes and appendfsync
+// always, or everysec when acceptEverysec (the operator accepted losing up
+// to a second of acknowledged writes on an OS crash). Lost writes can undo
+// commits that replicas already acted on (an executed step committed
 // again, a root pid handed out twice); see docs/operating.md.
-func (d Durability) Problem() string {
+func (d Durability) Problem(acceptEverysec bool) string {
 	switch {
 	case d.AppendOnly != "yes":
-		return fmt.Sprintf("appendonly is %q: a restart loses every write since the last snapshot (set appendonly yes)", d.AppendOnly)
-	case d.Fsync != "everysec" && d.Fsync != "always":
-		return fmt.Sprintf("appendfsync is %q: a crash may lose writes the OS had not flushed (use everysec or always)", d.Fsync)
+		return fmt.Sprintf("appendonly is %q: %s (set appendonly yes, appendfsync always)", d.AppendOnly, d.Risk())
+	case d.Fsync == "always":
+		return ""
+	case d.Fsync == "everysec" && acceptEverysec:
+		return ""
+	case d.Fsync == "everysec":
+		return fmt.Sprintf("appendfsync is \"everysec\": %s (set appendfsync always, or accept the risk with --accept-aof-everysec)", d.Risk())
 	}
-	return ""
+	return fmt.Sprintf("appendfsync is %q: %s (set appendfsync always)", d.Fsync, d.Risk())
+}
+
+// Risk says what a crash can take with this setting: which acknowledged
+// writes are lost and what can then be handed out again.
+func (d Durability) Risk() string {
+	switch {
+	case d.AppendOnly != "yes":
+		return "a restart loses every write since the last snapshot: sessions, steps, and the counters that keep root pids unique (ids are reused) and the replay records of SessionPermits"
+	case d.Fsync == "always":
+		return "none: every write is on disk before Redis acknowledges it"
+	case d.Fsync == "everysec":
+		return "an OS crash or power loss loses up to about a second of acknowledged writes (a kill of redis-server alone loses none): starts acknowledged in that second vanish and their session ids go to later starts, a SessionPermit's replay record may vanish, a committed step may run again"
+	}
+	return "an OS crash or power loss loses the writes the OS had not flushed yet (up to about 30 s): acknowledged starts and steps vanish, session ids are reused, SessionPermits may be replayed"
 }
 
 // Durability reads the persistence settings of the server, or of every

@@ -15,3 +15,8 @@ func KeyOf(r Root, suffix string) string { return keysOf(r).prefix + suffix }
 func (s *Store) RecoverClaim(ctx context.Context, c Claim, now, retryAt time.Time) (ReleaseResult, error) {
 	return s.release(ctx, c, now, retryAt, "recover")
 }
+
+// SetStartHook makes Start call f before each call after the allocation
+// ("index-entry", "create", "index"); an error f returns stands for that
+// call failing.
+func (s *Store) SetStartHook(f func(stage string) error) { s.startHook = f }

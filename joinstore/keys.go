@@ -77,6 +77,10 @@ func (k keys) lease() string   { return k.prefix + "lease" }
 func (k keys) jpend() string   { return k.prefix + "jpend" }
 func (k keys) wq() string      { return k.prefix + "wq" }
 func (k keys) woken() string   { return k.prefix + "woken" }
+
+// gone is the tombstone of a root pid a replica gave up before its session
+// was created (forget_root.lua).
+func (k keys) gone() string { return k.prefix + "gone" }
 func (k keys) proc(iter int64) string {
 	return k.prefix + "p:" + strconv.FormatInt(iter, 10)
 }

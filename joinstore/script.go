@@ -48,12 +48,13 @@ var (
 	scriptAdoptRoot    = load("adopt_root")
 	scriptReleaseRoot  = load("release_root")
 	scriptPurgeOwner   = load("purge_owner")
+	scriptForgetRoot   = load("forget_root")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
-	scriptPurgeOwner,
+	scriptPurgeOwner, scriptForgetRoot,
 }
 
 // Preload loads every script into the server's script cache (on every master

@@ -36,6 +36,9 @@ type SessionMeta struct {
 	// (zero when none did).
 	KilledAt   time.Time
 	KillReason string
+	// StartKey names the start that created the session (its idempotency
+	// key, or "permit:<digest>" for a gateway start).
+	StartKey string
 }
 
 // Session meta field names, as the scripts write them.
@@ -55,6 +58,7 @@ const (
 	metaFinishedAt = "finishedAt"
 	metaKilledAt   = "killedAt"
 	metaKillReason = "killReason"
+	metaStartKey   = "startKey"
 )
 
 // ParseSessionMeta maps the fields of a session's meta hash. A field that
@@ -68,7 +72,7 @@ func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
 		Live: r.int(metaLive), Steps: r.int(metaSteps), Iter: r.int(metaIter), Window: r.int(metaWindow),
 		XRC729: fields[metaXRC729], OstcID: fields[metaOstcID], OstcHash: fields[metaOstcHash], StartStep: fields[metaStartStep],
 		CreatedAt: r.time(metaCreatedAt), FinishedAt: r.time(metaFinishedAt), KilledAt: r.time(metaKilledAt),
-		KillReason: fields[metaKillReason],
+		KillReason: fields[metaKillReason], StartKey: fields[metaStartKey],
 	}
 	switch m.Status {
 	case SessionLive, SessionFinished, "":
@@ -107,6 +111,7 @@ func (m SessionMeta) MarshalJSON() ([]byte, error) {
 		FinishedAt *jsonTime     `json:"finishedAt,omitempty"`
 		KilledAt   *jsonTime     `json:"killedAt,omitempty"`
 		KillReason string        `json:"killReason,omitempty"`
+		StartKey   string        `json:"startKey,omitempty"`
 	}{m.Owner, m.RootPid, m.Status, m.Live, m.Steps, m.Iter, m.Window, m.XRC729, m.OstcID, m.OstcHash, m.StartStep,
-		timeJSON(m.CreatedAt), timeJSON(m.FinishedAt), timeJSON(m.KilledAt), m.KillReason})
+		timeJSON(m.CreatedAt), timeJSON(m.FinishedAt), timeJSON(m.KilledAt), m.KillReason, m.StartKey})
 }

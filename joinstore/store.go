@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -45,6 +46,13 @@ type Config struct {
 	// round trip carries many sessions' scripts. 0 runs each script on its
 	// own.
 	Batch int
+	// StartGrace is how long after a start's first index write replicas
+	// look at its session at the latest, should the start's last call
+	// (indexing it at its due time) not arrive (default DefaultStartGrace).
+	StartGrace time.Duration
+	// Log receives what the store finds wrong with Redis's data (lost
+	// acknowledged writes); nil: slog's default logger.
+	Log *slog.Logger
 }
 
 // Default session caps: generous for real orchestrations (a 128-step
@@ -87,6 +95,10 @@ type Store struct {
 	rdb   redis.UniversalClient
 	cfg   Config
 	batch *batcher
+	// startHook, when set (tests), runs before each call of a start
+	// after the allocation ("index-entry", "create", "index"); an error
+	// stands for that call failing.
+	startHook func(stage string) error
 }
 
 // eval runs one transition script, through the shared pipelines when the
@@ -128,6 +140,9 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 	if cfg.MaxLive == 0 {
 		cfg.MaxLive = DefaultMaxLive
 	}
+	if cfg.StartGrace <= 0 {
+		cfg.StartGrace = DefaultStartGrace
+	}
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
@@ -152,150 +167,6 @@ func (s *Store) clock(now time.Time) string {
 // after is the time from now to at in ms (never negative): scripts add it to
 // their own now.
 func after(now, at time.Time) int64 { return max(at.Sub(now).Milliseconds(), 0) }
-
-// StartRequest describes a new session.
-type StartRequest struct {
-	Owner string
-	// IdempotencyKey makes retries safe: the same key always names the same
-	// session. Empty means every call starts a new session.
-	IdempotencyKey           string
-	XRC729, OstcID, OstcHash string
-	StartStep                string
-	// Payload is the root process's resumePlain (a JSON object; empty = {}).
-	Payload json.RawMessage
-	// WakeAt delays the first step; zero means now.
-	WakeAt time.Time
-	Paused bool
-	// Window caps concurrent executions in the session (0 = unlimited).
-	Window int
-	// RootPid, when not 0, is the root pid the session must get: the
-	// owner's next one (else ErrStaleRoot), or the one IdempotencyKey
-	// already names.
-	RootPid int64
-	Now     time.Time
-	// StartLimits are the start step's limits (its entry of the step
-	// table), kept on the root process so that a replica adopting the
-	// session claims it in the same round trip (Adopt); nil: claimed by a
-	// claim round.
-	StartLimits *StepLimits
-}
-
-// ErrStaleRoot: StartRequest.RootPid is not the owner's next root pid.
-var ErrStaleRoot = errors.New("not the owner's next root pid")
-
-// StartResult says what Start did. Ack is queued, scheduled, paused or
-// already_queued (seed 001 §2.1).
-type StartResult struct {
-	Ack  string
-	Root Root
-	Pid  string
-}
-
-// Start allocates a root pid (idempotently by key) and creates the session
-// with its root process. A retry after a crash between the two steps
-// completes the session rather than creating a second one.
-func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error) {
-	req.Owner = NormalizeOwner(req.Owner)
-	if err := CheckOwner(req.Owner); err != nil {
-		return StartResult{}, err
-	}
-	if req.StartStep == "" {
-		return StartResult{}, fmt.Errorf("start: no start step")
-	}
-	payload := req.Payload
-	if len(payload) == 0 {
-		payload = json.RawMessage("{}")
-	}
-	if err := s.CheckPayload("the start payload", payload); err != nil {
-		return StartResult{}, fmt.Errorf("start: %w", err)
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &obj); err != nil || obj == nil {
-		return StartResult{}, fmt.Errorf("start: payload must be a JSON object")
-	}
-	wake := req.WakeAt
-	if wake.IsZero() || wake.Before(req.Now) {
-		wake = req.Now
-	}
-	ok := ownerKeysOf(req.Owner)
-	if req.IdempotencyKey == "-" {
-		return StartResult{}, fmt.Errorf("start: idempotency key \"-\" is reserved")
-	}
-	expect := ""
-	if req.RootPid != 0 {
-		expect = strconv.FormatInt(req.RootPid, 10)
-	}
-	res, err := s.eval(ctx, scriptAllocRoot, ok.all(), req.IdempotencyKey, ms(req.Now), expect).StringSlice()
-	if err != nil {
-		return StartResult{}, fmt.Errorf("start: allocate root: %w", err)
-	}
-	if res[1] == "stale" {
-		return StartResult{}, fmt.Errorf("start: root pid %s of %s: %w (the next one is %s)", expect, req.Owner, ErrStaleRoot, res[0])
-	}
-	rootPid, err := strconv.ParseInt(res[0], 10, 64)
-	if err != nil {
-		return StartResult{}, fmt.Errorf("start: allocate root: bad root pid %q", res[0])
-	}
-	root := Root{Owner: req.Owner, RootPid: rootPid}
-	k := keysOf(root)
-	paused := "0"
-	if req.Paused {
-		paused = "1"
-	}
-	reserve, bypass := "", ""
-	if l := req.StartLimits; l != nil {
-		reserve, bypass = strconv.Itoa(l.Reserve), "0"
-		if l.Bypass {
-			bypass = "1"
-		}
-	}
-	out, err := s.eval(ctx, scriptStartSession, []string{k.meta(), k.due(), k.proc(1)},
-		req.Owner, rootPid, req.XRC729, req.OstcID, req.OstcHash, req.StartStep, string(payload),
-		s.clock(req.Now), after(req.Now, wake), paused, req.Window, reserve, bypass, string(obj[AllowListKey])).StringSlice()
-	if err != nil {
-		return StartResult{}, fmt.Errorf("start %s: %w", root, err)
-	}
-	switch out[0] {
-	case "paused":
-		// Not indexed until resumed (resume marks the root).
-	case "already_queued":
-		// A retry after a failure between creating the session and indexing
-		// it (the root index lives in another slot, another master): index a
-		// live session now, without moving an entry that is there (NX: for a
-		// session indexed all along this writes nothing).
-		if len(out) < 3 || out[2] != "live" {
-			break
-		}
-		if err := s.rdb.ZAddNX(ctx, rootShardKey(root), redis.Z{Score: float64(wake.UnixMilli()), Member: root.String()}).Err(); err != nil {
-			return StartResult{}, fmt.Errorf("start %s: index root: %w", root, err)
-		}
-	default:
-		if err := s.rdb.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(wake.UnixMilli()), Member: root.String()}).Err(); err != nil {
-			return StartResult{}, fmt.Errorf("start %s: index root: %w", root, err)
-		}
-	}
-	return StartResult{Ack: out[0], Root: root, Pid: out[1]}, nil
-}
-
-// NextRootPid is the root pid the owner's next session will get.
-func (s *Store) NextRootPid(ctx context.Context, owner string) (int64, error) {
-	owner = NormalizeOwner(owner)
-	if err := CheckOwner(owner); err != nil {
-		return 0, err
-	}
-	ok := ownerKeysOf(owner)
-	n, err := s.rdb.Get(ctx, ok.seq()).Int64()
-	if err != nil && err != redis.Nil {
-		return 0, err
-	}
-	// As alloc_root does: never below the newest session still indexed.
-	if newest, err := s.rdb.ZRevRange(ctx, ok.roots(), 0, 0).Result(); err == nil && len(newest) == 1 {
-		if top, err := strconv.ParseInt(newest[0], 10, 64); err == nil && top > n {
-			n = top
-		}
-	}
-	return n + 1, nil
-}
 
 // DueIters returns up to limit iters of the session whose nextWakeAt has come.
 func (s *Store) DueIters(ctx context.Context, root Root, now time.Time, limit int) ([]int64, error) {
@@ -802,9 +673,18 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]Process, error) {
 }
 
 // MarkFinished updates the cross-slot indexes of a session found finished
-// (a replica that finished it died before it could): it leaves the root
-// index, and the owner's index learns when its records expire.
+// (a replica that finished it died before it could) or missing: it leaves
+// the root index, and the owner's index learns when its records expire. A
+// missing session gets a tombstone first, so that a start that wrote the
+// index entry but has not created the session yet cannot create it after
+// its entry is gone (Start takes another root pid); a session found live
+// by then keeps its entry.
 func (s *Store) MarkFinished(ctx context.Context, root Root, now time.Time) {
+	k := keysOf(root)
+	status, err := s.eval(ctx, scriptForgetRoot, []string{k.meta(), k.gone()}, s.cfg.SessionTTL.Milliseconds()).Text()
+	if err != nil || status == "live" {
+		return
+	}
 	s.finished(ctx, root, now)
 }
 

@@ -59,6 +59,10 @@ type DataTransferResult struct {
 	OutputPayload json.RawMessage `json:"outputPayload"`
 	OstcID        string          `json:"ostcId"`
 	OstcHash      string          `json:"ostcHash"`
+	// StartKey names this start ("permit:" and the permit's digest): pass
+	// it to xgr_sessionAlive and xgr_stepExecuted to be told when the
+	// session id now names another start's session (Redis lost writes).
+	StartKey string `json:"startKey"`
 }
 
 // ControlRequest is the parameter of xgr_control (kill only).

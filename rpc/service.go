@@ -239,8 +239,9 @@ func (n *sessionNumber) UnmarshalJSON(b []byte) error {
 
 // StepExecuted implements xgr_stepExecuted: true when the process is
 // finished (done or aborted), false while it waits or runs, null when there
-// is no such process.
-func (s *Service) StepExecuted(ctx context.Context, ownerAddr string, sessionID sessionNumber, iteration uint64) (*bool, error) {
+// is no such process. With a start key (params[3]: the startKey the start
+// answered), a session another start created is refused (not-this-start).
+func (s *Service) StepExecuted(ctx context.Context, ownerAddr string, sessionID sessionNumber, iteration uint64, startKey *string) (*bool, error) {
 	release, err := s.enter(ctx)
 	if err != nil {
 		return nil, err
@@ -252,6 +253,9 @@ func (s *Service) StepExecuted(ctx context.Context, ownerAddr string, sessionID 
 	}
 	if iteration == 0 || iteration > 1<<62 {
 		return nil, invalid("params[2]", "iteration %d: want the process's iteration (1 or more)", iteration)
+	}
+	if err := s.thisStart(ctx, root, startKey, "params[3]", nil); err != nil {
+		return nil, err
 	}
 	p, err := s.cfg.Store.Process(ctx, root, int64(iteration))
 	switch {
@@ -265,8 +269,9 @@ func (s *Service) StepExecuted(ctx context.Context, ownerAddr string, sessionID 
 }
 
 // SessionAlive implements xgr_sessionAlive: whether the session still has a
-// waiting or running process.
-func (s *Service) SessionAlive(ctx context.Context, ownerAddr string, sessionID sessionNumber) (bool, error) {
+// waiting or running process. With a start key (params[2]), a session
+// another start created is refused (not-this-start).
+func (s *Service) SessionAlive(ctx context.Context, ownerAddr string, sessionID sessionNumber, startKey *string) (bool, error) {
 	release, err := s.enter(ctx)
 	if err != nil {
 		return false, err
@@ -282,6 +287,9 @@ func (s *Service) SessionAlive(ctx context.Context, ownerAddr string, sessionID 
 		return false, nil
 	case err != nil:
 		return false, internal("session", err)
+	}
+	if err := s.thisStart(ctx, root, startKey, "params[2]", meta); err != nil {
+		return false, err
 	}
 	live, _ := strconv.Atoi(meta["live"])
 	return live > 0, nil

@@ -114,7 +114,7 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	return &DataTransferResult{
 		ProcessID: res.Pid, SessionID: strconv.FormatInt(res.Root.RootPid, 10), Owner: who, Ack: res.Ack,
 		ExecutedSteps: []json.RawMessage{}, Payload: payload, OutputPayload: json.RawMessage("{}"),
-		OstcID: m.OstcID, OstcHash: o.Hash.Hex(),
+		OstcID: m.OstcID, OstcHash: o.Hash.Hex(), StartKey: res.StartKey,
 	}, nil
 }
 

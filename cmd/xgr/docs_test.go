@@ -20,6 +20,7 @@ var guideOf = map[string]string{
 	"xgr run":               "docs/operating.md",
 	"xgr dev":               "docs/operating.md",
 	"xgr index status":      "docs/operating.md",
+	"xgr index triggers":    "docs/operating.md",
 	"xgr session start":     "docs/operating.md",
 	"xgr session list":      "docs/operating.md",
 	"xgr session show":      "docs/operating.md",

@@ -59,8 +59,9 @@ func TestHealthzChecksAWrite(t *testing.T) {
 	}
 }
 
-// --require-aof refuses a Redis that can lose acknowledged writes, and
-// accepts one with appendonly yes and appendfsync everysec.
+// --require-aof refuses a Redis that can lose acknowledged writes, also
+// appendfsync everysec unless --accept-aof-everysec, and accepts one with
+// appendonly yes and appendfsync always.
 func TestRequireAOF(t *testing.T) {
 	srv := testenv.StartRedis(t)
 	url := "redis://" + srv.Addr + "/0"
@@ -73,6 +74,13 @@ func TestRequireAOF(t *testing.T) {
 	}
 	rdb.ConfigSet(ctx, "appendonly", "yes")
 	rdb.ConfigSet(ctx, "appendfsync", "everysec")
-	stop := startReplica(t, "--redis", url, "--outcomes", outcomes, "--require-aof")
+	out, code = run(t, "run", "--redis", url, "--outcomes", outcomes, "--listen", "", "--require-aof")
+	if code != 1 || !strings.Contains(out, `appendfsync is "everysec"`) || !strings.Contains(out, "--accept-aof-everysec") {
+		t.Fatalf("everysec without --accept-aof-everysec: %d %s", code, out)
+	}
+	stop := startReplica(t, "--redis", url, "--outcomes", outcomes, "--require-aof", "--accept-aof-everysec")
+	stop()
+	rdb.ConfigSet(ctx, "appendfsync", "always")
+	stop = startReplica(t, "--redis", url, "--outcomes", outcomes, "--require-aof")
 	stop()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,8 +23,66 @@ func indexCommand() *cli.Command {
 				&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Value: "http://127.0.0.1:8545", Usage: "node the index follows"},
 				jsonFlag()),
 			Action: indexStatusAction,
+		}, {
+			Name:  "triggers",
+			Usage: "list pending trigger starts: the block each waits for, its attempts and last error",
+			Description: `A trigger start is pending until its block is final and its session is
+created. A start that failed with an error that may pass (Redis
+unreachable, a cluster failover) stays pending and is retried with the same
+idempotency key: ATTEMPTS counts those failures and LAST ERROR shows the
+last one. A definite refusal (pin mismatch, unknown start step, payload
+refused) is final and no longer listed ("xgr index status" counts them).
+The index is found by the chain id: --chain-id, or asked of --rpc.`,
+			Flags: append(redisFlags(),
+				&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Value: "http://127.0.0.1:8545", Usage: "node the index follows (asked for its chain id)"},
+				&cli.Uint64Flag{Name: "chain-id", Usage: "chain id of the index (then --rpc is not asked)"},
+				&cli.IntFlag{Name: "limit", Value: 100, Usage: "at most this many, oldest block first"},
+				jsonFlag()),
+			Action: indexTriggersAction,
 		}},
 	}
+}
+
+func indexTriggersAction(c *cli.Context) error {
+	if c.Int("limit") <= 0 {
+		return cli.Exit(fmt.Sprintf("index triggers: --limit %d: want 1 or more", c.Int("limit")), 2)
+	}
+	chainID := c.Uint64("chain-id")
+	if chainID == 0 {
+		client, id, err := chain.Dial(c.Context, c.String("rpc"))
+		if err != nil {
+			return cli.Exit("index triggers: "+err.Error()+" (or give --chain-id)", 1)
+		}
+		client.Close()
+		chainID = id.Uint64()
+	}
+	rdb, target, err := openRedis(c)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	list, err := indexstore.New(rdb, chainID).PendingList(c.Context, c.Int("limit"))
+	if err != nil {
+		return cli.Exit("index triggers: "+target.failed(err).Error(), 1)
+	}
+	if c.Bool("json") {
+		if list == nil {
+			list = []indexstore.PendingStart{}
+		}
+		return json.NewEncoder(c.App.Writer).Encode(list)
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(c.App.Writer, "no pending trigger starts")
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "%-10s %-16s %-8s %-s\n", "BLOCK", "TRIGGER", "ATTEMPTS", "KEY / LAST ERROR")
+	for _, p := range list {
+		fmt.Fprintf(c.App.Writer, "%-10d %-16s %-8d %s\n", p.Block, p.Trigger, p.Attempts, p.Key)
+		if p.LastError != "" {
+			fmt.Fprintf(c.App.Writer, "%37s last error at %s: %s\n", "", p.LastAttemptAt.Format(time.RFC3339), p.LastError)
+		}
+	}
+	return nil
 }
 
 func indexStatusAction(c *cli.Context) error {

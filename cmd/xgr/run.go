@@ -79,7 +79,8 @@ Example:
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics, /healthz, /readyz and the console /ui (empty: off)"},
 			&cli.StringFlag{Name: "metrics-listen", EnvVars: []string{"XGR_METRICS_LISTEN"}, Usage: "also serve /metrics, /healthz and /readyz, never the console, on this address (e.g. for a scraper on another host; empty: off)"},
-			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync everysec|always"},
+			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync always (or everysec with --accept-aof-everysec)"},
+			&cli.BoolFlag{Name: "accept-aof-everysec", EnvVars: []string{"XGR_ACCEPT_AOF_EVERYSEC"}, Usage: "accept appendfsync everysec: an OS crash may lose the last second of acknowledged writes (starts, steps; their session ids reused)"},
 			&cli.DurationFlag{Name: "health-timeout", Value: time.Second, EnvVars: []string{"XGR_HEALTH_TIMEOUT"}, Usage: "/healthz fails when a Redis write takes longer"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often to look for sessions"},
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
@@ -174,6 +175,7 @@ func runAction(c *cli.Context) error {
 	if err := checkDurability(c, store); err != nil {
 		return err
 	}
+	checkCounters(c.Context, store)
 	events := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_events_total", Help: "Session timeline events by type."}, []string{"type"})
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
@@ -181,6 +183,11 @@ func runAction(c *cli.Context) error {
 		if service, source, err = chainService(c, indexCfg, cache, idx, client, chainID, store, source); err != nil {
 			return err
 		}
+	}
+	triggers := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_trigger_starts_total",
+		Help: "Trigger start attempts by outcome: started, failed (a definite refusal), retry (an error; the trigger stays pending), waiting (its orchestration is not indexed yet)."}, []string{"outcome"})
+	if service != nil {
+		service.Starter.Count = func(outcome string) { triggers.WithLabelValues(outcome).Inc() }
 	}
 	var gateway http.Handler
 	if c.String("rpc-listen") != "" {
@@ -210,7 +217,7 @@ func runAction(c *cli.Context) error {
 			}
 		}}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(events, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
+	reg.MustRegister(events, triggers, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
 		func() float64 { return float64(m.Running()) }))
 	ready := func() error {
 		if c.Context.Err() != nil {
@@ -251,8 +258,40 @@ func runAction(c *cli.Context) error {
 	if ierr := <-indexErr; ierr != nil {
 		return cli.Exit("run: indexer: "+ierr.Error(), 1)
 	}
+	if reason := undrained(store, replica, m.Running(), c.Duration("health-timeout")); reason != "" {
+		slog.Error("session manager stopped without draining", "replica", replica, "reason", reason)
+		return cli.Exit(fmt.Sprintf("run: stopped without draining: %s; other replicas take its sessions over when its leases expire (--root-lease, and --proc-lease for executions in flight)", reason), 1)
+	}
 	slog.Info("session manager stopped", "replica", replica)
 	return err
+}
+
+// undrained says why a stopped replica could not drain ("" when it did):
+// sessions it still ran, or a Redis that does not acknowledge a write (its
+// commits and lease releases did not arrive).
+func undrained(store *joinstore.Store, replica string, running int, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := store.Health(ctx, replica); err != nil {
+		return fmt.Sprintf("redis is unreachable or refuses writes (%v)", err)
+	}
+	if running > 0 {
+		return fmt.Sprintf("%d sessions were still running", running)
+	}
+	return ""
+}
+
+// checkCounters raises owners' root pid counters found below sessions that
+// survived (Redis lost acknowledged writes) and logs each such loss.
+func checkCounters(ctx context.Context, store *joinstore.Store) {
+	repairs, err := store.RepairCounters(ctx)
+	if err != nil {
+		slog.Warn("cannot check root pid counters against the sessions in Redis", "err", err)
+	}
+	for _, r := range repairs {
+		slog.Error("redis lost acknowledged writes: an owner's root pid counter was below sessions that exist; raised so that no id is reused",
+			"owner", r.Owner, "counter", r.Counter, "newest", r.Newest)
+	}
 }
 
 // checkDurability reads Redis's persistence settings: a setting that can
@@ -267,7 +306,8 @@ func checkDurability(c *cli.Context, store *joinstore.Store) error {
 		return nil
 	}
 	for _, d := range nodes {
-		if p := d.Problem(); p != "" {
+		slog.Info("redis persistence", "node", d.Node, "appendonly", d.AppendOnly, "appendfsync", d.Fsync, "risk", d.Risk())
+		if p := d.Problem(c.Bool("accept-aof-everysec")); p != "" {
 			if c.Bool("require-aof") {
 				return cli.Exit(fmt.Sprintf("run: --require-aof: redis %s: %s", d.Node, p), 1)
 			}

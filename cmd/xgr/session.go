@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +52,10 @@ func sessionCommand() *cli.Command {
 the exact hash) before anything is written, then creates the session; a
 running "xgr run" picks it up. The session records the file's id as its
 ostcId and its keccak256 as its ostcHash; "xgr run" must serve the same file.
+Every start has an idempotency key (--key, or a generated one that is
+printed): a start that failed or whose answer was lost is retried with
+--key and names the same session, never a second one. "xgr session show
+ROOTPID --key KEY" checks that a session is the one this start created.
 
 With --rpc, the owner is the session's runner and must be authorized on
 chain (XRC-729 §4.2): owner or executor (getExecutorList) of the --xrc729
@@ -63,7 +69,7 @@ Example:
 				Flags: flags(
 					&cli.StringFlag{Name: "step", Usage: "start step (default: the document's first step)"},
 					&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
-					&cli.StringFlag{Name: "key", Usage: "idempotency key: the same key always names the same session"},
+					&cli.StringFlag{Name: "key", Aliases: []string{"idempotency-key"}, Usage: "idempotency key: the same key always names the same session (default: a generated one, printed; retry a failed start with it)"},
 					&cli.StringFlag{Name: "pin", Usage: "run only if the orchestration's hash is this (0x…)"},
 					&cli.StringFlag{Name: "xrc729", Value: "file", Usage: "registry the orchestration is recorded under (an address needs --rpc)"},
 					&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"},
@@ -90,8 +96,12 @@ Example:
 				Name:      "show",
 				Usage:     "draw a session's process tree with statuses and joins",
 				ArgsUsage: "ROOTPID",
-				Flags:     flags(jsonFlag()),
-				Action:    sessionShowAction,
+				Description: `With --key, exits 1 unless the session was started with that idempotency
+key: after Redis lost acknowledged writes, a session id a start was told
+may name another start's session ("not this start").`,
+				Flags: flags(jsonFlag(),
+					&cli.StringFlag{Name: "key", Aliases: []string{"idempotency-key"}, Usage: "exit 1 unless the session was started with this key"}),
+				Action: sessionShowAction,
 			},
 			{
 				Name:      "kill",
@@ -251,8 +261,12 @@ func sessionStartAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	key := c.String("key")
+	if key == "" {
+		key = newStartKey()
+	}
 	req := reactor.StartRequest{Owner: owner, XRC729: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
-		Step: c.String("step"), IdempotencyKey: c.String("key"), Paused: c.Bool("paused"), Window: c.Int("window")}
+		Step: c.String("step"), IdempotencyKey: key, Paused: c.Bool("paused"), Window: c.Int("window")}
 	if req.Step == "" {
 		req.Step = o.Steps[0].ID
 	}
@@ -285,14 +299,31 @@ func sessionStartAction(c *cli.Context) error {
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		res, err := start(ctx, s)
 		if err != nil {
-			return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 1)
+			return cli.Exit(fmt.Sprintf("%s: %v (start key %s: retry with --key %s; it names the same session)", cmdName(c), err, key, key), 1)
 		}
 		if c.Bool("json") {
-			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"ack": res.Ack, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "ostcHash": o.Hash.Hex()})
+			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"ack": res.Ack, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "ostcHash": o.Hash.Hex(), "startKey": key})
 		}
-		_, err = fmt.Fprintf(c.App.Writer, "%s: session %d (root process %s) of %s, hash %s\n", res.Ack, res.Root.RootPid, res.Pid, o.ID, o.Hash.Hex())
+		_, err = fmt.Fprintf(c.App.Writer, "%s: session %d (root process %s) of %s, hash %s, start key %s\n", res.Ack, res.Root.RootPid, res.Pid, o.ID, o.Hash.Hex(), key)
 		return err
 	})
+}
+
+// newStartKey is a generated idempotency key for a start without --key:
+// "cli-" and 16 random bytes in hex.
+func newStartKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return "cli-" + hex.EncodeToString(b)
+}
+
+// notThisStart says that a session is not the one a start key names.
+func notThisStart(root joinstore.Root, key, have string) string {
+	if have == "" {
+		have = "none"
+	}
+	return fmt.Sprintf("session %d of %s was not started with key %s (its start key: %s): not this start — Redis lost acknowledged writes and the id went to another start; start again with --key %s",
+		root.RootPid, root.Owner, key, have, key)
 }
 
 func sessionListAction(c *cli.Context) error {
@@ -337,6 +368,9 @@ func sessionShowAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
 		}
+		if key := c.String("key"); key != "" && meta.StartKey != key {
+			return cli.Exit(notThisStart(root, key, meta.StartKey), 1)
+		}
 		procs, err := s.Processes(ctx, root)
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
@@ -355,7 +389,11 @@ func sessionShowAction(c *cli.Context) error {
 			}
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum, "history": history})
 		}
-		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %d live\n", root.RootPid, root.Owner, meta.Status, meta.OstcID, meta.OstcHash, meta.Live)
+		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %d live", root.RootPid, root.Owner, meta.Status, meta.OstcID, meta.OstcHash, meta.Live)
+		if meta.StartKey != "" {
+			fmt.Fprintf(c.App.Writer, ", start key %s", meta.StartKey)
+		}
+		fmt.Fprintln(c.App.Writer)
 		drawTree(c.App.Writer, procs, sum)
 		for _, h := range history {
 			switch h.Event {

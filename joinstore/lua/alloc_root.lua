@@ -6,19 +6,34 @@
 -- KEYS[3] xgr:{own:O}:roots   zset: rootPid by creation time
 -- KEYS[4] xgr:{own:O}:expire  zset: rootPid of finished sessions by expiry time
 -- KEYS[5] xgr:{own:O}:idemof  hash: rootPid -> idempotency key
--- ARGV[1] idempotency key ("" = none, or "-" to only collect garbage)
+-- ARGV[1] idempotency key ("" = none, or "-" to only collect garbage and
+--         raise the counter)
 -- ARGV[2] now (ms)
 -- ARGV[3] the rootPid the caller expects to get ("" = any): a SessionPermit
 --         signs the session id it starts
+-- ARGV[4] floor: the counter is raised to at least this ("" = none): a
+--         session with that id survived a loss of the counter's writes
+-- ARGV[5] a rootPid the key must no longer name ("" = none): its session
+--         was given up before it was created (start_session said "gone") or
+--         belongs to another start ("taken")
+-- ARGV[6] the key of the start whose session holds ARGV[5] ("" = none):
+--         the key names that session again (its mapping was lost with the
+--         counter's writes), and the owner's index lists it
+-- ARGV[7] "1" when ARGV[5] was given up (start_session said "gone"): it
+--         never gets a session, so the owner's index forgets it now
 --
--- Returns {rootPid, "new"|"existing"}, {"", "gc"} for a collection only, or
--- {next, "stale"} when ARGV[3] is not the owner's next rootPid (nothing
--- allocated; next is what it would have been).
+-- Returns {rootPid, "new"|"existing", raised}, {"", "gc", raised} for a
+-- collection only, or {next, "stale", raised} when ARGV[3] is not the
+-- owner's next rootPid (nothing allocated; next is what it would have
+-- been). raised is the counter's value before this call raised it (to the
+-- newest indexed session or to the floor), "" when it was not raised: a
+-- raised counter means Redis lost acknowledged writes.
 -- Invariant: one idempotency key maps to one rootPid while its session
 -- exists; rootPids of an owner are never reused, not even after Redis lost
 -- recent writes of the counter (an older append-only file): the next pid is
--- above the newest session the owner's index still holds; the owner's
--- indexes hold only sessions whose records still exist.
+-- above the newest session the owner's index still holds and above every
+-- floor a caller found taken; the owner's indexes hold only sessions whose
+-- records still exist.
 for _, r in ipairs(redis.call("ZRANGEBYSCORE", KEYS[4], "-inf", ARGV[2], "LIMIT", 0, 1000)) do
   redis.call("ZREM", KEYS[3], r)
   redis.call("ZREM", KEYS[4], r)
@@ -28,27 +43,49 @@ for _, r in ipairs(redis.call("ZRANGEBYSCORE", KEYS[4], "-inf", ARGV[2], "LIMIT"
     redis.call("HDEL", KEYS[5], r)
   end
 end
+-- The counter, raised to the newest indexed session or the floor if it fell
+-- behind.
+local seq = tonumber(redis.call("GET", KEYS[1]) or "0")
+local was = seq
+local newest = redis.call("ZREVRANGE", KEYS[3], 0, 0)[1]
+if newest and tonumber(newest) > seq then
+  seq = tonumber(newest)
+end
+if ARGV[4] and ARGV[4] ~= "" and tonumber(ARGV[4]) > seq then
+  seq = tonumber(ARGV[4])
+end
+local raised = ""
+if seq > was then
+  redis.call("SET", KEYS[1], seq)
+  raised = tostring(was)
+end
 local key = ARGV[1]
 if key == "-" then
-  return {"", "gc"}
+  return {"", "gc", raised}
+end
+if key ~= "" and ARGV[5] and ARGV[5] ~= "" and redis.call("HGET", KEYS[2], key) == ARGV[5] then
+  redis.call("HDEL", KEYS[2], key)
+  redis.call("HDEL", KEYS[5], ARGV[5])
+end
+if ARGV[7] == "1" and ARGV[5] ~= "" then
+  redis.call("ZREM", KEYS[3], ARGV[5])
+  redis.call("ZREM", KEYS[4], ARGV[5])
+end
+if ARGV[6] and ARGV[6] ~= "" and ARGV[6] ~= "-" and not redis.call("HGET", KEYS[2], ARGV[6]) then
+  redis.call("HSET", KEYS[2], ARGV[6], ARGV[5])
+  redis.call("HSET", KEYS[5], ARGV[5], ARGV[6])
+  redis.call("ZADD", KEYS[3], "NX", ARGV[2], ARGV[5])
 end
 if key ~= "" then
   local have = redis.call("HGET", KEYS[2], key)
   if have then
-    return {have, "existing"}
+    return {have, "existing", raised}
   end
-end
--- The counter, raised to the newest indexed session if it fell behind.
-local seq = tonumber(redis.call("GET", KEYS[1]) or "0")
-local newest = redis.call("ZREVRANGE", KEYS[3], 0, 0)[1]
-if newest and tonumber(newest) > seq then
-  seq = tonumber(newest)
-  redis.call("SET", KEYS[1], seq)
 end
 if ARGV[3] and ARGV[3] ~= "" then
   local nextRoot = seq + 1
   if tostring(nextRoot) ~= ARGV[3] then
-    return {tostring(nextRoot), "stale"}
+    return {tostring(nextRoot), "stale", raised}
   end
 end
 local root = redis.call("INCR", KEYS[1])
@@ -57,4 +94,4 @@ if key ~= "" then
   redis.call("HSET", KEYS[5], root, key)
 end
 redis.call("ZADD", KEYS[3], ARGV[2], root)
-return {tostring(root), "new"}
+return {tostring(root), "new", raised}

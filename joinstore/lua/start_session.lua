@@ -3,6 +3,8 @@
 -- KEYS[1] xgr:T:meta   session hash
 -- KEYS[2] xgr:T:due    zset of claimable processes by nextWakeAt
 -- KEYS[3] xgr:T:p:1    the root process
+-- KEYS[4] xgr:T:gone   tombstone: a replica found the session's index entry
+--                      before the session existed and gave it up (forget_root)
 -- ARGV[1] owner        ARGV[2] rootPid     ARGV[3] xrc729    ARGV[4] ostcId
 -- ARGV[5] ostcHash     ARGV[6] startStep   ARGV[7] payload (JSON object)
 -- ARGV[8] now (ms; "" = the server clock)  ARGV[9] wake after (ms from now)
@@ -14,17 +16,33 @@
 -- ARGV[14] the start payload's __wakeUp value (raw JSON; "" = none), kept
 --          in meta as wakeUp so that who may wake is decided without
 --          reading process payloads
+-- ARGV[15] start key: the start's idempotency key ("" = none), kept in meta
+--          as startKey so that an acknowledgement names its start
+-- ARGV[16] fresh: "1" when alloc_root allocated the root pid in this start
+--          (no earlier attempt of this start can have created the session)
 --
--- Returns {ack, pid}: ack is "already_queued" when the session exists (then
--- with its status, live or finished, third), else "paused", "scheduled"
--- (wakeAt > now) or "queued".
--- Invariant: a session is created at most once; its root process is iter 1
--- and is claimable only through the due set.
+-- Returns {ack, pid}: ack is "already_queued" when this start created the
+-- session before (then with its status, live or finished, third), "taken"
+-- when the session exists but another start created it (the owner's counter
+-- lost writes; then with that start's key third), "gone" when a replica
+-- gave the root pid up (KEYS[4]), else "paused", "scheduled" (wakeAt > now)
+-- or "queued".
+-- Invariant: a session is created at most once, by one start; its root
+-- process is iter 1 and is claimable only through the due set; a root pid
+-- given up by a replica never gets a session.
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
 -- with a server clock every lease and due decision of every replica is
 -- judged by one clock, whatever the replicas' own clocks say.
 if redis.call("EXISTS", KEYS[1]) == 1 then
-  return {"already_queued", ARGV[2] .. ":1", redis.call("HGET", KEYS[1], "status") or ""}
+  local m = redis.call("HMGET", KEYS[1], "status", "startKey")
+  local have = m[2] or ""
+  if (ARGV[15] ~= "" and have == ARGV[15]) or (have == "" and ARGV[16] ~= "1") then
+    return {"already_queued", ARGV[2] .. ":1", m[1] or ""}
+  end
+  return {"taken", ARGV[2] .. ":1", have}
+end
+if redis.call("EXISTS", KEYS[4]) == 1 then
+  return {"gone", ARGV[2] .. ":1"}
 end
 local pid = ARGV[2] .. ":1"
 local now = clock(ARGV[8])
@@ -33,7 +51,7 @@ redis.call("HSET", KEYS[1],
   "owner", ARGV[1], "rootPid", ARGV[2], "xrc729", ARGV[3], "ostcId", ARGV[4],
   "ostcHash", ARGV[5], "startStep", ARGV[6], "createdAt", now,
   "window", ARGV[11], "live", 1, "status", "live", "iter", 1, "fence", 0, "steps", 0,
-  "wakeUp", ARGV[14] or "")
+  "wakeUp", ARGV[14] or "", "startKey", ARGV[15] or "")
 redis.call("HSET", KEYS[3],
   "pid", pid, "parentPid", "", "threadHeadPid", pid, "status", "waiting",
   "paused", ARGV[10], "resumeStep", ARGV[6], "lastStep", "", "lastEvalValid", "",

@@ -1,0 +1,83 @@
+package indexer
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+)
+
+// A start that fails on its way to Redis (connection refused: a master
+// down, a failover) is not final: the trigger stays pending with its
+// attempts and last error, and the next pass starts its session with the
+// same key.
+func TestTriggerStartRetriesTransportErrors(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.sim.Mine(3)
+	live := r.starter.Store
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(testenv.FreePort(t)), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer down.Close()
+	r.starter.Store = joinstore.New(down, joinstore.Config{})
+	outcomes := map[string]int{}
+	r.starter.Count = func(o string) { outcomes[o]++ }
+	if n := r.sync(t); n != 0 {
+		t.Fatalf("%d sessions started on a Redis that is down", n)
+	}
+	keys, _ := r.follow.Index.PendingStarts(ctx, 1<<62, 10)
+	if len(keys) != 1 {
+		t.Fatalf("pending starts after a refused connection: %v, want the one trigger still pending", keys)
+	}
+	rec, _ := r.follow.Index.Entry(ctx, keys[0])
+	if rec["status"] != "pending" || rec["attempts"] != "1" || !strings.Contains(rec["lastError"], "refused") {
+		t.Fatalf("trigger after a refused connection: %v", rec)
+	}
+	if list, err := r.follow.Index.PendingList(ctx, 10); err != nil || len(list) != 1 || list[0].Key != keys[0] || list[0].Attempts != 1 || list[0].Block == 0 {
+		t.Fatalf("pending list: %+v %v", list, err)
+	}
+	r.starter.Store = live
+	if n := r.sync(t); n != 1 {
+		t.Fatalf("%d sessions started once Redis answered, want 1", n)
+	}
+	if list := r.sessions(t); len(list) != 1 {
+		t.Fatalf("%d sessions, want 1", len(list))
+	}
+	if rec, _ = r.follow.Index.Entry(ctx, keys[0]); rec["status"] != "started" {
+		t.Fatalf("trigger after its start: %v", rec)
+	}
+	if outcomes["retry"] != 1 || outcomes["started"] != 1 || outcomes["failed"] != 0 {
+		t.Errorf("counted outcomes %v, want one retry and one start", outcomes)
+	}
+}
+
+// A definite refusal (here: a start step the orchestration does not have)
+// is final: the trigger is marked failed with the reason and not retried.
+func TestTriggerStartRefusalIsFinal(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	cfg, err := ParseConfig("test.yaml", []byte(strings.Replace(triggerConfig(r.reg.Address), "start: A1", "start: NOPE", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.follow.Triggers = cfg.Triggers
+	r.sim.Mine(3)
+	if n := r.sync(t); n != 0 {
+		t.Fatalf("%d sessions started at an unknown step", n)
+	}
+	if keys, _ := r.follow.Index.PendingStarts(ctx, 1<<62, 10); len(keys) != 0 {
+		t.Fatalf("a refused start is still pending: %v", keys)
+	}
+	starts, _ := r.follow.Index.Keys(ctx, "start:")
+	if len(starts) != 1 {
+		t.Fatalf("trigger records %v", starts)
+	}
+	if rec, _ := r.follow.Index.Entry(ctx, starts[0]); rec["status"] != "failed" || !strings.Contains(rec["error"], "unknown start step") {
+		t.Fatalf("refused trigger: %v", rec)
+	}
+}
