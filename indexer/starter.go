@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -41,6 +42,11 @@ type Starter struct {
 	// definite refusal), "retry" (an error; the trigger stays pending) and
 	// "waiting" (its orchestration is not indexed yet).
 	Count func(outcome string)
+	// Authority, when set, checks the session's runner (its owner) on the
+	// registry and the orchestration's rule contracts before the session
+	// is created (XRC-729 §3.1/§4.2): a runner that is neither owner nor
+	// executor is a definite refusal; a node that cannot say is retried.
+	Authority *authority.Checker
 }
 
 // ErrRefused marks a trigger start that can never succeed: its recorded
@@ -50,9 +56,13 @@ var ErrRefused = errors.New("trigger start refused")
 // Refused says whether a start error is a definite refusal, final for its
 // trigger: a pinned hash that does not match the orchestration, a start
 // step it does not have, a payload over the cap or of a refused shape, or
-// a request refused before it was sent (ErrRefused). Everything else —
+// a request refused before it was sent (ErrRefused), a runner without
+// authority (*authority.Error). Everything else —
 // transport, cluster and server errors — may pass on a retry.
 func Refused(err error) bool {
+	if errors.As(err, new(*authority.Error)) {
+		return true
+	}
 	for _, final := range []error{ErrRefused, reactor.ErrHashMismatch, reactor.ErrUnknownStep, joinstore.ErrPayloadTooLarge, joinstore.ErrPayloadShape} {
 		if errors.Is(err, final) {
 			return true
@@ -127,7 +137,11 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 		err = checkStart(req)
 		var res joinstore.StartResult
 		if err == nil {
-			res, err = reactor.Start(ctx, s.Store, s.Source, req, s.Now())
+			if s.Authority != nil {
+				res, err = s.Authority.Start(ctx, s.Store, s.Source, req, s.Now())
+			} else {
+				res, err = reactor.Start(ctx, s.Store, s.Source, req, s.Now())
+			}
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
@@ -79,5 +80,46 @@ func TestTriggerStartRefusalIsFinal(t *testing.T) {
 	}
 	if rec, _ := r.follow.Index.Entry(ctx, starts[0]); rec["status"] != "failed" || !strings.Contains(rec["error"], "unknown start step") {
 		t.Fatalf("refused trigger: %v", rec)
+	}
+}
+
+// With an authority checker, a trigger whose owner is neither the
+// registry's owner nor on its executor list is refused for good (XRC-729
+// §3.1/§4.2) and creates nothing; the registry's owner starts as before.
+func TestTriggerStartChecksAuthority(t *testing.T) {
+	for _, tc := range []struct {
+		name, owner string
+		started     int
+	}{
+		{"owner", "{arg: owner}", 1},
+		{"stranger", `"0x00000000000000000000000000000000000000d1"`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			ctx := context.Background()
+			cfg, err := ParseConfig("test.yaml", []byte(strings.Replace(triggerConfig(r.reg.Address), "owner: {arg: owner}", "owner: "+tc.owner, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.follow.Triggers = cfg.Triggers
+			r.starter.Authority = authority.NewChecker(authority.NewChainReader(r.sim.Backend()))
+			r.sim.Mine(3)
+			if n := r.sync(t); n != tc.started {
+				t.Fatalf("%d sessions started, want %d", n, tc.started)
+			}
+			if keys, _ := r.follow.Index.PendingStarts(ctx, 1<<62, 10); len(keys) != 0 {
+				t.Fatalf("a decided start is still pending: %v", keys)
+			}
+			if tc.started > 0 {
+				return
+			}
+			starts, _ := r.follow.Index.Keys(ctx, "start:")
+			if rec, _ := r.follow.Index.Entry(ctx, starts[0]); rec["status"] != "failed" || !strings.Contains(rec["error"], "runner-not-authorized") && !strings.Contains(rec["error"], "not authorized") {
+				t.Fatalf("refused trigger: %v", rec)
+			}
+			if list, _ := r.store.Sessions(ctx, "0x00000000000000000000000000000000000000d1", 0, 10, true); len(list) != 0 {
+				t.Fatalf("a refused trigger created sessions: %v", list)
+			}
+		})
 	}
 }

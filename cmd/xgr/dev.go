@@ -262,8 +262,9 @@ func devAction(c *cli.Context) error {
 		}}
 	svc := &indexer.Service{
 		Follower: &indexer.Follower{Chain: dev.Backend(), ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: log},
-		Starter:  &indexer.Starter{Chain: dev.Backend(), Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: log},
-		Poll:     100 * time.Millisecond, Log: log,
+		Starter: &indexer.Starter{Chain: dev.Backend(), Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: log,
+			Authority: authority.NewChecker(authority.NewChainReader(dev.Backend()))},
+		Poll: 100 * time.Millisecond, Log: log,
 	}
 	var wg sync.WaitGroup
 	wg.Add(2)

@@ -330,7 +330,8 @@ func chainService(c *cli.Context, raw []byte, cache *indexer.CacheSource, idx *i
 	source := reactor.FirstSource(cache, static)
 	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Discover: cfg.Discover, FollowRules: true, Triggers: cfg.Triggers,
 		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: c.String("rpc"), Log: slog.Default()}
-	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default()}
+	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default(),
+		Authority: authority.NewChecker(authority.NewChainReader(client))}
 	svc := &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}
 	// Over a websocket, newHeads wakes the indexer as blocks arrive (a hint;
 	// polling goes on). Over HTTP the subscription is refused: poll only.
