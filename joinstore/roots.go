@@ -308,3 +308,8 @@ func (s *Store) ReleaseFinished(ctx context.Context, root Root, replica string, 
 	}
 	return nil
 }
+
+// ServerTime reads Redis's clock (TIME).
+func (s *Store) ServerTime(ctx context.Context) (time.Time, error) {
+	return s.rdb.Time(ctx).Result()
+}

@@ -40,6 +40,15 @@ type Manager struct {
 	// (0 = GOMAXPROCS).
 	Workers int
 
+	// skew is how far Redis's clock is ahead of this replica's (ns), when
+	// more than maxSkew: due times and leases are judged on Redis's clock,
+	// so the replica reads them on it too (now).
+	skew      atomic.Int64
+	skewCheck time.Time
+	// wall is the replica's own clock (nil: time.Now; tests set a wrong
+	// one).
+	wall func() time.Time
+
 	mu     sync.Mutex
 	actors map[joinstore.Root]sched.PID
 	// leaving are the actors handing their sessions back: they no longer
@@ -109,6 +118,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	ticker := time.NewTicker(m.Poll)
 	defer ticker.Stop()
 	fresh := true // read the root index again (at a poll), not only what it named last
+	m.checkSkew(ctx)
 	for {
 		if err := m.adopt(ctx, fresh); err != nil && ctx.Err() == nil {
 			m.Log.Warn("looking for sessions failed", "err", err)
@@ -133,6 +143,9 @@ func (m *Manager) Run(ctx context.Context) error {
 			return nil
 		case <-ticker.C:
 			fresh = true
+			if time.Since(m.skewCheck) > skewEvery {
+				m.checkSkew(ctx)
+			}
 		case <-m.room:
 		}
 	}
@@ -216,7 +229,7 @@ func (m *Manager) free() int {
 func (m *Manager) adopt(ctx context.Context, fresh bool) error {
 	for {
 		if fresh || len(m.due) == 0 {
-			roots, err := m.Store.RootsDue(ctx, time.Now(), 256)
+			roots, err := m.Store.RootsDue(ctx, m.now(), 256)
 			if err != nil {
 				return err
 			}
@@ -259,7 +272,7 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			now := time.Now()
+			now := m.now()
 			adopted[i], errs[i] = m.Store.Adopt(ctx, r, m.Replica, m.RootLease, m.ProcLease, now, now.Add(m.RootLease))
 		}()
 	}
@@ -270,7 +283,7 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 		case errors.Is(err, joinstore.ErrRootHeld):
 			continue
 		case errors.Is(err, joinstore.ErrFinished):
-			m.Store.MarkFinished(ctx, r, time.Now())
+			m.Store.MarkFinished(ctx, r, m.now())
 			continue
 		case err != nil:
 			first = cmp.Or(first, err)
@@ -289,4 +302,47 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 		}
 	}
 	return first
+}
+
+// maxSkew is the clock difference to Redis a replica tolerates unnoticed;
+// skewEvery how often it measures it.
+const (
+	maxSkew   = 500 * time.Millisecond
+	skewEvery = 30 * time.Second
+)
+
+// now is the replica's clock, corrected to Redis's when they differ by
+// more than maxSkew.
+func (m *Manager) now() time.Time { return m.wallNow().Add(time.Duration(m.skew.Load())) }
+
+func (m *Manager) wallNow() time.Time {
+	if m.wall != nil {
+		return m.wall()
+	}
+	return time.Now()
+}
+
+// checkSkew measures how far Redis's clock is from this replica's. Leases
+// and due times are Redis's (the scripts judge them on its clock): a
+// replica whose clock is minutes slow would find nothing due and claim
+// nothing, silently. Over maxSkew it says so and reads on Redis's clock.
+func (m *Manager) checkSkew(ctx context.Context) {
+	m.skewCheck = time.Now()
+	before := m.wallNow()
+	srv, err := m.Store.ServerTime(ctx)
+	if err != nil {
+		return
+	}
+	after := m.wallNow()
+	d := srv.Sub(before.Add(after.Sub(before) / 2))
+	old := time.Duration(m.skew.Load())
+	if d > -maxSkew && d < maxSkew {
+		d = 0
+	}
+	m.skew.Store(int64(d))
+	if d != 0 && (old == 0 || (d-old) > maxSkew || (old-d) > maxSkew) {
+		m.Log.Warn("this replica's clock differs from Redis's; due times and leases are read on Redis's clock", "redis_ahead_by", d.Round(time.Millisecond).String())
+	} else if d == 0 && old != 0 {
+		m.Log.Info("this replica's clock agrees with Redis's again")
+	}
 }

@@ -54,9 +54,9 @@ type rootActor struct {
 func newRootActor(m *Manager, root joinstore.Root, adopted *joinstore.Adoption) *rootActor {
 	io := &sessionIO{store: m.Store, source: m.Source, exec: m.Exec, root: root, worker: m.Replica,
 		procLease: m.ProcLease, rootLease: m.RootLease, token: adopted.Token, adopted: adopted,
-		clock: time.Now, poke: m.poke, log: m.Log}
+		clock: m.now, poke: m.poke, log: m.Log}
 	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, JoinLock: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload}
-	return &rootActor{m: m, io: io, machine: newMachine(cfg, root, nil, time.Now())}
+	return &rootActor{m: m, io: io, machine: newMachine(cfg, root, nil, m.now())}
 }
 
 // Init implements sched.Process.
@@ -101,7 +101,7 @@ func (a *rootActor) feed(out *sched.StepOutput, in input) {
 	if a.machine.Done() {
 		return
 	}
-	rd := a.machine.Step(in, time.Now())
+	rd := a.machine.Step(in, a.m.now())
 	if a.m.OnEvent != nil {
 		for _, e := range rd.events {
 			a.m.OnEvent(a.io.root, e)
@@ -111,7 +111,7 @@ func (a *rootActor) feed(out *sched.StepOutput, in input) {
 		a.tag++
 		switch c := c.(type) {
 		case cmdSleep:
-			out.Yield(a.tag, sleepCmd(max(time.Until(c.Until), 0)))
+			out.Yield(a.tag, sleepCmd(max(c.Until.Sub(a.m.now()), 0)))
 		case cmdDone:
 		default:
 			if _, ok := c.(cmdInspect); ok {

@@ -43,7 +43,6 @@ type Runner struct {
 	// executed (0: no bound), for orchestrations that loop forever.
 	MaxSteps int
 
-	table    joinstore.StepTable
 	executed int
 }
 
