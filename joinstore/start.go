@@ -178,7 +178,18 @@ func (s *Store) allocRoot(ctx context.Context, req StartRequest, floor, forget, 
 // createSession writes the pending index entry (unless the session starts
 // paused) and then runs start_session.
 func (s *Store) createSession(ctx context.Context, req StartRequest, root Root, fresh bool, payload json.RawMessage, wake time.Time, allow string) ([]string, error) {
-	if !req.Paused {
+	exists := false
+	if !fresh {
+		// A retry of a start whose session exists needs no pending entry
+		// (a finished session must not be indexed again): the retry below
+		// indexes a live one at its due time.
+		n, err := s.rdb.Exists(ctx, keysOf(root).meta()).Result()
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", root, err)
+		}
+		exists = n == 1
+	}
+	if !req.Paused && !exists {
 		if err := s.hook("index-entry"); err != nil {
 			return nil, err
 		}

@@ -205,3 +205,36 @@ func TestStartAfterCounterLossTakesAFreshRoot(t *testing.T) {
 		}
 	})
 }
+
+// A retry of a start whose session already finished writes nothing: the
+// finished session is not indexed again (the gateway refuses a reused
+// permit this way, and bad input creates no state).
+func TestStartRetryOfAFinishedSessionWritesNothing(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		req := joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0, IdempotencyKey: "order-7"}
+		res, err := s.Start(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims, err := s.Claim(ctx, res.Root, t0, time.Minute, "w", joinstore.StepTable{}, []int64{1})
+		if err != nil || len(claims) != 1 {
+			t.Fatalf("claim: %v %v", claims, err)
+		}
+		valid := true
+		if cr, err := s.Commit(ctx, claims[0], t0, joinstore.Commit{Status: "done", Valid: &valid}); err != nil || cr.Live != 0 {
+			t.Fatalf("commit: %+v %v", cr, err)
+		}
+		due, err := s.RootsDue(ctx, t0.Add(time.Hour), 10)
+		if err != nil || len(due) != 0 {
+			t.Fatalf("a finished session is indexed: %v %v", due, err)
+		}
+		again, err := s.Start(ctx, req)
+		if err != nil || again.Root != res.Root || again.Ack != "already_queued" {
+			t.Fatalf("retry: %+v %v", again, err)
+		}
+		if due, err := s.RootsDue(ctx, t0.Add(time.Hour), 10); err != nil || len(due) != 0 {
+			t.Fatalf("the retry indexed the finished session again: %v %v", due, err)
+		}
+	})
+}
