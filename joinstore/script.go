@@ -6,27 +6,19 @@ import (
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/luascript"
 )
 
-//go:embed lua/*.lua lua/lib/*.lua
+//go:embed lua/*.lua
 var luaFS embed.FS
 
-// prelude is lua/lib/clock.lua: the clock and number formatting every
-// transition shares (Redis scripts cannot load one another).
-var prelude = mustRead("lua/lib/clock.lua")
-
-func mustRead(path string) string {
-	src, err := luaFS.ReadFile(path)
-	if err != nil {
-		panic("joinstore: missing script " + path)
-	}
-	return string(src)
-}
+// scripts are the transitions, each with the shared clock prelude
+// (internal/luascript) before it.
+var scripts = luascript.New("joinstore", luaFS)
 
 // load returns the transition lua/<name>.lua, with the prelude before it.
-func load(name string) *redis.Script {
-	return redis.NewScript(prelude + mustRead("lua/"+name+".lua"))
-}
+func load(name string) *redis.Script { return scripts.Load(name) }
 
 // The transitions. go-redis runs them with EVALSHA and loads them on NOSCRIPT.
 var (

@@ -6,28 +6,19 @@ import (
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/luascript"
 )
 
 //go:embed lua/*.lua lua/lib/*.lua
 var luaFS embed.FS
 
-// prelude is lua/lib/clock.lua and lua/lib/fence.lua: the clock, number
-// formatting and the lease check that transitions share (Redis scripts
-// cannot load one another).
-var prelude = mustRead("lua/lib/clock.lua") + mustRead("lua/lib/fence.lua")
-
-func mustRead(path string) string {
-	src, err := luaFS.ReadFile(path)
-	if err != nil {
-		panic("txmanager: missing script " + path)
-	}
-	return string(src)
-}
+// scripts are the transitions, each with the shared clock prelude
+// (internal/luascript) and lua/lib/fence.lua (the lease check) before it.
+var scripts = luascript.New("txmanager", luaFS, "lua/lib/fence.lua")
 
 // load returns the transition lua/<name>.lua with the prelude before it.
-func load(name string) *redis.Script {
-	return redis.NewScript(prelude + mustRead("lua/"+name+".lua"))
-}
+func load(name string) *redis.Script { return scripts.Load(name) }
 
 // The transitions, one atomic step each; go-redis runs them with EVALSHA
 // and loads them on NOSCRIPT.

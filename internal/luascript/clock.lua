@@ -1,4 +1,4 @@
--- lib/clock: prepended to every transition script (txmanager/script.go), so
+-- lib/clock: prepended to every transition script of joinstore and txmanager (internal/luascript), so
 -- that all of them read the time and format numbers the same way. Not a
 -- transition itself; it touches no key.
 --

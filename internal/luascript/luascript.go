@@ -1,0 +1,46 @@
+// Package luascript loads a package's Redis transition scripts: each
+// lua/<name>.lua of the package's embedded files, with the shared prelude
+// (clock.lua: the clock and number formatting every transition uses) and
+// the package's own library files before it, since Redis scripts cannot
+// load one another.
+package luascript
+
+import (
+	_ "embed"
+	"io/fs"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed clock.lua
+var clock string
+
+// Set is the transition scripts of one package.
+type Set struct {
+	owner   string
+	files   fs.FS
+	prelude string
+}
+
+// New returns the scripts of owner (a package name, for panics) in files;
+// libs are paths in files prepended after the shared clock.
+func New(owner string, files fs.FS, libs ...string) *Set {
+	s := &Set{owner: owner, files: files, prelude: clock}
+	for _, l := range libs {
+		s.prelude += s.read(l)
+	}
+	return s
+}
+
+func (s *Set) read(path string) string {
+	src, err := fs.ReadFile(s.files, path)
+	if err != nil {
+		panic(s.owner + ": missing script " + path)
+	}
+	return string(src)
+}
+
+// Load returns the transition lua/<name>.lua with the prelude before it.
+func (s *Set) Load(name string) *redis.Script {
+	return redis.NewScript(s.prelude + s.read("lua/"+name+".lua"))
+}
