@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/xgr-sidecar/xgr/execution"
 )
 
 // Result is the outcome of evaluating one step.
@@ -45,6 +47,10 @@ type Result struct {
 	// NotPerformed is what the selected branch asks for that this package
 	// parses but does not perform.
 	NotPerformed NotPerformed `json:"notPerformed"`
+	// Execution is the selected branch's execution, resolved and encoded
+	// (nil when the branch has none): the engine performs it (package
+	// execution).
+	Execution *execution.Call `json:"execution,omitempty"`
 }
 
 // ResolvedWakeUp is a wake-up of the selected branch with every field
