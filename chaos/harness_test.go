@@ -37,6 +37,7 @@ type replica struct {
 	mu         sync.Mutex
 	deliberate bool
 	counts     map[string]float64 // xgr_events_total by type, last scrape
+	series     map[string]float64 // other counted series (seriesPrefixes), last scrape
 	scraped    time.Time
 }
 
@@ -61,12 +62,19 @@ func (r *replica) scrape(timeout time.Duration) error {
 		return err
 	}
 	defer resp.Body.Close()
-	counts := map[string]float64{}
+	counts, series := map[string]float64{}, map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	const prefix = `xgr_events_total{type="`
 	for sc.Scan() {
 		line := sc.Text()
+		for _, p := range seriesPrefixes {
+			if name, val, ok := strings.Cut(line, " "); ok && strings.HasPrefix(line, p) {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+					series[name] = v
+				}
+			}
+		}
 		rest, ok := strings.CutPrefix(line, prefix)
 		if !ok {
 			continue
@@ -83,9 +91,24 @@ func (r *replica) scrape(timeout time.Duration) error {
 		return err
 	}
 	r.mu.Lock()
-	r.counts, r.scraped = counts, time.Now()
+	r.counts, r.series, r.scraped = counts, series, time.Now()
 	r.mu.Unlock()
 	return nil
+}
+
+// seriesPrefixes are the metrics besides xgr_events_total that scrape keeps.
+var seriesPrefixes = []string{"xgr_trigger_starts_total{"}
+
+// sum adds a series (its exposition name with labels) over the last scrape
+// of every incarnation.
+func (f *fleet) sum(name string) float64 {
+	var n float64
+	for _, r := range f.incarnations() {
+		r.mu.Lock()
+		n += r.series[name]
+		r.mu.Unlock()
+	}
+	return n
 }
 
 func (r *replica) count(typ string) float64 {
