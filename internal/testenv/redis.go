@@ -89,6 +89,17 @@ func (r *Redis) Restart() {
 // (for goroutines other than the test's).
 func (r *Redis) TryRestart() error { return r.srv.Restart() }
 
+// CrashRestart kills the server as a crash would, runs between while it
+// is down (e.g. to cut its append-only file back as an OS crash would),
+// and starts it again on the same port and data directory.
+func (r *Redis) CrashRestart(between func() error) error {
+	r.srv.Stop()
+	if err := between(); err != nil {
+		return err
+	}
+	return r.srv.Restart()
+}
+
 // Client returns a client for the server, closed on cleanup.
 func (r *Redis) Client() *redis.Client {
 	c := redis.NewClient(&redis.Options{Network: r.Network, Addr: r.Addr})
