@@ -32,16 +32,17 @@ func TestStartKeyNamesTheStart(t *testing.T) {
 	}
 	id := strconv.FormatInt(next, 10)
 	var alive bool
-	if err := g.client.Raw(ctx, &alive, "xgr_sessionAlive", runner, id, r.StartKey); err != nil || !alive {
+	if alive, err := g.client.SessionAliveOf(ctx, addr(key), next, r.StartKey); err != nil || !alive {
 		t.Fatalf("sessionAlive with its start key: %v %v", alive, err)
 	}
-	refused(t, g.client.Raw(ctx, &alive, "xgr_sessionAlive", runner, id, "permit:0xother"), rpc.CodeConflict, "not-this-start")
+	_, err = g.client.SessionAliveOf(ctx, addr(key), next, "permit:0xother")
+	refused(t, err, rpc.CodeConflict, "not-this-start")
 	if err := g.client.Raw(ctx, &alive, "xgr_sessionAlive", runner, id); err != nil || !alive {
 		t.Fatalf("sessionAlive without a key: %v %v", alive, err)
 	}
-	var done *bool
-	if err := g.client.Raw(ctx, &done, "xgr_stepExecuted", runner, id, 1, r.StartKey); err != nil || done == nil {
+	if done, err := g.client.StepExecutedOf(ctx, addr(key), next, 1, r.StartKey); err != nil || done == nil {
 		t.Fatalf("stepExecuted with its start key: %v %v", done, err)
 	}
-	refused(t, g.client.Raw(ctx, &done, "xgr_stepExecuted", runner, id, 1, "permit:0xother"), rpc.CodeConflict, "not-this-start")
+	_, err = g.client.StepExecutedOf(ctx, addr(key), next, 1, "permit:0xother")
+	refused(t, err, rpc.CodeConflict, "not-this-start")
 }

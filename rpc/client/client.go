@@ -244,6 +244,23 @@ func (c *Client) SessionAlive(ctx context.Context, owner common.Address, session
 	return out, err
 }
 
+// StepExecutedOf is StepExecuted for one start: startKey is what the start
+// answered (DataTransferResult.StartKey). When the session id names a
+// session another start created (Redis lost acknowledged writes), the
+// call fails with code -32005 (not-this-start).
+func (c *Client) StepExecutedOf(ctx context.Context, owner common.Address, session int64, iteration uint64, startKey string) (*bool, error) {
+	var out *bool
+	err := c.c.CallContext(ctx, &out, "xgr_stepExecuted", owner.Hex(), strconv.FormatInt(session, 10), iteration, startKey)
+	return out, err
+}
+
+// SessionAliveOf is SessionAlive for one start (see StepExecutedOf).
+func (c *Client) SessionAliveOf(ctx context.Context, owner common.Address, session int64, startKey string) (bool, error) {
+	var out bool
+	err := c.c.CallContext(ctx, &out, "xgr_sessionAlive", owner.Hex(), strconv.FormatInt(session, 10), startKey)
+	return out, err
+}
+
 // Raw calls any method with the given parameters (for permits signed
 // elsewhere, e.g. by a wallet).
 func (c *Client) Raw(ctx context.Context, result any, method string, params ...any) error {
