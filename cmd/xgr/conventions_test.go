@@ -72,6 +72,10 @@ func TestUsageMistakesExit2(t *testing.T) {
 		{[]string{"--nope", "version"}, "xgr: flag provided but not defined: -nope (see xgr --help)"},
 		{[]string{"session", "--nope", "list"}, "xgr: session: flag provided but not defined: -nope (see xgr session --help)"},
 		{[]string{"ostc", "hash", "/nonexistent.json"}, "no such file"},
+		{[]string{"sesion", "list"}, `unknown command "sesion" for "xgr" (did you mean "session"?); commands:`},
+		{[]string{"session", "lsit"}, `unknown command "lsit" for "xgr session" (did you mean "list"?)`},
+		{[]string{"session", "list", "--limt", "3"}, "session list: flag provided but not defined: -limt (did you mean --limit?) (see xgr session list --help)"},
+		{[]string{"--log-levl", "info", "version"}, "flag provided but not defined: -log-levl (did you mean --log-level?)"},
 		{[]string{"--log-level", "loud", "version"}, `--log-level "loud": use debug, info, warn or error`},
 		{[]string{"version", "--log-format", "xml"}, `--log-format "xml": use text or json`},
 	} {

@@ -127,7 +127,7 @@ func unknownCommand(app *cli.App, path []string, cmds []*cli.Command, name strin
 		}
 	}
 	group := strings.TrimSpace(app.Name + " " + strings.Join(path, " "))
-	return usageError("unknown command %q for %q; commands: %s (see %s --help)", name, group, strings.Join(names, ", "), group)
+	return usageError("unknown command %q for %q%s; commands: %s (see %s --help)", name, group, didYouMean(name, names), strings.Join(names, ", "), group)
 }
 
 // splitGlobalFlags takes the app's own flags (and their values) out of

@@ -102,8 +102,8 @@ func prepareCommands(cmds []*cli.Command) {
 // onUsageError turns urfave/cli's flag parsing errors into exit 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	if c.Command == nil || c.Command.Name == "" || cmdName(c) == c.App.Name {
-		return usageError("%v (see %s --help)", err, c.App.Name)
+		return usageError("%v%s (see %s --help)", err, flagSuggestion(err, c.App.Flags), c.App.Name)
 	}
 	name := cmdName(c)
-	return usageError("%s: %v (see %s %s --help)", name, err, c.App.Name, name)
+	return usageError("%s: %v%s (see %s %s --help)", name, err, flagSuggestion(err, c.Command.Flags), c.App.Name, name)
 }

@@ -221,6 +221,25 @@ func openRedis(c *cli.Context) (redis.UniversalClient, redisTarget, error) {
 	return rdb, t, nil
 }
 
+// checkExplicitRedis refuses (exit 2) a command that changes state unless
+// the operator named its Redis: --redis, --redis-cluster or
+// --redis-sentinel (or their XGR_* variables), and --redis with a port or
+// as a URL. The default 127.0.0.1:6379, or a bare host that means port
+// 6379 too, would change whatever Redis happens to listen there.
+func checkExplicitRedis(c *cli.Context) error {
+	if c.String("redis-cluster") != "" || c.String("redis-sentinel") != "" {
+		return nil
+	}
+	if !c.IsSet("redis") || strings.TrimSpace(c.String("redis")) == "" {
+		return usageError("%s changes sessions: name their Redis with --redis (or XGR_REDIS, --redis-cluster, --redis-sentinel); it does not assume 127.0.0.1:6379", cmdName(c))
+	}
+	v := strings.TrimSpace(c.String("redis"))
+	if !strings.Contains(v, "://") && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "./") && !strings.Contains(v, ":") {
+		return usageError("%s changes sessions: --redis %q names a host without a port; write %s:6379 (or a redis:// URL) if that Redis is meant", cmdName(c), v, v)
+	}
+	return nil
+}
+
 // newRedisClient builds the client of the Redis flags without connecting.
 func newRedisClient(c *cli.Context) (redis.UniversalClient, redisTarget, error) {
 	pw, err := redisPassword(c)

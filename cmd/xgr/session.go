@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -151,6 +152,15 @@ Example:
 			},
 		},
 	}
+}
+
+// withWritableStore is withStore for a command that changes sessions: it
+// runs only against a Redis the operator named (checkExplicitRedis).
+func withWritableStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) error) error {
+	if err := checkExplicitRedis(c); err != nil {
+		return err
+	}
+	return withStore(c, f)
 }
 
 // withStore opens Redis and a store for a session command.
@@ -296,7 +306,7 @@ func sessionStartAction(c *cli.Context) error {
 	case common.IsHexAddress(req.XRC729):
 		return usageError("%s: --xrc729 %s names an XRC-729 registry: give --rpc URL (or XGR_RPC) so that the owner's authority on it and on its rule contracts can be checked", cmdName(c), req.XRC729)
 	}
-	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		res, err := start(ctx, s)
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("%s: %v (start key %s: retry with --key %s; it names the same session)", cmdName(c), err, key, key), 1)
@@ -351,10 +361,20 @@ func sessionListAction(c *cli.Context) error {
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(rows)
 		}
-		for _, r := range rows {
-			fmt.Fprintf(c.App.Writer, "%-8d %-25s %-9s live %-4d %s from %s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status, r.Live, r.OstcID, r.StartStep)
+		if len(rows) == 0 {
+			if c.Int("offset") > 0 {
+				fmt.Fprintf(c.App.Writer, "no sessions of %s past the first %d\n", owner, c.Int("offset"))
+			} else {
+				fmt.Fprintf(c.App.Writer, "no sessions of %s\n", owner)
+			}
+			return nil
 		}
-		return nil
+		tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tCREATED\tSTATUS\tLIVE\tORCHESTRATION\tSTART")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status, r.Live, r.OstcID, r.StartStep)
+		}
+		return tw.Flush()
 	})
 }
 
@@ -473,7 +493,7 @@ func sessionKillAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
 	}
-	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		res, err := reactor.Kill(ctx, s, root, time.Now(), its...)
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
@@ -515,7 +535,7 @@ func sessionPauseAction(c *cli.Context, pause bool) error {
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
 	}
-	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		res, err := s.Pause(ctx, root, time.Now(), pause, its...)
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
@@ -569,7 +589,7 @@ func sessionWakeAction(c *cli.Context) error {
 	if caller != "" {
 		by = "rpc caller " + caller
 	}
-	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
+	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		res, notes, err := reactor.Wake(ctx, s, root, "", iters, req, by, time.Now())
 		if err != nil {
 			return cli.Exit(err.Error(), 1)

@@ -133,3 +133,41 @@ func waitStatus(t *testing.T, url string, root int64, status string) {
 	t.Helper()
 	waitStatusOf(t, url, testOwner, root, status)
 }
+
+// Commands that change sessions run only against a Redis the operator
+// named; list prints a header, and says so when there is nothing.
+func TestSessionCommandsNeedANamedRedis(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	url := "redis://" + srv.Addr + "/0"
+	flow := "../../examples/ostc/nested_join.json"
+	for _, args := range [][]string{
+		{"session", "start", flow, "--owner", testOwner},
+		{"session", "kill", "--owner", testOwner, "1"},
+		{"session", "pause", "--owner", testOwner, "1"},
+		{"session", "resume", "--owner", testOwner, "1"},
+		{"session", "wake", "--owner", testOwner, "1:1"},
+	} {
+		out, code := run(t, args...)
+		if code != 2 || !strings.Contains(out, "changes sessions: name their Redis with --redis") {
+			t.Errorf("xgr %v without --redis: exit %d, want 2 naming --redis:\n%s", args, code, out)
+		}
+		t.Setenv("XGR_REDIS", "localhost")
+		out, code = run(t, args...)
+		if code != 2 || !strings.Contains(out, `--redis "localhost" names a host without a port; write localhost:6379`) {
+			t.Errorf("xgr %v with XGR_REDIS=localhost: exit %d, want 2:\n%s", args, code, out)
+		}
+		t.Setenv("XGR_REDIS", "")
+	}
+	out, code := run(t, "session", "list", "--redis", url, "--owner", testOwner)
+	if code != 0 || strings.TrimSpace(out) != "no sessions of "+testOwner {
+		t.Fatalf("list of nothing: %d %q", code, out)
+	}
+	if out, code = run(t, "session", "start", flow, "--redis", url, "--owner", testOwner, "--key", "k"); code != 0 {
+		t.Fatalf("start with a named Redis: %d %s", code, out)
+	}
+	out, code = run(t, "session", "list", "--redis", url, "--owner", testOwner)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "SESSION") || !strings.Contains(lines[0], "ORCHESTRATION") || !strings.HasPrefix(lines[1], "1 ") {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+}
