@@ -111,3 +111,27 @@ func TestGlobalFlagsAfterTheCommand(t *testing.T) {
 		t.Errorf("exit %d: %s %s", code, out, stderr)
 	}
 }
+
+// Help has no lines of blanks and no empty flag groups, for every command.
+func TestHelpHasNoStrayLines(t *testing.T) {
+	paths := []string{""}
+	for path := range leafCommands() {
+		paths = append(paths, path)
+	}
+	for _, path := range paths {
+		out, _, code := runBinary(t, nil, append(strings.Fields(path), "--help")...)
+		if code != 0 {
+			t.Errorf("xgr %s --help: exit %d", path, code)
+			continue
+		}
+		for i, line := range strings.Split(out, "\n") {
+			if line != "" && strings.TrimSpace(line) == "" {
+				t.Errorf("xgr %s --help: line %d holds only blanks:\n%s", path, i+1, out)
+				break
+			}
+		}
+		if strings.Contains(out, "MISC") {
+			t.Errorf("xgr %s --help: an empty MISC group:\n%s", path, out)
+		}
+	}
+}
