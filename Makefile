@@ -38,6 +38,7 @@ fmt-check:
 SLOW_PURE := TestJoinEveryOrder
 unit: provider
 	$(GO) test -race -count=1 -skip '^$(SLOW_PURE)$$' ./...
+	$(GO) test -count=1 -tags xgrfailpoint ./internal/failpoint
 	$(GO) test -count=1 -run '^$(SLOW_PURE)$$' ./reactor
 
 ## bench: every benchmark with allocation figures

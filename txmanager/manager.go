@@ -15,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/xgr-sidecar/xgr/internal/failpoint"
 )
 
 // GasMarginPercent is added to the node's gas estimate when a request has
@@ -81,8 +83,11 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 // Sender is the account that signs and pays.
 func (m *Manager) Sender() common.Address { return m.from }
 
-// crashed asks the test hook whether to stop at stage.
+// crashed asks the test hook whether to stop at stage. In a binary built
+// for the chaos suite (tag xgrfailpoint) the point "txmanager.<stage>" may
+// kill the process here instead.
 func (m *Manager) crashed(stage, key string) bool {
+	failpoint.Hit("txmanager." + stage)
 	return m.cfg.crash != nil && m.cfg.crash(stage, key)
 }
 

@@ -1,0 +1,15 @@
+// Package failpoint stops the process with SIGKILL at named points of the
+// code, for the chaos suite: "kill -9 at every boundary" of an execution
+// (record written but not broadcast, broadcast but not marked sent, mined
+// but the step not committed).
+//
+// Points are inert in every normal build: Hit is an empty function. A
+// binary built with the tag xgrfailpoint (the chaos suite builds its own
+// xgr so) reads XGR_FAILPOINTS at start, a comma-separated list of
+// NAME=N (kill at the N-th hit of NAME) or NAME=P (kill at each hit with
+// probability P, 0 < P < 1), e.g.
+//
+//	XGR_FAILPOINTS=txmanager.recorded=0.05,reactor.exec-final=0.05
+//
+// Before it kills, it writes "failpoint NAME: kill -9" to stderr.
+package failpoint
