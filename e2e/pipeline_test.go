@@ -118,16 +118,20 @@ triggers:
 		time.Sleep(100 * time.Millisecond)
 	}
 
+	if !strings.Contains(logs.String(), `"msg":"trigger finality","finality":"confirmations","rule":"2 confirmations"`) {
+		t.Errorf("xgr run did not log its trigger finality rule")
+	}
 	if !strings.Contains(logs.String(), "newHeads subscription active") {
 		t.Errorf("xgr run over a websocket did not subscribe to newHeads")
 	}
-	out, err := exec.Command(xgrBin, "index", "status", "--json", "--rpc", anvil.URL, "--redis", redisURL).CombinedOutput()
+	out, err := exec.Command(xgrBin, "index", "status", "--json", "--rpc", anvil.URL, "--redis", redisURL, "--config", cfg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("index status: %v\n%s", err, out)
 	}
 	var st map[string]any
 	json.Unmarshal(out, &st)
-	if st["cacheEntries"] != float64(6) || st["ownerEntries"] != float64(1) || st["triggerStarts"] != float64(6) || st["pendingTriggers"] != float64(0) || st["mismatches"] != float64(0) {
+	if st["cacheEntries"] != float64(6) || st["ownerEntries"] != float64(1) || st["triggerStarts"] != float64(6) || st["pendingTriggers"] != float64(0) || st["mismatches"] != float64(0) ||
+		st["finality"] != "2 confirmations" || st["finalLag"] != float64(1) {
 		t.Fatalf("index status: %s", out)
 	}
 	run.Process.Signal(syscall.SIGTERM)

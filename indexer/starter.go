@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
 	"strconv"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexstore"
@@ -47,6 +45,10 @@ type Starter struct {
 	// is created (XRC-729 §3.1/§4.2): a runner that is neither owner nor
 	// executor is a definite refusal; a node that cannot say is retried.
 	Authority *authority.Checker
+
+	told    bool      // the finality rule was logged
+	view    FinalView // the last pass's view of the chain
+	noticed time.Time // the last wait notice
 }
 
 // ErrRefused marks a trigger start that can never succeed: its recorded
@@ -123,6 +125,9 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if len(keys) == 0 {
+		s.waitNotice(ctx)
+	}
 	started := 0
 	for _, key := range keys {
 		rec, err := s.Index.Entry(ctx, key)
@@ -182,24 +187,45 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 }
 
 // final is the newest block whose trigger logs may start sessions: the
-// node's finalized or safe block, or the tip less the confirmations.
+// node's finalized or safe block, or the tip less the confirmations. The
+// first pass logs the rule and how far the final block is behind the head.
 func (s *Starter) final(ctx context.Context) (uint64, bool, error) {
-	tag := map[string]int64{"finalized": int64(rpc.FinalizedBlockNumber), "safe": int64(rpc.SafeBlockNumber), "auto": int64(rpc.FinalizedBlockNumber)}
-	if n, ok := tag[s.Finality]; ok {
-		h, err := s.Chain.HeaderByNumber(ctx, big.NewInt(n))
-		switch {
-		case err == nil && h != nil:
-			return h.Number.Uint64(), true, nil
-		case s.Finality != "auto":
-			return 0, false, fmt.Errorf("the node has no %s block: %v (use finality: confirmations)", s.Finality, err)
-		}
-		s.Finality = "confirmations" // the node has no finalized tag
-		s.Log.Info("the node has no finalized block tag; counting confirmations", "confirmations", s.Confirmations)
-	}
-	tip, err := s.Chain.BlockNumber(ctx)
+	f := Finality{Mode: s.Finality, Confirmations: s.Confirmations}
+	v, err := f.View(ctx, s.Chain)
 	if err != nil {
 		return 0, false, err
 	}
-	upTo, ok := Confirmed(tip, s.Confirmations)
-	return upTo, ok, nil
+	if v.Fallback {
+		s.Finality = "confirmations" // the node has no finalized tag
+		s.Log.Info("the node has no finalized block tag; counting confirmations", "confirmations", s.Confirmations)
+	}
+	if !s.told {
+		s.told = true
+		s.Log.Info("trigger finality", "finality", f.Mode, "rule", v.Rule, "head", v.Head, "final", v.Final, "finalLag", v.Lag())
+	}
+	s.view = v
+	return v.Final, v.OK, nil
+}
+
+// waitNotice logs, at most once a minute, that pending trigger starts wait
+// for their blocks to become final: on a chain whose final block does not
+// move (an automine chain without traffic, a tag far behind the head) a
+// start may wait long, and the log says for what.
+func (s *Starter) waitNotice(ctx context.Context) {
+	if now := s.Now(); now.Sub(s.noticed) < time.Minute {
+		return
+	} else {
+		s.noticed = now
+	}
+	list, err := s.Index.PendingList(ctx, 1)
+	if err != nil || len(list) == 0 {
+		return
+	}
+	n, _ := s.Index.PendingCount(ctx)
+	v, f := s.view, Finality{Mode: s.Finality, Confirmations: s.Confirmations}
+	args := []any{"pending", n, "oldestBlock", list[0].Block, "final", v.Final, "head", v.Head, "rule", v.Rule}
+	if at := f.FinalAt(v, list[0].Block); at > 0 {
+		args = append(args, "finalAtHead", at)
+	}
+	s.Log.Info("trigger starts wait for their blocks to be final", args...)
 }

@@ -17,7 +17,7 @@ type HeadReader interface {
 }
 
 // StatusKeys are the keys of Status in the order they are shown.
-var StatusKeys = []string{"chainId", "head", "finalized", "checkpoint", "checkpointHash", "lag", "cacheEntries",
+var StatusKeys = []string{"chainId", "head", "finalized", "finality", "final", "finalLag", "checkpoint", "checkpointHash", "lag", "cacheEntries",
 	"ownerEntries", "triggerStarts", "pendingTriggers", "mismatches", "ranges"}
 
 // Status is what `xgr index status` and the console show of the chain
@@ -49,4 +49,25 @@ func Status(ctx context.Context, chain HeadReader, chainID uint64, idx *indexsto
 	st["mismatches"] = len(mm)
 	st["ranges"], _ = idx.Ranges(ctx)
 	return st, nil
+}
+
+// AddFinality adds to a Status what a trigger's finality rule makes of the
+// chain: the rule ("finality": "finalized block", "12 confirmations" …),
+// the newest block whose logs may start sessions ("final") and how far it
+// is behind the head ("finalLag"). A trigger log waits until its block is
+// at or below final.
+func AddFinality(ctx context.Context, st map[string]any, chain HeadReader, f Finality) error {
+	v, err := f.View(ctx, chain)
+	if err != nil {
+		return err
+	}
+	rule := v.Rule
+	if v.Fallback {
+		rule += " (auto: the node has no finalized tag)"
+	}
+	st["finality"] = rule
+	if v.OK {
+		st["final"], st["finalLag"] = v.Final, v.Lag()
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -21,6 +22,7 @@ func indexCommand() *cli.Command {
 			Usage: "head, finalized, checkpoint, lag, cache entries, registry owners, pending triggers, mismatches, learned log ranges",
 			Flags: append(redisFlags(),
 				&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Value: "http://127.0.0.1:8545", Usage: "node the index follows"},
+				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "the YAML config of xgr run: its finality and confirmations decide when trigger logs are final (default: auto, 12)"},
 				jsonFlag()),
 			Action: indexStatusAction,
 		}, {
@@ -99,6 +101,21 @@ func indexStatusAction(c *cli.Context) error {
 	st, err := indexer.Status(c.Context, client, id.Uint64(), indexstore.New(rdb, id.Uint64()))
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
+	}
+	fin := indexer.Finality{Mode: "auto", Confirmations: 12}
+	if file := c.String("config"); file != "" {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return cli.Exit("index status: --config: "+err.Error(), 2)
+		}
+		cfg, err := indexer.ParseConfig(file, raw)
+		if err != nil {
+			return cli.Exit("index status: "+err.Error(), 2)
+		}
+		fin = indexer.Finality{Mode: cfg.Finality, Confirmations: cfg.Confirmations}
+	}
+	if err := indexer.AddFinality(c.Context, st, client, fin); err != nil {
+		return cli.Exit("index status: "+err.Error(), 1)
 	}
 	if c.Bool("json") {
 		return json.NewEncoder(c.App.Writer).Encode(st)
