@@ -20,7 +20,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
-	"github.com/xgr-sidecar/xgr/ruleexec"
+	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
@@ -143,6 +143,8 @@ func simulateAction(c *cli.Context) error {
 		return err
 	}
 	defer stop()
+	// Not a replica's store (replica.OpenStore): the caller's clock, virtual
+	// under --deterministic, judges leases and due times.
 	store := joinstore.New(rdb, joinstore.Config{})
 
 	clock := time.Now().Truncate(time.Millisecond)
@@ -354,11 +356,11 @@ func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchest
 		if len(uncovered) > 0 {
 			slog.Info("steps run from --outcomes", "steps", uncovered)
 		}
-		x := &ruleexec.Executor{Rules: loader, API: wiring.API, Reads: wiring.Reads}
-		if scripted != nil {
-			x.Fallback = scripted
+		if exec, err = (replica.Steps{Rules: loader, API: wiring.API, Reads: wiring.Reads, Scripted: scripted}).Executor(); err != nil {
+			wiring.Close()
+			return nil, nil, nil, err
 		}
-		exec, closer = x, wiring.Close
+		closer = wiring.Close
 	}
 	if exec == nil {
 		return nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
