@@ -19,7 +19,7 @@ import (
 // start returns an *Error and creates nothing. It is the one call a
 // starter needs (the CLI's session start; the indexer's trigger starter).
 func (c *Checker) Start(ctx context.Context, store *joinstore.Store, src reactor.Source, req reactor.StartRequest, now time.Time) (joinstore.StartResult, error) {
-	if err := reactor.CheckStartPayload(req.Payload); err != nil {
+	if err := reactor.CheckStart(store, req.Payload); err != nil {
 		return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
 	}
 	if !common.IsHexAddress(req.Owner) {

@@ -45,6 +45,11 @@ type StartRequest struct {
 	// session claims it in the same round trip (Adopt); nil: claimed by a
 	// claim round.
 	StartLimits *StepLimits
+	// PayloadChecked says the caller checked Payload with this store's
+	// CheckPayload (size cap and shape) and it passed, so that Start does
+	// not check it again (reactor.Prepared.Create: a start's payload is
+	// checked once).
+	PayloadChecked bool
 }
 
 // ErrStaleRoot: StartRequest.RootPid is not the owner's next root pid.
@@ -97,10 +102,12 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
 	}
-	if err := s.CheckPayload("the start payload", payload); err != nil {
-		return StartResult{}, fmt.Errorf("start: %w", err)
+	if !req.PayloadChecked {
+		if err := s.CheckPayload("the start payload", payload); err != nil {
+			return StartResult{}, fmt.Errorf("start: %w", err)
+		}
 	}
-	var obj map[string]json.RawMessage
+	var obj map[string]json.RawMessage // its allow list is kept apart
 	if err := json.Unmarshal(payload, &obj); err != nil || obj == nil {
 		return StartResult{}, fmt.Errorf("start: payload must be a JSON object")
 	}

@@ -49,8 +49,8 @@ func (p Prepared) Orchestration() *registry.Orchestration { return p.orch }
 
 // Prepare fetches req's orchestration (pinned by req.OstcHash when set:
 // ErrHashMismatch; ErrUnknownOrchestration) and checks its start step
-// (ErrUnknownStep). It does not check the payload — CheckStartPayload
-// does, so that a caller can check the request's own fields first, once.
+// (ErrUnknownStep). It does not check the payload — CheckStart does, so
+// that a caller can check the request's own fields first, once.
 func Prepare(ctx context.Context, src Source, req StartRequest) (Prepared, error) {
 	var pin common.Hash
 	if req.OstcHash != "" {
@@ -72,7 +72,8 @@ func Prepare(ctx context.Context, src Source, req StartRequest) (Prepared, error
 
 // Create makes the prepared session, its root process due at
 // req.WakeAt (now when zero) with the start step's limits. The payload
-// must have passed CheckStartPayload.
+// must have passed CheckStart with the same store: the store does not
+// check it again.
 func (p Prepared) Create(ctx context.Context, store *joinstore.Store, now time.Time) (joinstore.StartResult, error) {
 	req := p.req
 	limits := Table(p.orch)[req.Step]
@@ -80,14 +81,16 @@ func (p Prepared) Create(ctx context.Context, store *joinstore.Store, now time.T
 		Owner: req.Owner, IdempotencyKey: req.IdempotencyKey, XRC729: req.XRC729, OstcID: req.OstcID,
 		OstcHash: p.orch.Hash.Hex(), StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt,
 		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now, StartLimits: &limits,
+		PayloadChecked: true,
 	})
 }
 
-// Start checks a session request — its payload, then against its
-// orchestration (hash pinning, start step) — and only then creates the
-// session. A rejected request creates no state.
+// Start checks a session request — its payload (CheckStart), then
+// against its orchestration (hash pinning, start step) — and only then
+// creates the session. Each is checked once; a rejected request creates
+// no state.
 func Start(ctx context.Context, store *joinstore.Store, src Source, req StartRequest, now time.Time) (joinstore.StartResult, error) {
-	if err := CheckStartPayload(req.Payload); err != nil {
+	if err := CheckStart(store, req.Payload); err != nil {
 		return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
 	}
 	p, err := Prepare(ctx, src, req)
@@ -95,6 +98,21 @@ func Start(ctx context.Context, store *joinstore.Store, src Source, req StartReq
 		return joinstore.StartResult{}, err
 	}
 	return p.Create(ctx, store, now)
+}
+
+// CheckStart checks a start payload as a start on store needs it, every
+// check once: the store's size cap and shape (joinstore's
+// Store.CheckPayload: ErrPayloadTooLarge naming both sizes, or the JSON
+// path of what is refused) and the "__wakeUp" allow list
+// (CheckStartPayload). An empty payload is {} and passes.
+func CheckStart(store *joinstore.Store, raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := store.CheckPayload("the start payload", raw); err != nil {
+		return err
+	}
+	return checkWakeUpList(raw)
 }
 
 // CheckStartPayload checks a start payload: a JSON object of the shape
@@ -109,6 +127,12 @@ func CheckStartPayload(raw json.RawMessage) error {
 	if err := joinstore.CheckPayloadShape("the start payload", raw); err != nil {
 		return err
 	}
+	return checkWakeUpList(raw)
+}
+
+// checkWakeUpList checks the "__wakeUp" allow list of a payload whose
+// shape passed.
+func checkWakeUpList(raw json.RawMessage) error {
 	p, err := UnmarshalPayload(raw)
 	if err != nil || p == nil {
 		return fmt.Errorf("payload: want a JSON object (%v)", err)

@@ -49,12 +49,11 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	if len(payload) == 0 || string(payload) == "null" {
 		payload = json.RawMessage("{}")
 	}
-	// Over the cap or of a refused shape is the caller's error (invalid
-	// params, naming the cap), not the gateway's: a retry cannot help.
-	if err := s.cfg.Store.CheckPayload("the start payload", payload); err != nil {
-		return nil, invalid("payload", "%v", err)
-	}
-	if err := reactor.CheckStartPayload(payload); err != nil {
+	// Over the cap, of a refused shape or with a malformed __wakeUp list
+	// is the caller's error (invalid params, naming the cap), not the
+	// gateway's: a retry cannot help. Checked here, once: Create does not
+	// check it again.
+	if err := reactor.CheckStart(s.cfg.Store, payload); err != nil {
 		return nil, invalid("payload", "%v", err)
 	}
 	v, err := s.verifyFor(req.Permit, "permit", &permit.Request{Registry: common.HexToAddress(req.Orchestration), Step: req.StepID, Payload: payload},
@@ -70,7 +69,7 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 		return nil, authorityError(err)
 	}
 	who := owner(v.Signer)
-	// The payload passed CheckStartPayload above: fetch and check the
+	// The payload passed CheckStart above: fetch and check the
 	// orchestration once, then create.
 	prep, err := reactor.Prepare(ctx, s.cfg.Source, reactor.StartRequest{
 		Owner: who, XRC729: reg.Hex(), OstcID: m.OstcID, OstcHash: m.OstcHash.Hex(), Step: req.StepID,

@@ -24,6 +24,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/replica"
 )
 
 // benchXRC729 is the registry name of bench sessions: no real replica
@@ -217,7 +218,11 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 	// The replicas: each its own client (connection pool) and store.
 	rt := &redisstat.RoundTrips{}
 	clock := newStepClock()
-	exec, err := reactor.ParseOutcomes([]byte(`{"default":{"result":"valid"}}`))
+	scripted, err := reactor.ParseOutcomes([]byte(`{"default":{"result":"valid"}}`))
+	if err != nil {
+		return nil, err
+	}
+	exec, err := replica.Steps{Scripted: scripted}.Executor()
 	if err != nil {
 		return nil, err
 	}
@@ -225,15 +230,15 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 	for i := range managers {
 		rdb := dial()
 		defer rdb.Close()
-		scfg := storeConfig()
-		scfg.Batch = joinstore.DefaultBatch // as xgr run
-		store := joinstore.New(rdb, scfg)
-		if err := store.Preload(ctx); err != nil {
+		store, err := replica.OpenStore(ctx, rdb, storeConfig()) // as xgr run
+		if err != nil {
 			return nil, fmt.Errorf("redis %s: %w", b.where, err)
 		}
 		rdb.AddHook(rt)
-		managers[i] = &reactor.Manager{Store: store, Source: src, Exec: exec, Replica: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
-			Poll: cfg.poll, MaxRoots: cfg.concurrency, Log: slog.Default(), OnEvent: clock.onEvent}
+		if managers[i], err = replica.New(replica.Config{Store: store, Source: src, Exec: exec, Name: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
+			Poll: cfg.poll, MaxRoots: cfg.concurrency, OnEvent: clock.onEvent}); err != nil {
+			return nil, err
+		}
 	}
 	before, err := b.info(ctx)
 	if err != nil {

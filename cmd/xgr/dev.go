@@ -21,14 +21,15 @@ import (
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/demo"
+	"github.com/xgr-sidecar/xgr/internal/deploy"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rule"
-	"github.com/xgr-sidecar/xgr/ruleexec"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
@@ -139,11 +140,11 @@ func devAction(c *cli.Context) error {
 		}
 		wake, wakeNote = false, fmt.Sprintf("xgr dev: no wake-up flow: --ostc-dir %s has no %s and %s\n", c.String("ostc-dir"), demo.WaitingFlow, demo.WakingFlow)
 	}
-	var rules *devRules
+	var rules *deploy.RuleFiles
 	if scripted == nil {
 		var err error
-		if rules, err = planDevRules(ctx, c.String("rules-dir"), orchs); err != nil {
-			return err
+		if rules, err = deploy.PlanRuleFiles(ctx, c.String("rules-dir"), orchs); err != nil {
+			return devRulesError(c.String("rules-dir"), err)
 		}
 	}
 
@@ -166,17 +167,17 @@ func devAction(c *cli.Context) error {
 		texts[i] = o.Raw()
 	}
 	if rules != nil {
-		if err := rules.deploy(ctx, sender); err != nil {
-			return err
+		if err := rules.Deploy(ctx, sender); err != nil {
+			return fmt.Errorf("dev: %w", err)
 		}
 		for i, o := range orchs {
-			if texts[i], err = rules.rewrite(o); err != nil {
-				return err
+			if texts[i], err = rules.Rewrite(o); err != nil {
+				return fmt.Errorf("dev: %w", err)
 			}
 		}
 	}
 	for i, id := range ids {
-		if _, err := reg.Put(ctx, sender, id, texts[i]); err != nil {
+		if _, err := deploy.Register(ctx, reg, sender, id, texts[i]); err != nil {
 			return fmt.Errorf("dev: register %s: %w", id, err)
 		}
 	}
@@ -198,12 +199,15 @@ func devAction(c *cli.Context) error {
 	defer srv.Stop()
 	rdb := srv.Client()
 	defer rdb.Close()
-	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, ServerClock: true, Batch: joinstore.DefaultBatch})
+	store, err := replica.OpenStore(ctx, rdb, joinstore.Config{SessionTTL: time.Hour})
+	if err != nil {
+		return fmt.Errorf("dev: redis: %w", err)
+	}
 	chainID := dev.ChainID().Uint64()
 	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
 		chainID, reg.Address.Hex(), rcpt.BlockNumber.Uint64(), len(ids), srv.Addr)
 	if rules != nil {
-		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.files), rules.dir)
+		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
 	} else {
 		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
 	}
@@ -245,12 +249,16 @@ func devAction(c *cli.Context) error {
 	owner := strings.ToLower(dev.Address(0).Hex())
 	watch := newSessionWatch(store, owner, say, log)
 	timeline := c.Bool("timeline")
-	var exec reactor.Executor = scripted
+	steps := replica.Steps{Scripted: scripted, Log: log}
 	if scripted == nil {
-		exec = &ruleexec.Executor{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
+		steps = replica.Steps{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
 			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log}
 	}
-	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: "dev", Poll: 50 * time.Millisecond, Log: log,
+	exec, err := steps.Executor()
+	if err != nil {
+		return err
+	}
+	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: "dev", Poll: 50 * time.Millisecond, Log: log,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			watch.add(r)
 			if ui != nil {
@@ -259,7 +267,10 @@ func devAction(c *cli.Context) error {
 			if timeline {
 				say("session %-4s %-13s %-6s %-8s %s\n", demo.Label(r.Owner, r.RootPid, owner), e.Type, e.Pid, e.Step, e.Detail)
 			}
-		}}
+		}})
+	if err != nil {
+		return err
+	}
 	svc := &indexer.Service{
 		Follower: &indexer.Follower{Chain: dev.Backend(), ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: log},
 		Starter: &indexer.Starter{Chain: dev.Backend(), Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: log,
@@ -276,7 +287,7 @@ func devAction(c *cli.Context) error {
 	if wake {
 		flow := &wakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
 			WaitStart: firstStep(orchs, demo.WaitingFlow), WakeStart: firstStep(orchs, demo.WakingFlow)}
-		flow.WakerRule = rules.contract(demo.WakingFlow, flow.WakeStart)
+		flow.WakerRule = rules.Contract(demo.WakingFlow, flow.WakeStart)
 		waiting, waking, err := flow.start(ctx)
 		if err != nil {
 			log.Error("dev: wake-up flow", "err", err)

@@ -28,9 +28,9 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rule"
-	"github.com/xgr-sidecar/xgr/ruleexec"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
@@ -129,11 +129,6 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer rdb.Close()
-	cfg := storeConfig()
-	// A replica runs many sessions at once: their transitions share
-	// pipelines (joinstore.Config.Batch).
-	cfg.Batch = joinstore.DefaultBatch
-	store0 := joinstore.New(rdb, cfg)
 	var cache *indexer.CacheSource
 	var idx *indexstore.Index
 	if client != nil {
@@ -158,13 +153,13 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer closeExec()
-	replica := c.String("replica")
-	if replica == "" {
+	name := c.String("replica")
+	if name == "" {
 		host, _ := os.Hostname()
-		replica = host + "-" + strconv.Itoa(os.Getpid())
+		name = host + "-" + strconv.Itoa(os.Getpid())
 	}
-	store := store0
-	if err := store.Preload(c.Context); err != nil {
+	store, err := replica.OpenStore(c.Context, rdb, storeConfig())
+	if err != nil {
 		return cli.Exit("run: "+target.failed(err).Error(), 1)
 	}
 	if idx != nil {
@@ -207,15 +202,17 @@ func runAction(c *cli.Context) error {
 		uiCfg.Chain, uiCfg.Index = client, idx
 	}
 	ui := newConsole(c, uiCfg)
-	m := &reactor.Manager{Store: store, Source: source, Exec: exec, Replica: replica,
+	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: name,
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
-		Log: slog.Default(),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			events.WithLabelValues(string(e.Type)).Inc()
 			if ui != nil {
 				ui.Record(r, e)
 			}
-		}}
+		}})
+	if err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(events, triggers, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
 		func() float64 { return float64(m.Running()) }))
@@ -231,7 +228,7 @@ func runAction(c *cli.Context) error {
 		ui   *console.Console
 	}{{"listen", ui}, {"metrics-listen", nil}} {
 		if addr := c.String(l.flag); addr != "" {
-			srv, _, err := serveOps(addr, listenerConfig(c, l.flag), reg, store, replica, c.Duration("health-timeout"), ready, l.ui)
+			srv, _, err := serveOps(addr, listenerConfig(c, l.flag), reg, store, name, c.Duration("health-timeout"), ready, l.ui)
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("run: --%s: %v", l.flag, err), 2)
 			}
@@ -252,17 +249,17 @@ func runAction(c *cli.Context) error {
 	} else {
 		indexErr <- nil
 	}
-	slog.Info("session manager running", "replica", replica, "orchestrations", len(orchs), "following", c.String("rpc") != "")
+	slog.Info("session manager running", "replica", name, "orchestrations", len(orchs), "following", c.String("rpc") != "")
 	err = m.Run(ctx)
 	cancel()
 	if ierr := <-indexErr; ierr != nil {
 		return cli.Exit("run: indexer: "+ierr.Error(), 1)
 	}
-	if reason := undrained(store, replica, m.Running(), c.Duration("health-timeout")); reason != "" {
-		slog.Error("session manager stopped without draining", "replica", replica, "reason", reason)
+	if reason := undrained(store, name, m.Running(), c.Duration("health-timeout")); reason != "" {
+		slog.Error("session manager stopped without draining", "replica", name, "reason", reason)
 		return cli.Exit(fmt.Sprintf("run: stopped without draining: %s; other replicas take its sessions over when its leases expire (--root-lease, and --proc-lease for executions in flight)", reason), 1)
 	}
-	slog.Info("session manager stopped", "replica", replica)
+	slog.Info("session manager stopped", "replica", name)
 	return err
 }
 
@@ -461,9 +458,10 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		}
 		reads.Backends[name] = b
 	}
-	x := &ruleexec.Executor{Rules: loader, API: api, Reads: reads, Log: slog.Default()}
-	if scripted != nil {
-		x.Fallback = scripted
+	x, err := replica.Steps{Rules: loader, API: api, Reads: reads, Scripted: scripted}.Executor()
+	if err != nil {
+		closeAll()
+		return nil, nil, err
 	}
 	return x, closeAll, nil
 }

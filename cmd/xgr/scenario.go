@@ -17,18 +17,15 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/indexer"
-	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/anvil"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
-	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rule"
-	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/scenario"
+	"github.com/xgr-sidecar/xgr/scenario/engine"
 )
 
 func scenarioCommand() *cli.Command {
@@ -380,7 +377,7 @@ func scenarioRunAction(c *cli.Context) error {
 	}
 	defer env.close()
 
-	engine, err := newScenarioEngine(ctx, env, keys, api)
+	eng, err := engine.New(ctx, engine.Config{Chain: env.client, ChainID: env.ChainID, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api})
 	if err != nil {
 		return cli.Exit("scenario run: "+err.Error(), 1)
 	}
@@ -390,7 +387,7 @@ func scenarioRunAction(c *cli.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := engine.manager.Run(mctx); err != nil {
+		if err := eng.Run(mctx); err != nil {
 			slog.Error("session manager stopped", "err", err)
 		}
 	}()
@@ -415,7 +412,7 @@ func scenarioRunAction(c *cli.Context) error {
 		}
 	}
 	var last *scenario.RunReport
-	runner := &scenario.Runner{Engine: engine, Actors: actors, Settle: c.Duration("settle"), PlanWait: c.Duration("plan-wait")}
+	runner := &scenario.Runner{Engine: eng, Actors: actors, Settle: c.Duration("settle"), PlanWait: c.Duration("plan-wait")}
 	if !asJSON {
 		runner.Progress = func(run *scenario.RunReport, s *scenario.StepReport) {
 			if run != last {
@@ -455,96 +452,4 @@ func scenarioRunAction(c *cli.Context) error {
 		return cli.Exit("", 1)
 	}
 	return nil
-}
-
-// scenarioRecorder keeps what the XRC-137 executor saw of each evaluation:
-// the input payload and the extracted API and contract-read values, by
-// owner and pid (the store keeps only each process's next payload).
-type scenarioRecorder struct {
-	mu    sync.Mutex
-	evals map[string]scenario.Evaluation
-}
-
-func (r *scenarioRecorder) observe(e reactor.Execution, l *rulesource.Loaded, res *rule.Result) {
-	ev := scenario.Evaluation{Input: map[string]any{}, API: map[string]any{}, Reads: map[string]any{}}
-	for k, v := range e.Payload {
-		ev.Input[k] = v
-	}
-	for _, call := range l.Doc.APICalls {
-		for _, x := range call.Extract {
-			if v, ok := res.Extracted[x.Alias]; ok {
-				ev.API[x.Alias] = v
-			}
-		}
-	}
-	for _, read := range l.Doc.ContractReads {
-		for _, s := range read.SaveAs {
-			if v, ok := res.Extracted[s.Key]; ok {
-				ev.Reads[s.Key] = v
-			}
-		}
-	}
-	for _, why := range res.Reasons {
-		ev.Reasons = append(ev.Reasons, why.String())
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.evals == nil {
-		r.evals = map[string]scenario.Evaluation{}
-	}
-	r.evals[strings.ToLower(e.Owner)+"#"+e.Pid] = ev
-}
-
-// failed records an execution that ended in an error (the process aborts).
-func (r *scenarioRecorder) failed(e reactor.Execution, err error) {
-	ev := scenario.Evaluation{Input: map[string]any{}, Error: err.Error()}
-	for k, v := range e.Payload {
-		ev.Input[k] = v
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.evals == nil {
-		r.evals = map[string]scenario.Evaluation{}
-	}
-	key := strings.ToLower(e.Owner) + "#" + e.Pid
-	if prev, ok := r.evals[key]; ok { // an abortStep rule: keep what the evaluation saw
-		prev.Error = ev.Error
-		ev = prev
-	}
-	r.evals[key] = ev
-}
-
-// recordingExecutor records the executions that fail.
-type recordingExecutor struct {
-	reactor.Executor
-	rec *scenarioRecorder
-}
-
-func (x recordingExecutor) Execute(ctx context.Context, e reactor.Execution) (reactor.Result, error) {
-	res, err := x.Executor.Execute(ctx, e)
-	if err != nil {
-		x.rec.failed(e, err)
-	}
-	return res, err
-}
-
-// of returns the evaluations of one owner's session by pid.
-func (r *scenarioRecorder) of(owner string, session int64) map[string]scenario.Evaluation {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	prefix := fmt.Sprintf("%s#%d:", strings.ToLower(owner), session)
-	out := map[string]scenario.Evaluation{}
-	for k, v := range r.evals {
-		if strings.HasPrefix(k, prefix) {
-			out[strings.TrimPrefix(k, strings.ToLower(owner)+"#")] = v
-		}
-	}
-	return out
-}
-
-// newCacheSource serves orchestrations from the chain (the indexer's cache
-// stays empty: nothing follows the chain in a scenario run), verified
-// against the registry's recorded hash.
-func newCacheSource(env *scenarioEnv) reactor.Source {
-	return indexer.NewCacheSource(indexstore.New(env.rdb, env.ChainID), env.client)
 }

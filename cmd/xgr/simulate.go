@@ -20,7 +20,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
-	"github.com/xgr-sidecar/xgr/ruleexec"
+	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
@@ -143,6 +143,8 @@ func simulateAction(c *cli.Context) error {
 		return err
 	}
 	defer stop()
+	// Not a replica's store (replica.OpenStore): the caller's clock, virtual
+	// under --deterministic, judges leases and due times.
 	store := joinstore.New(rdb, joinstore.Config{})
 
 	clock := time.Now().Truncate(time.Millisecond)
@@ -252,44 +254,11 @@ func simulationRedis(c *cli.Context) (rdb redis.UniversalClient, shared bool, st
 	return rdb, false, func() { rdb.Close(); srv.Stop(); os.RemoveAll(dir) }, nil
 }
 
-// simulationLease is how long the root lease of a simulated session on a
-// shared Redis lasts; simulate renews it at a third of that.
-const simulationLease = 30 * time.Second
-
 // holdSession makes a session created paused on a shared Redis runnable by
-// this simulation only: it takes the session's root lease (replicas skip a
-// session whose lease another holds), resumes it, takes it out of the
-// replicas' root index and renews the lease until release.
+// this simulation only (reactor.Holder), until release.
 func holdSession(ctx context.Context, store *joinstore.Store, root joinstore.Root, now time.Time) (release func(), err error) {
 	host, _ := os.Hostname()
-	holder := fmt.Sprintf("simulate-%s-%d", host, os.Getpid())
-	if _, err := store.AcquireRoot(ctx, root, holder, simulationLease); err != nil {
-		return nil, fmt.Errorf("hold session %s on the shared Redis: %w", root, err)
-	}
-	if _, err := store.Pause(ctx, root, now, false); err != nil {
-		return nil, fmt.Errorf("resume session %s: %w", root, err)
-	}
-	if err := store.UnmarkRoot(ctx, root); err != nil {
-		return nil, fmt.Errorf("unindex session %s: %w", root, err)
-	}
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(simulationLease / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if _, err := store.AcquireRoot(context.WithoutCancel(ctx), root, holder, simulationLease); err != nil && !errors.Is(err, joinstore.ErrFinished) {
-					slog.Warn("simulate: renewing the simulated session's root lease failed", "session", root.String(), "err", err)
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-stopped }, nil
+	return reactor.Holder{Store: store, Name: fmt.Sprintf("simulate-%s-%d", host, os.Getpid())}.Hold(ctx, root, now)
 }
 
 // stepIDs lists the ids of the document's steps, for messages.
@@ -387,11 +356,11 @@ func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchest
 		if len(uncovered) > 0 {
 			slog.Info("steps run from --outcomes", "steps", uncovered)
 		}
-		x := &ruleexec.Executor{Rules: loader, API: wiring.API, Reads: wiring.Reads}
-		if scripted != nil {
-			x.Fallback = scripted
+		if exec, err = (replica.Steps{Rules: loader, API: wiring.API, Reads: wiring.Reads, Scripted: scripted}).Executor(); err != nil {
+			wiring.Close()
+			return nil, nil, nil, err
 		}
-		exec, closer = x, wiring.Close
+		closer = wiring.Close
 	}
 	if exec == nil {
 		return nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
