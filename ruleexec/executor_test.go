@@ -201,7 +201,7 @@ func TestExecuteRuleFromChainWithReads(t *testing.T) {
 	var logs bytes.Buffer
 	x := &ruleexec.Executor{Rules: &rulesource.Loader{Chain: rulesource.NewChain(sim.Backend())}, Reads: &chain.Reads{Default: sim.Backend()}, Log: logTo(&logs), Timeout: time.Minute}
 	res, err := x.Execute(context.Background(), step(r137.Address.Hex(), map[string]any{"Holder": sim.Address(0).Hex()}))
-	if err != nil || !res.Valid || res.Output["Balance"] != "5000" || !reflect.DeepEqual(res.NotPerformed, []string{`execution to "[Holder]"`}) {
+	if err != nil || !res.Valid || res.Output["Balance"] != "5000" || !reflect.DeepEqual(res.NotPerformed, []string{"execution to " + sim.Address(0).Hex() + " ping()"}) {
 		t.Fatalf("holder: %+v, %v", res, err)
 	}
 	if !strings.Contains(logs.String(), "rule=\"XRC-137 "+r137.Address.Hex()+"\"") {
