@@ -118,16 +118,14 @@ func (e *evaluation) execution(x *Execution, out map[string]any, base jsondoc.Pa
 		if err != nil {
 			return hard(p, err)
 		}
+		wei, why := (*big.Int)(nil), "a boolean is no amount"
 		if s, ok := c.(string); ok && len(s) > 80 {
-			return hard(p, fmt.Errorf("%s value %s: the value is wei, a whole number in [0, 2^256-1]", x.Value.Type, describeValue(c)))
-		}
-		var wei *big.Int
-		why := "a boolean"
-		if _, isBool := c.(bool); !isBool {
+			why = "more than 78 digits"
+		} else if _, isBool := c.(bool); !isBool {
 			wei, why = castInteger(c, zero, maxUint256)
 		}
 		if wei == nil {
-			return hard(p, fmt.Errorf("%s value %s: the value is wei, a whole number in [0, 2^256-1] (%s)", x.Value.Type, describeValue(c), why))
+			return hard(p, fmt.Errorf("resolved to %s (declared %s); the value is wei, a whole number in [0, 2^256-1]%s", describeValue(c), x.Value.Type, because(why)))
 		}
 		if wei.Sign() > 0 {
 			call.Value = wei

@@ -108,7 +108,7 @@ func TestExecutionInputErrorsAreHard(t *testing.T) {
 		path, message string
 	}{
 		{"uint8 overflow", `"to": "` + execTarget + `", "function": "f(uint8)", "args": [{"type": "uint64", "value": 256}]`,
-			"onValid.execution.args[0]", "does not fit ABI uint8: a whole number in [0, 255]"},
+			"onValid.execution.args[0]", "uint64 256 (declared uint64) does not fit ABI uint8: a whole number in [0, 255]"},
 		{"int8 underflow", `"to": "` + execTarget + `", "function": "f(int8)", "args": [{"type": "int64", "value": -129}]`,
 			"onValid.execution.args[0]", "[-128, 127]"},
 		{"negative to uint", `"to": "` + execTarget + `", "function": "f(uint256)", "args": [{"type": "int256", "value": "-1"}]`,
@@ -127,7 +127,7 @@ func TestExecutionInputErrorsAreHard(t *testing.T) {
 		{"to zero", `"to": "0x0000000000000000000000000000000000000000"`, "onValid.execution.to", "zero address"},
 		{"value negative", `"to": "` + execTarget + `", "value": {"type": "int64", "value": "-1"}`, "onValid.execution.value", "whole number in [0, 2^256-1]"},
 		{"value overflow", `"to": "` + execTarget + `", "value": {"type": "decimal", "value": "115792089237316195423570985008687907853269984665640564039457584007913129639936"}`,
-			"onValid.execution.value", "out of range"},
+			"onValid.execution.value", "whole number in [0, 2^256-1]"},
 		{"value fraction", `"to": "` + execTarget + `", "value": {"type": "double", "value": 1.5}`, "onValid.execution.value", "not a whole number"},
 		{"args without function", `"to": "` + execTarget + `", "args": [{"type": "uint64", "value": 1}]`, "onValid.execution.args", "no function"},
 	}

@@ -97,7 +97,7 @@ var bigIntType = reflect.TypeOf((*big.Int)(nil))
 // error says what v is and what t allows.
 func abiArg(t abi.Type, xrc Type, v any) (any, error) {
 	bad := func(allowed string) (any, error) {
-		return nil, fmt.Errorf("%s value %s does not fit ABI %s: %s", xrc, describeValue(v), t.String(), allowed)
+		return nil, fmt.Errorf("%s (declared %s) does not fit ABI %s: %s", describeValue(v), xrc, t.String(), allowed)
 	}
 	switch t.T {
 	case abi.IntTy, abi.UintTy:
@@ -110,7 +110,7 @@ func abiArg(t abi.Type, xrc Type, v any) (any, error) {
 		lo, hi := intRange(t)
 		n, why := castInteger(v, lo, hi)
 		if n == nil {
-			return bad(fmt.Sprintf("a whole number in [%s, %s] (%s)", lo, hi, why))
+			return bad(fmt.Sprintf("a whole number in [%s, %s]%s", lo, hi, because(why)))
 		}
 		if t.GetType() == bigIntType {
 			return n, nil
@@ -173,4 +173,12 @@ func intRange(t abi.Type) (lo, hi *big.Int) {
 	}
 	lim := new(big.Int).Lsh(one, uint(t.Size-1))
 	return new(big.Int).Neg(lim), new(big.Int).Sub(lim, one)
+}
+
+// because adds why a number was refused, unless it only repeats the range.
+func because(why string) string {
+	if why == "" || strings.Contains(why, "out of range") {
+		return ""
+	}
+	return " (" + why + ")"
 }
