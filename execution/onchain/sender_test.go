@@ -79,6 +79,7 @@ type fixture struct {
 	target   target
 	registry common.Address
 	rule     common.Address
+	r137     *chain.Rule
 	sender   *onchain.Sender
 }
 
@@ -93,7 +94,7 @@ func newFixture(t *testing.T, mutate func(*execution.Config)) *fixture {
 	if _, err := r137.AddExecutor(context.Background(), testenv.Sender(t, a, 0), a.Address(2)); err != nil {
 		t.Fatal(err)
 	}
-	f.registry, f.rule = reg.Address, r137.Address
+	f.registry, f.rule, f.r137 = reg.Address, r137.Address, r137
 	cfg := execution.DefaultConfig()
 	cfg.Enabled = true
 	cfg.Policy.Targets = []common.Address{f.target.addr}
@@ -275,5 +276,42 @@ func TestSenderRefusals(t *testing.T) {
 	// Executions off: no sender.
 	if _, err := onchain.New(ctx, onchain.Config{Executions: execution.DefaultConfig(), Redis: f.rdb, Chain: f.anvil.Client, Key: f.anvil.Key(1)}); err == nil || !strings.Contains(err.Error(), "executions are off") {
 		t.Errorf("off: %v", err)
+	}
+}
+
+// Authority is read again before each Send: a runner removed from the rule
+// contract's executor list is refused from the next block on, and a rule
+// contract without getExecutorList() is owner-only.
+func TestSenderAuthorityChanges(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	sc := f.scope(2, 4)
+	if err := f.sender.Send(ctx, sc, "0xowner/4/4:1", f.target.settle(t, 1, "a1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.r137.RemoveExecutor(ctx, testenv.Sender(t, f.anvil, 0), f.anvil.Address(2)); err != nil {
+		t.Fatal(err)
+	}
+	err := f.sender.Send(ctx, sc, "0xowner/4/4:2", f.target.settle(t, 1, "a2"))
+	refusal(t, err, execution.LimitAuthority, "not on its executor list")
+	// The key sent before stays answered from its record, not refused.
+	if err := f.sender.Send(ctx, sc, "0xowner/4/4:1", f.target.settle(t, 1, "a1")); err != nil {
+		t.Errorf("a recorded key after the removal: %v", err)
+	}
+	f.outcome(t, "0xowner/4/4:1")
+	if n := f.target.calls(t, f.anvil, "a2"); n != 0 {
+		t.Errorf("refused call landed %d times", n)
+	}
+
+	legacy := testenv.DeployLegacyRule(t, f.anvil, 0, `{"payload": {}, "rules": []}`)
+	sc = f.scope(2, 5)
+	sc.Registry, sc.RuleContract = common.Address{}, legacy
+	refusal(t, f.sender.Send(ctx, sc, "0xowner/5/5:1", f.target.settle(t, 1, "l1")), execution.LimitAuthority, "owner-only")
+	sc.Owner = f.anvil.Address(0)
+	if err := f.sender.Send(ctx, sc, "0xowner/5/5:2", f.target.settle(t, 1, "l2")); err != nil {
+		t.Errorf("the legacy contract's owner: %v", err)
+	}
+	if o := f.outcome(t, "0xowner/5/5:2"); o.Status != 1 {
+		t.Errorf("owner's call: %+v", o)
 	}
 }
