@@ -194,13 +194,6 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 		Wait:         time.Duration(res.WaitSec) * time.Second,
 		NotPerformed: res.NotPerformed.Sections(),
 	}
-	if x := res.Execution; x != nil { // resolved; this executor does not send it
-		what := "execution to " + x.To.Hex()
-		if x.Function != "" {
-			what += " " + x.Function
-		}
-		out.NotPerformed = append([]string{what}, out.NotPerformed...)
-	}
 	for _, r := range res.Reasons {
 		out.Reasons = append(out.Reasons, r.String())
 	}
