@@ -28,7 +28,7 @@ type target struct {
 	abi  abi.ABI
 }
 
-func deployTarget(t *testing.T, a *testenv.Anvil) target {
+func deployTarget(t testing.TB, a *testenv.Anvil) target {
 	t.Helper()
 	raw, err := os.ReadFile("../../contracts/testdata/build/ExecTarget.json")
 	if err != nil {
@@ -53,7 +53,7 @@ func deployTarget(t *testing.T, a *testenv.Anvil) target {
 }
 
 // settle is the call settle(amount, ref) of the target.
-func (tg target) settle(t *testing.T, amount int64, ref string) execution.Call {
+func (tg target) settle(t testing.TB, amount int64, ref string) execution.Call {
 	t.Helper()
 	data, err := tg.abi.Pack("settle", big.NewInt(amount), ref)
 	if err != nil {
@@ -85,7 +85,7 @@ type fixture struct {
 
 // newFixture: anvil with the target, a registry and a rule contract owned
 // by key 0 that list key 2 as executor; the sender signs with key 1.
-func newFixture(t *testing.T, mutate func(*execution.Config)) *fixture {
+func newFixture(t testing.TB, mutate func(*execution.Config)) *fixture {
 	t.Helper()
 	a := testenv.StartAnvil(t)
 	f := &fixture{anvil: a, rdb: testenv.StartRedis(t).Client(), target: deployTarget(t, a)}
