@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/execution"
@@ -314,4 +315,53 @@ func TestSenderAuthorityChanges(t *testing.T) {
 	if o := f.outcome(t, "0xowner/5/5:2"); o.Status != 1 {
 		t.Errorf("owner's call: %+v", o)
 	}
+}
+
+// A key whose nonce the executor key used elsewhere ends lost: Outcome is
+// final with Lost and the manager's error, and nothing else lands.
+func TestSenderOutcomeLost(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	if err := f.anvil.Client.Client().CallContext(ctx, nil, "evm_setAutomine", false); err != nil {
+		t.Fatal(err)
+	}
+	call := f.target.settle(t, 1, "lost")
+	call.GasLimit = 100_000
+	if err := f.sender.Send(ctx, f.scope(2, 6), "0xowner/6/6:1", call); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := f.sender.Manager().Status(ctx, "0xowner/6/6:1")
+	if err != nil || !rec.HasNonce {
+		t.Fatalf("record %+v %v", rec, err)
+	}
+	// The executor key replaces it with a transfer of a much higher fee.
+	gwei := func(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(1e9)) }
+	self := f.sender.Address()
+	tx, err := types.SignNewTx(f.anvil.Key(1), types.LatestSignerForChainID(f.anvil.ChainID()), &types.DynamicFeeTx{
+		ChainID: f.anvil.ChainID(), Nonce: rec.Nonce, GasTipCap: gwei(50), GasFeeCap: gwei(500), Gas: 21000, To: &self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.anvil.Client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		f.anvil.Mine(t, 1)
+		o, ok, err := f.sender.Outcome(ctx, "0xowner/6/6:1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if !o.Lost || o.Error == "" || o.Status != 0 {
+				t.Fatalf("want lost: %+v", o)
+			}
+			if n := f.target.calls(t, f.anvil, "lost"); n != 0 {
+				t.Errorf("the lost call landed %d times", n)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("not final after 30s")
 }
