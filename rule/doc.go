@@ -16,9 +16,11 @@
 // measured only with a clock the caller passes in.
 //
 // The selected branch's wakeUps are resolved and validated into
-// Result.WakeUps for the engine to perform. Parsed but not performed (kept
-// on the Document and reported in a Result): branch execution (inner
-// transactions), grants, encryptLogs and logExpireDays.
+// Result.WakeUps, and its execution is resolved and ABI-encoded into
+// Result.Execution, for the engine to perform; Reverted applies onInvalid
+// after an onValid execution reverted. Parsed but not performed (kept on
+// the Document and reported in Result.NotPerformed): grants, encryptLogs
+// and logExpireDays.
 //
 // Numbers are exact on every path: undeclared integers stay int64, uint64
 // or (beyond) exact big integers, uint256 / int256 values are big integers

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 )
 
@@ -31,11 +32,24 @@ import (
 //  4. rules: all validate rules must hold; a missing key makes a rule false;
 //     abortStep / cancelSession rules that hold end the step;
 //  5. branch selection: onValid when valid, else onInvalid;
-//  6. the branch payload and wakeUps by Eval-or-Render; a missing key in
-//     the valid branch downgrades the step to the invalid branch, in the
-//     invalid branch it leaves the step meta-only (no output, no
-//     wake-ups);
+//  6. the branch payload, wakeUps and execution by Eval-or-Render (the
+//     execution over the environment overlaid by the branch payload,
+//     encoded into Result.Execution; see execution resolution below); a
+//     missing key in the valid branch downgrades the step to the invalid
+//     branch, in the invalid branch it leaves the step meta-only (no
+//     output, no wake-ups, no execution);
 //  7. waitSec of the selected branch.
+//
+// Execution resolution (spec §8.3): "to" must resolve to an address other
+// than 0x0; each args[i] is resolved (or defaulted), cast to its XRC type
+// and converted to the ABI type of parameter i of "function" (elementary
+// types only, integers range-checked for their size, strings and byte
+// strings at most MaxStringValueLen characters); calldata is the 4-byte
+// selector and the ABI encoding; "value" must be whole wei in
+// [0, 2^256-1]; gas.limit passes as written. A value that does not fit is
+// a *HardError naming the field (e.g. onValid.execution.args[1]): nothing
+// may be signed for such a step. Reverted applies onInvalid after the
+// engine saw the onValid execution revert.
 //
 // Numbers stay exact: a value that is one placeholder ("[Key]") is passed
 // through as it is; expressions see uint256 / int256 values (and integers
@@ -99,27 +113,36 @@ func Evaluate(ctx context.Context, doc *Document, payload map[string]any, src So
 	defer func() { res.Timings.Outcome = e.since(t) }()
 	valid := !forced && rulesHold && !e.soft
 	if valid {
-		out, wakes, miss, err := e.outcome(doc.OnValid, "onValid")
+		out, wakes, call, miss, err := e.outcome(doc.OnValid, "onValid")
 		if err != nil {
 			return res, err
 		}
 		if miss == nil {
-			e.finish(true, doc.OnValid, out, wakes)
+			e.finish(true, doc.OnValid, out, wakes, call)
 			return res, nil
 		}
 		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the valid branch "+miss.section+"; the step is downgraded to onInvalid")
 	}
-	out, wakes, miss, err := e.outcome(doc.OnInvalid, "onInvalid")
-	if err != nil {
+	if err := e.invalidBranch(); err != nil {
 		return res, err
 	}
-	if miss != nil {
-		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the invalid branch "+miss.section+"; the step is meta-only (no output, no wake-ups)")
-		res.MetaOnly = true
-		out, wakes = map[string]any{}, nil
-	}
-	e.finish(false, doc.OnInvalid, out, wakes)
 	return res, nil
+}
+
+// invalidBranch applies onInvalid: its payload, wake-ups and execution; a
+// missing key in any of them leaves the step meta-only.
+func (e *evaluation) invalidBranch() error {
+	out, wakes, call, miss, err := e.outcome(e.doc.OnInvalid, "onInvalid")
+	if err != nil {
+		return err
+	}
+	if miss != nil {
+		e.reason(ReasonSoftInvalid, miss.path, miss.keys, "missing "+keyList(miss.keys)+" in the invalid branch "+miss.section+"; the step is meta-only (no output, no wake-ups, no execution)")
+		e.res.MetaOnly = true
+		out, wakes, call = map[string]any{}, nil, nil
+	}
+	e.finish(false, e.doc.OnInvalid, out, wakes, call)
+	return nil
 }
 
 type evaluation struct {
@@ -149,7 +172,7 @@ func (e *evaluation) reason(code, path string, keys []string, msg string) {
 	e.res.Reasons = append(e.res.Reasons, Reason{Code: code, Path: path, Keys: keys, Message: msg})
 }
 
-func (e *evaluation) finish(valid bool, b *Branch, out map[string]any, wakes []ResolvedWakeUp) {
+func (e *evaluation) finish(valid bool, b *Branch, out map[string]any, wakes []ResolvedWakeUp, call *execution.Call) {
 	r := e.res
 	r.Valid = valid
 	r.Branch = "onInvalid"
@@ -159,7 +182,8 @@ func (e *evaluation) finish(valid bool, b *Branch, out map[string]any, wakes []R
 	r.Output = out
 	r.WakeUps = wakes
 	r.WaitSec = b.WaitSec
-	r.NotPerformed = NotPerformed{Execution: b.Execution, Grants: b.Grants, LogExpireDays: b.LogExpireDays, EncryptLogs: b.EncryptLogs}
+	r.Execution = call
+	r.NotPerformed = NotPerformed{Grants: b.Grants, LogExpireDays: b.LogExpireDays, EncryptLogs: b.EncryptLogs}
 }
 
 func keyList(keys []string) string {
@@ -315,22 +339,28 @@ type missingAt struct {
 	keys    []string
 }
 
-// outcome computes a branch payload and resolves its wake-ups; a missing
-// key stops it with missingAt.
-func (e *evaluation) outcome(b *Branch, name string) (map[string]any, []ResolvedWakeUp, *missingAt, error) {
+// outcome computes a branch payload and resolves its wake-ups and its
+// execution; a missing key stops it with missingAt.
+func (e *evaluation) outcome(b *Branch, name string) (map[string]any, []ResolvedWakeUp, *execution.Call, *missingAt, error) {
 	out, miss, err := e.outputs(b.Payload, jsondoc.Path(name).Key("payload"))
 	if miss != nil || err != nil {
-		return nil, nil, miss, err
+		return nil, nil, nil, miss, err
 	}
 	var wakes []ResolvedWakeUp
 	for i, w := range b.WakeUps {
 		r, miss, err := e.wakeUp(w, jsondoc.Path(name).Key("wakeUps").Index(i))
 		if miss != nil || err != nil {
-			return nil, nil, miss, err
+			return nil, nil, nil, miss, err
 		}
 		wakes = append(wakes, r)
 	}
-	return out, wakes, nil, nil
+	var call *execution.Call
+	if b.Execution != nil {
+		if call, miss, err = e.execution(b.Execution, out, jsondoc.Path(name).Key("execution")); miss != nil || err != nil {
+			return nil, nil, nil, miss, err
+		}
+	}
+	return out, wakes, call, nil, nil
 }
 
 // outputs resolves an output object (a branch or wake-up payload). Its

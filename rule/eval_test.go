@@ -2,6 +2,7 @@ package rule
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
 )
 
 func eval(t *testing.T, doc *Document, payload map[string]any, src Sources) *Result {
@@ -392,17 +395,25 @@ func TestEvalNotPerformed(t *testing.T) {
 		return []any{big.NewInt(10)}, nil
 	})})
 	np := r.NotPerformed
-	if !r.Valid || np.Execution == nil || len(np.Grants) != 1 || *np.LogExpireDays != 90 || !*np.EncryptLogs || np.Empty() {
+	if !r.Valid || len(np.Grants) != 1 || *np.LogExpireDays != 90 || !*np.EncryptLogs || np.Empty() {
 		t.Errorf("not performed: %+v", r)
 	}
-	if got := strings.Join(np.Sections(), ", "); got != `execution to "0x2222222222222222222222222222222222222222", 1 grants, encryptLogs=true, logExpireDays=90` {
+	if got := strings.Join(np.Sections(), ", "); got != `1 grants, encryptLogs=true, logExpireDays=90` {
 		t.Errorf("Sections: %s", got)
 	}
 	if (NotPerformed{}).Sections() != nil {
 		t.Error("nothing left undone must have no sections")
 	}
+	// The execution is resolved for the engine: notify(Owner, Balance).
+	x := r.Execution
+	want := "0x" + hex.EncodeToString(crypto.Keccak256([]byte("notify(address,uint256)"))[:4]) +
+		strings.Repeat("0", 24) + strings.Repeat("11", 20) + fmt.Sprintf("%064x", 10)
+	if x == nil || x.To.Hex() != "0x2222222222222222222222222222222222222222" || x.GasLimit != 250000 || x.Value != nil ||
+		x.Function != "notify(address,uint256)(bool)" || "0x"+hex.EncodeToString(x.Data) != want {
+		t.Errorf("execution: %+v, want data %s", x, want)
+	}
 	b, err := json.Marshal(r)
-	if err != nil || !strings.Contains(string(b), `"notPerformed":{"execution":{"to":"0x2222222222222222222222222222222222222222"`) {
+	if err != nil || !strings.Contains(string(b), `"notPerformed":{"grants":[`) || !strings.Contains(string(b), `"execution":{"to":"0x2222222222222222222222222222222222222222"`) {
 		t.Errorf("JSON: %s %v", b, err)
 	}
 }

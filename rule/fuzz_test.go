@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net/url"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,4 +265,69 @@ func jsonKeys(s string) ([]string, error) {
 	walk("", v)
 	sort.Strings(keys)
 	return keys, nil
+}
+
+// FuzzExecSignature parses arbitrary execution signatures. Nothing may
+// panic; an accepted one has at most MaxExecArgs elementary parameters and
+// encodes their zero values behind its selector.
+func FuzzExecSignature(f *testing.F) {
+	for _, s := range []string{"settle(uint256,address)", "f()", "notify(address,uint256)(bool)", "f(uint256[])", "f((bool,string))",
+		"f(uint7)", "f(bytes33)", "f(uint,int)", "f(" + strings.Repeat("bool,", 20) + "bool)", "f(", "(", "f(uint256,", "f(function)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sig string) {
+		s, err := ParseExecSignature(sig)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		if len(s.Params) > MaxExecArgs {
+			t.Fatalf("%q: %d params", sig, len(s.Params))
+		}
+		vals := make([]any, len(s.Params))
+		for i, p := range s.Params {
+			if p.Type.GetType() == bigIntType {
+				vals[i] = new(big.Int)
+			} else {
+				vals[i] = reflect.Zero(p.Type.GetType()).Interface()
+			}
+		}
+		data, err := s.encode(vals)
+		if err != nil || len(data) < 4 || [4]byte(data[:4]) != s.Selector {
+			t.Fatalf("%q: encode zero values: %x %v", sig, data, err)
+		}
+	})
+}
+
+// FuzzExecArg converts arbitrary values of every XRC type to arbitrary
+// ABI parameter types. Nothing may panic; what converts must pack.
+func FuzzExecArg(f *testing.F) {
+	for _, c := range [][3]string{{"uint8", "uint64", "255"}, {"uint8", "uint64", "256"}, {"int16", "int64", "-32769"}, {"address", "address", "0x" + strings.Repeat("ab", 20)},
+		{"bytes4", "bytes", "0xdeadbeef"}, {"bytes", "bytes", "0x0"}, {"bytes32", "bytes32", "0x" + strings.Repeat("00", 32)}, {"string", "string", "hé"},
+		{"bool", "bool", "true"}, {"uint256", "decimal", "1e3"}, {"int256", "int256", "-57896044618658097711785492504343953926634992332820282019728792003956564819968"}} {
+		f.Add(c[0], c[1], c[2])
+	}
+	f.Fuzz(func(t *testing.T, abiType, xrcType, value string) {
+		sig, err := ParseExecSignature("f(" + abiType + ")")
+		xt, ok := ParseType(xrcType)
+		if err != nil || !ok || len(sig.Params) != 1 {
+			return
+		}
+		c, err := Cast(xt, value)
+		if err != nil {
+			return
+		}
+		v, err := abiArg(sig.Params[0].Type, xt, c)
+		if err != nil {
+			if !strings.Contains(err.Error(), "does not fit ABI") {
+				t.Fatalf("error without the ABI type: %v", err)
+			}
+			return
+		}
+		if _, err := sig.encode([]any{v}); err != nil {
+			t.Fatalf("%s %s %q converted to %T but does not pack: %v", abiType, xrcType, value, v, err)
+		}
+	})
 }

@@ -180,8 +180,11 @@ type Branch struct {
 	// the engine.
 	WakeUps []*WakeUp
 
+	// Execution is resolved by Evaluate (Result.Execution) and performed
+	// by the engine.
+	Execution *Execution
+
 	// Parsed and validated, not performed by this package.
-	Execution     *Execution
 	Grants        []*Grant
 	LogExpireDays *uint64
 	EncryptLogs   *bool
@@ -193,7 +196,10 @@ type OutputField struct {
 	Value *Value
 }
 
-// Execution is a branch's inner transaction (not performed).
+// Execution is a branch's inner transaction (spec §8.3) as written.
+// Evaluate resolves the selected branch's execution into
+// Result.Execution (see the execution resolution rules there); the engine
+// performs it.
 type Execution struct {
 	To       *Value        `json:"to"`
 	GasLimit *uint64       `json:"gasLimit,omitempty"`
@@ -201,6 +207,8 @@ type Execution struct {
 	Args     []*TypedValue `json:"args,omitempty"`
 	Value    *TypedValue   `json:"value,omitempty"`
 	Extras   any           `json:"extras,omitempty"`
+
+	sig *ExecSignature // Function parsed at Parse; nil for no function or a hand-built Execution
 }
 
 // Grant is one access grant of a branch (not performed).

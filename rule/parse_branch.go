@@ -180,6 +180,13 @@ func (d *decoder) execution(v *jsondoc.Value, path jsondoc.Path) *Execution {
 	}
 	if x.Function != "" {
 		d.argCount(v, m["args"], path, x.Function)
+		sig, err := ParseExecSignature(x.Function)
+		if err != nil {
+			d.errorf(m["function"], path.Key("function"), CodeSignature, "%v", err)
+		}
+		x.sig = sig
+	} else if av, ok := m["args"]; ok && av.Kind == jsondoc.Array && len(av.Items) > 0 {
+		d.warnf(av, path.Key("args"), CodeSignature, "%d args but no \"function\": args are encoded for a function signature such as \"settle(uint256,address)\"; without one the execution is a plain value transfer, and evaluating this branch is a hard error", len(av.Items))
 	}
 	if vv, ok := m["value"]; ok && vv.Kind != jsondoc.Null {
 		x.Value = d.typedValue(vv, path.Key("value"))

@@ -154,23 +154,19 @@ func (d Duration) String() string { return time.Duration(d).String() }
 
 // NotPerformed lists the selected branch's sections that are parsed and
 // validated but not carried out (wake-ups are resolved into
-// Result.WakeUps instead).
+// Result.WakeUps and the execution into Result.Execution instead, for the
+// engine to perform).
 type NotPerformed struct {
-	Execution     *Execution `json:"execution,omitempty"`
-	Grants        []*Grant   `json:"grants,omitempty"`
-	LogExpireDays *uint64    `json:"logExpireDays,omitempty"`
-	EncryptLogs   *bool      `json:"encryptLogs,omitempty"`
+	Grants        []*Grant `json:"grants,omitempty"`
+	LogExpireDays *uint64  `json:"logExpireDays,omitempty"`
+	EncryptLogs   *bool    `json:"encryptLogs,omitempty"`
 }
 
 // Sections describes what was left undone, one short phrase per section
-// in document order, e.g. "execution to \"[Target]\"", "2 grants",
+// in document order, e.g. "2 grants",
 // "encryptLogs=true"; nil when nothing was.
 func (n NotPerformed) Sections() []string {
 	var parts []string
-	if n.Execution != nil {
-		to, _ := json.Marshal(n.Execution.To)
-		parts = append(parts, "execution to "+string(to))
-	}
 	if k := len(n.Grants); k > 0 {
 		parts = append(parts, fmt.Sprintf("%d grants", k))
 	}
@@ -185,7 +181,7 @@ func (n NotPerformed) Sections() []string {
 
 // Empty reports whether nothing was left undone.
 func (n NotPerformed) Empty() bool {
-	return n.Execution == nil && len(n.Grants) == 0 && n.LogExpireDays == nil && n.EncryptLogs == nil
+	return len(n.Grants) == 0 && n.LogExpireDays == nil && n.EncryptLogs == nil
 }
 
 // HardError aborts a step: a schema or type violation of the input, an

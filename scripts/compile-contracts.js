@@ -24,7 +24,7 @@ const SOLC_VERSION = '0.8.30';
 // Each group is one compiler run: its sources and where the artifacts go.
 const GROUPS = [
   { dir: 'contracts', contracts: ['XRC729', 'XRC137', 'MetaReader'] },
-  { dir: 'contracts/testdata', contracts: ['TestToken', 'LegacyRule'] },
+  { dir: 'contracts/testdata', contracts: ['TestToken', 'LegacyRule', 'ExecTarget'] },
 ];
 
 // The settings are part of every artifact; change them here only.
