@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // Call is a selected branch's execution, resolved and encoded: what would
@@ -16,7 +17,7 @@ type Call struct {
 	// "settle(uint256,address)"; empty for a plain value transfer.
 	Function string `json:"function,omitempty"`
 	// Data is the ABI-encoded calldata (selector and arguments).
-	Data []byte `json:"data"`
+	Data hexutil.Bytes `json:"data"`
 	// Value is the wei sent along; nil is 0.
 	Value *big.Int `json:"value,omitempty"`
 	// GasLimit is the rule's gas.limit; 0 when the rule sets none (the

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -274,10 +276,32 @@ func writeEvalText(w io.Writer, file string, r *rule.Result, evalErr error) {
 		p, _ := json.Marshal(wu.Payload)
 		fmt.Fprintf(w, "wake-up %d: runner %s session %d step %s payload %s\n", i, wu.Runner, wu.SessionID, wu.StepID, p)
 	}
+	if x := r.Execution; x != nil {
+		fn := x.Function
+		if fn == "" {
+			fn = "(value transfer)"
+		}
+		fmt.Fprintf(w, "execution: %s on %s, data %s, value %s wei, gas limit %s (sent by xgr run with --executions; rule eval sends nothing)\n",
+			fn, x.To.Hex(), x.Data, orZero(x.Value), gasText(x.GasLimit))
+	}
 	if np := r.NotPerformed.Sections(); len(np) > 0 {
 		fmt.Fprintf(w, "not performed: %s\n", strings.Join(np, ", "))
 	}
 	t := r.Timings
 	fmt.Fprintf(w, "timings: total %s (inputs %s, contractReads %s, apiCalls %s, rules %s, outcome %s)\n",
 		t.Total, t.Inputs, t.ContractReads, t.APICalls, t.Rules, t.Outcome)
+}
+
+func orZero(v *big.Int) string {
+	if v == nil {
+		return "0"
+	}
+	return v.String()
+}
+
+func gasText(g uint64) string {
+	if g == 0 {
+		return "the operator's cap"
+	}
+	return strconv.FormatUint(g, 10)
 }
