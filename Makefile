@@ -67,6 +67,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSignature$$' -fuzztime $(FUZZTIME) ./internal/chain
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./reactor/wakeup
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./rpc/permit
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSealed$$' -fuzztime $(FUZZTIME) ./envelope
+	$(GO) test -run '^$$' -fuzz '^FuzzParseWrapped$$' -fuzztime $(FUZZTIME) ./envelope
+	$(GO) test -run '^$$' -fuzz '^FuzzParseReadKey$$' -fuzztime $(FUZZTIME) ./envelope
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePublicHex$$' -fuzztime $(FUZZTIME) ./envelope
 
 ## difftest: the differential test of the two drivers (Runner and replicas) at length:
 ## DIFFTEST_CASES random orchestrations (default 5000) from DIFFTEST_SEED (default: the
