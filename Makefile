@@ -112,7 +112,7 @@ contracts:
 # so its command-line dependencies stay out of go.mod.
 GETH_VERSION = $$($(GO) list -m -f '{{.Version}}' github.com/ethereum/go-ethereum)
 ABIGEN       = $(GO) run github.com/ethereum/go-ethereum/cmd/abigen@$(GETH_VERSION)
-BINDINGS     := XRC729:xrc729 XRC137:xrc137 MetaReader:metareader
+BINDINGS     := XRC729:xrc729 XRC137:xrc137 MetaReader:metareader XRC563:xrc563
 
 ## bindings: generate the Go bindings contracts/<name>/ from contracts/build/ (abigen v2)
 bindings:
