@@ -2,6 +2,8 @@ package envelope_test
 
 import (
 	"encoding/base64"
+	"encoding/hex"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -292,4 +294,16 @@ func BenchmarkLogBundle(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A DEK or read key printed by mistake shows nothing of the key.
+func TestKeysDoNotPrint(t *testing.T) {
+	dek, _ := envelope.NewDEK()
+	k := mustKey(t)
+	pem, _ := k.MarshalPEM()
+	for _, s := range []string{fmt.Sprintf("%v %s %x %+v %#v", dek, dek, dek, dek, dek), fmt.Sprintf("%v %s %+v %#v", k, k, k, k)} {
+		if strings.Contains(s, hex.EncodeToString(dek[:4])) || strings.Contains(s, string(pem[30:60])) || !strings.Contains(s, "hidden") {
+			t.Fatalf("printed: %s", s)
+		}
+	}
 }
