@@ -79,6 +79,10 @@ func TestSealRuleRoundTripAndRefusals(t *testing.T) {
 	if _, err := envelope.OpenRule(s.String(), w2.String(), key); !errors.Is(err, envelope.ErrNotOpened) || !strings.Contains(err.Error(), "scope 1") {
 		t.Fatalf("scope-2 wrap opened as rule: %v", err)
 	}
+	// Open is the same for logs, with scope 2 and the log bound.
+	if pt, err := envelope.Open(s.String(), w2.String(), key, envelope.ScopeLog, envelope.MaxLogBytes); err != nil || string(pt) != secretDoc {
+		t.Fatalf("Open scope 2: %q, %v", pt, err)
+	}
 	// A wrap for another RID (the same DEK) does not open this envelope.
 	s2, _ := envelope.Seal(dek, []byte("other content"))
 	wOther, _ := envelope.Wrap(dek, key.Public(), envelope.ScopeRule, s2.RID)

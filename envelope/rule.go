@@ -38,7 +38,13 @@ func SealRule(doc []byte, reader *ecdh.PublicKey) (*SealedRule, error) {
 // MaxRuleBytes of plaintext, wrapped the DEK wrapped for key with scope 1
 // and the envelope's RID.
 func OpenRule(blob, wrapped string, key *ReadKey) ([]byte, error) {
-	s, err := ParseSealed(blob, MaxRuleBytes)
+	return Open(blob, wrapped, key, ScopeRule, MaxRuleBytes)
+}
+
+// Open opens an XGR1 envelope (at most maxPlain bytes of plaintext) with a
+// read key and the DEK wrapped for it with scope and the envelope's RID.
+func Open(blob, wrapped string, key *ReadKey, scope Scope, maxPlain int) ([]byte, error) {
+	s, err := ParseSealed(blob, maxPlain)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +52,7 @@ func OpenRule(blob, wrapped string, key *ReadKey) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dek, err := key.Unwrap(w, ScopeRule, s.RID)
+	dek, err := key.Unwrap(w, scope, s.RID)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,14 @@ package rulesource
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/envelope"
+	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/rule"
 )
 
@@ -63,4 +65,28 @@ func (o *KeyOpener) OpenRule(ctx context.Context, contract common.Address, blob 
 		return nil, fmt.Errorf("rule %s: %w", contract.Hex(), err)
 	}
 	return plain, nil
+}
+
+// HeaderGrant is a grant lookup (KeyOpener.Grant) that takes the data key
+// the rule contract itself holds in its encryption header (encrypted():
+// rid, suite, encDEK, written with the envelope by setRuleAndEncrypted),
+// when the header's rid is the envelope's. It serves rules their owner
+// sealed for xgr's read key (xgr rule encrypt --to <xgr's key>); whether
+// the key opens is decided by KeyOpener. A header with another rid, or
+// none, is no grant.
+func HeaderGrant(b chain.Backend) func(ctx context.Context, contract common.Address, rid envelope.RID) (string, bool, error) {
+	return func(ctx context.Context, contract common.Address, rid envelope.RID) (string, bool, error) {
+		enc, err := chain.NewRule(contract, b).Encryption(ctx)
+		if err != nil {
+			return "", false, err
+		}
+		if enc.RID != common.Hash(rid) || len(enc.EncDEK) == 0 {
+			return "", false, nil
+		}
+		if len(enc.EncDEK) != envelope.WrappedSize {
+			// Text forms (XGRK2.…) stored as bytes are taken as written.
+			return string(enc.EncDEK), true, nil
+		}
+		return "0x" + hex.EncodeToString(enc.EncDEK), true, nil
+	}
 }

@@ -73,6 +73,29 @@ func TestChainOpensSealedRules(t *testing.T) {
 		t.Fatalf("cached sealed rule: %v, %d lookups", err, g.asked.Load())
 	}
 
+	// The contract's own header wraps the DEK for xgr's key (sealed with
+	// --to xgr's key): HeaderGrant serves it; for another key it does not
+	// open, and a header of another rid is no grant.
+	hc := rulesource.NewChain(sim.Backend())
+	hc.Opener = &rulesource.KeyOpener{Key: key, Grant: rulesource.HeaderGrant(sim.Backend())}
+	if hl, err := hc.Load(ctx, ref); err != nil || hl.Doc.Hash != crypto.Keccak256Hash([]byte(v1)) {
+		t.Fatalf("header grant: %v", err)
+	}
+	stranger, _ := envelope.GenerateReadKey()
+	sc := rulesource.NewChain(sim.Backend())
+	sc.Opener = &rulesource.KeyOpener{Key: stranger, Grant: rulesource.HeaderGrant(sim.Backend())}
+	if _, err := sc.Load(ctx, ref); !errors.Is(err, envelope.ErrNotOpened) {
+		t.Fatalf("header grant, another key: %v", err)
+	}
+	mismatch, _ := testenv.DeployXRC137(t, sim, v2)
+	if _, err := mismatch.SetEncrypted(ctx, testenv.Sender(t, sim, 0), []byte(blob), chain.Encryption{
+		RID: common.Hash{9}, Suite: envelope.Suite, EncDEK: sealed.Wrapped.Bytes()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hc.Load(ctx, mismatch.Address.Hex()); !errors.Is(err, rulesource.ErrNoGrant) {
+		t.Fatalf("header of another rid: %v", err)
+	}
+
 	// The grant store does not answer: unavailable, may work later.
 	g.down.Store(true)
 	if _, err := c.Load(ctx, ref); !errors.Is(err, rule.ErrUnavailable) {
