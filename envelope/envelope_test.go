@@ -3,8 +3,8 @@ package envelope_test
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
