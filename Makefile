@@ -71,6 +71,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSignature$$' -fuzztime $(FUZZTIME) ./internal/chain
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./reactor/wakeup
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./rpc/permit
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSealed$$' -fuzztime $(FUZZTIME) ./envelope
+	$(GO) test -run '^$$' -fuzz '^FuzzParseWrapped$$' -fuzztime $(FUZZTIME) ./envelope
+	$(GO) test -run '^$$' -fuzz '^FuzzParseReadKey$$' -fuzztime $(FUZZTIME) ./envelope
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePublicHex$$' -fuzztime $(FUZZTIME) ./envelope
 
 ## difftest: the differential test of the two drivers (Runner and replicas) at length:
 ## DIFFTEST_CASES random orchestrations (default 5000) from DIFFTEST_SEED (default: the
@@ -112,7 +116,7 @@ contracts:
 # so its command-line dependencies stay out of go.mod.
 GETH_VERSION = $$($(GO) list -m -f '{{.Version}}' github.com/ethereum/go-ethereum)
 ABIGEN       = $(GO) run github.com/ethereum/go-ethereum/cmd/abigen@$(GETH_VERSION)
-BINDINGS     := XRC729:xrc729 XRC137:xrc137 MetaReader:metareader
+BINDINGS     := XRC729:xrc729 XRC137:xrc137 MetaReader:metareader XRC563:xrc563
 
 ## bindings: generate the Go bindings contracts/<name>/ from contracts/build/ (abigen v2)
 bindings:

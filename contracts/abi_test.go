@@ -14,12 +14,14 @@ import (
 
 	"github.com/xgr-sidecar/xgr/contracts/metareader"
 	"github.com/xgr-sidecar/xgr/contracts/xrc137"
+	"github.com/xgr-sidecar/xgr/contracts/xrc563"
 	"github.com/xgr-sidecar/xgr/contracts/xrc729"
 )
 
-// The public interfaces, written out literally from the XRC-729 and XRC-137
-// standards (contracts/XRC729/XRC-729.sol, contracts/XRC137/XRC-137.sol and
-// the two Smart Contract Standard documents of xgr-network/XGR). Selectors
+// The public interfaces, written out literally from the XRC-729, XRC-137
+// and XRC-563 standards (contracts/XRC729/XRC-729.sol,
+// contracts/XRC137/XRC-137.sol, contracts/XRC563/XRC-563.sol and the
+// standard documents of xgr-network/XGR). Selectors
 // and topics are computed from these strings, never from our ABI, so a
 // contract deployed by anyone else decodes with our bindings.
 //
@@ -94,6 +96,21 @@ var standards = map[string]struct {
 			"ExecutorRemoved(address indexed)",
 			"XRC137Deployed(address indexed,address indexed,bytes32 indexed,uint256,string,string,bool)",
 			"XRC137Updated(address indexed,address indexed,bytes32 indexed,uint256,bool)",
+		},
+	},
+	// The read-key part of XRC-563 (contracts/XRC563/XRC-563.sol and
+	// docs/xgr_encryptionGrants.md §6): grants moved off chain in version 2.
+	"XRC563": {
+		abi:         xrc563.XRC563MetaData.ABI,
+		constructor: "()",
+		functions: []string{
+			"registerReadKey(bytes) nonpayable -> ()",
+			"getReadKey(address) view -> (bytes)",
+			"clearReadKey() nonpayable -> ()",
+		},
+		events: []string{
+			"ReadKeyRegistered(address indexed,bytes)",
+			"ReadKeyCleared(address indexed)",
 		},
 	},
 }

@@ -34,3 +34,43 @@ func TestChainServesFromTheRuleCache(t *testing.T) {
 		t.Fatalf("mismatching cache entry: %v", err)
 	}
 }
+
+// openerFunc is an Opener from a function.
+type openerFunc func(ctx context.Context, contract common.Address, blob string) ([]byte, error)
+
+func (f openerFunc) OpenRule(ctx context.Context, contract common.Address, blob string) ([]byte, error) {
+	return f(ctx, contract, blob)
+}
+
+// A sealed rule the indexer caches is opened like one read from chain:
+// refused without an opener, opened with one, and opened again at every
+// load.
+func TestChainOpensSealedRulesFromTheRuleCache(t *testing.T) {
+	text := `{"payload":{},"rules":[],"onValid":{"payload":{"v":"1"}}}`
+	blob := "XGR1.AESGCM256.0x" + common.Hash{7}.Hex()[2:] + ".AAAA"
+	addr := common.HexToAddress("0x01")
+	c := NewChain(nil)
+	c.Cache = fakeCache{addr: {blob, crypto.Keccak256Hash([]byte(blob)).Hex()}}
+	if _, err := c.Load(context.Background(), addr.Hex()); !errors.Is(err, ErrEncrypted) {
+		t.Fatalf("no opener: %v", err)
+	}
+	opened := 0
+	c.Opener = openerFunc(func(_ context.Context, contract common.Address, b string) ([]byte, error) {
+		if contract != addr || b != blob {
+			t.Errorf("opener got %s %q", contract.Hex(), b)
+		}
+		opened++
+		if opened > 2 {
+			return nil, ErrNoGrant
+		}
+		return []byte(text), nil
+	})
+	for i := 0; i < 2; i++ {
+		if l, err := c.Load(context.Background(), addr.Hex()); err != nil || l.Doc.Hash != crypto.Keccak256Hash([]byte(text)) {
+			t.Fatalf("load %d: %+v %v", i, l, err)
+		}
+	}
+	if _, err := c.Load(context.Background(), addr.Hex()); !errors.Is(err, ErrNoGrant) || opened != 3 {
+		t.Fatalf("grant gone: %v (opened %d times)", err, opened)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/envelope"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/rule"
 )
@@ -24,8 +25,14 @@ type Chain struct {
 	// hold are read from the contract.
 	Cache RuleCache
 
+	// Opener, when set, opens encrypted rules (XGR1 envelopes); without
+	// it they are refused with ErrEncrypted. An opened rule is opened again
+	// at every load, so a revoked or expired grant stops it at the next
+	// step.
+	Opener Opener
+
 	mu    sync.Mutex
-	docs  map[chainKey]*rule.Document
+	docs  map[chainKey]entry
 	rules map[common.Address]*chain.Rule
 	parse rule.DocumentCache
 }
@@ -40,9 +47,16 @@ type chainKey struct {
 	hash common.Hash
 }
 
+// entry is a cached document; sealed is the envelope it was opened from
+// ("" for a plain rule).
+type entry struct {
+	doc    *rule.Document
+	sealed string
+}
+
 // NewChain returns a chain rule source on backend.
 func NewChain(b chain.Backend) *Chain {
-	return &Chain{backend: b, docs: map[chainKey]*rule.Document{}, rules: map[common.Address]*chain.Rule{}}
+	return &Chain{backend: b, docs: map[chainKey]entry{}, rules: map[common.Address]*chain.Rule{}}
 }
 
 // Load implements Source for contract addresses alone.
@@ -84,10 +98,11 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 		return read(err)
 	}
 	loaded := &Loaded{Ref: ref, Origin: origin, Address: addr}
-	c.mu.Lock()
-	loaded.Doc = c.docs[chainKey{addr, h}]
-	c.mu.Unlock()
-	if loaded.Doc != nil {
+	if doc, ok, err := c.hit(ctx, chainKey{addr, h}); ok || err != nil {
+		if err != nil {
+			return fail(err)
+		}
+		loaded.Doc = doc
 		return loaded, nil
 	}
 	st, err := r.Stored(ctx)
@@ -97,21 +112,73 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 	if got := crypto.Keccak256Hash([]byte(st.Text)); got != st.Hash {
 		return fail(fmt.Errorf("%w at block %d: ruleHash %s, keccak256 of the %d bytes read %s", ErrHashMismatch, st.Block, st.Hash.Hex(), len(st.Text), got.Hex()))
 	}
-	if st.Encrypted {
+	if st.Encrypted && c.Opener == nil {
 		return fail(fmt.Errorf("%w: isEncrypted() is true at block %d; only plain JSON rules can be evaluated", ErrEncrypted, st.Block))
 	}
-	if err := checkPlain([]byte(st.Text)); err != nil {
+	if loaded.Doc, err = c.document(ctx, addr, chainKey{addr, st.Hash}, st.Text, st.Encrypted); err != nil {
 		return fail(err)
 	}
-	if loaded.Doc, err = c.parse.Parse([]byte(st.Text)); err != nil {
-		return fail(err)
-	}
-	c.remember(chainKey{addr, st.Hash}, loaded.Doc)
 	return loaded, nil
 }
 
+// hit serves a cached document; an opened rule is opened again (its grant
+// may be gone).
+func (c *Chain) hit(ctx context.Context, k chainKey) (*rule.Document, bool, error) {
+	c.mu.Lock()
+	e, ok := c.docs[k]
+	c.mu.Unlock()
+	if !ok {
+		return nil, false, nil
+	}
+	if e.sealed != "" {
+		if c.Opener == nil {
+			return nil, false, fmt.Errorf("%w: the text is an XGR1 envelope and no read key is configured", ErrEncrypted)
+		}
+		plain, err := c.Opener.OpenRule(ctx, k.addr, e.sealed)
+		clear(plain)
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	return e.doc, true, nil
+}
+
+// document parses the text of a rule (checked against its ruleHash) and
+// caches it under k: plain JSON, or an XGR1 envelope that Opener opens
+// (encrypted says the contract marks it so).
+func (c *Chain) document(ctx context.Context, addr common.Address, k chainKey, text string, encrypted bool) (*rule.Document, error) {
+	if !encrypted && !envelope.IsSealed([]byte(text)) {
+		doc, err := c.parse.Parse([]byte(text))
+		if err != nil {
+			return nil, err
+		}
+		c.remember(k, entry{doc: doc})
+		return doc, nil
+	}
+	if c.Opener == nil {
+		return nil, checkPlain([]byte(text))
+	}
+	if !envelope.IsSealed([]byte(text)) {
+		return nil, fmt.Errorf("%w: isEncrypted() is true, but the text is not an XGR1 envelope", ErrEncrypted)
+	}
+	plain, err := c.Opener.OpenRule(ctx, addr, text)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(plain)
+	if envelope.IsSealed(plain) {
+		return nil, fmt.Errorf("%w: the opened rule is itself an XGR1 envelope", ErrEncrypted)
+	}
+	doc, err := c.parse.Parse(plain)
+	if err != nil {
+		return nil, err
+	}
+	c.remember(k, entry{doc: doc, sealed: text})
+	return doc, nil
+}
+
 // remember caches a parsed document, starting over when the cache is full.
-func (c *Chain) remember(k chainKey, doc *rule.Document) {
+func (c *Chain) remember(k chainKey, e entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	max := c.Max
@@ -121,7 +188,7 @@ func (c *Chain) remember(k chainKey, doc *rule.Document) {
 	if len(c.docs) >= max {
 		clear(c.docs)
 	}
-	c.docs[k] = doc
+	c.docs[k] = e
 }
 
 func (c *Chain) contract(addr common.Address) *chain.Rule {
@@ -150,21 +217,15 @@ func (c *Chain) cached(ctx context.Context, ref string, addr common.Address, ori
 		return nil, false, nil
 	}
 	loaded := &Loaded{Ref: ref, Origin: origin + " (cached)", Address: addr}
-	c.mu.Lock()
-	loaded.Doc = c.docs[chainKey{addr, h}]
-	c.mu.Unlock()
-	if loaded.Doc != nil {
-		return loaded, true, nil
+	if doc, ok, err := c.hit(ctx, chainKey{addr, h}); ok || err != nil {
+		loaded.Doc = doc
+		return loaded, ok, err
 	}
 	if got := crypto.Keccak256Hash([]byte(text)); got != h {
 		return nil, false, fmt.Errorf("%w in the rule cache: ruleHash %s, keccak256 %s", ErrHashMismatch, h.Hex(), got.Hex())
 	}
-	if err := checkPlain([]byte(text)); err != nil {
+	if loaded.Doc, err = c.document(ctx, addr, chainKey{addr, h}, text, false); err != nil {
 		return nil, false, err
 	}
-	if loaded.Doc, err = c.parse.Parse([]byte(text)); err != nil {
-		return nil, false, err
-	}
-	c.remember(chainKey{addr, h}, loaded.Doc)
 	return loaded, true, nil
 }

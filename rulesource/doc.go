@@ -6,7 +6,11 @@
 // and isEncrypted at one block; keccak256(ruleJson) must equal ruleHash, and
 // parsed documents are cached by (address, ruleHash), so a step costs one
 // ruleHash call while the rule is unchanged. Encrypted rules (isEncrypted,
-// or text that is an XGR1 envelope) are refused with ErrEncrypted.
+// or text that is an XGR1 envelope) are refused with ErrEncrypted unless
+// the Chain has an Opener: then the envelope is opened (KeyOpener: xgr's
+// read key and the DEK its READ grant wraps, package envelope) and the
+// plaintext parsed; an opened rule is opened again at every load, so a
+// revoked or expired grant (ErrNoGrant) stops it at the next step.
 //
 // The file map: in a directory, an optional rules.json maps references
 // exactly as the orchestration writes them ("0x…" addresses compared

@@ -36,8 +36,8 @@ var (
 	// and not an address to read from chain). An executor may run such a
 	// step another way.
 	ErrNotCovered = errors.New("no rule source covers this reference")
-	// ErrEncrypted: the rule is an XGR1 envelope; decryption is not
-	// supported.
+	// ErrEncrypted: the rule is an XGR1 envelope and the source has no
+	// Opener to open it.
 	ErrEncrypted = errors.New("encrypted rules (XGR1 envelopes) are not supported")
 	// ErrHashMismatch: keccak256 of the text read differs from the
 	// recorded ruleHash.

@@ -23,7 +23,7 @@ const root = path.resolve(__dirname, '..');
 const SOLC_VERSION = '0.8.30';
 // Each group is one compiler run: its sources and where the artifacts go.
 const GROUPS = [
-  { dir: 'contracts', contracts: ['XRC729', 'XRC137', 'MetaReader'] },
+  { dir: 'contracts', contracts: ['XRC729', 'XRC137', 'MetaReader', 'XRC563'] },
   { dir: 'contracts/testdata', contracts: ['TestToken', 'LegacyRule', 'ExecTarget'] },
 ];
 

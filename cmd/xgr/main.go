@@ -57,6 +57,7 @@ the command and its arguments; most have an XGR_* environment variable
 			ostcCommand(),
 			registryCommand(),
 			ruleCommand(),
+			keysCommand(),
 			simulateCommand(),
 			sessionCommand(),
 			runCommand(),

@@ -19,7 +19,7 @@ func ruleCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rule",
 		Usage: "validate and evaluate XRC-137 rule documents; deploy, read and update rule contracts",
-		Subcommands: append(ruleDocCommands(), []*cli.Command{
+		Subcommands: append(append(ruleDocCommands(), ruleCryptCommands()...), []*cli.Command{
 			{
 				Name:      "deploy",
 				Usage:     "deploy a new XRC-137 contract holding FILE as a plain rule",

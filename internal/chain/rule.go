@@ -133,6 +133,16 @@ func (r *Rule) Info(ctx context.Context) (RuleInfo, error) {
 	return info, nil
 }
 
+// Encryption reads the rule's encryption header alone (encrypted()): the
+// rid and suite of the stored envelope and the data key wrapped with it.
+func (r *Rule) Encryption(ctx context.Context) (Encryption, error) {
+	enc, err := bind.Call(r.bound, &bind.CallOpts{Context: ctx}, xrc137ABI.PackEncrypted(), xrc137ABI.UnpackEncrypted)
+	if err != nil {
+		return Encryption{}, readError(r.Address, "encrypted", err)
+	}
+	return Encryption{RID: enc.Rid, Suite: enc.Suite, EncDEK: enc.EncDEK}, nil
+}
+
 // Update replaces the rule text (owner only). Plain text clears the
 // encryption header; an "XGR1." envelope is refused unless a header is set.
 func (r *Rule) Update(ctx context.Context, s *Sender, text []byte) (RuleWrite, error) {
