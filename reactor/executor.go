@@ -77,7 +77,9 @@ type Flipper interface {
 type FlipFunc func(ctx context.Context, e Execution, f Flip) (Result, error)
 
 // Flip implements Flipper.
-func (f FlipFunc) Flip(ctx context.Context, e Execution, fl Flip) (Result, error) { return f(ctx, e, fl) }
+func (f FlipFunc) Flip(ctx context.Context, e Execution, fl Flip) (Result, error) {
+	return f(ctx, e, fl)
+}
 
 // WakeUp asks the engine to resume the processes of another session that
 // are waiting on a step.
