@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/xgr-sidecar/xgr/execution"
@@ -36,6 +37,10 @@ type Plan struct {
 // first Send (nil: every call succeeds at once). Safe for concurrent use.
 type Actuator struct {
 	Decide func(s execution.Scope, key string, c execution.Call) Plan
+	// TxHash names a key's transaction (nil: the key's keccak256); a
+	// function of the call alone gives two sessions of one run the same
+	// outcomes.
+	TxHash func(key string, c execution.Call) common.Hash
 	// Hold, while set, answers every poll "not final" (a transaction that
 	// is not mined yet), without counting it against Pending.
 	Hold atomic.Bool
@@ -113,13 +118,41 @@ func (a *Actuator) Outcome(_ context.Context, key string) (execution.Outcome, bo
 	case e.polls <= e.plan.PollFailures+e.plan.Pending:
 		return execution.Outcome{}, false, nil
 	}
-	return Outcome(key, e.call, e.plan), true, nil
+	o := Outcome(key, e.call, e.plan)
+	if a.TxHash != nil {
+		o.TxHash = a.TxHash(key, e.call)
+	}
+	return o, true, nil
+}
+
+// ByCallData is a Decide that reads the plan from the calldata (the words
+// of reactor's scripted outcomes): "revert" and "revert-flip" revert,
+// "refuse" is refused ("scripted.refuse"), "transient" fails one send and
+// one poll first; anything else succeeds. Every outcome is pending for one
+// poll first.
+func ByCallData(_ execution.Scope, _ string, c execution.Call) Plan {
+	p := Plan{Pending: 1}
+	switch string(c.Data) {
+	case "revert", "revert-flip":
+		p.Revert, p.RevertReason = true, "scripted revert"
+	case "refuse":
+		p.Refuse = &execution.Refusal{Limit: "scripted.refuse", Reason: "the script refuses this call"}
+	case "transient":
+		p.SendFailures, p.PollFailures = 1, 1
+	}
+	return p
+}
+
+// CallHash is a TxHash of the call alone: keccak256 of its target and
+// calldata.
+func CallHash(_ string, c execution.Call) common.Hash {
+	return crypto.Keccak256Hash(c.To.Bytes(), c.Data)
 }
 
 // Outcome is the final outcome a plan gives a key: its transaction hash is
-// the key's keccak256, its block and gas follow from the call.
+// the key's keccak256; its block and gas follow from the call.
 func Outcome(key string, c execution.Call, p Plan) execution.Outcome {
-	o := execution.Outcome{TxHash: crypto.Keccak256Hash([]byte(key)), Block: 100 + uint64(len(key)), GasUsed: 21000 + 16*uint64(len(c.Data)), Status: 1}
+	o := execution.Outcome{TxHash: crypto.Keccak256Hash([]byte(key)), Block: 100 + uint64(len(c.Data)), GasUsed: 21000 + 16*uint64(len(c.Data)), Status: 1}
 	if p.Revert {
 		o.Status, o.RevertReason = 0, p.RevertReason
 	}
