@@ -86,7 +86,7 @@ func TestExecutionLifecycle(t *testing.T) {
 		if _, err := s.BeginExec(ctx, rc, late, key+"/j", irec, true); !errors.Is(err, ErrBadExec) {
 			t.Fatalf("second flip: %v, want ErrBadExec", err)
 		}
-		outcome := json.RawMessage(`{"txHash":"0x01","status":1}`)
+		outcome := json.RawMessage(`{"key":"k","outcome":{"txHash":"0x01","status":1}}`)
 		valid := false
 		child := Child{Iter: rc.FirstChild, ResumeStep: "B1", JoinGroupID: "0"}
 		cr, err := s.Commit(ctx, rc, late, Commit{Status: "done", Valid: &valid, Worker: "w2", Payload: json.RawMessage(`{"a":1}`), ExecOutcome: outcome, Children: []Child{child}})
@@ -94,7 +94,7 @@ func TestExecutionLifecycle(t *testing.T) {
 			t.Fatalf("commit from executing: %+v %v", cr, err)
 		}
 		p, err = s.Process(ctx, root, 1)
-		if err != nil || p.Status != StatusDone || p.Execution == nil || !p.Execution.Flipped || p.Execution.Key != key+"/i" || string(p.Execution.Outcome) != string(outcome) {
+		if err != nil || p.Status != StatusDone || p.Execution == nil || !p.Execution.Flipped || p.Execution.Key != key+"/i" || string(p.Execution.Outcome) != string(outcome) || p.Execution.TxHash != "0x01" {
 			t.Fatalf("committed: %+v %v", p.Execution, err)
 		}
 		b, _ := json.Marshal(p)
@@ -102,10 +102,11 @@ func TestExecutionLifecycle(t *testing.T) {
 			Status    string `json:"status"`
 			Execution struct {
 				Key     string          `json:"key"`
+				TxHash  string          `json:"txHash"`
 				Outcome json.RawMessage `json:"outcome"`
 			} `json:"execution"`
 		}
-		if json.Unmarshal(b, &shown); shown.Status != "done" || shown.Execution.Key != key+"/i" || string(shown.Execution.Outcome) != string(outcome) {
+		if json.Unmarshal(b, &shown); shown.Status != "done" || shown.Execution.Key != key+"/i" || shown.Execution.TxHash != "0x01" || string(shown.Execution.Outcome) != string(outcome) {
 			t.Fatalf("process JSON: %s", b)
 		}
 	})

@@ -95,8 +95,12 @@ type ProcExecution struct {
 	// onInvalid branch, whose own execution Key now names.
 	Flipped bool
 	// Outcome is the final outcome, recorded when the step committed (nil
-	// before).
+	// before): {"key", "outcome", "reverted"} as the session machine writes
+	// it, "outcome" and "reverted" being execution.Outcome objects.
 	Outcome json.RawMessage
+	// TxHash is the final outcome's transaction hash ("" before, or when
+	// it has none).
+	TxHash string
 }
 
 // Lease is the claim a running process holds.
@@ -232,6 +236,16 @@ func parseProcess(name string, fields map[string]string) (Process, error) {
 	if fields[fieldExecKey] != "" {
 		p.Execution = &ProcExecution{Key: fields[fieldExecKey], Record: r.json(fieldExecRecord),
 			Flipped: r.flag(fieldExecFlipped), Outcome: r.json(fieldExecOutcome)}
+		if o := p.Execution.Outcome; o != nil {
+			var v struct {
+				Outcome struct {
+					TxHash string `json:"txHash"`
+				} `json:"outcome"`
+			}
+			if json.Unmarshal(o, &v) == nil {
+				p.Execution.TxHash = v.Outcome.TxHash
+			}
+		}
 	}
 	return p, r.err
 }
@@ -405,6 +419,7 @@ func (p Process) MarshalJSON() ([]byte, error) {
 	}
 	type execution struct {
 		Key     string          `json:"key"`
+		TxHash  string          `json:"txHash,omitempty"`
 		Flipped bool            `json:"flipped,omitempty"`
 		Record  json.RawMessage `json:"record,omitempty"`
 		Outcome json.RawMessage `json:"outcome,omitempty"`
@@ -451,7 +466,7 @@ func (p Process) MarshalJSON() ([]byte, error) {
 		out.Join = o
 	}
 	if x := p.Execution; x != nil {
-		out.Execution = &execution{Key: x.Key, Flipped: x.Flipped, Record: x.Record, Outcome: x.Outcome}
+		out.Execution = &execution{Key: x.Key, TxHash: x.TxHash, Flipped: x.Flipped, Record: x.Record, Outcome: x.Outcome}
 	}
 	return json.Marshal(out)
 }

@@ -330,3 +330,121 @@ func TestMachineExecutionResumed(t *testing.T) {
 		t.Fatalf("lines %s", eventTypes(rd))
 	}
 }
+
+// replicaExecMachine is a replica's machine that has executed A with res.
+func replicaExecMachine(t *testing.T, res Result) (*machine, ready) {
+	t.Helper()
+	m := newMachine(machineConfig{RootLease: 9 * time.Second, Poll: time.Second, ClaimLease: time.Minute, Worker: "w", Check: noCheck, Executions: true, ExecPoll: time.Second},
+		machineRoot, nil, machineT0)
+	m.Step(inStart{}, machineT0)
+	a := claimOf(1, "A", 0)
+	a.JoinGroupID, a.FirstChild, a.ResumePlain = "0", 2, []byte(`{}`)
+	m.Step(inOpened{Orch: execOrch(t), Claims: []joinstore.Claim{a}}, machineT0)
+	return m, m.Step(inExecuted{R: result{claim: a, res: res, input: map[string]any{}, inputRaw: a.ResumePlain}}, machineT0)
+}
+
+// On a replica, a failed begin is retried after the backoff under the same
+// key; a draining replica forgets its idle executions (their leases expire
+// and another replica takes them over) and hands the session back.
+func TestMachineReplicaExecutionRetryAndDrain(t *testing.T) {
+	m, rd := replicaExecMachine(t, validWithCall())
+	key := only[cmdBeginExec](t, rd, "executed").Key
+	rd = m.Step(inExecBegun{Iter: 1, Err: errors.New("i/o timeout")}, machineT0)
+	if eventTypes(rd) != "retry" {
+		t.Fatalf("begin failed: lines %s, cmds %s", eventTypes(rd), names(rd.cmds))
+	}
+	now := machineT0.Add(time.Second)
+	rd = m.Step(inTimer{}, now)
+	var again *cmdBeginExec
+	for _, c := range rd.cmds {
+		if b, ok := c.(cmdBeginExec); ok {
+			again = &b
+		}
+	}
+	if again == nil || again.Key != key {
+		t.Fatalf("after the backoff: %s", names(rd.cmds))
+	}
+	rd = m.Step(inExecBegun{Iter: 1, Res: joinstore.Begun}, now)
+	if !has[cmdSend](rd) {
+		t.Fatalf("begun: %s", names(rd.cmds))
+	}
+	m.Step(inSent{Iter: 1}, now)
+	if has[cmdClaim](rd) {
+		m.Step(inClaimed{}, now)
+	}
+	rd = m.Step(inCancel{}, now)
+	if m.Executing() != 0 || len(m.inflight) != 0 || names(rd.cmds) != "Inspect" {
+		t.Fatalf("draining: %d executing, %d in flight, %s", m.Executing(), len(m.inflight), names(rd.cmds))
+	}
+}
+
+// An execution that can no longer be included (lost) aborts the step.
+func TestMachineExecutionLost(t *testing.T) {
+	m, a, rd := execMachine(t, true, validWithCall())
+	key := only[cmdBeginExec](t, rd, "executed").Key
+	_, now := sendUntilPoll(t, m, a, machineT0, joinstore.Begun, key, callA)
+	commit := only[cmdCommit](t, m.Step(inPolled{Iter: 1, OK: true, Outcome: execution.Outcome{Lost: true, Error: "nonce 4 used by another transaction"}}, now), "lost")
+	if commit.Commit.Status != "aborted" || len(commit.Commit.Children) != 0 || !strings.Contains(commit.Commit.AbortReason, "nonce 4 used") || commit.Commit.ExecOutcome == nil {
+		t.Fatalf("commit %+v", commit.Commit)
+	}
+}
+
+// A failed commit of a finished execution polls again and commits anew;
+// the step is not run again.
+func TestMachineExecutionCommitRetried(t *testing.T) {
+	m, a, rd := execMachine(t, true, validWithCall())
+	key := only[cmdBeginExec](t, rd, "executed").Key
+	_, now := sendUntilPoll(t, m, a, machineT0, joinstore.Begun, key, callA)
+	only[cmdCommit](t, m.Step(inPolled{Iter: 1, OK: true, Outcome: okTx}, now), "final")
+	// The serial driver stops at a store error; the replica's retries.
+	rm, rrd := replicaExecMachine(t, validWithCall())
+	only[cmdBeginExec](t, rrd, "executed")
+	only[cmdSend](t, rm.Step(inExecBegun{Iter: 1, Res: joinstore.Begun}, machineT0), "begun")
+	rm.Step(inSent{Iter: 1}, machineT0)
+	now = machineT0.Add(time.Second)
+	var polled bool
+	for _, c := range rm.Step(inTimer{}, now).cmds {
+		_, ok := c.(cmdPoll)
+		polled = polled || ok
+	}
+	if !polled {
+		t.Fatal("no poll after the interval")
+	}
+	rd = rm.Step(inPolled{Iter: 1, OK: true, Outcome: okTx}, now)
+	if !has[cmdCommit](rd) {
+		// A claim round the timer asked for is outstanding: the commit
+		// follows its answer.
+		rd = rm.Step(inClaimed{}, now)
+	}
+	if !has[cmdCommit](rd) {
+		t.Fatalf("final: %s", names(rd.cmds))
+	}
+	rd = rm.Step(inCommitted{Err: errors.New("connection reset")}, now)
+	for _, c := range rd.cmds {
+		if _, ok := c.(cmdReleaseLease); ok {
+			t.Fatal("an executing process's lease was given back after a failed commit")
+		}
+	}
+	if rm.Executing() != 1 {
+		t.Fatal("the execution was forgotten after a failed commit")
+	}
+	now = now.Add(time.Second)
+	rd = rm.Step(inTimer{}, now)
+	polled = false
+	for _, c := range rd.cmds {
+		_, ok := c.(cmdPoll)
+		polled = polled || ok
+	}
+	if !polled {
+		t.Fatalf("after the failed commit: %s, want a poll", names(rd.cmds))
+	}
+}
+
+func has[T command](rd ready) bool {
+	for _, c := range rd.cmds {
+		if _, ok := c.(T); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -75,11 +75,7 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 			return inRecovered{Results: res, Resumed: resumed, Err: err}
 		}
 		res, err := s.store.Recover(ctx, s.root, s.clock())
-		for it, r := range res {
-			if r == joinstore.Abandoned {
-				s.log.Warn("process abandoned: its replica stopped every time it ran", "session", s.root.String(), "pid", s.root.Pid(it))
-			}
-		}
+		s.logRecovered(res)
 		return inRecovered{Results: res, Err: err}
 	case cmdReap:
 		res, err := Reap(ctx, s.store, s.root, s.clock())
@@ -401,8 +397,12 @@ func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
 
 func (s *sessionIO) logRecovered(res map[int64]joinstore.ReleaseResult) {
 	for it, r := range res {
-		if r == joinstore.Abandoned {
+		switch {
+		case r == joinstore.Abandoned:
 			s.log.Warn("process abandoned: its replica stopped every time it ran", "session", s.root.String(), "pid", s.root.Pid(it))
+		case r == joinstore.Executing && s.act == nil:
+			s.log.Error("a process executes but executions are off on this replica: it is left to a replica with executions on",
+				"session", s.root.String(), "pid", s.root.Pid(it))
 		}
 	}
 }
