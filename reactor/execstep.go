@@ -379,9 +379,6 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 		}
 		if rec.Reverted != nil {
 			out[OutputRevertedExecution] = outcomeValue(*rec.Reverted)
-			if o == rec.Reverted {
-				delete(out, OutputRevertedExecution)
-			}
 		}
 		r.res = Result{Valid: rec.Valid, Output: out, Wait: time.Duration(rec.WaitMs) * time.Millisecond,
 			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps}
