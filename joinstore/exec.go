@@ -26,6 +26,11 @@ const (
 	BeginKilled BeginResult = "killed"
 )
 
+// MaxRecord is the cap of an execution record (BeginExec): twice the
+// payload cap, room for a step's output beside its inputs and extracted
+// values.
+func (s *Store) MaxRecord() int { return 2 * s.cfg.MaxPayloadBytes }
+
 // BeginExec puts the claimed process c in status executing under the
 // execution's idempotency key, with record (the step's decision, opaque
 // JSON) kept on it, before the execution is sent (begin_exec.lua). flip
@@ -37,8 +42,8 @@ func (s *Store) BeginExec(ctx context.Context, c Claim, now time.Time, key strin
 	if key == "" {
 		return "", fmt.Errorf("begin execution of %s: no idempotency key", c.Pid)
 	}
-	if max := s.cfg.MaxPayloadBytes; max > 0 && len(record) > 2*max {
-		return "", fmt.Errorf("begin execution of %s: the execution record is %d bytes, at most %d are allowed (twice the payload cap)", c.Pid, len(record), 2*max)
+	if max := s.MaxRecord(); max > 0 && len(record) > max {
+		return "", fmt.Errorf("begin execution of %s: the execution record is %d bytes, at most %d are allowed (twice XGR_MAX_PAYLOAD): %w", c.Pid, len(record), max, ErrPayloadTooLarge)
 	}
 	if !json.Valid(record) {
 		return "", fmt.Errorf("begin execution of %s: the execution record is not JSON", c.Pid)

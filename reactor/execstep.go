@@ -173,8 +173,8 @@ func (m *machine) beginExec(now time.Time, r result) bool {
 	c := r.claim
 	key := ExecKey(c.Root, c.Pid)
 	rec, raw, err := newExecRecord(key, r.res)
-	if err == nil && m.cfg.Check != nil {
-		err = m.cfg.Check("the step's execution record", raw)
+	if err == nil {
+		err = m.checkRecord(raw)
 	}
 	if err != nil {
 		r.err = fmt.Errorf("step %s: %w", c.ResumeStep, err)
@@ -332,8 +332,8 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 		rec.Flipped, rec.Reverted = true, reverted
 		rec, raw, err = encodeRecord(rec)
 	}
-	if err == nil && m.cfg.Check != nil {
-		err = m.cfg.Check("the step's execution record", raw)
+	if err == nil {
+		err = m.checkRecord(raw)
 	}
 	if err != nil {
 		m.finishExec(now, st, reverted, fmt.Errorf("step %s: %w", c.ResumeStep, err), true)
@@ -510,4 +510,13 @@ func (m *machine) execBusy() bool {
 		}
 	}
 	return false
+}
+
+// checkRecord refuses an execution record over the cap: the step aborts
+// and nothing is sent.
+func (m *machine) checkRecord(raw []byte) error {
+	if c := m.cfg.RecordCap; c > 0 && len(raw) > c {
+		return fmt.Errorf("the execution record (the step's output, inputs and extracted values) is %d bytes, at most %d are allowed (twice XGR_MAX_PAYLOAD)", len(raw), c)
+	}
+	return nil
 }

@@ -448,3 +448,19 @@ func has[T command](rd ready) bool {
 	}
 	return false
 }
+
+// A decision too large to record aborts the step: nothing is recorded or
+// sent, nothing spawns.
+func TestMachineExecutionRecordOverCap(t *testing.T) {
+	m := newMachine(machineConfig{Serial: true, Worker: "w", Check: noCheck, Executions: true, ExecPoll: time.Second, RecordCap: 512}, machineRoot, execOrch(t), machineT0)
+	m.Step(inStart{}, machineT0)
+	a := claimOf(1, "A", 0)
+	a.JoinGroupID, a.FirstChild = "0", 2
+	m.Step(inClaimed{Claims: []joinstore.Claim{a}, Asked: 1}, machineT0)
+	res := validWithCall()
+	res.Extracted = map[string]any{"big": strings.Repeat("x", 600)}
+	commit := only[cmdCommit](t, m.Step(inExecuted{R: result{claim: a, res: res, input: map[string]any{}, inputRaw: []byte(`{}`)}}, machineT0), "executed")
+	if commit.Commit.Status != "aborted" || len(commit.Commit.Children) != 0 || !strings.Contains(commit.Commit.AbortReason, "at most 512") || m.Executing() != 0 {
+		t.Fatalf("commit %+v", commit.Commit)
+	}
+}

@@ -47,6 +47,10 @@ type machineConfig struct {
 	Executions bool
 	// ExecPoll is how often an execution's outcome is polled.
 	ExecPoll time.Duration
+	// RecordCap bounds an execution record (bytes; 0: none): the step's
+	// decision with its output, inputs and extracted values, each bounded
+	// by the payload cap (joinstore.Store.MaxRecord).
+	RecordCap int
 }
 
 // machine is the pure core of one session: Step(input, now) returns what to

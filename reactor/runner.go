@@ -104,7 +104,7 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 		poll = time.Second
 	}
 	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, JoinLock: r.Lease, Worker: r.Worker, Check: r.Store.CheckPayload,
-		Executions: r.Actuator != nil, ExecPoll: poll}, root, r.Orch, r.Now())
+		Executions: r.Actuator != nil, ExecPoll: poll, RecordCap: r.Store.MaxRecord()}, root, r.Orch, r.Now())
 	defer func() { r.executed = m.executed }()
 	queue := []input{inStart{}}
 	for len(queue) > 0 {
