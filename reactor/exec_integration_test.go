@@ -214,7 +214,10 @@ func TestRunnerExecutionRefused(t *testing.T) {
 // second, different call), polls and commits — A's rule is evaluated once.
 // Then a kill while executing: the outcome is recorded, nothing spawns.
 func TestManagerExecutionCrash(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
+	testenv.Backends(t, testManagerExecutionCrash)
+}
+
+func testManagerExecutionCrash(t *testing.T, rdb redis.UniversalClient) {
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	o, err := registry.Parse([]byte(execOstc))
 	if err != nil {
@@ -251,6 +254,15 @@ func TestManagerExecutionCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := replica("B")
+	var mu sync.Mutex
+	var taken []string
+	b.OnEvent = func(r joinstore.Root, e Event) {
+		if e.Type == EvRecovered {
+			mu.Lock()
+			taken = append(taken, e.Detail)
+			mu.Unlock()
+		}
+	}
 	wg.Add(1)
 	go func() { defer wg.Done(); b.Run(ctx) }()
 	waitUntil(t, "B sends again", func() bool { _, n, _ := act.Sent(key); return n >= 2 })
@@ -279,6 +291,12 @@ func TestManagerExecutionCrash(t *testing.T) {
 	}
 	if procs, _ := store.Processes(ctx, roots[1]); len(procs) != 1 {
 		t.Fatalf("a session killed while executing spawned: %d processes", len(procs))
+	}
+	mu.Lock()
+	tookOver := strings.Join(taken, "\n")
+	mu.Unlock()
+	if !strings.Contains(tookOver, "while it executed; polling "+key) {
+		t.Fatalf("B's recovered lines: %q, want the take-over of %s", tookOver, key)
 	}
 	if b.Executing() != 0 {
 		t.Fatalf("B still counts %d executions", b.Executing())
