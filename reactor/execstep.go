@@ -99,6 +99,10 @@ type execState struct {
 	tries int
 	// flip: the pending begin is the revert flip.
 	flip bool
+	// again is the phase that decides the step anew when its commit
+	// failed: a poll (the outcome is final and answers the same), or a
+	// send (a refusal refuses again).
+	again execPhase
 }
 
 // execDone marks a result that finishes an execution (or a step that must
@@ -245,7 +249,8 @@ func (m *machine) execSent(now time.Time, in inSent) {
 	var refusal *execution.Refusal
 	switch {
 	case errors.As(in.Err, &refusal):
-		m.finishExec(now, st, nil, fmt.Errorf("execution refused (%s): %s", refusal.Limit, refusal.Reason), st.rec.Flipped)
+		m.finishExec(now, st, nil, fmt.Errorf("execution refused (%s): %s", refusal.Limit, refusal.Reason), true)
+		st.again = execSend
 	case in.Err != nil:
 		st.tries++
 		st.at = now.Add(backoff(st.tries - 1))
@@ -348,7 +353,7 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 // process is in status executing (its commit keeps the outcome).
 func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome, err error, executing bool) {
 	c := st.claim
-	st.phase, st.busy = execCommit, false
+	st.phase, st.busy, st.again = execCommit, false, execWait
 	r := result{claim: c, err: err, inputRaw: c.ResumePlain, done: &execDone{}}
 	input, derr := UnmarshalPayload(c.ResumePlain)
 	if derr != nil && r.err == nil {
@@ -405,7 +410,7 @@ func (m *machine) execResumed(now time.Time, claims []joinstore.Claim) {
 		}
 		m.execs[c.Iter] = st
 		if err != nil {
-			m.finishExec(now, st, nil, fmt.Errorf("%s: taken over while executing: %w", c.Pid, err), true)
+			m.finishExec(now, st, nil, fmt.Errorf("%s: taken over while executing: %w", c.Pid, err), false)
 			continue
 		}
 		m.emit(now, EvRecovered, c.Pid, c.ResumeStep, "its replica stopped while it executed; polling "+rec.Key)
@@ -413,8 +418,9 @@ func (m *machine) execResumed(now time.Time, claims []joinstore.Claim) {
 }
 
 // execCommitted acts on the commit of a result that finished an
-// execution: a failed commit polls again (the outcome is final; the commit
-// is tried anew), any other outcome ends the execution here.
+// execution: a failed commit decides again after the backoff (a poll: the
+// outcome is final; a send, after a refusal) and commits anew; any other
+// outcome ends the execution here.
 func (m *machine) execCommitted(now time.Time, pc *pendingCommit, in inCommitted) bool {
 	st := m.execs[pc.r.claim.Iter]
 	if st == nil {
@@ -423,7 +429,7 @@ func (m *machine) execCommitted(now time.Time, pc *pendingCommit, in inCommitted
 	if in.Err != nil && !errors.Is(in.Err, joinstore.ErrLeaseLost) && pc.r.done.outcome != nil {
 		m.inflight[st.claim.Iter] = st.claim
 		st.tries++
-		st.phase, st.at = execWait, now.Add(backoff(st.tries-1))
+		st.phase, st.at = st.again, now.Add(backoff(st.tries-1))
 		return true
 	}
 	delete(m.execs, pc.r.claim.Iter)

@@ -464,3 +464,21 @@ func TestMachineExecutionRecordOverCap(t *testing.T) {
 		t.Fatalf("commit %+v", commit.Commit)
 	}
 }
+
+// A failed commit of a refused step sends again (and is refused again),
+// rather than poll a key that was never recorded.
+func TestMachineRefusedCommitRetried(t *testing.T) {
+	m, rd := replicaExecMachine(t, validWithCall())
+	only[cmdBeginExec](t, rd, "executed")
+	m.Step(inExecBegun{Iter: 1, Res: joinstore.Begun}, machineT0)
+	rd = m.Step(inSent{Iter: 1, Err: &execution.Refusal{Limit: "authority", Reason: "not an executor"}}, machineT0)
+	if !has[cmdCommit](rd) {
+		t.Fatalf("refused: %s", names(rd.cmds))
+	}
+	m.Step(inCommitted{Err: errors.New("connection reset")}, machineT0)
+	now := machineT0.Add(time.Second)
+	rd = m.Step(inTimer{}, now)
+	if !has[cmdSend](rd) || has[cmdPoll](rd) {
+		t.Fatalf("after the failed commit: %s, want a send", names(rd.cmds))
+	}
+}
