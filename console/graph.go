@@ -70,7 +70,7 @@ type Edge struct {
 
 // statusRank orders statuses by how much they tell an operator: what is
 // running or waiting first, then failures, then done.
-var statusRank = map[string]int{"running": 4, "waiting": 3, "aborted": 2, "done": 1}
+var statusRank = map[string]int{"executing": 5, "running": 4, "waiting": 3, "aborted": 2, "done": 1}
 
 // ProcessGraph is the flow view of a session: one node per process (step,
 // pid, status; join targets with k, got, policy and inbox), spawn edges from

@@ -88,7 +88,7 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 	}
 	for _, p := range procs {
 		pid, step := p.Pid, p.ResumeStep
-		if p.Status == joinstore.StatusRunning && !claimed[pid] {
+		if (p.Status == joinstore.StatusRunning || p.Status == joinstore.StatusExecuting) && !claimed[pid] {
 			holder, until := "", ""
 			if l := p.Lease; l != nil {
 				holder = l.Holder

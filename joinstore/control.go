@@ -187,8 +187,29 @@ func (s *Store) Pause(ctx context.Context, root Root, now time.Time, pause bool,
 
 // Recover returns processes whose lease expired to the due set (at-least-once
 // execution; the fencing token makes the old holder's commit fail), or
-// aborts them when their group's join closed with kill meanwhile.
+// aborts them when their group's join closed with kill meanwhile. An
+// executing process is left as it is (Executing): see RecoverResume.
 func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int64]ReleaseResult, error) {
+	res, _, err := s.recoverExpired(ctx, root, now, nil)
+	return res, err
+}
+
+// Resume is how a recovery takes over executing processes: under a lease
+// of Lease for Worker (ResumeExec).
+type Resume struct {
+	Lease  time.Duration
+	Worker string
+	Steps  StepTable
+}
+
+// RecoverResume is Recover that also takes over the executing processes
+// whose lease expired (ResumeExec): their claims come back to be polled by
+// the caller; their steps never run again.
+func (s *Store) RecoverResume(ctx context.Context, root Root, now time.Time, r Resume) (map[int64]ReleaseResult, []Claim, error) {
+	return s.recoverExpired(ctx, root, now, &r)
+}
+
+func (s *Store) recoverExpired(ctx context.Context, root Root, now time.Time, resume *Resume) (map[int64]ReleaseResult, []Claim, error) {
 	k := keysOf(root)
 	// Entries at score 0 are processes a commit finished while it claimed
 	// their children (commit_step): drop them; the others whose lease
@@ -197,30 +218,31 @@ func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int6
 	pipe.ZRemRangeByScore(ctx, k.run(), "0", "0")
 	exp := pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k.run(), Start: "(0", Stop: "(" + ms(now), ByScore: true})
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	expired := exp.Val()
 	if len(expired) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	iters, err := parseIters(expired, "run set", root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	refs, err := s.refs(ctx, root, iters)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[int64]ReleaseResult{}
+	var resumed []Claim
 	for _, r := range refs {
 		names := []string{fieldLease, fieldLeaseUntil}
 		vals, err := s.rdb.HMGet(ctx, k.proc(r.iter), names...).Result()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p, _, err := selectedFields(root.Pid(r.iter), names, vals)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if p.Lease == nil || p.Lease.Token == 0 || p.Lease.Until.UnixMilli() >= now.UnixMilli() {
 			continue // committed, released or renewed since the read
@@ -228,9 +250,18 @@ func (s *Store) Recover(ctx context.Context, root Root, now time.Time) (map[int6
 		c := Claim{Root: root, Iter: r.iter, Token: p.Lease.Token, JoinGroupID: r.group, GroupTarget: r.target}
 		res, err := s.release(ctx, c, now, now, "recover")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[r.iter] = res
+		if res == Executing && resume != nil {
+			rc, ok, err := s.ResumeExec(ctx, c, now, resume.Lease, resume.Worker, resume.Steps)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok {
+				resumed = append(resumed, rc)
+			}
+		}
 	}
-	return out, nil
+	return out, resumed, nil
 }

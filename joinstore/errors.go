@@ -22,6 +22,9 @@ var (
 	ErrBadChild = errors.New("child iter outside the lease's reservation")
 	// ErrLockLost: the join lock's token is not current; nothing was applied.
 	ErrLockLost = errors.New("join lock lost")
+	// ErrBadExec: a process that executes under one idempotency key was
+	// asked to execute under another (only its one revert flip may).
+	ErrBadExec = errors.New("process already executes under another key")
 	// errStaleView: the group changed between the read and a kill; retry.
 	errStaleView = errors.New("join group changed since the read")
 )
@@ -39,6 +42,8 @@ func scriptError(err error) error {
 		return ErrLockLost
 	case strings.HasPrefix(msg, "STALE_VIEW"):
 		return errStaleView
+	case strings.HasPrefix(msg, "BAD_EXEC"):
+		return errors.Join(ErrBadExec, err)
 	case strings.HasPrefix(msg, "BAD_CHILD"):
 		return errors.Join(ErrBadChild, err)
 	}

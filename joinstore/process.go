@@ -15,16 +15,22 @@ import (
 // ProcStatus is a process's status.
 type ProcStatus string
 
-// Process statuses: a process waits, runs, and ends done or aborted.
+// Process statuses: a process waits, runs, and ends done or aborted. A
+// running process whose selected branch has an execution is executing
+// until the execution's outcome is final (it holds a lease meanwhile, as
+// a running one does).
 const (
-	StatusWaiting ProcStatus = "waiting"
-	StatusRunning ProcStatus = "running"
-	StatusDone    ProcStatus = "done"
-	StatusAborted ProcStatus = "aborted"
+	StatusWaiting   ProcStatus = "waiting"
+	StatusRunning   ProcStatus = "running"
+	StatusExecuting ProcStatus = "executing"
+	StatusDone      ProcStatus = "done"
+	StatusAborted   ProcStatus = "aborted"
 )
 
-// Live reports whether the process still waits or runs.
-func (s ProcStatus) Live() bool { return s == StatusWaiting || s == StatusRunning }
+// Live reports whether the process still waits, runs or executes.
+func (s ProcStatus) Live() bool {
+	return s == StatusWaiting || s == StatusRunning || s == StatusExecuting
+}
 
 // Finished reports whether the process ended (done or aborted).
 func (s ProcStatus) Finished() bool { return s == StatusDone || s == StatusAborted }
@@ -73,6 +79,28 @@ type Process struct {
 	// Join holds the join fields of a join target; nil for a process that
 	// is none.
 	Join *JoinTarget
+	// Execution is the step's execution: set from the moment the process
+	// executes (begin_exec) on; nil for a step that executed nothing.
+	Execution *ProcExecution
+}
+
+// ProcExecution is what a process keeps of its step's execution.
+type ProcExecution struct {
+	// Key is the execution's idempotency key (execution.Actuator).
+	Key string
+	// Record is the step's decision as the session machine stored it
+	// before it sent the execution (opaque here): what finishes the step.
+	Record json.RawMessage
+	// Flipped: the execution reverted and the step flipped to its
+	// onInvalid branch, whose own execution Key now names.
+	Flipped bool
+	// Outcome is the final outcome, recorded when the step committed (nil
+	// before): {"key", "outcome", "reverted"} as the session machine writes
+	// it, "outcome" and "reverted" being execution.Outcome objects.
+	Outcome json.RawMessage
+	// TxHash is the final outcome's transaction hash ("" before, or when
+	// it has none).
+	TxHash string
 }
 
 // Lease is the claim a running process holds.
@@ -146,6 +174,10 @@ const (
 	fieldFail            = "fail"
 	fieldClosed          = "closed"
 	fieldClosedAt        = "closedAt"
+	fieldExecKey         = "execKey"
+	fieldExecRecord      = "execRecord"
+	fieldExecFlipped     = "execFlipped"
+	fieldExecOutcome     = "execOutcome"
 )
 
 // ParseProcess maps the fields of a process's Redis hash to a Process. A
@@ -200,6 +232,20 @@ func parseProcess(name string, fields map[string]string) (Process, error) {
 	}
 	if r.flag(fieldTarget) {
 		p.Join = r.join()
+	}
+	if fields[fieldExecKey] != "" {
+		p.Execution = &ProcExecution{Key: fields[fieldExecKey], Record: r.json(fieldExecRecord),
+			Flipped: r.flag(fieldExecFlipped), Outcome: r.json(fieldExecOutcome)}
+		if o := p.Execution.Outcome; o != nil {
+			var v struct {
+				Outcome struct {
+					TxHash string `json:"txHash"`
+				} `json:"outcome"`
+			}
+			if json.Unmarshal(o, &v) == nil {
+				p.Execution.TxHash = v.Outcome.TxHash
+			}
+		}
 	}
 	return p, r.err
 }
@@ -272,10 +318,10 @@ func (r *recordReader) valid(field string) *bool {
 
 func (r *recordReader) status(field string) ProcStatus {
 	switch s := ProcStatus(r.fields[field]); s {
-	case "", StatusWaiting, StatusRunning, StatusDone, StatusAborted:
+	case "", StatusWaiting, StatusRunning, StatusExecuting, StatusDone, StatusAborted:
 		return s
 	}
-	r.fail(field, "want waiting, running, done or aborted")
+	r.fail(field, "want waiting, running, executing, done or aborted")
 	return ""
 }
 
@@ -371,6 +417,13 @@ func (p Process) MarshalJSON() ([]byte, error) {
 		Closed      bool              `json:"closed"`
 		ClosedAt    *jsonTime         `json:"closedAt,omitempty"`
 	}
+	type execution struct {
+		Key     string          `json:"key"`
+		TxHash  string          `json:"txHash,omitempty"`
+		Flipped bool            `json:"flipped,omitempty"`
+		Record  json.RawMessage `json:"record,omitempty"`
+		Outcome json.RawMessage `json:"outcome,omitempty"`
+	}
 	out := struct {
 		Iter          int64           `json:"iter"`
 		Pid           string          `json:"pid"`
@@ -392,6 +445,7 @@ func (p Process) MarshalJSON() ([]byte, error) {
 		Reserve       int             `json:"reserve,omitempty"`
 		Bypass        bool            `json:"bypass,omitempty"`
 		Join          *join           `json:"join,omitempty"`
+		Execution     *execution      `json:"execution,omitempty"`
 	}{
 		Iter: p.Iter, Pid: p.Pid, ParentPid: p.ParentPid, ThreadHeadPid: p.ThreadHeadPid, Status: p.Status, Paused: p.Paused,
 		ResumeStep: p.ResumeStep, LastStep: p.LastStep, LastEvalValid: p.Valid, AbortReason: p.AbortReason,
@@ -410,6 +464,9 @@ func (p Process) MarshalJSON() ([]byte, error) {
 			o.RequireWhen[f.Node] = f.When.String()
 		}
 		out.Join = o
+	}
+	if x := p.Execution; x != nil {
+		out.Execution = &execution{Key: x.Key, TxHash: x.TxHash, Flipped: x.Flipped, Record: x.Record, Outcome: x.Outcome}
 	}
 	return json.Marshal(out)
 }

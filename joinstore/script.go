@@ -41,12 +41,14 @@ var (
 	scriptReleaseRoot  = load("release_root")
 	scriptPurgeOwner   = load("purge_owner")
 	scriptForgetRoot   = load("forget_root")
+	scriptBeginExec    = load("begin_exec")
+	scriptResumeExec   = load("resume_exec")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
-	scriptPurgeOwner, scriptForgetRoot,
+	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec,
 }
 
 // Preload loads every script into the server's script cache (on every master

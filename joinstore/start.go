@@ -50,6 +50,10 @@ type StartRequest struct {
 	// not check it again (reactor.Prepared.Create: a start's payload is
 	// checked once).
 	PayloadChecked bool
+	// MaxTotalGas is the session's gas budget for executions (the
+	// SessionPermit's maxTotalGas; 0 = the operator's default), kept in
+	// meta as maxTotalGas.
+	MaxTotalGas uint64
 }
 
 // ErrStaleRoot: StartRequest.RootPid is not the owner's next root pid.
@@ -228,7 +232,7 @@ func (s *Store) createSession(ctx context.Context, req StartRequest, root Root, 
 	out, err := s.eval(ctx, scriptStartSession, []string{k.meta(), k.due(), k.proc(1), k.gone()},
 		req.Owner, root.RootPid, req.XRC729, req.OstcID, req.OstcHash, req.StartStep, string(payload),
 		s.clock(req.Now), after(req.Now, wake), paused, req.Window, reserve, bypass, allow,
-		req.IdempotencyKey, isFresh).StringSlice()
+		req.IdempotencyKey, isFresh, strconv.FormatUint(req.MaxTotalGas, 10)).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", root, err)
 	}

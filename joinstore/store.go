@@ -234,6 +234,9 @@ type Claim struct {
 	// group (0 when the group has none).
 	GroupTarget int64
 	LeaseUntil  time.Time
+	// Exec is the execution of a process taken over while it executes
+	// (ResumeExec); nil for a claim of a process that has not run.
+	Exec *ProcExecution
 }
 
 // targetKeys are the target-of-group keys a transition needs; a group without
@@ -344,6 +347,9 @@ const (
 	// Stale: the lease was no longer current; nothing changed (a second
 	// release is a visible no-op).
 	Stale ReleaseResult = "stale"
+	// Executing: the process executes (its execution was sent); it was
+	// left as it is: its new holder takes it over (ResumeExec).
+	Executing ReleaseResult = "executing"
 )
 
 // Release gives a lease back without a result (the execution failed before
@@ -429,6 +435,9 @@ type Commit struct {
 	// finishes with this commit to the caller (Finished), which may
 	// batch them with its release.
 	DeferFinish bool
+	// ExecOutcome is the final outcome of the step's execution (JSON),
+	// kept on the process (execOutcome); nil when it executed nothing.
+	ExecOutcome json.RawMessage
 	// LockTarget, when set and the process's group has a join target,
 	// takes that target's join lock for this duration in the commit's own
 	// round trip, right after the commit in one pipeline (join_lock.lua
@@ -499,10 +508,10 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
 	}
-	args := make([]any, 0, 17+12*len(r.Children)+2*len(r.WakeUps))
+	args := make([]any, 0, 18+12*len(r.Children)+2*len(r.WakeUps))
 	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
 		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), r.AbortReason,
-		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession)
+		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, string(r.ExecOutcome))
 	for _, ch := range r.Children {
 		plain := ""
 		switch {

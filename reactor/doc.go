@@ -7,6 +7,9 @@
 // recover, reap, claim, execute, commit, release a lease, join step,
 // wake-ups, renew, sleep, inspect, release, done) with the timeline's
 // lines, numbered in causal order. It reads no clock and performs no IO.
+// A step whose selected branch has an execution goes through the execution
+// lifecycle (execstep.go: cmdBeginExec, cmdSend, cmdPoll, cmdFlip) before
+// its commit.
 // The other pure decisions it uses — delivery, join promotion,
 // unfulfillable detection, kill selection (DecideJoin, KillGroup), payload
 // flow (commitFor, NextPayload, Children) — live beside it.

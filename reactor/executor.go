@@ -5,6 +5,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
@@ -38,6 +41,44 @@ type Result struct {
 	// for, resolved (XRC-137 spec §8.5). The engine performs them once the
 	// step is committed, exactly once per committed step.
 	WakeUps []WakeUp
+	// Execution is the selected branch's execution, resolved and encoded
+	// (nil: none). With executions on (Manager.Actuator, Runner.Actuator)
+	// the step executes it before its branch applies (docs/runtime.md, the
+	// execution lifecycle); off, it is reported not performed.
+	Execution *execution.Call
+	// RuleContract is the step's XRC-137 contract (zero for a rule not read
+	// from chain): the execution's scope.
+	RuleContract common.Address
+	// Inputs and Extracted are the evaluation's input environment and
+	// extracted values: what the onInvalid branch is rendered from when
+	// the execution reverts (Flipper), kept with the executing step.
+	Inputs, Extracted map[string]any
+}
+
+// Flip is what a step whose execution reverted keeps of its evaluation:
+// the onInvalid branch is rendered from it, never by evaluating the rule
+// again.
+type Flip struct {
+	Inputs, Extracted map[string]any
+	RuleContract      common.Address
+}
+
+// Flipper renders a step's onInvalid branch after its execution reverted
+// (XRC-137 spec §8.5.3: the step's validity flips to invalid). The Result
+// is that branch's outcome (Valid is taken as false); its Execution, when
+// set, is the onInvalid branch's own, performed at most once. An error
+// that reports Transient() is retried after a backoff; another aborts the
+// step.
+type Flipper interface {
+	Flip(ctx context.Context, e Execution, f Flip) (Result, error)
+}
+
+// FlipFunc adapts a function to Flipper.
+type FlipFunc func(ctx context.Context, e Execution, f Flip) (Result, error)
+
+// Flip implements Flipper.
+func (f FlipFunc) Flip(ctx context.Context, e Execution, fl Flip) (Result, error) {
+	return f(ctx, e, fl)
 }
 
 // WakeUp asks the engine to resume the processes of another session that

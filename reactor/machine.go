@@ -3,6 +3,8 @@ package reactor
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -39,6 +41,16 @@ type machineConfig struct {
 	Worker string
 	// Check is the store's payload check (size and shape): pure.
 	Check func(what string, p []byte) error
+	// Executions: a step whose selected branch has an execution executes
+	// it before its branch applies (execstep.go); off, the execution is
+	// reported not performed.
+	Executions bool
+	// ExecPoll is how often an execution's outcome is polled.
+	ExecPoll time.Duration
+	// RecordCap bounds an execution record (bytes; 0: none): the step's
+	// decision with its output, inputs and extracted values, each bounded
+	// by the payload cap (joinstore.Store.MaxRecord).
+	RecordCap int
 }
 
 // machine is the pure core of one session: Step(input, now) returns what to
@@ -68,6 +80,9 @@ type machine struct {
 	committing *pendingCommit
 	// retries counts transient failures per process (capped backoff).
 	retries map[int64]int
+	// execs are the executing processes this machine holds (also in
+	// inflight).
+	execs map[int64]*execState
 
 	// killed: the session was killed (a command, a cap, a cancel); claim
 	// rounds reap instead.
@@ -111,7 +126,7 @@ type ready struct {
 // newMachine returns a machine; orch is nil for a replica (cmdOpen loads
 // it), set for the serial driver.
 func newMachine(cfg machineConfig, root joinstore.Root, orch *registry.Orchestration, now time.Time) *machine {
-	m := &machine{cfg: cfg, root: root, inflight: map[int64]joinstore.Claim{}, retries: map[int64]int{}, lastRenew: now}
+	m := &machine{cfg: cfg, root: root, inflight: map[int64]joinstore.Claim{}, retries: map[int64]int{}, execs: map[int64]*execState{}, lastRenew: now}
 	if orch != nil {
 		m.orch, m.table, m.mode, m.needClaim = orch, Table(orch), modeRunning, true
 	}
@@ -192,6 +207,7 @@ func (m *machine) apply(in input, now time.Time) {
 				m.emit(now, EvRecovered, pid, "", "its replica stopped; due again")
 			}
 		}
+		m.execResumed(now, in.Resumed)
 		m.needClaim = true
 	case inReaped:
 		m.storeBusy = false
@@ -227,6 +243,15 @@ func (m *machine) apply(in input, now time.Time) {
 		m.inspected(now, in)
 	case inReleased:
 		m.mode = modeDone
+	case inExecBegun:
+		m.storeBusy = false
+		m.execBegun(now, in)
+	case inSent:
+		m.execSent(now, in)
+	case inPolled:
+		m.execPolled(now, in)
+	case inFlipped:
+		m.execFlipped(now, in)
 	}
 }
 
@@ -252,6 +277,8 @@ func failure(in input) error {
 	case inWoke:
 		err = in.Err
 	case inInspected:
+		err = in.Err
+	case inExecBegun:
 		err = in.Err
 	}
 	if errors.Is(err, joinstore.ErrLeaseLost) {
@@ -362,9 +389,21 @@ func (m *machine) commit(now time.Time) {
 	m.results = m.results[1:]
 	c := r.claim
 	delete(m.inflight, c.Iter)
-	if r.err != nil && isTransient(r.err) && m.retries[c.Iter] >= maxTransientRetries {
+	if r.err == nil && r.done == nil && r.res.Execution != nil {
+		if m.cfg.Executions {
+			if m.beginExec(now, r) {
+				return
+			}
+			m.commit(now) // the step aborts (its record was refused)
+			return
+		}
+		if !slices.ContainsFunc(r.res.NotPerformed, func(s string) bool { return strings.HasPrefix(s, "execution") }) {
+			r.res.NotPerformed = append([]string{"execution to " + r.res.Execution.To.Hex()}, r.res.NotPerformed...)
+		}
+	}
+	if r.err != nil && r.done == nil && isTransient(r.err) && m.retries[c.Iter] >= maxTransientRetries {
 		r.err = fmt.Errorf("gave up after %d attempts: %w", maxTransientRetries+1, r.err)
-	} else if r.err != nil && isTransient(r.err) {
+	} else if r.err != nil && r.done == nil && isTransient(r.err) {
 		// The step could not be decided (the node or an API did not
 		// answer): nothing happened; it runs again after a backoff.
 		n := m.retries[c.Iter]
@@ -388,6 +427,9 @@ func (m *machine) commit(now time.Time) {
 	if c.GroupTarget != 0 {
 		commit.LockTarget = m.cfg.JoinLock
 	}
+	if r.done != nil {
+		commit.ExecOutcome = r.done.outcome
+	}
 	m.emit(now, EvExecuted, c.Pid, c.ResumeStep, detail)
 	m.committing = &pendingCommit{r: r, commit: commit, next: next}
 	m.storeBusy = true
@@ -400,6 +442,10 @@ func (m *machine) commit(now time.Time) {
 // result is committed.
 func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 	c := pc.r.claim
+	if pc.r.done != nil && m.execCommitted(now, pc, in) {
+		// The outcome is final; the commit is tried again after a poll.
+		return
+	}
 	if errors.Is(in.Err, joinstore.ErrLeaseLost) {
 		// Another holder owns the process now; this result is void.
 		m.emit(now, EvIgnored, c.Pid, c.ResumeStep, "lease lost; result discarded")
@@ -548,6 +594,7 @@ func (m *machine) inspected(now time.Time, in inInspected) {
 
 // decide issues the next commands.
 func (m *machine) decide(now time.Time) {
+	m.driveExecs(now)
 	if m.cfg.RootLease > 0 && !m.renewing && m.mode.renews() && now.Sub(m.lastRenew) > m.cfg.RootLease/3 {
 		m.renewing, m.lastRenew = true, now
 		inflight := make([]joinstore.Claim, 0, len(m.inflight))
@@ -568,6 +615,8 @@ func (m *machine) decide(now time.Time) {
 		m.todo = m.todo[1:]
 		m.storeBusy = true
 		m.do(c)
+	case m.beginDue(now) != nil:
+		m.issueBegin(m.beginDue(now))
 	case len(m.results) > 0:
 		m.commit(now)
 	case m.mode == modeOpeningCancelled:
@@ -595,6 +644,12 @@ func (m *machine) decide(now time.Time) {
 func (m *machine) decideSerial() {
 	switch {
 	case len(m.inflight) > 0:
+		// Executions wait for their next poll: sleep until it.
+		if at, ok := m.execWake(); ok && len(m.inflight) == len(m.execs) && !m.execBusy() && (!m.sleeping || at.Before(m.sleepUntil)) {
+			m.sleeping, m.sleepUntil = true, at
+			m.sleeps++
+			m.do(cmdSleep{Until: at})
+		}
 	case m.needClaim && m.cfg.MaxSteps > 0 && m.executed >= m.cfg.MaxSteps:
 		m.mode = modeDone
 		m.do(cmdDone{Err: fmt.Errorf("%w after %d executed steps", ErrStepLimit, m.executed)})
@@ -636,6 +691,9 @@ func (m *machine) sleep(now time.Time) {
 	wait := m.cfg.RootLease / 3
 	if m.hasNext {
 		wait = min(wait, max(m.next.Sub(now), time.Millisecond))
+	}
+	if at, ok := m.execWake(); ok {
+		wait = min(wait, max(at.Sub(now), time.Millisecond))
 	}
 	until := now.Add(wait)
 	if m.sleeping && !until.Before(m.sleepUntil) {

@@ -3,6 +3,9 @@ package reactor
 import (
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
@@ -86,6 +89,35 @@ type (
 	}
 	// cmdDone ends the driver: Err is nil when the session finished.
 	cmdDone struct{ Err error }
+	// cmdBeginExec puts the claimed process in status executing with its
+	// record under Key (joinstore.BeginExec; Flip: the revert flip's own
+	// execution), before anything is sent: inExecBegun. A store command.
+	cmdBeginExec struct {
+		Claim  joinstore.Claim
+		Key    string
+		Record []byte
+		Flip   bool
+	}
+	// cmdSend sends the execution under Key (execution.Actuator.Send,
+	// idempotent per key): inSent. Not a store command.
+	cmdSend struct {
+		Claim        joinstore.Claim
+		Key          string
+		Call         execution.Call
+		RuleContract common.Address
+	}
+	// cmdPoll asks for Key's outcome (execution.Actuator.Outcome):
+	// inPolled. Not a store command.
+	cmdPoll struct {
+		Claim joinstore.Claim
+		Key   string
+	}
+	// cmdFlip renders the step's onInvalid branch after its execution
+	// reverted (Flipper): inFlipped. Not a store command.
+	cmdFlip struct {
+		Claim joinstore.Claim
+		Flip  Flip
+	}
 )
 
 func (cmdOpen) command()         {}
@@ -102,6 +134,10 @@ func (cmdSleep) command()        {}
 func (cmdInspect) command()      {}
 func (cmdRelease) command()      {}
 func (cmdDone) command()         {}
+func (cmdBeginExec) command()    {}
+func (cmdSend) command()         {}
+func (cmdPoll) command()         {}
+func (cmdFlip) command()         {}
 
 // input is one thing that happened, fed to the session machine.
 type input interface{ input() }
@@ -124,6 +160,9 @@ type (
 	}
 	inRecovered struct {
 		Results map[int64]joinstore.ReleaseResult
+		// Resumed are executing processes taken over (their holder
+		// stopped): their outcome is polled.
+		Resumed []joinstore.Claim
 		Err     error
 	}
 	inReaped struct {
@@ -175,7 +214,27 @@ type (
 		PendingWake bool
 		Err         error
 	}
-	inReleased struct{}
+	inReleased  struct{}
+	inExecBegun struct {
+		Iter int64
+		Res  joinstore.BeginResult
+		Err  error
+	}
+	inSent struct {
+		Iter int64
+		Err  error
+	}
+	inPolled struct {
+		Iter    int64
+		Outcome execution.Outcome
+		OK      bool
+		Err     error
+	}
+	inFlipped struct {
+		Iter int64
+		R    Result
+		Err  error
+	}
 )
 
 func (inStart) input()         {}
@@ -194,6 +253,10 @@ func (inWoke) input()          {}
 func (inRenewed) input()       {}
 func (inInspected) input()     {}
 func (inReleased) input()      {}
+func (inExecBegun) input()     {}
+func (inSent) input()          {}
+func (inPolled) input()        {}
+func (inFlipped) input()       {}
 
 // EventType names a line of a session's timeline.
 type EventType string
@@ -217,4 +280,9 @@ const (
 	EvAborted     EventType = "aborted"
 	EvRecovered   EventType = "recovered"
 	EvWakeUp      EventType = "wakeup"
+	// EvExecuting: the step's selected branch executes; the process is
+	// executing until the outcome is final.
+	EvExecuting EventType = "executing"
+	// EvExecOutcome: an execution's outcome is final.
+	EvExecOutcome EventType = "exec_outcome"
 )

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor/sched"
 )
@@ -39,6 +40,16 @@ type Manager struct {
 	// Workers is the number of scheduler workers running the root actors
 	// (0 = GOMAXPROCS).
 	Workers int
+
+	// Actuator performs steps' executions (nil: executions are off, and a
+	// step's execution is reported not performed). Flipper renders the
+	// onInvalid branch of a step whose execution reverted; ExecPoll is how
+	// often an execution's outcome is polled (default 1 s).
+	Actuator execution.Actuator
+	Flipper  Flipper
+	ExecPoll time.Duration
+	// executing counts the executions this replica's sessions hold.
+	executing atomic.Int64
 
 	// skew is how far Redis's clock is ahead of this replica's (ns), when
 	// more than maxSkew: due times and leases are judged on Redis's clock,
@@ -85,6 +96,9 @@ func (m *Manager) defaults() {
 	if m.Poll == 0 {
 		m.Poll = 200 * time.Millisecond
 	}
+	if m.ExecPoll == 0 {
+		m.ExecPoll = time.Second
+	}
 	if m.Log == nil {
 		m.Log = slog.Default()
 	}
@@ -97,6 +111,10 @@ func (m *Manager) defaults() {
 		m.room = make(chan struct{}, 1)
 	}
 }
+
+// Executing returns how many executions this replica's sessions hold now
+// (processes in status executing whose outcome it polls).
+func (m *Manager) Executing() int64 { return m.executing.Load() }
 
 // Running returns how many sessions this replica runs now.
 func (m *Manager) Running() int {

@@ -49,13 +49,16 @@ type rootActor struct {
 	io      *sessionIO
 	machine *machine
 	tag     uint64
+	// executing is what this actor last added to Manager.executing.
+	executing int
 }
 
 func newRootActor(m *Manager, root joinstore.Root, adopted *joinstore.Adoption) *rootActor {
 	io := &sessionIO{store: m.Store, source: m.Source, exec: m.Exec, root: root, worker: m.Replica,
 		procLease: m.ProcLease, rootLease: m.RootLease, token: adopted.Token, adopted: adopted,
-		clock: m.now, poke: m.poke, log: m.Log}
-	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, JoinLock: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload}
+		clock: m.now, poke: m.poke, log: m.Log, act: m.Actuator, flip: m.Flipper}
+	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, JoinLock: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload,
+		Executions: m.Actuator != nil, ExecPoll: m.ExecPoll, RecordCap: m.Store.MaxRecord()}
 	return &rootActor{m: m, io: io, machine: newMachine(cfg, root, nil, m.now())}
 }
 
@@ -85,6 +88,13 @@ func (a *rootActor) Step(events []sched.Event, out *sched.StepOutput) error {
 			}
 			a.feed(out, in)
 		}
+	}
+	if n := a.machine.Executing(); n != a.executing || a.machine.Done() {
+		if a.machine.Done() {
+			n = 0
+		}
+		a.m.executing.Add(int64(n - a.executing))
+		a.executing = n
 	}
 	if a.m.halted.Load() || a.machine.Done() {
 		// Done, or a crash: nothing more is committed and no lease is

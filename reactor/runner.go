@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
@@ -42,6 +43,13 @@ type Runner struct {
 	// MaxSteps stops Run with ErrStepLimit once this many steps have been
 	// executed (0: no bound), for orchestrations that loop forever.
 	MaxSteps int
+	// Actuator performs steps' executions (nil: off: reported not
+	// performed); Flipper renders the onInvalid branch after a revert;
+	// ExecPoll is how often an outcome is polled on the runner's clock
+	// (default 1 s).
+	Actuator execution.Actuator
+	Flipper  Flipper
+	ExecPoll time.Duration
 
 	executed int
 }
@@ -90,8 +98,13 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 		r.Lease = time.Minute
 	}
 	io := &sessionIO{store: r.Store, exec: r.Exec, root: root, worker: r.Worker, procLease: r.Lease,
-		orch: r.Orch, table: Table(r.Orch), clock: r.Now, log: slog.New(slog.DiscardHandler)}
-	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, JoinLock: r.Lease, Worker: r.Worker, Check: r.Store.CheckPayload}, root, r.Orch, r.Now())
+		orch: r.Orch, table: Table(r.Orch), clock: r.Now, log: slog.New(slog.DiscardHandler), act: r.Actuator, flip: r.Flipper}
+	poll := r.ExecPoll
+	if poll == 0 {
+		poll = time.Second
+	}
+	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, JoinLock: r.Lease, Worker: r.Worker, Check: r.Store.CheckPayload,
+		Executions: r.Actuator != nil, ExecPoll: poll, RecordCap: r.Store.MaxRecord()}, root, r.Orch, r.Now())
 	defer func() { r.executed = m.executed }()
 	queue := []input{inStart{}}
 	for len(queue) > 0 {

@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/xgr-sidecar/xgr/execution"
 )
 
 // Outcome is one scripted step result.
@@ -22,7 +26,28 @@ type Outcome struct {
 	// WakeUps are performed after the step commits, as an XRC-137
 	// branch's wakeUps are.
 	WakeUps []WakeUp `json:"wakeUps,omitempty"`
+	// Execution, when set, gives the branch an execution to
+	// ScriptedTarget whose calldata is this word: what a scripted
+	// actuator (execution/scripted.ByCallData) makes of it — "success",
+	// "revert", "revert-flip" (a revert whose onInvalid branch executes
+	// too, ScriptedFlip), "refuse" or "transient" (a failed send and poll
+	// first).
+	Execution string `json:"execution,omitempty"`
 }
+
+// ScriptedTarget is the contract a scripted execution calls.
+var ScriptedTarget = common.HexToAddress("0x00000000000000000000000000000000000e0ec0")
+
+// ScriptedFlip renders a scripted step's onInvalid branch after its
+// execution reverted: output {"flipped": step}, and for "revert-flip" an
+// execution of its own ("success").
+var ScriptedFlip = FlipFunc(func(_ context.Context, e Execution, f Flip) (Result, error) {
+	r := Result{Output: map[string]any{"flipped": e.Step.ID}}
+	if f.Inputs["execution"] == "revert-flip" {
+		r.Execution = &execution.Call{To: ScriptedTarget, Data: []byte("success")}
+	}
+	return r, nil
+})
 
 // Scripted is an Executor that plays outcomes from a script: per step one
 // outcome, or a list used by successive executions of that step (the last
@@ -73,6 +98,11 @@ func ParseOutcomes(raw []byte) (*Scripted, error) {
 			default:
 				return nil, fmt.Errorf("outcomes.%s[%d].result: %q is not valid, invalid, error or cancel", step, i, o.Result)
 			}
+			switch o.Execution {
+			case "", "success", "revert", "revert-flip", "refuse", "transient":
+			default:
+				return nil, fmt.Errorf("outcomes.%s[%d].execution: %q is not success, revert, revert-flip, refuse or transient", step, i, o.Execution)
+			}
 		}
 		s.steps[step] = list
 	}
@@ -107,5 +137,10 @@ func (s *Scripted) Execute(ctx context.Context, e Execution) (Result, error) {
 	case "cancel":
 		return Result{}, errScriptedCancel
 	}
-	return Result{Valid: o.Result == "valid", Output: o.Payload, Wait: time.Duration(o.WaitSec * float64(time.Second)), WakeUps: o.WakeUps}, nil
+	r := Result{Valid: o.Result == "valid", Output: o.Payload, Wait: time.Duration(o.WaitSec * float64(time.Second)), WakeUps: o.WakeUps}
+	if o.Execution != "" {
+		r.Execution = &execution.Call{To: ScriptedTarget, Data: []byte(o.Execution)}
+		r.Inputs = map[string]any{"execution": o.Execution}
+	}
+	return r, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
@@ -43,6 +44,12 @@ type sessionIO struct {
 	// poke, when set, tells a local actor of a woken session to look.
 	poke func(joinstore.Root)
 	log  *slog.Logger
+	// act performs executions (nil: off); flip renders the onInvalid
+	// branch after a revert.
+	act  execution.Actuator
+	flip Flipper
+	// scope is the session's part of an execution's scope, read once.
+	scope *execution.Scope
 }
 
 // carry carries out one command (not cmdSleep or cmdDone, which are the
@@ -51,13 +58,24 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 	switch c := c.(type) {
 	case cmdOpen:
 		return s.open(ctx)
+	case cmdBeginExec:
+		res, err := s.store.BeginExec(ctx, c.Claim, s.clock(), c.Key, c.Record, c.Flip)
+		return inExecBegun{Iter: c.Claim.Iter, Res: res, Err: err}
+	case cmdSend:
+		return s.send(ctx, c)
+	case cmdPoll:
+		o, ok, err := s.act.Outcome(ctx, c.Key)
+		return inPolled{Iter: c.Claim.Iter, Outcome: o, OK: ok, Err: err}
+	case cmdFlip:
+		return s.flipStep(ctx, c)
 	case cmdRecover:
-		res, err := s.store.Recover(ctx, s.root, s.clock())
-		for it, r := range res {
-			if r == joinstore.Abandoned {
-				s.log.Warn("process abandoned: its replica stopped every time it ran", "session", s.root.String(), "pid", s.root.Pid(it))
-			}
+		if s.act != nil {
+			res, resumed, err := s.store.RecoverResume(ctx, s.root, s.clock(), joinstore.Resume{Lease: s.procLease, Worker: s.worker, Steps: s.table})
+			s.logRecovered(res)
+			return inRecovered{Results: res, Resumed: resumed, Err: err}
 		}
+		res, err := s.store.Recover(ctx, s.root, s.clock())
+		s.logRecovered(res)
 		return inRecovered{Results: res, Err: err}
 	case cmdReap:
 		res, err := Reap(ctx, s.store, s.root, s.clock())
@@ -226,6 +244,9 @@ type result struct {
 	// inputRaw is the input as stored: passed on unchanged when the step
 	// adds nothing to it.
 	inputRaw json.RawMessage
+	// done, when set, finishes an execution (or a step that must not
+	// execute): it commits as it is (execstep.go).
+	done *execDone
 }
 
 // commitFor turns an execution's outcome into the commit of its process:
@@ -372,4 +393,71 @@ func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
 		}
 	}
 	s.store.ReleaseRoot(ctx, s.root, s.worker, s.token)
+}
+
+func (s *sessionIO) logRecovered(res map[int64]joinstore.ReleaseResult) {
+	for it, r := range res {
+		switch {
+		case r == joinstore.Abandoned:
+			s.log.Warn("process abandoned: its replica stopped every time it ran", "session", s.root.String(), "pid", s.root.Pid(it))
+		case r == joinstore.Executing && s.act == nil:
+			s.log.Error("a process executes but executions are off on this replica: it is left to a replica with executions on",
+				"session", s.root.String(), "pid", s.root.Pid(it))
+		}
+	}
+}
+
+// send sends an execution with its scope: the session's owner, id,
+// registry and gas budget (its meta, read once) and the step's rule
+// contract.
+func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
+	if s.scope == nil {
+		meta, err := s.store.Session(ctx, s.root)
+		if err != nil {
+			return inSent{Iter: c.Claim.Iter, Err: err}
+		}
+		sc := execution.Scope{Owner: common.HexToAddress(s.root.Owner), Session: uint64(s.root.RootPid),
+			Registry: common.HexToAddress(meta["xrc729"])}
+		if v := meta["maxTotalGas"]; v != "" {
+			if sc.MaxTotalGas, err = strconv.ParseUint(v, 10, 64); err != nil {
+				return inSent{Iter: c.Claim.Iter, Err: &execution.Refusal{Limit: "maxTotalGas",
+					Reason: fmt.Sprintf("session %s: meta maxTotalGas %q is not a gas amount", s.root, v)}}
+			}
+		}
+		s.scope = &sc
+	}
+	sc := *s.scope
+	sc.Pid, sc.RuleContract = c.Claim.Pid, c.RuleContract
+	err := s.act.Send(ctx, sc, c.Key, c.Call)
+	if err != nil {
+		var refusal *execution.Refusal
+		if errors.As(err, &refusal) {
+			s.log.Warn("execution refused", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "limit", refusal.Limit, "reason", refusal.Reason)
+		} else {
+			s.log.Warn("execution not sent; retrying", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "err", err)
+		}
+	}
+	return inSent{Iter: c.Claim.Iter, Err: err}
+}
+
+// flipStep renders the step's onInvalid branch after its execution
+// reverted.
+func (s *sessionIO) flipStep(ctx context.Context, c cmdFlip) input {
+	in := inFlipped{Iter: c.Claim.Iter}
+	step := s.orch.Step(c.Claim.ResumeStep)
+	switch {
+	case s.flip == nil:
+		in.Err = errors.New("no onInvalid renderer is configured (Flipper)")
+		return in
+	case step == nil:
+		in.Err = fmt.Errorf("%s runs step %q, which orchestration %q does not have", c.Claim.Pid, c.Claim.ResumeStep, s.orch.ID)
+		return in
+	}
+	payload, err := UnmarshalPayload(c.Claim.ResumePlain)
+	if err != nil {
+		in.Err = fmt.Errorf("%s: resumePlain: %w", c.Claim.Pid, err)
+		return in
+	}
+	in.R, in.Err = s.flip.Flip(ctx, Execution{Owner: s.root.Owner, Session: s.root.RootPid, Pid: c.Claim.Pid, Step: step, Payload: payload, Orchestration: s.orch}, c.Flip)
+	return in
 }

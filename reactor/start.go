@@ -31,6 +31,10 @@ type StartRequest struct {
 	// RootPid, when not 0, is the root pid the session must get (a
 	// SessionPermit's sessionId): joinstore.ErrStaleRoot otherwise.
 	RootPid int64
+	// MaxTotalGas is the session's gas budget for its executions (a
+	// SessionPermit's maxTotalGas; 0 = the operator's default), kept in
+	// the session's meta and passed with each execution's scope.
+	MaxTotalGas uint64
 }
 
 // ErrUnknownStep: a start names a step its orchestration does not have.
@@ -80,7 +84,7 @@ func (p Prepared) Create(ctx context.Context, store *joinstore.Store, now time.T
 	return store.Start(ctx, joinstore.StartRequest{
 		Owner: req.Owner, IdempotencyKey: req.IdempotencyKey, XRC729: req.XRC729, OstcID: req.OstcID,
 		OstcHash: p.orch.Hash.Hex(), StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt,
-		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now, StartLimits: &limits,
+		Paused: req.Paused, Window: req.Window, RootPid: req.RootPid, Now: now, StartLimits: &limits, MaxTotalGas: req.MaxTotalGas,
 		PayloadChecked: true,
 	})
 }

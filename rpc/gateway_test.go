@@ -462,3 +462,26 @@ func TestTransport(t *testing.T) {
 	close(g.owners.gate)
 	wg.Wait()
 }
+
+// A permit's maxTotalGas is kept in the session's meta: the gas budget of
+// its executions (a budget beyond 2^64-1 is the largest one).
+func TestStartKeepsTheGasBudget(t *testing.T) {
+	g := newGateway(t, rpc.ServerConfig{})
+	ctx := context.Background()
+	owner := g.keys[0]
+	huge, _ := new(big.Int).SetString("100000000000000000000000", 10)
+	for i, tc := range []struct {
+		gas  *big.Int
+		want string
+	}{{big.NewInt(250000), "250000"}, {new(big.Int), "0"}, {huge, "18446744073709551615"}} {
+		session := int64(i + 1)
+		p := g.sessionPermit(owner, session, func(m *permit.SessionMsg) { m.MaxTotalGas = tc.gas })
+		if _, err := g.client.StartWith(ctx, p, xrc729, "A1", nil); err != nil {
+			t.Fatal(err)
+		}
+		meta, err := g.store.Session(ctx, joinstore.Root{Owner: lower(addr(owner)), RootPid: session})
+		if err != nil || meta["maxTotalGas"] != tc.want {
+			t.Fatalf("maxTotalGas %s: meta %q, want %q (%v)", tc.gas, meta["maxTotalGas"], tc.want, err)
+		}
+	}
+}

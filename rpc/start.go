@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -73,7 +75,7 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	// orchestration once, then create.
 	prep, err := reactor.Prepare(ctx, s.cfg.Source, reactor.StartRequest{
 		Owner: who, XRC729: reg.Hex(), OstcID: m.OstcID, OstcHash: m.OstcHash.Hex(), Step: req.StepID,
-		Payload: payload, IdempotencyKey: "permit:" + v.Digest.Hex(), RootPid: v.SessionID,
+		Payload: payload, IdempotencyKey: "permit:" + v.Digest.Hex(), RootPid: v.SessionID, MaxTotalGas: gasBudget(m.MaxTotalGas),
 	})
 	switch {
 	case errors.Is(err, reactor.ErrUnknownOrchestration):
@@ -107,7 +109,7 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 		e.Extra = map[string]any{"ack": res.Ack, "processId": res.Pid}
 		return nil, e
 	}
-	// maxTotalGas is signed and logged, not enforced: xgr meters no gas.
+	// maxTotalGas is kept with the session: its executions' gas budget.
 	s.cfg.Log.Info("session started over RPC", "owner", who, "session", res.Root.RootPid, "ostc", m.OstcID, "step", req.StepID, "ack", res.Ack,
 		"permit", v.Kind, "maxTotalGas", m.MaxTotalGas)
 	return &DataTransferResult{
@@ -136,4 +138,17 @@ func (s *Service) served(ctx context.Context, reg common.Address) error {
 		return e
 	}
 	return nil
+}
+
+// gasBudget is a permit's maxTotalGas as the session's gas budget: 0 (the
+// operator's default) when absent, and a budget beyond 2^64-1 gas is no
+// bound (the largest one).
+func gasBudget(v *big.Int) uint64 {
+	switch {
+	case v == nil || v.Sign() <= 0:
+		return 0
+	case !v.IsUint64():
+		return math.MaxUint64
+	}
+	return v.Uint64()
 }

@@ -193,6 +193,12 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 		Output:       res.Output,
 		Wait:         time.Duration(res.WaitSec) * time.Second,
 		NotPerformed: res.NotPerformed.Sections(),
+		Execution:    res.Execution,
+	}
+	if res.Execution != nil {
+		// Kept with the executing step for the revert flip (reactor.Flip).
+		out.RuleContract = common.HexToAddress(ruleAddress(l))
+		out.Inputs, out.Extracted = res.Inputs, res.Extracted
 	}
 	for _, r := range res.Reasons {
 		out.Reasons = append(out.Reasons, r.String())

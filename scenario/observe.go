@@ -45,7 +45,9 @@ type Proc struct {
 }
 
 // Live reports whether the process may still run.
-func (p *Proc) Live() bool { return p.Status == "waiting" || p.Status == "running" }
+func (p *Proc) Live() bool {
+	return p.Status == "waiting" || p.Status == "running" || p.Status == "executing"
+}
 
 // Evaluation is what the executor saw of one evaluation.
 type Evaluation struct {
@@ -147,9 +149,9 @@ func later(a, b *Proc) bool {
 // Reached reports whether some process of step has reached status in its
 // life so far (status "" = any: the process exists). Every process is
 // created waiting, so "waiting" is reached by any process of the step,
-// whatever it did since; "running" by one that is running or ran (done,
-// or aborted after executing); "done" and "aborted" by a process in that
-// status. A wait therefore cannot miss a state that passed between two
+// whatever it did since; "running" by one that is running or ran
+// (executing, done, or aborted after executing); "executing", "done" and
+// "aborted" by a process in that status. A wait therefore cannot miss a state that passed between two
 // looks.
 func (o *Observed) Reached(step, status string) *Proc {
 	for i := range o.Procs {
@@ -161,7 +163,7 @@ func (o *Observed) Reached(step, status string) *Proc {
 		case "", "waiting":
 			return p
 		case "running":
-			if p.Status == "running" || p.Status == "done" || (p.Status == "aborted" && p.Executed) {
+			if p.Status == "running" || p.Status == "executing" || p.Status == "done" || (p.Status == "aborted" && p.Executed) {
 				return p
 			}
 		default:

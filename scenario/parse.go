@@ -10,7 +10,7 @@ import (
 )
 
 // Statuses a process can have, as timeline checks and waits name them.
-var statuses = []string{"waiting", "running", "done", "aborted"}
+var statuses = []string{"waiting", "running", "executing", "done", "aborted"}
 
 // Parse reads a test-suite file: a scenario file (kind
 // xgr.multi-test-scenario or xgr.test-scenario) or a plan file

@@ -196,7 +196,7 @@ func TestParseErrors(t *testing.T) {
 		{"wait on unknown session", rep(`"session": "$session.id:s", "runner"`, `"session": "$session.id:t", "runner"`), nil, "steps[1].session", `no earlier startSession saved a session as "t"`},
 		{"runner mismatch", rep(`"runner": "$session.owner:s"`, `"runner": "$session.owner:go"`), nil, "steps[1].runner", `no earlier startSession saved a session as "go"`},
 		{"unknown step", rep(`"stepId": "B1", "status"`, `"stepId": "B2", "status"`), nil, "steps[1].stepId", `"B2" is not a step of orchestration "flow" (steps: "A1", "B1")`},
-		{"bad status", rep(`"status": "done"`, `"status": "finished"`), nil, "steps[1].status", `status "finished": want one of "waiting", "running", "done", "aborted"`},
+		{"bad status", rep(`"status": "done"`, `"status": "finished"`), nil, "steps[1].status", `status "finished": want one of "waiting", "running", "executing", "done", "aborted"`},
 		{"bad final status", rep(`"finalStatuses": ["done"]`, `"finalStatuses": ["ok"]`), nil, "steps[2].expect.finalStatuses[0]", `status "ok"`},
 		{"bad occurrence", rep(`{"stepId": "A1", "exist": true`, `{"stepId": "A1", "occurrence": 0, "exist": true`), nil, "steps[2].expect.timeline[0].occurrence", "expected an integer ≥ 1, found 0"},
 		{"valid not a bool", rep(`"valid": true}`, `"valid": "yes"}`), nil, "steps[2].expect.timeline[0].valid", `valid "yes": want true, false, or "any"`},

@@ -34,11 +34,13 @@
 --          cancelSession rule; the commit kills the session with this
 --          reason as a cap does (killedAt, killReason), is recorded aborted
 --          with it and creates nothing
--- ARGV[18 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
+-- ARGV[18] the execution's outcome (JSON; "" = the step executed nothing):
+--          kept on the process as execOutcome
+-- ARGV[19 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
 --          it reserves), bypass (1: may exceed the window), then for a join
 --          target fromGroup, expect, requireWhen, k, policy ("" otherwise)
--- ARGV[18 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
+-- ARGV[19 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
 --          JSON (queued in KEYS[11] unless the process was killed)
 --
 -- Returns {result, live, deliveredTo, gated, cap, claims...}: result
@@ -73,7 +75,7 @@ local PROC, WQ, CHILD0, CF = 5, 11, 11, 12
 local now, nowS = clock(ARGV[3])
 local ttl = ARGV[8]
 local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil", "threadHeadPid")
-if p[1] ~= "running" or p[2] ~= ARGV[2] then
+if (p[1] ~= "running" and p[1] ~= "executing") or p[2] ~= ARGV[2] then
   return redis.error_reply("LEASE_LOST token is not the current lease")
 end
 if tonumber(p[9]) < now then
@@ -87,7 +89,7 @@ if m[2] == "1" then
 end
 local status = ARGV[4]
 local nChildren = tonumber(ARGV[16])
-local W0 = 18 + CF * nChildren
+local W0 = 19 + CF * nChildren
 if killed then
   status, nChildren = "aborted", 0
 end
@@ -118,7 +120,7 @@ if p[4] and p[4] ~= "" then
   first, count = tonumber(a), tonumber(b)
 end
 for i = 1, nChildren do
-  local it = tonumber(ARGV[18 + CF * (i - 1)])
+  local it = tonumber(ARGV[19 + CF * (i - 1)])
   if it < first or it >= first + count then
     return redis.error_reply("BAD_CHILD child iter " .. it .. " is outside the lease's reservation")
   end
@@ -144,6 +146,9 @@ end
 redis.call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", ARGV[5],
   "updatedAt", nowS, "lease", "", "leaseUntil", "", "worker", "", "reserved", "", "resumePlain", ARGV[11],
   "abortReason", reason)
+if ARGV[18] ~= "" then
+  redis.call("HSET", KEYS[PROC], "execOutcome", ARGV[18])
+end
 if not killed and #ARGV >= W0 then
   for i = W0, #ARGV, 2 do
     redis.call("HSET", KEYS[WQ], ARGV[i], ARGV[i + 1])
@@ -163,13 +168,13 @@ end
 -- The spawn gate covers the whole join scope: a nested join's target gated
 -- into the closed group takes its producers (its fresh group, named by the
 -- target's iter) with it, so no half of a join is created. Child i's values
--- are ARGV[C + 0 .. C + 11] with C = 18 + 12 (i - 1): iter, step, wakeIn,
+-- are ARGV[C + 0 .. C + 11] with C = 19 + 12 (i - 1): iter, step, wakeIn,
 -- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy.
 local gatedGroup = {}
 if gateKill then
   gatedGroup[group] = true
   for i = 1, nChildren do
-    local b = 18 + CF * (i - 1)
+    local b = 19 + CF * (i - 1)
     if ARGV[b + 8] ~= "" and ARGV[b + 4] == group then
       gatedGroup[ARGV[b]] = true
     end
@@ -192,7 +197,7 @@ if targetOpen then
 end
 local freshJoin = {}
 for i = 1, nChildren do
-  local b = 18 + CF * (i - 1)
+  local b = 19 + CF * (i - 1)
   if ARGV[b + 8] ~= "" then
     freshJoin[ARGV[b + 7]] = true
   end
@@ -207,7 +212,7 @@ local fence, iterNext -- read when a child is claimed
 local created, gated, claims, runArgs = {}, 0, {}, {}
 local untilS = int(now + claimLease)
 for i = 1, nChildren do
-  local b = 18 + CF * (i - 1)
+  local b = 19 + CF * (i - 1)
   local citer, cstep, wakeIn, cgroup, expect = ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 4], ARGV[b + 8]
   if gatedGroup[cgroup] then
     gated = gated + 1

@@ -13,7 +13,8 @@
 --
 -- Returns {live, then per process: iter, result} with result "aborted"
 -- (was waiting), "killing" (running; aborted at its commit), "finished"
--- (already done or aborted); and for each aborted waiting join target its
+-- (already done or aborted); an executing process (its execution was
+-- sent) is "killing" too; and for each aborted waiting join target its
 -- iter prefixed "target:" (its own group may have to be killed), and
 -- "deliver:<t>" for each target that got a failure delivery.
 -- Invariant: a killed process never runs again and never creates processes;
@@ -52,7 +53,9 @@ for i = 1, n do
       end
     end
     out[#out + 1] = iter .. "=aborted"
-  elseif p[1] == "running" then
+  elseif p[1] == "running" or p[1] == "executing" then
+    -- An executing process's transaction may still land: it keeps polling
+    -- and its commit records the outcome, aborted, with no children.
     redis.call("HSET", pkey, "killedAt", now, "updatedAt", now)
     out[#out + 1] = iter .. "=killing"
   else

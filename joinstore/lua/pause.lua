@@ -18,7 +18,7 @@ local out = {}
 for i = 4, #ARGV do
   local iter, key = ARGV[i], KEYS[i - 1]
   local p = redis.call("HMGET", key, "status", "nextWakeAt", "target", "closed")
-  if p[1] == "waiting" or p[1] == "running" then
+  if p[1] == "waiting" or p[1] == "running" or p[1] == "executing" then
     redis.call("HSET", key, "paused", ARGV[1], "updatedAt", ARGV[2])
     if p[1] == "waiting" then
       if pause then

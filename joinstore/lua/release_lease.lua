@@ -20,18 +20,25 @@
 --         step whose every run stops its replica (a crash, an out-of-memory
 --         kill) cannot stop replica after replica
 --
--- Returns "released", "killed" (killed while it ran: aborted now), "gated"
+-- Returns "executing" (the process executes: left as it is, for
+-- resume_exec), "released", "killed" (killed while it ran: aborted now), "gated"
 -- (aborted by the dispatch gate), "abandoned" (recovered once too often:
 -- aborted now, failed at its group's open join target), or "stale"
 -- when the token is no longer the current lease (a second release is a
 -- reported no-op, never a second effect).
--- Invariant: a lease is released at most once; a stale holder changes
+-- Invariant: an executing process keeps its status and execution record;
+-- a lease is released at most once; a stale holder changes
 -- nothing; a process is recovered at most ARGV[8] - 1 times; nothing runs in a group whose join closed with kill; a killed
 -- process never runs again, and a release does not leave it waiting forever.
 -- now: the caller's clock (ms) when it gives one, else the server's (TIME):
 -- with a server clock every lease and due decision of every replica is
 -- judged by one clock, whatever the replicas' own clocks say.
 local p = redis.call("HMGET", KEYS[1], "status", "lease", "resumeStep", "pid", "leaseUntil")
+if p[1] == "executing" and p[2] == ARGV[2] then
+  -- Its execution was sent: it is never run again, killed or abandoned
+  -- here; its new holder takes it over (resume_exec) and polls the outcome.
+  return "executing"
+end
 if p[1] ~= "running" or p[2] ~= ARGV[2] then
   return "stale"
 end

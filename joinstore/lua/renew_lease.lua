@@ -1,4 +1,4 @@
--- renew_lease: extend a running process's inFlight lease.
+-- renew_lease: extend a running (or executing) process's inFlight lease.
 --
 -- KEYS[1] xgr:T:p:<iter>  KEYS[2] xgr:T:run
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms; "" = the server clock)  ARGV[4] lease duration (ms)
@@ -12,7 +12,7 @@
 -- judged by one clock, whatever the replicas' own clocks say.
 local p = redis.call("HMGET", KEYS[1], "status", "lease", "leaseUntil")
 local now = clock(ARGV[3])
-if p[1] ~= "running" or p[2] ~= ARGV[2] or tonumber(p[3]) < now then
+if (p[1] ~= "running" and p[1] ~= "executing") or p[2] ~= ARGV[2] or tonumber(p[3]) < now then
   return redis.error_reply("LEASE_LOST token is not the current lease or it expired")
 end
 local untilMs = now + tonumber(ARGV[4])

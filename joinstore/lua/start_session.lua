@@ -20,6 +20,9 @@
 --          as startKey so that an acknowledgement names its start
 -- ARGV[16] fresh: "1" when alloc_root allocated the root pid in this start
 --          (no earlier attempt of this start can have created the session)
+-- ARGV[17] the session's gas budget for executions (the SessionPermit's
+--          maxTotalGas, decimal; "" or "0" = the operator's default), kept
+--          in meta as maxTotalGas
 --
 -- Returns {ack, pid}: ack is "already_queued" when this start created the
 -- session before (then with its status, live or finished, third), "taken"
@@ -51,7 +54,7 @@ redis.call("HSET", KEYS[1],
   "owner", ARGV[1], "rootPid", ARGV[2], "xrc729", ARGV[3], "ostcId", ARGV[4],
   "ostcHash", ARGV[5], "startStep", ARGV[6], "createdAt", now,
   "window", ARGV[11], "live", 1, "status", "live", "iter", 1, "fence", 0, "steps", 0,
-  "wakeUp", ARGV[14] or "", "startKey", ARGV[15] or "")
+  "wakeUp", ARGV[14] or "", "startKey", ARGV[15] or "", "maxTotalGas", ARGV[17] or "")
 redis.call("HSET", KEYS[3],
   "pid", pid, "parentPid", "", "threadHeadPid", pid, "status", "waiting",
   "paused", ARGV[10], "resumeStep", ARGV[6], "lastStep", "", "lastEvalValid", "",

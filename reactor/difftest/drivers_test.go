@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/execution/scripted"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -51,6 +52,15 @@ type env struct {
 	execs      sync.Map // owner -> reactor.Executor (the replicas' executor per case)
 	events     *recorder
 	owners     atomic.Int64
+	// act performs the replicas' executions (one for all cases: each
+	// session's keys are its own).
+	act *scripted.Actuator
+}
+
+// newActuator is a driver's actuator: outcomes from the calldata, hashes
+// from the call, so that both drivers see the same.
+func newActuator() *scripted.Actuator {
+	return &scripted.Actuator{Decide: scripted.ByCallData, TxHash: scripted.CallHash}
 }
 
 func newEnv(t testing.TB) *env {
@@ -66,7 +76,7 @@ func newEnv(t testing.TB) *env {
 	replicaCfg.ServerClock = true
 	replicaRaw := client(0)
 	e := &env{replica: joinstore.New(replicaRaw, replicaCfg), replicaRaw: replicaRaw, src: &source{byID: map[string]*registry.Orchestration{}},
-		events: &recorder{byRoot: map[joinstore.Root][]reactor.Event{}}, hook: &forceHook{}}
+		events: &recorder{byRoot: map[joinstore.Root][]reactor.Event{}}, hook: &forceHook{}, act: newActuator()}
 	hooked := client(1)
 	hooked.AddHook(e.hook)
 	e.runner = joinstore.New(hooked, cfg)
@@ -78,7 +88,8 @@ func newEnv(t testing.TB) *env {
 	for i := range replicas {
 		m := &reactor.Manager{Store: e.replica, Source: e.src, Exec: dispatch{e}, Replica: fmt.Sprint("replica-", i),
 			Poll: 10 * time.Millisecond, RootLease: 10 * time.Second, ProcLease: time.Minute,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), OnEvent: e.events.add}
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), OnEvent: e.events.add,
+			Actuator: e.act, Flipper: reactor.ScriptedFlip, ExecPoll: 10 * time.Millisecond}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -252,6 +263,7 @@ func (e *env) runRunner(ctx context.Context, o *registry.Orchestration, doc outc
 	defer e.hook.forcers.Delete(key)
 	var events []reactor.Event
 	r := &reactor.Runner{Store: e.runner, Orch: o, Exec: ex, Worker: "runner", Now: f.now, Advance: f.advance,
+		Actuator: newActuator(), Flipper: reactor.ScriptedFlip,
 		OnEvent: func(ev reactor.Event) { events = append(events, ev); f.event(ev) }}
 	rctx, cancel := context.WithTimeout(ctx, finishWithin)
 	defer cancel()

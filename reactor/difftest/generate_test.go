@@ -16,7 +16,8 @@ import (
 // `when` filters, inputs the branch's spawns lead to and sometimes ones
 // nothing leads to, joins whose target declares a join itself (nested);
 // outcomes valid, invalid, hard error and cancel, payloads, short waits,
-// delays, and lists of outcomes that end loops.
+// delays, lists of outcomes that end loops, and executions (success,
+// revert, revert with an onInvalid execution, refusal, transient failures).
 func generate(r *rand.Rand, name string) kase {
 	for {
 		k := kase{name: name, orch: genOrch(r, name), threaded: true}
@@ -144,6 +145,10 @@ func genOutcome(r *rand.Rand, id string) reactor.Outcome {
 	}
 	if r.IntN(10) < 1 {
 		o.DelayMs = 1 + r.IntN(5)
+	}
+	if (o.Result == "valid" || o.Result == "invalid") && r.IntN(10) < 2 {
+		// An execution: its outcome follows from the word (scripted.ByCallData).
+		o.Execution = []string{"success", "success", "revert", "revert-flip", "refuse", "transient"}[r.IntN(6)]
 	}
 	return o
 }

@@ -223,11 +223,13 @@ func report(k kase, v verdict, origin string, shrunk string) string {
 type stats struct {
 	cases, compared, overlapped, failed atomic.Int64
 	executions                          atomic.Int64
+	// calls counts the replicas' on-chain executions (executing lines).
+	calls atomic.Int64
 }
 
 func (s *stats) String() string {
-	return fmt.Sprintf("%d cases: %d compared equal, %d failed, %d not comparable (overlap, see docs/testing.md); %d executions per driver",
-		s.cases.Load(), s.compared.Load(), s.failed.Load(), s.overlapped.Load(), s.executions.Load())
+	return fmt.Sprintf("%d cases: %d compared equal, %d failed, %d not comparable (overlap, see docs/testing.md); %d executions per driver, %d of them with calls sent",
+		s.cases.Load(), s.compared.Load(), s.failed.Load(), s.overlapped.Load(), s.executions.Load(), s.calls.Load())
 }
 
 // checkAll checks the cases on workers; each failing case is shrunk and
@@ -249,6 +251,11 @@ func (e *env) checkAll(ctx context.Context, cases <-chan kase, workers int, orig
 					continue
 				}
 				st.executions.Add(int64(len(v.order)))
+				for _, ev := range v.replicas.events {
+					if ev.Type == reactor.EvExecuting {
+						st.calls.Add(1)
+					}
+				}
 				switch {
 				case v.fails():
 					st.failed.Add(1)

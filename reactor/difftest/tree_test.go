@@ -90,6 +90,11 @@ func treeOf(sum reactor.Summary, executed map[string]int) string {
 func timelineOf(sum reactor.Summary, events []reactor.Event) string {
 	path := paths(sum.Processes)
 	byPid := map[string][]string{}
+	// execLines are each process's execution lines, kept apart: while a
+	// process executes, lines of other processes about it (a late
+	// delivery to a join target ignored) fall before or after them as the
+	// replicas' timing has it.
+	execLines := map[string][]string{}
 	reaped := map[string]bool{}
 	var last uint64
 	for _, e := range events {
@@ -110,6 +115,9 @@ func timelineOf(sum reactor.Summary, events []reactor.Event) string {
 			}
 		case reactor.EvKilled:
 			reaped[e.Pid] = true
+		case reactor.EvExecuting, reactor.EvExecOutcome:
+			execLines[e.Pid] = append(execLines[e.Pid], string(e.Type))
+			continue
 		}
 		byPid[e.Pid] = append(byPid[e.Pid], string(e.Type))
 	}
@@ -120,6 +128,9 @@ func timelineOf(sum reactor.Summary, events []reactor.Event) string {
 			p = "out of order"
 		}
 		lines = append(lines, fmt.Sprintf("\ntimeline %s: %s", p, strings.Join(types, " ")))
+	}
+	for pid, types := range execLines {
+		lines = append(lines, fmt.Sprintf("\nexecution %s: %s", path[pid], strings.Join(types, " ")))
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "")
