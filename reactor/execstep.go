@@ -465,7 +465,11 @@ func (m *machine) driveExecs(now time.Time) {
 		case execWait:
 			m.do(cmdPoll{Claim: st.claim, Key: st.rec.Key})
 		case execFlip:
-			m.do(cmdFlip{Claim: st.claim, Flip: Flip{Inputs: st.rec.Inputs, Extracted: st.rec.Extracted, RuleContract: st.rec.RuleContract}})
+			reason := "the execution reverted"
+			if r := st.rec.Reverted; r != nil {
+				reason = describeOutcome(*r)
+			}
+			m.do(cmdFlip{Claim: st.claim, Flip: Flip{Inputs: st.rec.Inputs, Extracted: st.rec.Extracted, RuleContract: st.rec.RuleContract, Reason: reason}})
 		}
 	}
 }

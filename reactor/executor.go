@@ -61,6 +61,9 @@ type Result struct {
 type Flip struct {
 	Inputs, Extracted map[string]any
 	RuleContract      common.Address
+	// Reason says why the execution reverted (its decoded reason, or the
+	// receipt's status), for the flipped step's reasons.
+	Reason string
 }
 
 // Flipper renders a step's onInvalid branch after its execution reverted

@@ -177,6 +177,11 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 	if x.Observe != nil {
 		x.Observe(e, l, res)
 	}
+	return x.result(e, l, res)
+}
+
+// result maps a rule's result to the step's (reactor.Result).
+func (x *Executor) result(e reactor.Execution, l *rulesource.Loaded, res *rule.Result) (reactor.Result, error) {
 	log := x.Log
 	if log == nil {
 		log = slog.Default()
