@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
@@ -21,6 +22,9 @@ const Prefix = "/ui/"
 type Config struct {
 	// Store holds the sessions.
 	Store *joinstore.Store
+	// Redis is the client the Store uses (optional): the overview reads
+	// each server's INFO memory with it. Nil: memory is not shown.
+	Redis redis.UniversalClient
 	// Source gives the orchestrations of sessions (orchestration view);
 	// nil: the view says it cannot load them.
 	Source reactor.Source
@@ -76,6 +80,7 @@ func (c *Console) routes() {
 	m.Handle("GET /ui/", assetHandler())
 	m.HandleFunc("GET /ui/api/config", c.handleConfig)
 	m.HandleFunc("GET /ui/api/owners", c.handleOwners)
+	m.HandleFunc("GET /ui/api/overview", c.handleOverview)
 	m.HandleFunc("GET /ui/api/sessions", c.handleSessions)
 	m.HandleFunc("GET /ui/api/session", sessionRoute(c.handleSession))
 	m.HandleFunc("GET /ui/api/orchestration", sessionRoute(c.handleOrchestration))

@@ -25,6 +25,15 @@ type Row struct {
 	// latest of creation, the last committed step, the kill and the end.
 	CreatedAt int64 `json:"createdAt"`
 	UpdatedAt int64 `json:"updatedAt"`
+	// StartKey names the start that created the session (its idempotency
+	// key, or "permit:<digest>" for a gateway start).
+	StartKey string `json:"startKey,omitempty"`
+	// Paused: the whole session was paused (its new processes are created
+	// paused).
+	Paused bool `json:"paused,omitempty"`
+	// Outcome is the session's recorded outcome, when the store keeps one
+	// (the meta field "outcome"; empty otherwise).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // RowOf is the list row of a session overview.
@@ -32,7 +41,8 @@ func RowOf(o joinstore.Overview) Row {
 	m := o.Meta
 	num := func(k string) int64 { n, _ := strconv.ParseInt(m[k], 10, 64); return n }
 	r := Row{Owner: o.Root.Owner, RootPid: o.Root.RootPid, Status: m["status"], Live: num("live"), StartStep: m["startStep"],
-		OstcID: m["ostcId"], OstcHash: m["ostcHash"], XRC729: m["xrc729"], CreatedAt: num("createdAt")}
+		OstcID: m["ostcId"], OstcHash: m["ostcHash"], XRC729: m["xrc729"], CreatedAt: num("createdAt"),
+		StartKey: m["startKey"], Paused: m["paused"] == "1", Outcome: m["outcome"]}
 	if r.CreatedAt == 0 {
 		r.CreatedAt = o.CreatedAt.UnixMilli()
 	}

@@ -2,6 +2,7 @@
 //   #/sessions?owner=&status=&sort=&order=&offset=   the sessions list
 //   #/session/OWNER/ROOT[/PID]                        flow view, process, timeline
 //   #/orchestration/OWNER/ROOT                        the OSTC graph with the processes overlaid
+//   #/overview                                        counts, throughput, due queue, replicas, Redis memory
 //   #/index                                           the chain index
 import { esc, time, rel, short, pill } from './dom.js';
 import { drawGraph } from './graph.js';
@@ -308,6 +309,54 @@ function orchestrationView(owner, root) {
   return { render, busy: () => false };
 }
 
+// ---- overview ----
+
+function overviewView() {
+  nav('overview');
+  main.innerHTML = '<h1>Overview</h1><div id="ov"></div>';
+  const capNote = (capped, what) => (capped ? ` <span class="warn" data-capped="1">(capped: ${esc(what)})</span>` : '');
+  const kv = (rows) => `<table class="compact kv"><tbody>${rows.map(([k, v, key]) =>
+    `<tr><th scope="row">${esc(k)}</th><td data-key="${esc(key || k)}">${v}</td></tr>`).join('')}</tbody></table>`;
+  async function render() {
+    const d = await api('/ui/api/overview');
+    const s = d.sessions, t = d.throughput, q = d.due;
+    const statuses = Object.entries(s.byStatus).map(([k, n]) =>
+      `<a class="stat" href="#/sessions?status=${encodeURIComponent(k)}" data-status="${esc(k)}">${pill(k)} <b>${n}</b></a>`).join(' ');
+    const outcomes = Object.entries(s.byOutcome);
+    const errs = Object.entries(d.errors || {});
+    document.getElementById('ov').innerHTML = `
+      <section aria-labelledby="ov-s"><h2 id="ov-s">Sessions</h2>
+        <p class="stats" id="ov-status">${statuses} · paused <b data-key="paused">${s.paused}</b></p>
+        <p class="dim">${s.scanned} sessions of ${s.owners} owners counted${capNote(s.capped, `the newest ${s.cap} only`)}.
+          ${outcomes.length ? '' : 'No session records an outcome.'}</p>
+        ${outcomes.length ? `<p class="stats" id="ov-outcome">${outcomes.map(([k, n]) => `${pill(k)} <b>${n}</b>`).join(' ')}</p>` : ''}
+      </section>
+      <section aria-labelledby="ov-t"><h2 id="ov-t">Throughput</h2>${kv([
+        ['Steps committed, last ' + t.windowSec + ' s', `${t.steps}`, 'steps'],
+        ['Steps per second', t.perSec.toFixed(2), 'perSec'],
+        ['Histories read', `${t.sessionsRead}${capNote(t.capped, 'sessions with a step in the window beyond the read limit')}`, 'histories'],
+      ])}</section>
+      <section aria-labelledby="ov-d"><h2 id="ov-d">Due queue</h2>${kv([
+        ['Sessions due now', `${q.sessions}${capNote(q.capped, 'read limit reached')}`, 'dueSessions'],
+        ['Steps due now', `${q.steps}`, 'dueSteps'],
+        ['Oldest due step', q.oldestAt ? `${time(q.oldestAt)} <span class="dim">(waiting ${(q.oldestAgeMs / 1000).toFixed(1)} s)</span>` : '–', 'oldest'],
+      ])}</section>
+      <section aria-labelledby="ov-r"><h2 id="ov-r">Replicas</h2>
+        <table class="compact" id="ov-replicas"><thead><tr><th scope="col">Replica</th><th scope="col">Steps, last ${t.windowSec} s</th><th scope="col">Process leases held</th></tr></thead>
+        <tbody>${d.replicas.map((r) => `<tr data-replica="${esc(r.name)}"><td class="mono">${esc(r.name)}</td><td class="num">${r.steps}</td><td class="num">${r.procLeases}</td></tr>`).join('')
+          || '<tr><td colspan="3" class="dim">no replica committed a step or holds a lease</td></tr>'}</tbody></table>
+        <p class="dim">Process leases counted in ${d.leases.liveRead} live sessions${capNote(d.leases.capped, 'more sessions are live')}. Root leases are not shown: the store has no read of their holders.</p>
+      </section>
+      <section aria-labelledby="ov-m"><h2 id="ov-m">Redis memory</h2>
+        ${d.redis && d.redis.length ? `<table class="compact" id="ov-redis"><thead><tr><th scope="col">Server</th><th scope="col">Used</th><th scope="col">Peak</th><th scope="col">Max</th><th scope="col">Policy</th><th scope="col">Fragmentation</th></tr></thead>
+          <tbody>${d.redis.map((m) => `<tr><td class="mono">${esc(m.node)}</td><td data-key="used">${esc(m.error || m.usedMemoryHuman)}</td><td>${esc(m.peakHuman)}</td>
+            <td>${m.maxMemory === '0' ? 'no limit' : esc(m.maxMemoryHuman)}</td><td>${esc(m.policy)}</td><td>${esc(m.fragmentation)}</td></tr>`).join('')}</tbody></table>` : '<p class="dim">not available</p>'}
+      </section>
+      ${errs.length ? `<section><h2>Not read</h2><ul class="bad">${errs.map(([k, v]) => `<li>${esc(k)}: ${esc(v)}</li>`).join('')}</ul></section>` : ''}`;
+  }
+  return { render, busy: () => false };
+}
+
 function indexView() {
   nav('index');
   main.innerHTML = '<h1>Chain index</h1><div id="idx"></div>';
@@ -337,6 +386,9 @@ async function show() {
       break;
     case 'index':
       current = indexView();
+      break;
+    case 'overview':
+      current = overviewView();
       break;
     default:
       current = sessionsView(query);
