@@ -120,9 +120,10 @@ func newBrowserEnv(t *testing.T, direct bool) *browserEnv {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond)
-	env.startedAt = time.Now()
-	time.Sleep(5 * time.Millisecond)
+	// The due sessions are created in a later second than the others (the
+	// page's time inputs have whole seconds).
+	env.startedAt = time.Now().Truncate(time.Second).Add(time.Second)
+	time.Sleep(time.Until(env.startedAt) + 5*time.Millisecond)
 	for i := 1; i <= 2; i++ {
 		env.due = append(env.due, start(mj, fmt.Sprintf("due-%d", i), time.Time{}))
 	}

@@ -146,8 +146,8 @@ func StepsSince(histories [][]joinstore.HistoryEntry, since time.Time) (total in
 }
 
 // scanRows reads the list rows of owner's sessions (every owner's when
-// owner is ""), newest first per owner, at most limit in all; capped says
-// the limit cut the scan.
+// owner is ""), newest first per owner, at most perOwner of each and limit
+// in all; capped says a limit was reached (older sessions were not read).
 func (c *Console) scanRows(ctx context.Context, owner string, perOwner, limit int) (rows []Row, owners []string, capped bool, err error) {
 	if owners, err = c.cfg.Store.Owners(ctx); err != nil {
 		return nil, nil, false, err
@@ -165,8 +165,8 @@ func (c *Console) scanRows(ctx context.Context, owner string, perOwner, limit in
 		if err != nil {
 			return nil, nil, false, err
 		}
-		if len(list) == n && n < perOwner {
-			capped = true
+		if len(list) == n {
+			capped = true // the read limit was reached: older sessions may exist
 		}
 		for _, ov := range list {
 			rows = append(rows, RowOf(ov))

@@ -43,11 +43,20 @@ function nav(name) {
 
 // ---- sessions list ----
 
+// localInput is a datetime-local input's value for unix ms text ('' for none).
+function localInput(ms) {
+  if (!ms) return '';
+  const d = new Date(Number(ms));
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
 function sessionsView(query) {
   nav('sessions');
   const q = {
     owner: query.get('owner') || '', status: query.get('status') || '', sort: query.get('sort') || 'created',
     order: query.get('order') || 'desc', offset: Number(query.get('offset') || 0),
+    q: query.get('q') || '', ostc: query.get('ostc') || '', from: query.get('from') || '', to: query.get('to') || '',
   };
   const link = (over) => {
     const p = new URLSearchParams({ ...q, ...over });
@@ -58,6 +67,10 @@ function sessionsView(query) {
     <form class="filters" id="filters">
       <label>Owner <select name="owner" id="f-owner"><option value="">every owner</option></select></label>
       <label>Status <select name="status" id="f-status"><option value="">any</option>${config.statuses.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
+      <label>Session id or start key <input name="q" id="f-q" type="search" maxlength="200" placeholder="12 or order-7"></label>
+      <label>Orchestration <input name="ostc" id="f-ostc" type="search" maxlength="200"></label>
+      <label>Created from <input name="from" id="f-from" type="datetime-local" step="1"></label>
+      <label>to <input name="to" id="f-to" type="datetime-local" step="1"></label>
       <label>Sort <select name="sort" id="f-sort">${config.sortKeys.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
       <label>Order <select name="order" id="f-order"><option value="desc">newest / largest first</option><option value="asc">oldest / smallest first</option></select></label>
       <button type="submit">Apply</button>
@@ -67,9 +80,16 @@ function sessionsView(query) {
   form.status.value = q.status;
   form.sort.value = q.sort;
   form.order.value = q.order;
+  form.q.value = q.q;
+  form.ostc.value = q.ostc;
+  form.from.value = localInput(q.from);
+  form.to.value = localInput(q.to);
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    location.hash = link({ owner: form.owner.value, status: form.status.value, sort: form.sort.value, order: form.order.value, offset: 0 });
+    // The inputs have whole seconds: "to" takes in its whole second.
+    const ms = (v, end) => (v ? String(new Date(v).getTime() + (end ? 999 : 0)) : '');
+    location.hash = link({ owner: form.owner.value, status: form.status.value, sort: form.sort.value, order: form.order.value, offset: 0,
+      q: form.q.value.trim(), ostc: form.ostc.value.trim(), from: ms(form.from.value), to: ms(form.to.value, true) });
   });
   const cols = [['rootPid', 'Session'], ['owner', 'Owner'], ['status', 'Status'], ['live', 'Live'], ['startStep', 'Start step'],
     ['ostcId', 'Orchestration'], ['created', 'Created'], ['updated', 'Updated']];
@@ -77,6 +97,7 @@ function sessionsView(query) {
     const p = new URLSearchParams({ sort: q.sort, order: q.order, offset: q.offset, limit: PAGE });
     if (q.owner) p.set('owner', q.owner);
     if (q.status) p.set('status', q.status);
+    for (const k of ['q', 'ostc', 'from', 'to']) if (q[k]) p.set(k, q[k]);
     const data = await api('/ui/api/sessions?' + p);
     const sel = form.owner;
     if (sel.options.length !== data.owners.length + 1) {
@@ -90,13 +111,13 @@ function sessionsView(query) {
       return `<th scope="col" aria-sort="${sort}"><a href="${esc(link({ sort: k, order: next, offset: 0 }))}">${esc(name)}${on ? (q.order === 'desc' ? ' ▼' : ' ▲') : ''}</a></th>`;
     }).join('');
     const rows = data.rows.map((r) => `<tr data-root="${r.rootPid}" data-status="${esc(r.status)}">
-      <td><a class="session-link" href="#/session/${esc(r.owner)}/${r.rootPid}">${r.rootPid}</a></td>
+      <td><a class="session-link" href="#/session/${esc(r.owner)}/${r.rootPid}">${r.rootPid}</a>${r.startKey ? `<div class="dim mono key" title="start key">${esc(r.startKey)}</div>` : ''}</td>
       <td class="mono" title="${esc(r.owner)}">${esc(short(r.owner))}</td>
       <td>${pill(r.status)}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
       <td>${esc(r.ostcId)} <span class="mono dim" title="${esc(r.ostcHash)}">${esc(short(r.ostcHash))}</span></td>
       <td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`).join('');
     const last = Math.min(q.offset + data.rows.length, data.total);
-    document.getElementById('list').innerHTML = `<table class="sessions"><caption>${data.total} sessions${data.total ? `, ${q.offset + 1}–${last} shown` : ''}</caption>
+    document.getElementById('list').innerHTML = `<table class="sessions"><caption>${data.total} sessions${data.total ? `, ${q.offset + 1}–${last} shown` : ''} · ${data.scanned} searched${data.capped ? ' <span class="warn" data-capped="1">(capped: older sessions were not read)</span>' : ''}</caption>
       <thead><tr>${head}</tr></thead><tbody>${rows || `<tr><td colspan="${cols.length}" class="dim">no sessions</td></tr>`}</tbody></table>
       <nav class="pager" aria-label="Pages">
         ${q.offset > 0 ? `<a class="button" href="${esc(link({ offset: Math.max(0, q.offset - PAGE) }))}">← Newer page</a>` : ''}
