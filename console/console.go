@@ -90,6 +90,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /ui/api/permit", c.handlePermit)
 	m.HandleFunc("POST /ui/api/kill", c.handleKill)
 	m.HandleFunc("POST /ui/api/wake", c.handleWake)
+	m.HandleFunc("POST /ui/api/bulk", c.handleBulk)
 	m.HandleFunc("POST /ui/rpc", c.handleRPC)
 }
 

@@ -75,3 +75,10 @@ export async function wake(mode, owner, pid, payloadText) {
   const r = await rpc(s.method, `{"processId":${JSON.stringify(pid)},"payload":${payload},"permit":${JSON.stringify(s.permit)}}`);
   return `woken ${r.woken}: ` + (r.processes || []).map((p) => `${p.pid} ${p.reason}`).join('; ');
 }
+
+// bulk kills, pauses or resumes whole sessions ([{owner, rootPid}]),
+// directly (a replica started with --ui-actions); it resolves to the
+// server's account of each session.
+export async function bulk(action, sessions) {
+  return post('/ui/api/bulk', JSON.stringify({ action, sessions }));
+}

@@ -75,6 +75,14 @@ function sessionsView(query) {
       <label>Order <select name="order" id="f-order"><option value="desc">newest / largest first</option><option value="asc">oldest / smallest first</option></select></label>
       <button type="submit">Apply</button>
     </form>
+    ${config.actions === 'direct' ? `<div class="actions bulk" id="bulk-bar">
+      <span id="bulk-count">0 selected</span>
+      <button type="button" class="danger" data-bulk="kill" disabled>Kill selected</button>
+      <button type="button" data-bulk="pause" disabled>Pause selected</button>
+      <button type="button" data-bulk="resume" disabled>Resume selected</button>
+      <span id="bulk-confirm" hidden><span id="bulk-what"></span>
+        <button type="button" id="bulk-yes" class="danger">Confirm</button>
+        <button type="button" id="bulk-no">Cancel</button></span></div>` : ''}
     <div id="list" aria-live="polite"></div>`;
   const form = document.getElementById('filters');
   form.status.value = q.status;
@@ -91,6 +99,46 @@ function sessionsView(query) {
     location.hash = link({ owner: form.owner.value, status: form.status.value, sort: form.sort.value, order: form.order.value, offset: 0,
       q: form.q.value.trim(), ostc: form.ostc.value.trim(), from: ms(form.from.value), to: ms(form.to.value, true) });
   });
+  // Selected sessions ("owner/root"), kept across refreshes of the list.
+  const selected = new Map();
+  const bulkOn = config.actions === 'direct';
+  let pending = null;
+  const bar = document.getElementById('bulk-bar');
+  const syncBar = () => {
+    if (!bar) return;
+    document.getElementById('bulk-count').textContent = `${selected.size} selected`;
+    for (const b of bar.querySelectorAll('[data-bulk]')) b.disabled = selected.size === 0;
+  };
+  if (bar) {
+    for (const b of bar.querySelectorAll('[data-bulk]')) {
+      b.addEventListener('click', () => {
+        pending = b.dataset.bulk;
+        const ids = [...selected.values()].map((x) => x.rootPid).sort((a, b) => a - b);
+        document.getElementById('bulk-what').textContent = `${pending} ${ids.length} session${ids.length === 1 ? '' : 's'} (${ids.join(', ')})?`;
+        document.getElementById('bulk-confirm').hidden = false;
+        document.getElementById('bulk-yes').focus();
+      });
+    }
+    document.getElementById('bulk-no').addEventListener('click', () => {
+      document.getElementById('bulk-confirm').hidden = true;
+      pending = null;
+    });
+    document.getElementById('bulk-yes').addEventListener('click', async () => {
+      document.getElementById('bulk-confirm').hidden = true;
+      const action = pending;
+      pending = null;
+      try {
+        const r = await act.bulk(action, [...selected.values()]);
+        const bad = r.sessions.filter((x) => !x.ok);
+        toast(`${action}: ${r.done} of ${r.sessions.length} sessions done` + (bad.length ? '; ' + bad.map((x) => `${x.rootPid}: ${x.error}`).join('; ') : ''), bad.length > 0);
+        selected.clear();
+      } catch (e) {
+        toast(String(e.message || e), true);
+      }
+      syncBar();
+      draw(true);
+    });
+  }
   const cols = [['rootPid', 'Session'], ['owner', 'Owner'], ['status', 'Status'], ['live', 'Live'], ['startStep', 'Start step'],
     ['ostcId', 'Orchestration'], ['created', 'Created'], ['updated', 'Updated']];
   async function render() {
@@ -110,21 +158,37 @@ function sessionsView(query) {
       const sort = on ? (q.order === 'desc' ? 'descending' : 'ascending') : 'none';
       return `<th scope="col" aria-sort="${sort}"><a href="${esc(link({ sort: k, order: next, offset: 0 }))}">${esc(name)}${on ? (q.order === 'desc' ? ' ▼' : ' ▲') : ''}</a></th>`;
     }).join('');
-    const rows = data.rows.map((r) => `<tr data-root="${r.rootPid}" data-status="${esc(r.status)}">
+    const rows = data.rows.map((r) => `<tr data-root="${r.rootPid}" data-status="${esc(r.status)}"${r.paused ? ' data-paused="1"' : ''}>
+      ${bulkOn ? `<td><input type="checkbox" class="pick" data-owner="${esc(r.owner)}" data-root="${r.rootPid}" aria-label="select session ${r.rootPid}"${selected.has(r.owner + '/' + r.rootPid) ? ' checked' : ''}></td>` : ''}
       <td><a class="session-link" href="#/session/${esc(r.owner)}/${r.rootPid}">${r.rootPid}</a>${r.startKey ? `<div class="dim mono key" title="start key">${esc(r.startKey)}</div>` : ''}</td>
       <td class="mono" title="${esc(r.owner)}">${esc(short(r.owner))}</td>
-      <td>${pill(r.status)}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
+      <td>${pill(r.status)}${r.paused ? ' ' + pill('paused') : ''}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
       <td>${esc(r.ostcId)} <span class="mono dim" title="${esc(r.ostcHash)}">${esc(short(r.ostcHash))}</span></td>
       <td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`).join('');
     const last = Math.min(q.offset + data.rows.length, data.total);
     document.getElementById('list').innerHTML = `<table class="sessions"><caption>${data.total} sessions${data.total ? `, ${q.offset + 1}–${last} shown` : ''} · ${data.scanned} searched${data.capped ? ' <span class="warn" data-capped="1">(capped: older sessions were not read)</span>' : ''}</caption>
-      <thead><tr>${head}</tr></thead><tbody>${rows || `<tr><td colspan="${cols.length}" class="dim">no sessions</td></tr>`}</tbody></table>
+      <thead><tr>${bulkOn ? '<th scope="col"><input type="checkbox" id="pick-all" aria-label="select every session on this page"></th>' : ''}${head}</tr></thead><tbody>${rows || `<tr><td colspan="${cols.length + (bulkOn ? 1 : 0)}" class="dim">no sessions</td></tr>`}</tbody></table>
       <nav class="pager" aria-label="Pages">
         ${q.offset > 0 ? `<a class="button" href="${esc(link({ offset: Math.max(0, q.offset - PAGE) }))}">← Newer page</a>` : ''}
         ${last < data.total ? `<a class="button" href="${esc(link({ offset: q.offset + PAGE }))}">Next page →</a>` : ''}
       </nav>`;
+    if (bulkOn) {
+      const pick = (box, on) => {
+        box.checked = on;
+        const k = box.dataset.owner + '/' + box.dataset.root;
+        if (on) selected.set(k, { owner: box.dataset.owner, rootPid: Number(box.dataset.root) });
+        else selected.delete(k);
+      };
+      const boxes = [...document.querySelectorAll('input.pick')];
+      for (const b of boxes) b.addEventListener('change', () => { pick(b, b.checked); syncBar(); });
+      const all = document.getElementById('pick-all');
+      all.checked = boxes.length > 0 && boxes.every((b) => b.checked);
+      all.addEventListener('change', () => { for (const b of boxes) pick(b, all.checked); syncBar(); });
+      syncBar();
+    }
   }
-  return { render, busy: () => false };
+  // No redraw while a bulk action waits for its confirmation.
+  return { render, busy: () => pending !== null };
 }
 
 // ---- one session ----
