@@ -284,8 +284,8 @@ function processPanel(d, pid) {
       <textarea id="wake-payload" rows="3" spellcheck="false">{}</textarea>
       <button type="submit" id="wake">Wake ${esc(pid)}</button></form>` : ''}
     <h3>History</h3>
-    ${hist.length ? `<table class="compact"><thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Result</th><th scope="col">Children</th></tr></thead><tbody>
-      ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td>
+    ${hist.length ? `<table class="compact"><thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Replica</th><th scope="col">Result</th><th scope="col">Children</th></tr></thead><tbody>
+      ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td><td class="mono">${esc(h.worker || '')}</td>
         <td>${esc(h.event ? (h.by || h.outcome) : h.status + ({ 1: ' valid', 0: ' invalid' }[h.valid] || '') + (h.abortReason ? ': ' + h.abortReason : ''))}</td>
         <td>${esc((h.children || []).join(', '))}</td></tr>`).join('')}</tbody></table>` : '<p class="dim">no proc_steps entry yet</p>'}`;
 }
@@ -320,11 +320,19 @@ function wireWake(d, pid, after) {
   });
 }
 
+function took(ms) {
+  if (ms === undefined || ms === null) return '';
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+}
+
 function timelineTable(entries) {
   return `<table class="compact timeline"><caption>Timeline (${entries.length} events)</caption>
-    <thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Detail</th></tr></thead>
-    <tbody>${entries.map((e) => `<tr class="t-${esc(e.type)}"><td>${time(e.at)}</td><td>${esc(e.type)}</td><td>${esc(e.pid || '')}</td><td>${esc(e.step || '')}</td>
-      <td>${esc(e.detail || '')}${e.source === 'replica' ? ' <span class="dim">(this replica)</span>' : ''}</td></tr>`).join('')}</tbody></table>`;
+    <thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Replica</th><th scope="col">Took</th><th scope="col">Detail</th></tr></thead>
+    <tbody>${entries.map((e) => `<tr class="t-${esc(e.type)}" data-type="${esc(e.type)}" data-pid="${esc(e.pid || '')}"><td>${time(e.at)}</td><td>${esc(e.type)}</td><td>${esc(e.pid || '')}</td><td>${esc(e.step || '')}</td>
+      <td class="mono" data-col="worker">${esc(e.worker || '')}</td>
+      <td class="num" data-col="took" ${e.durationMs === undefined && (e.type === 'executed' || e.type === 'aborted') ? 'title="claimed by another replica: Redis keeps no claim time"' : ''}>${took(e.durationMs)}</td>
+      <td>${esc(e.detail || '')}${e.source === 'replica' ? ' <span class="dim">(this replica)</span>' : ''}
+        ${e.output ? `<details class="output"><summary>payload handed on${e.outputCut ? ' (first 4 KiB)' : ''}</summary><code data-col="output">${esc(e.output)}</code></details>` : ''}</td></tr>`).join('')}</tbody></table>`;
 }
 
 function sessionView(owner, root, pid) {
