@@ -6,6 +6,7 @@
 //   #/index                                           the chain index
 import { esc, time, rel, short, pill } from './dom.js';
 import { drawGraph } from './graph.js';
+import { panZoom, toolbarHTML } from './pan.js';
 import { mountJSON, isObjectText } from './json.js';
 import * as act from './actions.js';
 
@@ -342,12 +343,14 @@ function sessionView(owner, root, pid) {
   let shownStatus = null;
   let headerKey = null;
   main.innerHTML = `<div id="s-head"></div><div id="s-kill"></div>
-    <section aria-labelledby="flow-h"><h2 id="flow-h">Flow</h2><div class="graph-wrap" id="flow"></div>
+    <section aria-labelledby="flow-h"><h2 id="flow-h">Flow</h2>${toolbarHTML('zoom the flow')}<div class="graph-wrap" id="flow" tabindex="0" aria-label="process graph: + − 0 zoom and fit, arrows pan"></div>
       <details class="legend"><summary>Legend</summary><p>Boxes are processes (step, pid, status). Solid grey arrows: spawned; blue dotted: an expected producer of a join; solid blue: its delivery reached the join; faint dashed: the process that opened the join.</p></details>
       <div id="procs"></div></section>
     <section aria-labelledby="proc-title" id="panel" class="panel"></section>
     <section id="timeline"></section>`;
   const refresh = () => current && current.render();
+  const flow = document.getElementById('flow');
+  const pz = panZoom(flow, flow.previousElementSibling);
   async function render() {
     const [d, tl] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/timeline?' + q)]);
     const key = `${d.session.status}/${d.session.killedAt || ''}/${d.session.live}`;
@@ -358,9 +361,10 @@ function sessionView(owner, root, pid) {
       headerKey = key;
     }
     const sel = pid || null;
-    document.getElementById('flow').innerHTML = drawGraph(d.graph, {
+    flow.innerHTML = drawGraph(d.graph, {
       href: (n) => `#/session/${owner}/${root}/${n.id}`, selected: sel, label: `process graph of session ${root}`,
     });
+    pz.apply();
     document.getElementById('procs').innerHTML = `<table class="compact procs"><caption>Processes</caption>
       <thead><tr><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Status</th><th scope="col">Parent</th><th scope="col">Join</th></tr></thead>
       <tbody>${d.processes.map((p) => {
@@ -393,11 +397,14 @@ function orchestrationView(owner, root) {
   const q = `owner=${encodeURIComponent(owner)}&root=${encodeURIComponent(root)}`;
   main.innerHTML = `<div id="s-head"></div><section aria-labelledby="orch-h"><h2 id="orch-h">Orchestration</h2>
     <p class="dim">Steps of the OSTC with this session's processes counted on them. Green: onValid spawns; red dashed: onInvalid; blue dotted: join producers (labelled with their "when").</p>
-    <div class="graph-wrap" id="orch"></div></section>`;
+    ${toolbarHTML('zoom the orchestration')}<div class="graph-wrap" id="orch" tabindex="0" aria-label="orchestration graph: + − 0 zoom and fit, arrows pan"></div></section>`;
+  const wrap = document.getElementById('orch');
+  const pz = panZoom(wrap, wrap.previousElementSibling);
   async function render() {
     const [d, o] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/orchestration?' + q)]);
     document.getElementById('s-head').innerHTML = sessionHeader(d, 'orch');
-    document.getElementById('orch').innerHTML = drawGraph(o.graph, { label: `orchestration ${o.ostcId}` });
+    wrap.innerHTML = drawGraph(o.graph, { label: `orchestration ${o.ostcId}` });
+    pz.apply();
   }
   return { render, busy: () => false };
 }
