@@ -23,6 +23,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // browserEnv is a console on a real redis-server with sessions a real
@@ -75,7 +76,11 @@ func newBrowserEnv(t *testing.T, direct bool) *browserEnv {
 	mj, nj := loadOrchestration(t, "minimal_join.json"), loadOrchestration(t, "nested_join.json")
 	src := reactor.NewStaticSource(mj, nj)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c := New(Config{Store: store, Redis: rdb, Source: src, DirectActions: direct, Log: log, Tick: 500 * time.Millisecond})
+	rules, err := rulesource.OpenDir("../examples/rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Config{Store: store, Redis: rdb, Source: src, Rules: rules, DirectActions: direct, Log: log, Tick: 500 * time.Millisecond})
 	exec, err := reactor.ParseOutcomes([]byte(`{"default":{"result":"valid","delayMs":40,"payload":{"checked":true}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +185,7 @@ func eval[T any](e *browserEnv, expr string) T {
 }
 
 // wait waits until a JavaScript condition holds on the page.
-func (e *browserEnv) wait(what, cond string) {
+func (e *browserEnv) wait(what, cond string, show ...string) {
 	e.t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if ok, err := chromedp.Run(e.ctx, chromedp.Evaluate[bool](cond)); err == nil && ok {
@@ -188,6 +193,10 @@ func (e *browserEnv) wait(what, cond string) {
 		}
 		if time.Now().After(deadline) {
 			html, _ := chromedp.Run(e.ctx, chromedp.OuterHTML(chromedp.CSS("main")))
+			for _, expr := range show {
+				v, _ := chromedp.Run(e.ctx, chromedp.Evaluate[any](expr))
+				e.t.Errorf("%s = %v", expr, v)
+			}
 			e.t.Fatalf("page: no %s within 30s:\n%.4000s", what, html)
 		}
 	}

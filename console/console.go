@@ -13,6 +13,7 @@ import (
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // Prefix is the path the console is served under.
@@ -28,6 +29,9 @@ type Config struct {
 	// Source gives the orchestrations of sessions (orchestration view);
 	// nil: the view says it cannot load them.
 	Source reactor.Source
+	// Rules loads the steps' rules (optional): the wake-by-step form is
+	// built from a rule's payload schema.
+	Rules rulesource.Source
 	// Chain, ChainID and Index describe the chain index (index view); a
 	// nil Index means the replica follows no chain.
 	Chain   indexer.HeadReader
@@ -85,6 +89,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /ui/api/session", sessionRoute(c.handleSession))
 	m.HandleFunc("GET /ui/api/orchestration", sessionRoute(c.handleOrchestration))
 	m.HandleFunc("GET /ui/api/timeline", sessionRoute(c.handleTimeline))
+	m.HandleFunc("GET /ui/api/stepform", sessionRoute(c.handleStepForm))
 	m.HandleFunc("GET /ui/api/index", c.handleIndex)
 	m.HandleFunc("GET /ui/api/events", c.handleEvents)
 	m.HandleFunc("POST /ui/api/permit", c.handlePermit)

@@ -82,3 +82,9 @@ export async function wake(mode, owner, pid, payloadText) {
 export async function bulk(action, sessions) {
   return post('/ui/api/bulk', JSON.stringify({ action, sessions }));
 }
+
+// wakeStep wakes every process of the session waiting on step (direct).
+export async function wakeStep(owner, rootPid, step, payloadText) {
+  const r = await post('/ui/api/wake', `{"owner":${JSON.stringify(owner)},"rootPid":${rootPid},"step":${JSON.stringify(step)},"payload":${payloadText}}`);
+  return r.outcome;
+}

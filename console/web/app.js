@@ -7,6 +7,7 @@
 import { esc, time, rel, short, pill } from './dom.js';
 import { drawGraph } from './graph.js';
 import { panZoom, toolbarHTML } from './pan.js';
+import { stepSection, wireStep } from './stepwake.js';
 import { mountJSON, isObjectText } from './json.js';
 import * as act from './actions.js';
 
@@ -346,9 +347,11 @@ function sessionView(owner, root, pid) {
     <section aria-labelledby="flow-h"><h2 id="flow-h">Flow</h2>${toolbarHTML('zoom the flow')}<div class="graph-wrap" id="flow" tabindex="0" aria-label="process graph: + − 0 zoom and fit, arrows pan"></div>
       <details class="legend"><summary>Legend</summary><p>Boxes are processes (step, pid, status). Solid grey arrows: spawned; blue dotted: an expected producer of a join; solid blue: its delivery reached the join; faint dashed: the process that opened the join.</p></details>
       <div id="procs"></div></section>
+    <section id="step-wake"></section>
     <section aria-labelledby="proc-title" id="panel" class="panel"></section>
     <section id="timeline"></section>`;
   const refresh = () => current && current.render();
+  let stepsKey = null;
   const flow = document.getElementById('flow');
   const pz = panZoom(flow, flow.previousElementSibling);
   async function render() {
@@ -359,6 +362,12 @@ function sessionView(owner, root, pid) {
       document.getElementById('s-kill').innerHTML = killBar(d);
       wireKill(d, refresh);
       headerKey = key;
+    }
+    const steps = config.actions === 'direct' ? [...new Set(d.processes.filter((p) => p.status === 'waiting' && !p.target).map((p) => p.resumeStep))] : [];
+    if (steps.join() !== stepsKey) {
+      stepsKey = steps.join();
+      document.getElementById('step-wake').innerHTML = steps.length ? stepSection(steps) : '';
+      wireStep(q, api, async (step, text) => { toast(await act.wakeStep(d.owner, d.rootPid, step, text)); refresh(); }, (e) => toast(String(e.message || e), true));
     }
     const sel = pid || null;
     flow.innerHTML = drawGraph(d.graph, {
@@ -387,7 +396,7 @@ function sessionView(owner, root, pid) {
   // Do not redraw under an operator who is typing a payload or confirming.
   const busy = () => {
     const a = document.activeElement;
-    return (a && a.id === 'wake-payload') || !(document.getElementById('kill-confirm') || { hidden: true }).hidden;
+    return (a && (a.id === 'wake-payload' || !!a.closest('#sw-form'))) || !(document.getElementById('kill-confirm') || { hidden: true }).hidden;
   };
   return { render, busy };
 }
