@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -32,6 +33,9 @@ type Config struct {
 	// Rules loads the steps' rules (optional): the wake-by-step form is
 	// built from a rule's payload schema.
 	Rules rulesource.Source
+	// Authority checks an owner's authority on a chain registry (optional):
+	// without it the page starts sessions of file registries only.
+	Authority *authority.Checker
 	// Chain, ChainID and Index describe the chain index (index view); a
 	// nil Index means the replica follows no chain.
 	Chain   indexer.HeadReader
@@ -96,6 +100,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /ui/api/kill", c.handleKill)
 	m.HandleFunc("POST /ui/api/wake", c.handleWake)
 	m.HandleFunc("POST /ui/api/bulk", c.handleBulk)
+	m.HandleFunc("POST /ui/api/start", c.handleStart)
 	m.HandleFunc("POST /ui/rpc", c.handleRPC)
 }
 

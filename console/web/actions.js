@@ -88,3 +88,8 @@ export async function wakeStep(owner, rootPid, step, payloadText) {
   const r = await post('/ui/api/wake', `{"owner":${JSON.stringify(owner)},"rootPid":${rootPid},"step":${JSON.stringify(step)},"payload":${payloadText}}`);
   return r.outcome;
 }
+
+// start starts a session (direct) from the request's JSON text.
+export async function start(bodyText) {
+  return post('/ui/api/start', bodyText);
+}

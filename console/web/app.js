@@ -231,6 +231,32 @@ function killBar(d) {
       </span></div>`;
 }
 
+function startForm(d) {
+  if (config.actions !== 'direct') return '';
+  return `<details class="start"><summary>Start a session of ${esc(d.session.ostcId)}</summary><form class="wake" id="st-form">
+    <label>Step <input id="st-step" value="${esc(d.session.startStep)}"></label> <label>Start key <input id="st-key" placeholder="new"></label>
+    <label for="st-payload">Payload (a JSON object)</label><textarea id="st-payload" rows="2" spellcheck="false">{}</textarea>
+    <button type="submit" id="st-go">Start</button></form></details>`;
+}
+
+function wireStart(d) {
+  const f = document.getElementById('st-form');
+  if (!f) return;
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const v = (id) => document.getElementById(id).value.trim();
+    const text = v('st-payload') || '{}';
+    if (!isObjectText(text)) return toast('the start payload must be a JSON object', true);
+    try {
+      const r = await act.start(`{"owner":${JSON.stringify(d.owner)},"rootPid":${d.rootPid},"step":${JSON.stringify(v('st-step'))},"key":${JSON.stringify(v('st-key'))},"payload":${text}}`);
+      toast(`session ${r.rootPid} started (key ${r.startKey})`);
+      location.hash = `#/session/${r.owner}/${r.rootPid}`;
+    } catch (e) {
+      toast(String(e.message || e), true);
+    }
+  });
+}
+
 function wireKill(d, after) {
   const k = document.getElementById('kill');
   if (!k) return;
@@ -359,8 +385,9 @@ function sessionView(owner, root, pid) {
     const key = `${d.session.status}/${d.session.killedAt || ''}/${d.session.live}`;
     if (key !== headerKey) {
       document.getElementById('s-head').innerHTML = sessionHeader(d, 'flow');
-      document.getElementById('s-kill').innerHTML = killBar(d);
+      document.getElementById('s-kill').innerHTML = killBar(d) + startForm(d);
       wireKill(d, refresh);
+      wireStart(d);
       headerKey = key;
     }
     const steps = config.actions === 'direct' ? [...new Set(d.processes.filter((p) => p.status === 'waiting' && !p.target).map((p) => p.resumeStep))] : [];
@@ -396,7 +423,7 @@ function sessionView(owner, root, pid) {
   // Do not redraw under an operator who is typing a payload or confirming.
   const busy = () => {
     const a = document.activeElement;
-    return (a && (a.id === 'wake-payload' || !!a.closest('#sw-form'))) || !(document.getElementById('kill-confirm') || { hidden: true }).hidden;
+    return (a && (a.id === 'wake-payload' || !!a.closest('#sw-form, #st-form'))) || !(document.getElementById('kill-confirm') || { hidden: true }).hidden;
   };
   return { render, busy };
 }
