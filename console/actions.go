@@ -48,9 +48,13 @@ type ActionRequest struct {
 	// Action is kill or wake (permit requests).
 	Action string `json:"action,omitempty"`
 	Owner  string `json:"owner"`
-	// RootPid names the session (kill); Pid the process (wake, "root:iter").
+	// RootPid names the session (kill, and a wake by step); Pid the
+	// process (wake, "root:iter").
 	RootPid int64  `json:"rootPid,omitempty"`
 	Pid     string `json:"pid,omitempty"`
+	// Step, instead of Pid, wakes every process of the session waiting on
+	// that step (direct wakes only).
+	Step string `json:"step,omitempty"`
 	// Payload is merged into a woken process's payload (a JSON object).
 	Payload json.RawMessage `json:"payload,omitempty"`
 	// From is the wallet account that will sign (permit requests).
@@ -59,7 +63,8 @@ type ActionRequest struct {
 
 // readAction reads and checks an action request: the guard, the body,
 // the owner, and the session (kill) or process (wake) named.
-func readAction(r *http.Request, action string) (ActionRequest, joinstore.Root, int64, *problem) {
+// byStep allows a wake by step (req.Step; iter is then 0).
+func readAction(r *http.Request, action string, byStep bool) (ActionRequest, joinstore.Root, int64, *problem) {
 	var req ActionRequest
 	if p := guard(r); p != nil {
 		return req, joinstore.Root{}, 0, p
@@ -86,8 +91,23 @@ func readAction(r *http.Request, action string) (ActionRequest, joinstore.Root, 
 		}
 		root.RootPid = req.RootPid
 	case "wake":
-		if root.RootPid, iter, err = joinstore.ParsePid(req.Pid); err != nil {
-			return req, root, 0, badRequest("pid: %v", err)
+		switch {
+		case req.Step != "" && !byStep:
+			return req, root, 0, badRequest("step %q: wakes by step are direct actions (--ui-actions); a permit wakes one pid", req.Step)
+		case req.Step != "" && req.Pid != "":
+			return req, root, 0, badRequest("step %q and pid %q: name one of them", req.Step, req.Pid)
+		case req.Step != "":
+			if req.RootPid <= 0 {
+				return req, root, 0, badRequest("rootPid %d: a wake by step needs the session's root pid (a positive number)", req.RootPid)
+			}
+			if len(req.Step) > MaxSearch {
+				return req, root, 0, badRequest("step: %d bytes, want at most %d", len(req.Step), MaxSearch)
+			}
+			root.RootPid = req.RootPid
+		default:
+			if root.RootPid, iter, err = joinstore.ParsePid(req.Pid); err != nil {
+				return req, root, 0, badRequest("pid: %v", err)
+			}
 		}
 		if len(req.Payload) > 0 && string(req.Payload) != "null" {
 			var obj map[string]json.RawMessage
@@ -107,7 +127,7 @@ func (c *Console) handleKill(w http.ResponseWriter, r *http.Request) {
 		directOff().write(w)
 		return
 	}
-	_, root, _, p := readAction(r, "kill")
+	_, root, _, p := readAction(r, "kill", false)
 	if p != nil {
 		p.write(w)
 		return
@@ -138,12 +158,16 @@ func (c *Console) handleWake(w http.ResponseWriter, r *http.Request) {
 		directOff().write(w)
 		return
 	}
-	req, root, iter, p := readAction(r, "wake")
+	req, root, iter, p := readAction(r, "wake", true)
 	if p != nil {
 		p.write(w)
 		return
 	}
-	wreq := reactor.WakeRequest{Runner: root.Owner, Operator: true}
+	wreq := reactor.WakeRequest{Runner: root.Owner, Operator: true, Step: req.Step}
+	var iters []int64
+	if req.Step == "" {
+		iters = []int64{iter}
+	}
 	if len(req.Payload) > 0 && string(req.Payload) != "null" {
 		var err error
 		if wreq.Overlay, err = reactor.ParseWakePayload(req.Payload); err != nil {
@@ -153,12 +177,18 @@ func (c *Console) handleWake(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := reqCtx(r)
 	defer cancel()
-	res, notes, err := reactor.Wake(ctx, c.cfg.Store, root, "", []int64{iter}, wreq, "console operator", c.cfg.Now())
+	if req.Step != "" {
+		if _, err := c.cfg.Store.Session(ctx, root); err != nil {
+			serverError(w, err)
+			return
+		}
+	}
+	res, notes, err := reactor.Wake(ctx, c.cfg.Store, root, "", iters, wreq, "console operator", c.cfg.Now())
 	if err != nil {
 		serverError(w, err)
 		return
 	}
-	outcome := reactor.WakeOutcome(root, "", res, notes)
+	outcome := reactor.WakeOutcome(root, req.Step, res, notes)
 	status := http.StatusOK
 	if len(res.Woken) == 0 {
 		status = http.StatusConflict
@@ -189,7 +219,7 @@ func (c *Console) handlePermit(w http.ResponseWriter, r *http.Request) {
 		(&problem{Status: http.StatusNotFound, Error: "no JSON-RPC gateway: start the replica with --rpc-listen to act with permits"}).write(w)
 		return
 	}
-	req, root, iter, p := readAction(r, "")
+	req, root, iter, p := readAction(r, "", false)
 	if p != nil {
 		p.write(w)
 		return

@@ -7,11 +7,14 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // Prefix is the path the console is served under.
@@ -21,9 +24,18 @@ const Prefix = "/ui/"
 type Config struct {
 	// Store holds the sessions.
 	Store *joinstore.Store
+	// Redis is the client the Store uses (optional): the overview reads
+	// each server's INFO memory with it. Nil: memory is not shown.
+	Redis redis.UniversalClient
 	// Source gives the orchestrations of sessions (orchestration view);
 	// nil: the view says it cannot load them.
 	Source reactor.Source
+	// Rules loads the steps' rules (optional): the wake-by-step form is
+	// built from a rule's payload schema.
+	Rules rulesource.Source
+	// Authority checks an owner's authority on a chain registry (optional):
+	// without it the page starts sessions of file registries only.
+	Authority *authority.Checker
 	// Chain, ChainID and Index describe the chain index (index view); a
 	// nil Index means the replica follows no chain.
 	Chain   indexer.HeadReader
@@ -76,15 +88,19 @@ func (c *Console) routes() {
 	m.Handle("GET /ui/", assetHandler())
 	m.HandleFunc("GET /ui/api/config", c.handleConfig)
 	m.HandleFunc("GET /ui/api/owners", c.handleOwners)
+	m.HandleFunc("GET /ui/api/overview", c.handleOverview)
 	m.HandleFunc("GET /ui/api/sessions", c.handleSessions)
 	m.HandleFunc("GET /ui/api/session", sessionRoute(c.handleSession))
 	m.HandleFunc("GET /ui/api/orchestration", sessionRoute(c.handleOrchestration))
 	m.HandleFunc("GET /ui/api/timeline", sessionRoute(c.handleTimeline))
+	m.HandleFunc("GET /ui/api/stepform", sessionRoute(c.handleStepForm))
 	m.HandleFunc("GET /ui/api/index", c.handleIndex)
 	m.HandleFunc("GET /ui/api/events", c.handleEvents)
 	m.HandleFunc("POST /ui/api/permit", c.handlePermit)
 	m.HandleFunc("POST /ui/api/kill", c.handleKill)
 	m.HandleFunc("POST /ui/api/wake", c.handleWake)
+	m.HandleFunc("POST /ui/api/bulk", c.handleBulk)
+	m.HandleFunc("POST /ui/api/start", c.handleStart)
 	m.HandleFunc("POST /ui/rpc", c.handleRPC)
 }
 

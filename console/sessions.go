@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
@@ -25,6 +26,15 @@ type Row struct {
 	// latest of creation, the last committed step, the kill and the end.
 	CreatedAt int64 `json:"createdAt"`
 	UpdatedAt int64 `json:"updatedAt"`
+	// StartKey names the start that created the session (its idempotency
+	// key, or "permit:<digest>" for a gateway start).
+	StartKey string `json:"startKey,omitempty"`
+	// Paused: the whole session was paused (its new processes are created
+	// paused).
+	Paused bool `json:"paused,omitempty"`
+	// Outcome is the session's recorded outcome, when the store keeps one
+	// (the meta field "outcome"; empty otherwise).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // RowOf is the list row of a session overview.
@@ -32,7 +42,8 @@ func RowOf(o joinstore.Overview) Row {
 	m := o.Meta
 	num := func(k string) int64 { n, _ := strconv.ParseInt(m[k], 10, 64); return n }
 	r := Row{Owner: o.Root.Owner, RootPid: o.Root.RootPid, Status: m["status"], Live: num("live"), StartStep: m["startStep"],
-		OstcID: m["ostcId"], OstcHash: m["ostcHash"], XRC729: m["xrc729"], CreatedAt: num("createdAt")}
+		OstcID: m["ostcId"], OstcHash: m["ostcHash"], XRC729: m["xrc729"], CreatedAt: num("createdAt"),
+		StartKey: m["startKey"], Paused: m["paused"] == "1", Outcome: m["outcome"]}
 	if r.CreatedAt == 0 {
 		r.CreatedAt = o.CreatedAt.UnixMilli()
 	}
@@ -49,6 +60,16 @@ type Query struct {
 	Owner string
 	// Status filters by Row.Status ("" = any).
 	Status string
+	// Search, when set, keeps the session whose root pid it is (a number,
+	// or a pid "ROOT:ITER") and the sessions whose start key (idempotency
+	// key) contains it.
+	Search string
+	// Ostc keeps the sessions whose orchestration id contains it (case
+	// insensitive).
+	Ostc string
+	// From and To keep the sessions created in [From, To] (unix ms; 0 =
+	// open).
+	From, To int64
 	// Sort is a key of SortKeys; Desc reverses it.
 	Sort   string
 	Desc   bool
@@ -63,17 +84,46 @@ var SortKeys = []string{"created", "updated", "rootPid", "owner", "status", "liv
 var Statuses = []string{"live", "finished", "killed"}
 
 // MaxLimit is the largest page; MaxScan how many of each owner's newest
-// sessions a list request reads.
+// sessions a list request reads; MaxSearch the longest search text.
 const (
 	MaxLimit = 500
 	MaxScan  = 10000
+	// MaxListScan caps the sessions of every owner a list request reads.
+	MaxListScan = 50000
+	MaxSearch   = 200
 )
 
-// ParseQuery reads a list request's query string: owner, status, sort
-// (default created), order (asc or desc, default desc), offset and limit
-// (default 50).
+// ParseQuery reads a list request's query string: owner, status, q (a
+// session id or a start key), ostc (an orchestration id), from and to
+// (creation times, unix ms or RFC 3339), sort (default created), order
+// (asc or desc, default desc), offset and limit (default 50).
 func ParseQuery(get func(string) string) (Query, *problem) {
-	q := Query{Owner: joinstore.NormalizeOwner(get("owner")), Status: get("status"), Sort: get("sort"), Desc: true, Limit: 50}
+	q := Query{Owner: joinstore.NormalizeOwner(get("owner")), Status: get("status"), Sort: get("sort"), Desc: true, Limit: 50,
+		Search: strings.TrimSpace(get("q")), Ostc: strings.TrimSpace(get("ostc"))}
+	for _, f := range []struct{ name, v string }{{"q", q.Search}, {"ostc", q.Ostc}} {
+		if len(f.v) > MaxSearch {
+			return q, badRequest("query %s: %d bytes, want at most %d", f.name, len(f.v), MaxSearch)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *int64
+	}{{"from", &q.From}, {"to", &q.To}} {
+		v := get(f.name)
+		if v == "" {
+			continue
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+			*f.dst = n
+		} else if t, err := time.Parse(time.RFC3339, v); err == nil {
+			*f.dst = t.UnixMilli()
+		} else {
+			return q, badRequest("query %s %q: want a time as unix milliseconds or RFC 3339 (2006-01-02T15:04:05Z)", f.name, v)
+		}
+	}
+	if q.From > 0 && q.To > 0 && q.To < q.From {
+		return q, badRequest("query to %d is before from %d: want from <= to", q.To, q.From)
+	}
 	if q.Owner != "" {
 		if err := joinstore.CheckOwner(q.Owner); err != nil {
 			return q, badRequest("query owner: %v", err)
@@ -111,12 +161,12 @@ func ParseQuery(get func(string) string) (Query, *problem) {
 	return q, nil
 }
 
-// Page filters rows by status, sorts them (ties by owner and root pid, in
+// Page filters rows (Query.Keeps), sorts them (ties by owner and root pid, in
 // the same direction) and cuts the page; total counts the filtered rows.
 func Page(rows []Row, q Query) (page []Row, total int) {
 	kept := rows[:0:0]
 	for _, r := range rows {
-		if q.Status == "" || r.Status == q.Status {
+		if q.Keeps(r) {
 			kept = append(kept, r)
 		}
 	}
@@ -161,6 +211,24 @@ func Page(rows []Row, q Query) (page []Row, total int) {
 	return kept[q.Offset:min(total, q.Offset+q.Limit)], total
 }
 
+// Keeps reports whether the query's filters keep row r.
+func (q Query) Keeps(r Row) bool {
+	switch {
+	case q.Status != "" && r.Status != q.Status,
+		q.From > 0 && r.CreatedAt < q.From,
+		q.To > 0 && r.CreatedAt > q.To,
+		q.Ostc != "" && !strings.Contains(strings.ToLower(r.OstcID), strings.ToLower(q.Ostc)):
+		return false
+	case q.Search == "":
+		return true
+	}
+	id, _, _ := strings.Cut(q.Search, ":")
+	if n, err := strconv.ParseInt(id, 10, 64); err == nil && n == r.RootPid {
+		return true
+	}
+	return r.StartKey != "" && strings.Contains(r.StartKey, q.Search)
+}
+
 func cmpInt(a, b int64) int {
 	switch {
 	case a < b:
@@ -186,6 +254,11 @@ type List struct {
 	Total int   `json:"total"`
 	// Owners are the owners that have sessions (for the owner filter).
 	Owners []string `json:"owners"`
+	// Scanned is how many sessions were read and filtered; Capped says a
+	// read limit (MaxScan per owner, MaxListScan in all) was reached, so
+	// older sessions were not searched.
+	Scanned int  `json:"scanned"`
+	Capped  bool `json:"capped"`
 }
 
 func (c *Console) handleSessions(w http.ResponseWriter, r *http.Request) {
@@ -196,28 +269,13 @@ func (c *Console) handleSessions(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := reqCtx(r)
 	defer cancel()
-	owners, err := c.cfg.Store.Owners(ctx)
+	rows, owners, capped, err := c.scanRows(ctx, q.Owner, MaxScan, MaxListScan)
 	if err != nil {
 		serverError(w, err)
 		return
 	}
-	scan := owners
-	if q.Owner != "" {
-		scan = []string{q.Owner}
-	}
-	var rows []Row
-	for _, o := range scan {
-		list, err := c.cfg.Store.Overviews(ctx, o, MaxScan)
-		if err != nil {
-			serverError(w, err)
-			return
-		}
-		for _, ov := range list {
-			rows = append(rows, RowOf(ov))
-		}
-	}
 	page, total := Page(rows, q)
-	writeJSON(w, http.StatusOK, List{Rows: page, Total: total, Owners: owners})
+	writeJSON(w, http.StatusOK, List{Rows: page, Total: total, Owners: owners, Scanned: len(rows), Capped: capped})
 }
 
 func (c *Console) handleOwners(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -21,7 +22,24 @@ type Entry struct {
 	// Source is "redis" (derived from the session's records, as every
 	// replica sees it) or "replica" (seen by this replica only).
 	Source string `json:"source"`
+	// Worker is the replica that ran the step (executed and aborted
+	// commits: the proc_steps entry's worker).
+	Worker string `json:"worker,omitempty"`
+	// DurationMs is how long the step ran, from its claim to its commit;
+	// only known when this replica saw the claim (Redis keeps no claim
+	// time), absent otherwise.
+	DurationMs *int64 `json:"durationMs,omitempty"`
+	// Output is the payload the step handed to the processes it spawned
+	// (the payload of its first child that is not a join target, as
+	// stored, JSON text: its input with the step's output laid over it; a
+	// later wake of the child merges into it), at most OutputCap bytes;
+	// OutputCut says it was cut.
+	Output    string `json:"output,omitempty"`
+	OutputCut bool   `json:"outputCut,omitempty"`
 }
+
+// OutputCap caps the output text a timeline entry carries.
+const OutputCap = 4096
 
 // Sources of timeline entries.
 const (
@@ -57,9 +75,22 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 		}
 	}
 	stepOf := make(map[string]string, len(procs))
+	plainOf := make(map[string]string, len(procs))
+	target := make(map[string]bool, len(procs))
 	for _, p := range procs {
 		stepOf[p.Pid] = p.ResumeStep
+		plainOf[p.Pid] = string(p.ResumePlain)
+		target[p.Pid] = p.Join != nil
 	}
+	// This replica's claims, per process, oldest first: a commit ran from
+	// the last claim before it.
+	claims := map[string][]int64{}
+	for _, e := range local {
+		if e.Type == reactor.EvClaimed {
+			claims[e.Pid] = append(claims[e.Pid], e.At.UnixMilli())
+		}
+	}
+	lastCommit := map[string]int64{}
 	root := meta["rootPid"]
 	add(meta["createdAt"], "started", root+":1", meta["startStep"], "ostc "+meta["ostcId"])
 	for _, h := range history {
@@ -69,10 +100,23 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 		case joinstore.EventWakeUp:
 			add(h.At, "wakeup", h.Pid, h.Step, h.Outcome)
 		case joinstore.EventCommit:
+			before := len(out)
 			if h.Status == "aborted" {
 				add(h.At, "aborted", h.Pid, h.Step, h.AbortReason)
 			} else {
 				add(h.At, "executed", h.Pid, h.Step, map[string]string{"1": "valid", "0": "invalid"}[h.Valid])
+			}
+			if len(out) > before {
+				e := &out[before]
+				e.Worker = h.Worker
+				if claimed, ok := claimBefore(claims[h.Pid], lastCommit[h.Pid], e.At); ok {
+					d := e.At - claimed
+					e.DurationMs = &d
+				}
+				lastCommit[h.Pid] = e.At
+				if c := handedTo(h.Children, target); c != "" {
+					e.Output, e.OutputCut = capText(plainOf[c], OutputCap)
+				}
 			}
 			for _, c := range h.Children {
 				add(h.At, "spawned", c, stepOf[c], "by "+h.Pid)
@@ -129,4 +173,43 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 		return rank(out[i]) < rank(out[j])
 	})
 	return out
+}
+
+// claimBefore is the last claim in (after, at]: the claim the commit at
+// "at" ran under.
+func claimBefore(claims []int64, after, at int64) (int64, bool) {
+	var got int64
+	ok := false
+	for _, c := range claims {
+		if c > after && c <= at {
+			got, ok = c, true
+		}
+	}
+	return got, ok
+}
+
+// handedTo is the child whose payload shows what a step handed on: the
+// first that is not a join target (a target's payload becomes the join's
+// merge), else the first.
+func handedTo(children []string, target map[string]bool) string {
+	for _, c := range children {
+		if !target[c] {
+			return c
+		}
+	}
+	if len(children) > 0 {
+		return children[0]
+	}
+	return ""
+}
+
+// capText cuts s to at most n bytes (on a rune boundary).
+func capText(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
 }

@@ -75,3 +75,21 @@ export async function wake(mode, owner, pid, payloadText) {
   const r = await rpc(s.method, `{"processId":${JSON.stringify(pid)},"payload":${payload},"permit":${JSON.stringify(s.permit)}}`);
   return `woken ${r.woken}: ` + (r.processes || []).map((p) => `${p.pid} ${p.reason}`).join('; ');
 }
+
+// bulk kills, pauses or resumes whole sessions ([{owner, rootPid}]),
+// directly (a replica started with --ui-actions); it resolves to the
+// server's account of each session.
+export async function bulk(action, sessions) {
+  return post('/ui/api/bulk', JSON.stringify({ action, sessions }));
+}
+
+// wakeStep wakes every process of the session waiting on step (direct).
+export async function wakeStep(owner, rootPid, step, payloadText) {
+  const r = await post('/ui/api/wake', `{"owner":${JSON.stringify(owner)},"rootPid":${rootPid},"step":${JSON.stringify(step)},"payload":${payloadText}}`);
+  return r.outcome;
+}
+
+// start starts a session (direct) from the request's JSON text.
+export async function start(bodyText) {
+  return post('/ui/api/start', bodyText);
+}

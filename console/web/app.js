@@ -2,9 +2,12 @@
 //   #/sessions?owner=&status=&sort=&order=&offset=   the sessions list
 //   #/session/OWNER/ROOT[/PID]                        flow view, process, timeline
 //   #/orchestration/OWNER/ROOT                        the OSTC graph with the processes overlaid
+//   #/overview                                        counts, throughput, due queue, replicas, Redis memory
 //   #/index                                           the chain index
 import { esc, time, rel, short, pill } from './dom.js';
 import { drawGraph } from './graph.js';
+import { panZoom, toolbarHTML } from './pan.js';
+import { stepSection, wireStep } from './stepwake.js';
 import { mountJSON, isObjectText } from './json.js';
 import * as act from './actions.js';
 
@@ -42,11 +45,20 @@ function nav(name) {
 
 // ---- sessions list ----
 
+// localInput is a datetime-local input's value for unix ms text ('' for none).
+function localInput(ms) {
+  if (!ms) return '';
+  const d = new Date(Number(ms));
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
 function sessionsView(query) {
   nav('sessions');
   const q = {
     owner: query.get('owner') || '', status: query.get('status') || '', sort: query.get('sort') || 'created',
     order: query.get('order') || 'desc', offset: Number(query.get('offset') || 0),
+    q: query.get('q') || '', ostc: query.get('ostc') || '', from: query.get('from') || '', to: query.get('to') || '',
   };
   const link = (over) => {
     const p = new URLSearchParams({ ...q, ...over });
@@ -57,25 +69,85 @@ function sessionsView(query) {
     <form class="filters" id="filters">
       <label>Owner <select name="owner" id="f-owner"><option value="">every owner</option></select></label>
       <label>Status <select name="status" id="f-status"><option value="">any</option>${config.statuses.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
+      <label>Session id or start key <input name="q" id="f-q" type="search" maxlength="200" placeholder="12 or order-7"></label>
+      <label>Orchestration <input name="ostc" id="f-ostc" type="search" maxlength="200"></label>
+      <label>Created from <input name="from" id="f-from" type="datetime-local" step="1"></label>
+      <label>to <input name="to" id="f-to" type="datetime-local" step="1"></label>
       <label>Sort <select name="sort" id="f-sort">${config.sortKeys.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
       <label>Order <select name="order" id="f-order"><option value="desc">newest / largest first</option><option value="asc">oldest / smallest first</option></select></label>
       <button type="submit">Apply</button>
     </form>
+    ${config.actions === 'direct' ? `<div class="actions bulk" id="bulk-bar">
+      <span id="bulk-count">0 selected</span>
+      <button type="button" class="danger" data-bulk="kill" disabled>Kill selected</button>
+      <button type="button" data-bulk="pause" disabled>Pause selected</button>
+      <button type="button" data-bulk="resume" disabled>Resume selected</button>
+      <span id="bulk-confirm" hidden><span id="bulk-what"></span>
+        <button type="button" id="bulk-yes" class="danger">Confirm</button>
+        <button type="button" id="bulk-no">Cancel</button></span></div>` : ''}
     <div id="list" aria-live="polite"></div>`;
   const form = document.getElementById('filters');
   form.status.value = q.status;
   form.sort.value = q.sort;
   form.order.value = q.order;
+  form.q.value = q.q;
+  form.ostc.value = q.ostc;
+  form.from.value = localInput(q.from);
+  form.to.value = localInput(q.to);
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    location.hash = link({ owner: form.owner.value, status: form.status.value, sort: form.sort.value, order: form.order.value, offset: 0 });
+    // The inputs have whole seconds: "to" takes in its whole second.
+    const ms = (v, end) => (v ? String(new Date(v).getTime() + (end ? 999 : 0)) : '');
+    location.hash = link({ owner: form.owner.value, status: form.status.value, sort: form.sort.value, order: form.order.value, offset: 0,
+      q: form.q.value.trim(), ostc: form.ostc.value.trim(), from: ms(form.from.value), to: ms(form.to.value, true) });
   });
+  // Selected sessions ("owner/root"), kept across refreshes of the list.
+  const selected = new Map();
+  const bulkOn = config.actions === 'direct';
+  let pending = null;
+  const bar = document.getElementById('bulk-bar');
+  const syncBar = () => {
+    if (!bar) return;
+    document.getElementById('bulk-count').textContent = `${selected.size} selected`;
+    for (const b of bar.querySelectorAll('[data-bulk]')) b.disabled = selected.size === 0;
+  };
+  if (bar) {
+    for (const b of bar.querySelectorAll('[data-bulk]')) {
+      b.addEventListener('click', () => {
+        pending = b.dataset.bulk;
+        const ids = [...selected.values()].map((x) => x.rootPid).sort((a, b) => a - b);
+        document.getElementById('bulk-what').textContent = `${pending} ${ids.length} session${ids.length === 1 ? '' : 's'} (${ids.join(', ')})?`;
+        document.getElementById('bulk-confirm').hidden = false;
+        document.getElementById('bulk-yes').focus();
+      });
+    }
+    document.getElementById('bulk-no').addEventListener('click', () => {
+      document.getElementById('bulk-confirm').hidden = true;
+      pending = null;
+    });
+    document.getElementById('bulk-yes').addEventListener('click', async () => {
+      document.getElementById('bulk-confirm').hidden = true;
+      const action = pending;
+      pending = null;
+      try {
+        const r = await act.bulk(action, [...selected.values()]);
+        const bad = r.sessions.filter((x) => !x.ok);
+        toast(`${action}: ${r.done} of ${r.sessions.length} sessions done` + (bad.length ? '; ' + bad.map((x) => `${x.rootPid}: ${x.error}`).join('; ') : ''), bad.length > 0);
+        selected.clear();
+      } catch (e) {
+        toast(String(e.message || e), true);
+      }
+      syncBar();
+      draw(true);
+    });
+  }
   const cols = [['rootPid', 'Session'], ['owner', 'Owner'], ['status', 'Status'], ['live', 'Live'], ['startStep', 'Start step'],
     ['ostcId', 'Orchestration'], ['created', 'Created'], ['updated', 'Updated']];
   async function render() {
     const p = new URLSearchParams({ sort: q.sort, order: q.order, offset: q.offset, limit: PAGE });
     if (q.owner) p.set('owner', q.owner);
     if (q.status) p.set('status', q.status);
+    for (const k of ['q', 'ostc', 'from', 'to']) if (q[k]) p.set(k, q[k]);
     const data = await api('/ui/api/sessions?' + p);
     const sel = form.owner;
     if (sel.options.length !== data.owners.length + 1) {
@@ -88,21 +160,37 @@ function sessionsView(query) {
       const sort = on ? (q.order === 'desc' ? 'descending' : 'ascending') : 'none';
       return `<th scope="col" aria-sort="${sort}"><a href="${esc(link({ sort: k, order: next, offset: 0 }))}">${esc(name)}${on ? (q.order === 'desc' ? ' ▼' : ' ▲') : ''}</a></th>`;
     }).join('');
-    const rows = data.rows.map((r) => `<tr data-root="${r.rootPid}" data-status="${esc(r.status)}">
-      <td><a class="session-link" href="#/session/${esc(r.owner)}/${r.rootPid}">${r.rootPid}</a></td>
+    const rows = data.rows.map((r) => `<tr data-root="${r.rootPid}" data-status="${esc(r.status)}"${r.paused ? ' data-paused="1"' : ''}>
+      ${bulkOn ? `<td><input type="checkbox" class="pick" data-owner="${esc(r.owner)}" data-root="${r.rootPid}" aria-label="select session ${r.rootPid}"${selected.has(r.owner + '/' + r.rootPid) ? ' checked' : ''}></td>` : ''}
+      <td><a class="session-link" href="#/session/${esc(r.owner)}/${r.rootPid}">${r.rootPid}</a>${r.startKey ? `<div class="dim mono key" title="start key">${esc(r.startKey)}</div>` : ''}</td>
       <td class="mono" title="${esc(r.owner)}">${esc(short(r.owner))}</td>
-      <td>${pill(r.status)}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
+      <td>${pill(r.status)}${r.paused ? ' ' + pill('paused') : ''}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
       <td>${esc(r.ostcId)} <span class="mono dim" title="${esc(r.ostcHash)}">${esc(short(r.ostcHash))}</span></td>
       <td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`).join('');
     const last = Math.min(q.offset + data.rows.length, data.total);
-    document.getElementById('list').innerHTML = `<table class="sessions"><caption>${data.total} sessions${data.total ? `, ${q.offset + 1}–${last} shown` : ''}</caption>
-      <thead><tr>${head}</tr></thead><tbody>${rows || `<tr><td colspan="${cols.length}" class="dim">no sessions</td></tr>`}</tbody></table>
+    document.getElementById('list').innerHTML = `<table class="sessions"><caption>${data.total} sessions${data.total ? `, ${q.offset + 1}–${last} shown` : ''} · ${data.scanned} searched${data.capped ? ' <span class="warn" data-capped="1">(capped: older sessions were not read)</span>' : ''}</caption>
+      <thead><tr>${bulkOn ? '<th scope="col"><input type="checkbox" id="pick-all" aria-label="select every session on this page"></th>' : ''}${head}</tr></thead><tbody>${rows || `<tr><td colspan="${cols.length + (bulkOn ? 1 : 0)}" class="dim">no sessions</td></tr>`}</tbody></table>
       <nav class="pager" aria-label="Pages">
         ${q.offset > 0 ? `<a class="button" href="${esc(link({ offset: Math.max(0, q.offset - PAGE) }))}">← Newer page</a>` : ''}
         ${last < data.total ? `<a class="button" href="${esc(link({ offset: q.offset + PAGE }))}">Next page →</a>` : ''}
       </nav>`;
+    if (bulkOn) {
+      const pick = (box, on) => {
+        box.checked = on;
+        const k = box.dataset.owner + '/' + box.dataset.root;
+        if (on) selected.set(k, { owner: box.dataset.owner, rootPid: Number(box.dataset.root) });
+        else selected.delete(k);
+      };
+      const boxes = [...document.querySelectorAll('input.pick')];
+      for (const b of boxes) b.addEventListener('change', () => { pick(b, b.checked); syncBar(); });
+      const all = document.getElementById('pick-all');
+      all.checked = boxes.length > 0 && boxes.every((b) => b.checked);
+      all.addEventListener('change', () => { for (const b of boxes) pick(b, all.checked); syncBar(); });
+      syncBar();
+    }
   }
-  return { render, busy: () => false };
+  // No redraw while a bulk action waits for its confirmation.
+  return { render, busy: () => pending !== null };
 }
 
 // ---- one session ----
@@ -141,6 +229,32 @@ function killBar(d) {
         <button type="button" id="kill-yes" class="danger">Confirm kill</button>
         <button type="button" id="kill-no">Cancel</button>
       </span></div>`;
+}
+
+function startForm(d) {
+  if (config.actions !== 'direct') return '';
+  return `<details class="start"><summary>Start a session of ${esc(d.session.ostcId)}</summary><form class="wake" id="st-form">
+    <label>Step <input id="st-step" value="${esc(d.session.startStep)}"></label> <label>Start key <input id="st-key" placeholder="new"></label>
+    <label for="st-payload">Payload (a JSON object)</label><textarea id="st-payload" rows="2" spellcheck="false">{}</textarea>
+    <button type="submit" id="st-go">Start</button></form></details>`;
+}
+
+function wireStart(d) {
+  const f = document.getElementById('st-form');
+  if (!f) return;
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const v = (id) => document.getElementById(id).value.trim();
+    const text = v('st-payload') || '{}';
+    if (!isObjectText(text)) return toast('the start payload must be a JSON object', true);
+    try {
+      const r = await act.start(`{"owner":${JSON.stringify(d.owner)},"rootPid":${d.rootPid},"step":${JSON.stringify(v('st-step'))},"key":${JSON.stringify(v('st-key'))},"payload":${text}}`);
+      toast(`session ${r.rootPid} started (key ${r.startKey})`);
+      location.hash = `#/session/${r.owner}/${r.rootPid}`;
+    } catch (e) {
+      toast(String(e.message || e), true);
+    }
+  });
 }
 
 function wireKill(d, after) {
@@ -198,8 +312,8 @@ function processPanel(d, pid) {
       <textarea id="wake-payload" rows="3" spellcheck="false">{}</textarea>
       <button type="submit" id="wake">Wake ${esc(pid)}</button></form>` : ''}
     <h3>History</h3>
-    ${hist.length ? `<table class="compact"><thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Result</th><th scope="col">Children</th></tr></thead><tbody>
-      ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td>
+    ${hist.length ? `<table class="compact"><thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Replica</th><th scope="col">Result</th><th scope="col">Children</th></tr></thead><tbody>
+      ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td><td class="mono">${esc(h.worker || '')}</td>
         <td>${esc(h.event ? (h.by || h.outcome) : h.status + ({ 1: ' valid', 0: ' invalid' }[h.valid] || '') + (h.abortReason ? ': ' + h.abortReason : ''))}</td>
         <td>${esc((h.children || []).join(', '))}</td></tr>`).join('')}</tbody></table>` : '<p class="dim">no proc_steps entry yet</p>'}`;
 }
@@ -234,11 +348,19 @@ function wireWake(d, pid, after) {
   });
 }
 
+function took(ms) {
+  if (ms === undefined || ms === null) return '';
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+}
+
 function timelineTable(entries) {
   return `<table class="compact timeline"><caption>Timeline (${entries.length} events)</caption>
-    <thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Detail</th></tr></thead>
-    <tbody>${entries.map((e) => `<tr class="t-${esc(e.type)}"><td>${time(e.at)}</td><td>${esc(e.type)}</td><td>${esc(e.pid || '')}</td><td>${esc(e.step || '')}</td>
-      <td>${esc(e.detail || '')}${e.source === 'replica' ? ' <span class="dim">(this replica)</span>' : ''}</td></tr>`).join('')}</tbody></table>`;
+    <thead><tr><th scope="col">At</th><th scope="col">Event</th><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Replica</th><th scope="col">Took</th><th scope="col">Detail</th></tr></thead>
+    <tbody>${entries.map((e) => `<tr class="t-${esc(e.type)}" data-type="${esc(e.type)}" data-pid="${esc(e.pid || '')}"><td>${time(e.at)}</td><td>${esc(e.type)}</td><td>${esc(e.pid || '')}</td><td>${esc(e.step || '')}</td>
+      <td class="mono" data-col="worker">${esc(e.worker || '')}</td>
+      <td class="num" data-col="took" ${e.durationMs === undefined && (e.type === 'executed' || e.type === 'aborted') ? 'title="claimed by another replica: Redis keeps no claim time"' : ''}>${took(e.durationMs)}</td>
+      <td>${esc(e.detail || '')}${e.source === 'replica' ? ' <span class="dim">(this replica)</span>' : ''}
+        ${e.output ? `<details class="output"><summary>payload handed on${e.outputCut ? ' (first 4 KiB)' : ''}</summary><code data-col="output">${esc(e.output)}</code></details>` : ''}</td></tr>`).join('')}</tbody></table>`;
 }
 
 function sessionView(owner, root, pid) {
@@ -248,25 +370,37 @@ function sessionView(owner, root, pid) {
   let shownStatus = null;
   let headerKey = null;
   main.innerHTML = `<div id="s-head"></div><div id="s-kill"></div>
-    <section aria-labelledby="flow-h"><h2 id="flow-h">Flow</h2><div class="graph-wrap" id="flow"></div>
+    <section aria-labelledby="flow-h"><h2 id="flow-h">Flow</h2>${toolbarHTML('zoom the flow')}<div class="graph-wrap" id="flow" tabindex="0" aria-label="process graph: + − 0 zoom and fit, arrows pan"></div>
       <details class="legend"><summary>Legend</summary><p>Boxes are processes (step, pid, status). Solid grey arrows: spawned; blue dotted: an expected producer of a join; solid blue: its delivery reached the join; faint dashed: the process that opened the join.</p></details>
       <div id="procs"></div></section>
+    <section id="step-wake"></section>
     <section aria-labelledby="proc-title" id="panel" class="panel"></section>
     <section id="timeline"></section>`;
   const refresh = () => current && current.render();
+  let stepsKey = null;
+  const flow = document.getElementById('flow');
+  const pz = panZoom(flow, flow.previousElementSibling);
   async function render() {
     const [d, tl] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/timeline?' + q)]);
     const key = `${d.session.status}/${d.session.killedAt || ''}/${d.session.live}`;
     if (key !== headerKey) {
       document.getElementById('s-head').innerHTML = sessionHeader(d, 'flow');
-      document.getElementById('s-kill').innerHTML = killBar(d);
+      document.getElementById('s-kill').innerHTML = killBar(d) + startForm(d);
       wireKill(d, refresh);
+      wireStart(d);
       headerKey = key;
     }
+    const steps = config.actions === 'direct' ? [...new Set(d.processes.filter((p) => p.status === 'waiting' && !p.target).map((p) => p.resumeStep))] : [];
+    if (steps.join() !== stepsKey) {
+      stepsKey = steps.join();
+      document.getElementById('step-wake').innerHTML = steps.length ? stepSection(steps) : '';
+      wireStep(q, api, async (step, text) => { toast(await act.wakeStep(d.owner, d.rootPid, step, text)); refresh(); }, (e) => toast(String(e.message || e), true));
+    }
     const sel = pid || null;
-    document.getElementById('flow').innerHTML = drawGraph(d.graph, {
+    flow.innerHTML = drawGraph(d.graph, {
       href: (n) => `#/session/${owner}/${root}/${n.id}`, selected: sel, label: `process graph of session ${root}`,
     });
+    pz.apply();
     document.getElementById('procs').innerHTML = `<table class="compact procs"><caption>Processes</caption>
       <thead><tr><th scope="col">Process</th><th scope="col">Step</th><th scope="col">Status</th><th scope="col">Parent</th><th scope="col">Join</th></tr></thead>
       <tbody>${d.processes.map((p) => {
@@ -289,7 +423,7 @@ function sessionView(owner, root, pid) {
   // Do not redraw under an operator who is typing a payload or confirming.
   const busy = () => {
     const a = document.activeElement;
-    return (a && a.id === 'wake-payload') || !(document.getElementById('kill-confirm') || { hidden: true }).hidden;
+    return (a && (a.id === 'wake-payload' || !!a.closest('#sw-form, #st-form'))) || !(document.getElementById('kill-confirm') || { hidden: true }).hidden;
   };
   return { render, busy };
 }
@@ -299,11 +433,62 @@ function orchestrationView(owner, root) {
   const q = `owner=${encodeURIComponent(owner)}&root=${encodeURIComponent(root)}`;
   main.innerHTML = `<div id="s-head"></div><section aria-labelledby="orch-h"><h2 id="orch-h">Orchestration</h2>
     <p class="dim">Steps of the OSTC with this session's processes counted on them. Green: onValid spawns; red dashed: onInvalid; blue dotted: join producers (labelled with their "when").</p>
-    <div class="graph-wrap" id="orch"></div></section>`;
+    ${toolbarHTML('zoom the orchestration')}<div class="graph-wrap" id="orch" tabindex="0" aria-label="orchestration graph: + − 0 zoom and fit, arrows pan"></div></section>`;
+  const wrap = document.getElementById('orch');
+  const pz = panZoom(wrap, wrap.previousElementSibling);
   async function render() {
     const [d, o] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/orchestration?' + q)]);
     document.getElementById('s-head').innerHTML = sessionHeader(d, 'orch');
-    document.getElementById('orch').innerHTML = drawGraph(o.graph, { label: `orchestration ${o.ostcId}` });
+    wrap.innerHTML = drawGraph(o.graph, { label: `orchestration ${o.ostcId}` });
+    pz.apply();
+  }
+  return { render, busy: () => false };
+}
+
+// ---- overview ----
+
+function overviewView() {
+  nav('overview');
+  main.innerHTML = '<h1>Overview</h1><div id="ov"></div>';
+  const capNote = (capped, what) => (capped ? ` <span class="warn" data-capped="1">(capped: ${esc(what)})</span>` : '');
+  const kv = (rows) => `<table class="compact kv"><tbody>${rows.map(([k, v, key]) =>
+    `<tr><th scope="row">${esc(k)}</th><td data-key="${esc(key || k)}">${v}</td></tr>`).join('')}</tbody></table>`;
+  async function render() {
+    const d = await api('/ui/api/overview');
+    const s = d.sessions, t = d.throughput, q = d.due;
+    const statuses = Object.entries(s.byStatus).map(([k, n]) =>
+      `<a class="stat" href="#/sessions?status=${encodeURIComponent(k)}" data-status="${esc(k)}">${pill(k)} <b>${n}</b></a>`).join(' ');
+    const outcomes = Object.entries(s.byOutcome);
+    const errs = Object.entries(d.errors || {});
+    document.getElementById('ov').innerHTML = `
+      <section aria-labelledby="ov-s"><h2 id="ov-s">Sessions</h2>
+        <p class="stats" id="ov-status">${statuses} · paused <b data-key="paused">${s.paused}</b></p>
+        <p class="dim">${s.scanned} sessions of ${s.owners} owners counted${capNote(s.capped, `the newest ${s.cap} only`)}.
+          ${outcomes.length ? '' : 'No session records an outcome.'}</p>
+        ${outcomes.length ? `<p class="stats" id="ov-outcome">${outcomes.map(([k, n]) => `${pill(k)} <b>${n}</b>`).join(' ')}</p>` : ''}
+      </section>
+      <section aria-labelledby="ov-t"><h2 id="ov-t">Throughput</h2>${kv([
+        ['Steps committed, last ' + t.windowSec + ' s', `${t.steps}`, 'steps'],
+        ['Steps per second', t.perSec.toFixed(2), 'perSec'],
+        ['Histories read', `${t.sessionsRead}${capNote(t.capped, 'sessions with a step in the window beyond the read limit')}`, 'histories'],
+      ])}</section>
+      <section aria-labelledby="ov-d"><h2 id="ov-d">Due queue</h2>${kv([
+        ['Sessions due now', `${q.sessions}${capNote(q.capped, 'read limit reached')}`, 'dueSessions'],
+        ['Steps due now', `${q.steps}`, 'dueSteps'],
+        ['Oldest due step', q.oldestAt ? `${time(q.oldestAt)} <span class="dim">(waiting ${(q.oldestAgeMs / 1000).toFixed(1)} s)</span>` : '–', 'oldest'],
+      ])}</section>
+      <section aria-labelledby="ov-r"><h2 id="ov-r">Replicas</h2>
+        <table class="compact" id="ov-replicas"><thead><tr><th scope="col">Replica</th><th scope="col">Steps, last ${t.windowSec} s</th><th scope="col">Process leases held</th></tr></thead>
+        <tbody>${d.replicas.map((r) => `<tr data-replica="${esc(r.name)}"><td class="mono">${esc(r.name)}</td><td class="num">${r.steps}</td><td class="num">${r.procLeases}</td></tr>`).join('')
+          || '<tr><td colspan="3" class="dim">no replica committed a step or holds a lease</td></tr>'}</tbody></table>
+        <p class="dim">Process leases counted in ${d.leases.liveRead} live sessions${capNote(d.leases.capped, 'more sessions are live')}. Root leases are not shown: the store has no read of their holders.</p>
+      </section>
+      <section aria-labelledby="ov-m"><h2 id="ov-m">Redis memory</h2>
+        ${d.redis && d.redis.length ? `<table class="compact" id="ov-redis"><thead><tr><th scope="col">Server</th><th scope="col">Used</th><th scope="col">Peak</th><th scope="col">Max</th><th scope="col">Policy</th><th scope="col">Fragmentation</th></tr></thead>
+          <tbody>${d.redis.map((m) => `<tr><td class="mono">${esc(m.node)}</td><td data-key="used">${esc(m.error || m.usedMemoryHuman)}</td><td>${esc(m.peakHuman)}</td>
+            <td>${m.maxMemory === '0' ? 'no limit' : esc(m.maxMemoryHuman)}</td><td>${esc(m.policy)}</td><td>${esc(m.fragmentation)}</td></tr>`).join('')}</tbody></table>` : '<p class="dim">not available</p>'}
+      </section>
+      ${errs.length ? `<section><h2>Not read</h2><ul class="bad">${errs.map(([k, v]) => `<li>${esc(k)}: ${esc(v)}</li>`).join('')}</ul></section>` : ''}`;
   }
   return { render, busy: () => false };
 }
@@ -337,6 +522,9 @@ async function show() {
       break;
     case 'index':
       current = indexView();
+      break;
+    case 'overview':
+      current = overviewView();
       break;
     default:
       current = sessionsView(query);
