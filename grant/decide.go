@@ -93,6 +93,8 @@ func Print(g *Grant) string {
 //     bundles) are created by the engine only.
 //   - Everyone else is refused (not-manager).
 //
+// References the change does not give are taken from the actor's grant.
+//
 // Entries are checked first: grantee addresses, rights 0..7, an expiry
 // after now and within MaxLifetime for every grant that is not a revoke,
 // EncDEK's form, no grantee twice.
@@ -159,6 +161,11 @@ func Decide(c Change, v View, now time.Time) (*Plan, error) {
 	default:
 		return nil, refuse("not-manager", "", "%s may not manage grants of %s (scope %d): it needs the owner grant or a live grant with MANAGE (4)", c.Actor, c.RID, c.Scope)
 	}
+	if a := v.Actor; a != nil && !plan.Bootstrap {
+		// References not given are the actor's: grants of one RID name
+		// the same session, rule contract and transaction.
+		c.SessionID, c.RefAddr, c.TxHash = or(c.SessionID, a.SessionID), or(c.RefAddr, a.RefAddr), or(c.TxHash, a.TxHash)
+	}
 	for i, e := range c.Entries {
 		p := fmt.Sprintf("entries[%d]", i)
 		old := v.Existing[e.Grantee]
@@ -188,4 +195,11 @@ func Decide(c Change, v View, now time.Time) (*Plan, error) {
 			SessionID: c.SessionID, RefAddr: c.RefAddr, TxHash: c.TxHash, UpdatedAt: now}})
 	}
 	return plan, nil
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -149,6 +149,7 @@ Example:
 				),
 				Action: sessionWakeAction,
 			},
+			sessionLogCommand(),
 		},
 	}
 }
