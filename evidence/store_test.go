@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -324,4 +325,57 @@ func TestEncryptedBundle(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestConcurrentPuts: replicas committing the same step at once store one
+// bundle; the grants of every losing sealing are removed, so only the
+// stored bundle's RID has grants. Run with -race.
+func TestConcurrentPuts(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		seal := &lockedSealer{}
+		s := newStore(t, rdb, func(c *Config) { c.Sealer = seal })
+		now := time.Now()
+		const n = 8
+		res := make(chan *Stored, n)
+		for i := 0; i < n; i++ {
+			go func() {
+				st, err := s.Put(ctx, orderBundle(6), Policy{Encrypt: true, Grants: []Reader{{Address: auditor, Rights: grant.Read}}}, now)
+				if err != nil {
+					t.Error(err)
+				}
+				res <- st
+			}()
+		}
+		created := 0
+		for i := 0; i < n; i++ {
+			if st := <-res; st != nil && st.Created {
+				created++
+			}
+		}
+		if created != 1 {
+			t.Fatalf("%d puts created the bundle, want 1", created)
+		}
+		t.Logf("%d of %d puts sealed the bundle", seal.f.calls, n)
+		h, err := s.Head(ctx, owner, 7, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rids, _ := redisscan.Keys(ctx, rdb, "xgr:{gr:*}:2:grantees")
+		if len(rids) != 1 || !strings.Contains(rids[0], h.RID.Hex()) {
+			t.Fatalf("grant indexes %v, want only the stored bundle's RID %s", rids, h.RID)
+		}
+	})
+}
+
+// lockedSealer is fakeSealer for concurrent use.
+type lockedSealer struct {
+	mu sync.Mutex
+	f  fakeSealer
+}
+
+func (l *lockedSealer) Seal(ctx context.Context, plain []byte, readers []string) (*Sealed, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Seal(ctx, plain, readers)
 }
