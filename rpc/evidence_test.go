@@ -1,10 +1,14 @@
 package rpc_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -34,6 +38,13 @@ type evGateway struct {
 
 func newEvidenceGateway(t *testing.T, rdb redis.UniversalClient) *evGateway {
 	t.Helper()
+	return newEvidenceGatewayWith(t, rdb, nil, nil)
+}
+
+// newEvidenceGatewayWith is newEvidenceGateway with a sealer for encrypted
+// bundles and a logger (each may be nil).
+func newEvidenceGatewayWith(t *testing.T, rdb redis.UniversalClient, sealer evidence.Sealer, log *slog.Logger) *evGateway {
+	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +54,7 @@ func newEvidenceGateway(t *testing.T, rdb redis.UniversalClient) *evGateway {
 		t.Fatal(err)
 	}
 	gs := grant.New(rdb)
-	ev, err := evidence.New(rdb, evidence.Config{Grants: gs})
+	ev, err := evidence.New(rdb, evidence.Config{Grants: gs, Sealer: sealer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +62,7 @@ func newEvidenceGateway(t *testing.T, rdb redis.UniversalClient) *evGateway {
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
 	svc, err := rpc.NewService(rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second,
-		GrantStore: gs, Evidence: ev})
+		GrantStore: gs, Evidence: ev, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,4 +289,73 @@ func TestManageAndListGrants(t *testing.T) {
 			Entries: []rpc.GrantEntry{{Grantee: aud, Rights: grant.All, ExpireAt: exp, IsOwner: true}}})
 		refused(t, err, rpc.CodeUnauthorized, "not-manager")
 	})
+}
+
+// opaqueSealer stands in for package envelope: its "envelope" is a hash of
+// the plaintext (nothing of it readable), each reader's key a hash too.
+type opaqueSealer struct{}
+
+func (opaqueSealer) Seal(_ context.Context, plain []byte, readers []string) (*evidence.Sealed, error) {
+	rid := grant.RID(sha256.Sum256(plain))
+	out := &evidence.Sealed{RID: rid, Blob: "XGR1.AESGCM256." + rid.String() + "." + hex.EncodeToString(rid[:]), Wrapped: map[string]string{}}
+	for _, r := range readers {
+		sum := sha256.Sum256([]byte(r))
+		out.Wrapped[r] = "XGRK2.P256HKDFGCM." + hex.EncodeToString(sum[:])
+	}
+	return out, nil
+}
+
+// TestEncryptedStepLog: an encrypted bundle reaches its owner and its
+// auditor as the envelope with each one's own wrapped key; a stranger is
+// refused; neither Redis nor the gateway's log holds any of the plaintext.
+func TestEncryptedStepLog(t *testing.T) {
+	rdb := testenv.StartRedis(t).Client()
+	var logs bytes.Buffer
+	g := newEvidenceGatewayWith(t, rdb, opaqueSealer{}, slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	ctx := context.Background()
+	ownerKey, auditorKey, strangerKey := g.keys[0], g.keys[1], g.keys[2]
+	own, aud := lower(addr(ownerKey)), lower(addr(auditorKey))
+	const secret = "KYC-DOC-99881234"
+	b := &evidence.Bundle{Owner: own, SessionID: 9, Pid: "9:1", Iter: 1, Step: "KYC", Executed: 1,
+		Payload: json.RawMessage(`{"document":"` + secret + `"}`), Outcome: evidence.Outcome{Result: evidence.Valid, Output: json.RawMessage(`{"kyc":"` + secret + `-ok"}`)},
+		Time: time.Now().UnixMilli()}
+	st, err := g.ev.Put(ctx, b, evidence.Policy{Encrypt: true, Grants: []evidence.Reader{{Address: aud, Rights: grant.Read}}}, time.Now())
+	if err != nil || !st.Encrypted {
+		t.Fatalf("put: %+v %v", st, err)
+	}
+	keys := map[string]string{}
+	for name, key := range map[string]*ecdsa.PrivateKey{"owner": ownerKey, "auditor": auditorKey} {
+		res, err := g.client.StepLog(ctx, key, own, "9", "1")
+		if err != nil || !res.Encrypted || res.Bundle != nil || !strings.HasPrefix(res.Blob, "XGR1.AESGCM256."+st.RID.String()) || !strings.HasPrefix(res.EncDEK, "XGRK2.") {
+			t.Fatalf("%s: %+v %v", name, res, err)
+		}
+		keys[name] = res.EncDEK
+	}
+	if keys["owner"] == keys["auditor"] {
+		t.Fatal("owner and auditor got the same wrapped key")
+	}
+	_, err = g.client.StepLog(ctx, strangerKey, own, "9", "1")
+	refused(t, err, rpc.CodeUnauthorized, "not-a-reader")
+	if _, err := g.client.ManageGrants(ctx, ownerKey, rpc.ManageGrantsRequest{RID: st.RID.String(), Scope: json.RawMessage(`2`), Owner: own,
+		Entries: []rpc.GrantEntry{{Grantee: aud}}}); err != nil {
+		t.Fatal(err)
+	}
+	keysAll, _ := redisscan.Keys(ctx, rdb, "*")
+	for _, k := range keysAll {
+		var v string
+		switch rdb.Type(ctx, k).Val() {
+		case "hash":
+			v = fmt.Sprint(rdb.HGetAll(ctx, k).Val())
+		case "zset":
+			v = fmt.Sprint(rdb.ZRange(ctx, k, 0, -1).Val())
+		default:
+			v = rdb.Get(ctx, k).Val()
+		}
+		if strings.Contains(k+v, secret) {
+			t.Fatalf("%s holds the plaintext", k)
+		}
+	}
+	if logs.Len() == 0 || strings.Contains(logs.String(), secret) {
+		t.Fatalf("gateway log (%d bytes) holds the plaintext or is empty:\n%s", logs.Len(), logs.String())
+	}
 }
