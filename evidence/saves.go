@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/rule"
 )
 
@@ -47,4 +48,29 @@ func object(m map[string]any) json.RawMessage {
 	}
 	out, _ = json.Marshal(s)
 	return out
+}
+
+// PolicyOf is the bundle policy of a selected branch (rule.Result's
+// NotPerformed): logExpireDays, encryptLogs and grants. A grant address
+// must be written as an address; one computed by an expression or a
+// template is refused with its index (resolve it first).
+func PolicyOf(np rule.NotPerformed) (Policy, error) {
+	var p Policy
+	if np.LogExpireDays != nil {
+		p.ExpireDays = *np.LogExpireDays
+	}
+	if np.EncryptLogs != nil {
+		p.Encrypt = *np.EncryptLogs
+	}
+	for i, g := range np.Grants {
+		if g == nil || g.Address == nil {
+			return p, fmt.Errorf("grants[%d].address: missing", i)
+		}
+		a, err := grant.NormalizeAddress(g.Address.Source)
+		if err != nil {
+			return p, fmt.Errorf("grants[%d].address: %q is not an address as written (a computed grantee must be resolved first)", i, clip(g.Address.Source))
+		}
+		p.Grants = append(p.Grants, Reader{Address: a, Rights: g.Rights, ExpireDays: g.ExpireDays})
+	}
+	return p, nil
 }
