@@ -157,8 +157,50 @@ type Stored struct {
 // p.Encrypt, only the Sealer's XGR1 envelope is stored, the owner's and
 // the grantees' wrapped keys go into their grants, and if sealing fails
 // or the owner has no read key nothing is stored and the error (ErrSeal)
-// holds no plaintext.
+// holds no plaintext. Put is Prepare and Write.
 func (s *Store) Put(ctx context.Context, b *Bundle, p Policy, now time.Time) (*Stored, error) {
+	if err := b.Check(); err != nil {
+		return nil, fmt.Errorf("evidence: bundle: %w", err)
+	}
+	key := Key(b.Owner, b.SessionID, b.Iter)
+	n, err := s.rdb.Exists(ctx, key).Result()
+	if err != nil {
+		return nil, fmt.Errorf("evidence: bundle %s: %w", b.Pid, err)
+	}
+	if n == 1 {
+		out := &Stored{Key: key, Encrypted: p.Encrypt}
+		if h, err := s.Head(ctx, b.Owner, b.SessionID, b.Iter); err == nil {
+			out.RID, out.Encrypted, out.Bytes = h.RID, h.Encrypted, h.Bytes
+		}
+		return out, nil
+	}
+	prep, err := s.Prepare(ctx, b, p, now)
+	if err != nil {
+		return nil, err
+	}
+	return s.Write(ctx, prep, now)
+}
+
+// Prepared is a bundle ready to be written: its key, TTL and hash fields
+// (Fields: v, rid, enc, bytes, body, as field/value pairs), its grants
+// already stored. A commit script may write it with the step (same hash
+// tag as the session): HSET Key Fields… and PEXPIRE Key TTL when Key does
+// not exist (put_bundle.lua's three lines); then call Forget if it
+// existed.
+type Prepared struct {
+	Key    string
+	TTL    time.Duration
+	Fields []any
+	Stored Stored
+	// grantees are those that got a grant (for Forget).
+	grantees []string
+}
+
+// Prepare does everything Put does but the bundle's own write: it checks
+// and encodes b, encrypts it with p.Encrypt (fail closed, as Put) and
+// stores its grants. A Prepared that is never written leaves grants that
+// name no bundle; they expire with it (or Forget removes them).
+func (s *Store) Prepare(ctx context.Context, b *Bundle, p Policy, now time.Time) (*Prepared, error) {
 	if err := b.Check(); err != nil {
 		return nil, fmt.Errorf("evidence: bundle: %w", err)
 	}
@@ -167,18 +209,7 @@ func (s *Store) Put(ctx context.Context, b *Bundle, p Policy, now time.Time) (*S
 		return nil, err
 	}
 	key := Key(b.Owner, b.SessionID, b.Iter)
-	out := &Stored{Key: key, Encrypted: p.Encrypt}
-	n, err := s.rdb.Exists(ctx, key).Result()
-	if err != nil {
-		return nil, fmt.Errorf("evidence: bundle %s: %w", b.Pid, err)
-	}
-	if n == 1 {
-		h, err := s.Head(ctx, b.Owner, b.SessionID, b.Iter)
-		if err == nil {
-			out.RID, out.Encrypted, out.Bytes = h.RID, h.Encrypted, h.Bytes
-		}
-		return out, nil
-	}
+	out := Stored{Key: key, Encrypted: p.Encrypt}
 	plain, truncated, err := Encode(b, s.cfg.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
@@ -216,8 +247,10 @@ func (s *Store) Put(ctx context.Context, b *Bundle, p Policy, now time.Time) (*S
 		}
 		grants = kept
 	}
+	names := make([]string, len(grants))
 	for i := range grants {
 		grants[i].RID = out.RID
+		names[i] = grants[i].Grantee
 	}
 	if err := s.cfg.Grants.Put(ctx, out.RID, grant.ScopeLog, grants, now); err != nil {
 		return nil, fmt.Errorf("evidence: bundle %s: grants: %w", b.Pid, err)
@@ -227,22 +260,35 @@ func (s *Store) Put(ctx context.Context, b *Bundle, p Policy, now time.Time) (*S
 		enc = "1"
 	}
 	out.Bytes = len(body)
-	created, err := scriptPut.Run(ctx, s.rdb, []string{key}, life.Milliseconds(),
-		"v", Version, "rid", out.RID.String(), "enc", enc, "bytes", len(body), "body", body).Int()
+	return &Prepared{Key: key, TTL: life, Stored: out, grantees: names,
+		Fields: []any{"v", Version, "rid", out.RID.String(), "enc", enc, "bytes", len(body), "body", body}}, nil
+}
+
+// Write stores a prepared bundle unless its key exists (put_bundle.lua);
+// when it existed, the grants Prepare wrote for another RID are removed.
+func (s *Store) Write(ctx context.Context, prep *Prepared, now time.Time) (*Stored, error) {
+	out := prep.Stored
+	created, err := scriptPut.Run(ctx, s.rdb, []string{prep.Key}, append([]any{prep.TTL.Milliseconds()}, prep.Fields...)...).Int()
 	if err != nil {
-		return nil, fmt.Errorf("evidence: bundle %s: %w", b.Pid, err)
+		return nil, fmt.Errorf("evidence: bundle %s: %w", prep.Key, err)
 	}
 	out.Created = created == 1
-	if !out.Created && p.Encrypt {
-		// Another writer stored the bundle meanwhile, under its own RID:
-		// the grants just written name nothing.
-		names := make([]string, len(grants))
-		for i, g := range grants {
-			names[i] = g.Grantee
+	if !out.Created {
+		if err := s.Forget(ctx, prep, now); err != nil {
+			return nil, err
 		}
-		_ = s.cfg.Grants.Delete(ctx, out.RID, grant.ScopeLog, names, now)
 	}
-	return out, nil
+	return &out, nil
+}
+
+// Forget removes the grants of a prepared bundle that was not written
+// because another was there (a step committed twice at once). Grants of a
+// plaintext bundle name its fixed RID, the stored bundle's too, and stay.
+func (s *Store) Forget(ctx context.Context, prep *Prepared, now time.Time) error {
+	if !prep.Stored.Encrypted {
+		return nil
+	}
+	return s.cfg.Grants.Delete(ctx, prep.Stored.RID, grant.ScopeLog, prep.grantees, now)
 }
 
 // seal encrypts plain for readers; the owner must get a wrapped key.
