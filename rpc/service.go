@@ -15,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/xgr-sidecar/xgr/evidence"
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
@@ -79,6 +81,10 @@ type Config struct {
 	RefusalEvery time.Duration
 	// Grants and PublicSale are reported by xgr_getCoreAddrs ("" if none).
 	Grants, PublicSale string
+	// GrantStore and Evidence serve xgr_manageGrants, xgr_listGrants and
+	// xgr_getStepLog (nil: those methods answer not-configured).
+	GrantStore *grant.Store
+	Evidence   *evidence.Store
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	Log *slog.Logger

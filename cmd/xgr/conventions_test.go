@@ -64,9 +64,9 @@ func TestUsageMistakesExit2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"nope"}, `unknown command "nope" for "xgr"; commands: ostc, registry, rule, keys, simulate, session, run, index, dev, scenario, rpc, bench, version`},
+		{[]string{"nope"}, `unknown command "nope" for "xgr"; commands: ostc, registry, rule, keys, simulate, session, run, index, dev, scenario, rpc, grants, bench, version`},
 		{[]string{"help", "nope"}, `unknown command "nope" for "xgr"`},
-		{[]string{"session", "nope"}, `unknown command "nope" for "xgr session"; commands: start, list, show, kill, pause, resume, wake`},
+		{[]string{"session", "nope"}, `unknown command "nope" for "xgr session"; commands: start, list, show, kill, pause, resume, wake, log`},
 		{[]string{"help", "session", "nope"}, `unknown command "nope" for "xgr session"`},
 		{[]string{"session", "list"}, "session list: --owner is required (or $XGR_OWNER)"},
 		{[]string{"--nope", "version"}, "xgr: flag provided but not defined: -nope (see xgr --help)"},

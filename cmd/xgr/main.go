@@ -65,6 +65,7 @@ the command and its arguments; most have an XGR_* environment variable
 			devCommand(),
 			scenarioCommand(),
 			rpcCommand(),
+			grantsCommand(),
 			benchCommand(),
 			versionCommand(),
 		},

@@ -150,6 +150,7 @@ Example:
 				),
 				Action: sessionWakeAction,
 			},
+			sessionLogCommand(),
 		},
 	}
 }
