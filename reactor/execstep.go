@@ -322,7 +322,7 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 		// No execution of its own: the step finishes invalid with the
 		// reverted outcome.
 		rec := execRecord{Key: st.rec.Key, Call: st.rec.Call, Valid: false, Output: res.Output, WaitMs: res.Wait.Milliseconds(),
-			Reasons: res.Reasons, NotPerformed: res.NotPerformed, WakeUps: res.WakeUps, RuleContract: st.rec.RuleContract, Flipped: true}
+			Reasons: res.Reasons, NotPerformed: res.NotPerformed, WakeUps: res.WakeUps, RuleContract: st.rec.RuleContract, Flipped: true, Reverted: reverted}
 		rec, _, err := encodeRecord(rec)
 		if err != nil {
 			m.finishExec(now, st, reverted, err, true)

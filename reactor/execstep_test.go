@@ -198,7 +198,7 @@ func TestMachineExecutionRevertFlips(t *testing.T) {
 }
 
 // A flip whose onInvalid branch executes nothing finishes invalid with the
-// reverted outcome.
+// reverted outcome, under execution and (as every flip) revertedExecution.
 func TestMachineExecutionRevertWithoutOwnExecution(t *testing.T) {
 	m, a, rd := execMachine(t, true, validWithCall())
 	key := only[cmdBeginExec](t, rd, "executed").Key
@@ -207,7 +207,8 @@ func TestMachineExecutionRevertWithoutOwnExecution(t *testing.T) {
 	commit := only[cmdCommit](t, m.Step(inFlipped{Iter: 1, R: Result{Output: map[string]any{"why": "late"}}}, now), "flipped")
 	p := nextPayloadOf(t, commit)
 	ex, _ := p[OutputExecution].(map[string]any)
-	if *commit.Commit.Valid || p["why"] != "late" || ex["txHash"] != badTx.TxHash.Hex() || p[OutputRevertedExecution] != nil ||
+	rv, _ := p[OutputRevertedExecution].(map[string]any)
+	if *commit.Commit.Valid || p["why"] != "late" || ex["txHash"] != badTx.TxHash.Hex() || rv["txHash"] != badTx.TxHash.Hex() ||
 		commit.Commit.Children[0].ResumeStep != "C" {
 		t.Fatalf("commit %+v payload %v", commit.Commit, p)
 	}

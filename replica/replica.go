@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rule"
@@ -60,8 +61,14 @@ type Config struct {
 	OnEvent func(joinstore.Root, reactor.Event)
 	// Log: nil is slog.Default().
 	Log *slog.Logger
-	// (When the session manager takes an execution.Actuator, the
-	// replica's goes here and New passes it on.)
+	// Actuator performs steps' executions (nil: executions are off, and a
+	// step's execution is reported not performed). Flipper renders the
+	// onInvalid branch after a revert; nil uses Exec when it can (the
+	// XRC-137 executor can), else a revert aborts the step. ExecPoll is
+	// how often an executing step asks for its outcome (0: 1 s).
+	Actuator execution.Actuator
+	Flipper  reactor.Flipper
+	ExecPoll time.Duration
 }
 
 // New is the session manager of a replica.
@@ -80,9 +87,13 @@ func New(cfg Config) (*reactor.Manager, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	flip := cfg.Flipper
+	if f, ok := cfg.Exec.(reactor.Flipper); ok && flip == nil {
+		flip = f
+	}
 	return &reactor.Manager{Store: cfg.Store, Source: cfg.Source, Exec: cfg.Exec, Replica: cfg.Name,
 		RootLease: cfg.RootLease, ProcLease: cfg.ProcLease, Poll: cfg.Poll, MaxRoots: cfg.MaxRoots, Workers: cfg.Workers,
-		OnEvent: cfg.OnEvent, Log: log}, nil
+		OnEvent: cfg.OnEvent, Log: log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll}, nil
 }
 
 // Steps is how a replica (or xgr simulate) runs steps: as the XRC-137 rules

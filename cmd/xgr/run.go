@@ -86,7 +86,7 @@ Example:
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
 			&cli.IntFlag{Name: "max-sessions", EnvVars: []string{"XGR_MAX_SESSIONS"}, Usage: "most sessions this replica runs at once (0 = no cap)"},
-		), append(gatewayFlags(""), append(consoleFlags(), listenerFlags()...)...)...),
+		), append(append(executionFlags(), gatewayFlags("")...), append(consoleFlags(), listenerFlags()...)...)...),
 		Action: runAction,
 	}
 }
@@ -139,10 +139,19 @@ func runAction(c *cli.Context) error {
 	// references (rulesource); the rest is the indexer's.
 	var addrs rulesource.Addresses
 	var indexCfg []byte
+	execCfg, _, err := executionsOf(c, "", nil)
+	if err != nil {
+		return err
+	}
 	if file := c.String("config"); file != "" {
 		raw, err := os.ReadFile(file)
 		if err != nil {
 			return cli.Exit(err.Error(), 2)
+		}
+		// executions: is the executor's; addresses: binds rule references;
+		// the rest is the indexer's.
+		if execCfg, raw, err = executionsOf(c, file, raw); err != nil {
+			return err
 		}
 		if addrs, indexCfg, err = rulesource.ParseAddresses(file, raw); err != nil {
 			return cli.Exit("run: "+err.Error(), 2)
@@ -202,7 +211,17 @@ func runAction(c *cli.Context) error {
 		uiCfg.Chain, uiCfg.Index = client, idx
 	}
 	ui := newConsole(c, uiCfg)
-	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: name,
+	fin := indexer.Finality{Mode: "auto", Confirmations: 12}
+	if service != nil {
+		fin = indexer.Finality{Mode: service.Starter.Finality, Confirmations: service.Starter.Confirmations}
+	}
+	execCtx, stopExec := context.WithCancel(context.WithoutCancel(c.Context))
+	defer stopExec()
+	actuator, err := startExecutions(execCtx, c, execCfg, rdb, client, fin)
+	if err != nil {
+		return err
+	}
+	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: name, Actuator: actuator, ExecPoll: c.Duration("exec-poll"),
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			events.WithLabelValues(string(e.Type)).Inc()

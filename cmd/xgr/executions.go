@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/redis/go-redis/v9"
+	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/execution"
+	"github.com/xgr-sidecar/xgr/execution/onchain"
+	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/txmanager"
+)
+
+// executionFlags turn on executions and name the executor key (never the
+// key itself: a keystore file and its password file, or XGR_EXECUTOR_KEY).
+func executionFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "executions", EnvVars: []string{"XGR_EXECUTIONS"}, Usage: "send steps' XRC-137 executions on chain (or executions: {enabled: true} in --config; off: reported not performed)"},
+		&cli.StringFlag{Name: "executor-keystore", EnvVars: []string{"XGR_EXECUTOR_KEYSTORE"}, Usage: "keystore (v3 JSON) of the executor key that signs and pays executions (or the key in XGR_EXECUTOR_KEY)"},
+		&cli.StringFlag{Name: "password-file", EnvVars: []string{"XGR_PASSWORD_FILE"}, Usage: "file whose first line decrypts --executor-keystore"},
+		&cli.DurationFlag{Name: "exec-poll", Value: time.Second, EnvVars: []string{"XGR_EXEC_POLL"}, Usage: "how often an executing step asks for its transaction's outcome"},
+	}
+}
+
+// executionsOf reads the executions: section of the config file (raw) and
+// the --executions flag; the rest of the file goes back to the other
+// parsers, line numbers kept.
+func executionsOf(c *cli.Context, file string, raw []byte) (execution.Config, []byte, error) {
+	cfg, rest, err := execution.ParseConfig(file, raw)
+	if err != nil {
+		return cfg, nil, cli.Exit(cmdName(c)+": "+err.Error(), 2)
+	}
+	if c.Bool("executions") {
+		cfg.Enabled = true
+	}
+	if err := cfg.Check(); err != nil {
+		return cfg, nil, cli.Exit(cmdName(c)+": "+err.Error(), 2)
+	}
+	return cfg, rest, nil
+}
+
+// startExecutions builds the executor (the transaction manager behind an
+// Actuator) when executions are enabled, and runs its upkeep until ctx
+// ends. Receipts are final under the indexer's finality rule; "auto" asks
+// the node whether it has a finalized block. nil when executions are off.
+func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rdb redis.UniversalClient, client *ethclient.Client, fin indexer.Finality) (execution.Actuator, error) {
+	if !x.Enabled {
+		return nil, nil
+	}
+	if client == nil {
+		return nil, cli.Exit(cmdName(c)+": executions need --rpc: they are sent to that node", 2)
+	}
+	key, err := execution.LoadKey(c.String("executor-keystore"), c.String("password-file"), os.Getenv)
+	if err != nil {
+		return nil, cli.Exit(cmdName(c)+": executions: "+err.Error(), 2)
+	}
+	tf := txmanager.Finality{Mode: fin.Mode, Confirmations: fin.Confirmations}
+	if fin.Mode == "auto" {
+		v, err := fin.View(ctx, client)
+		if err != nil {
+			return nil, cli.Exit(cmdName(c)+": executions: "+err.Error(), 1)
+		}
+		tf.Mode = "finalized"
+		if v.Fallback {
+			tf.Mode = "confirmations"
+		}
+	}
+	s, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: rdb, Chain: client, Key: key,
+		Manager: txmanager.Config{Finality: tf, Log: slog.Default()}})
+	if err != nil {
+		return nil, cli.Exit(cmdName(c)+": executions: "+err.Error(), 2)
+	}
+	go func() {
+		if err := s.Run(ctx); err != nil && ctx.Err() == nil {
+			slog.Error("executions: the transaction manager stopped", "err", err)
+		}
+	}()
+	slog.Info("executions on", "executor", s.Address().Hex(), "finality", tf.Mode, "confirmations", tf.Confirmations,
+		"anyTarget", x.Policy.AnyTarget, "targets", len(x.Policy.Targets), "maxGasLimit", x.Policy.MaxGasLimit)
+	return s, nil
+}
