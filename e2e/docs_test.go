@@ -31,8 +31,13 @@ import (
 // bash (so a block may use what an earlier one exported or started, as a
 // reader's shell would), from a directory holding a copy of examples/ — the
 // commands are written as a reader types them at the repository's root.
-// Every command must succeed (set -e) and each expect="…" must occur in the
-// block's output (stdout and stderr). env="K=V" runs that block in a
+// Every command must succeed and each expect="…" must occur in the
+// block's output (stdout and stderr). The blocks run as in a reader's
+// shell: PATH is bin/ (the xgr under test) and .tools/bin before the
+// system's, as the README's first block sets it, and there is no set -e —
+// an ERR trap reports every failed command instead, and a wait loop that
+// never ends runs into the timeout, as it would never end for the reader.
+// env="K=V" runs that block in a
 // subshell with K=V exported: the tests use it only to move servers that
 // listen on fixed ports by default (the gateway of xgr dev, /metrics of xgr
 // run) to free ones, so parallel tests cannot collide.
@@ -63,6 +68,9 @@ func TestDocCommands(t *testing.T) {
 		t.Fatalf("only %d documents have checked blocks", checked)
 	}
 }
+
+// errMarker starts the line the ERR trap prints for a failed command.
+const errMarker = "@@ERR "
 
 // docBlock is one checked shell block.
 type docBlock struct {
@@ -155,7 +163,11 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 		t.Fatal(err)
 	}
 	var script strings.Builder
-	script.WriteString("set -e\n")
+	// As a reader's interactive shell runs them: no set -e (a failed
+	// command does not end the shell, a wait loop whose server never came
+	// up spins), but every failed command is reported by the ERR trap, in
+	// subshells too (-E), and the test fails on the first one.
+	script.WriteString("set -E\ntrap 'echo \"" + errMarker + "$LINENO: $BASH_COMMAND\" >&2' ERR\n")
 	all := ""
 	for i, b := range blocks {
 		fmt.Fprintf(&script, "echo '%s%d@@'\n", blockMarker, i)
@@ -174,30 +186,25 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 	}
 	fmt.Fprintf(&script, "echo '%send@@'\n", blockMarker)
 
-	// The binaries the blocks use: this run's xgr and the tools the
-	// tests find through internal/toolbin (a missing one fails here with
-	// how to install it).
-	bin := filepath.Join(work, ".bin")
+	// The PATH a reader has after the README's first block: bin/ (this
+	// run's xgr) and the repository's .tools/bin (what make tools
+	// installs: anvil, solcjs, …) before their own. Nothing else is linked
+	// in: a tool the guides use that is neither there nor on the system's
+	// PATH fails the block as it would fail the reader. A tool that is
+	// missing altogether fails here, with how to install it.
+	bin := filepath.Join(work, "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// xgr itself finds them (a private anvil or redis-server) through
-	// their XGR_<NAME>_BIN variables.
-	links := map[string]string{"xgr": xgrBin}
-	var toolEnv []string
-	for _, tool := range []string{"redis-server", "redis-cli", "dot", "anvil", "solcjs", "node"} {
-		p, err := toolbin.Find(tool)
-		if err != nil {
-			if regexp.MustCompile(`(^|[\s|;&(])` + regexp.QuoteMeta(tool) + `\s`).MatchString(all) {
-				t.Fatal(err)
-			}
-			continue
-		}
-		links[tool] = p
-		toolEnv = append(toolEnv, toolbin.EnvName(tool)+"="+p)
+	if err := os.Symlink(xgrBin, filepath.Join(bin, "xgr")); err != nil {
+		t.Fatal(err)
 	}
-	for name, p := range links {
-		if err := os.Symlink(p, filepath.Join(bin, name)); err != nil {
+	tools, err := toolbin.ToolDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"redis-server", "redis-cli", "dot", "anvil", "solcjs", "node"} {
+		if _, err := toolbin.Find(tool); err != nil && regexp.MustCompile(`(^|[\s|;&(])`+regexp.QuoteMeta(tool)+`\s`).MatchString(all) {
 			t.Fatal(err)
 		}
 	}
@@ -214,7 +221,7 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
 	cmd.Dir = work
-	cmd.Env = append([]string{"PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8"}, toolEnv...)
+	cmd.Env = []string{"PATH=" + bin + ":" + filepath.Join(tools, "bin") + ":" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8"}
 	var out toolbin.Output
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// Background jobs a block starts (redis-server, xgr run) share bash's
@@ -246,6 +253,14 @@ func runBlocks(t *testing.T, blocks []docBlock) {
 			continue
 		}
 		outputs[n], reached = rest, n
+	}
+	if i := strings.Index(out.String(), errMarker); i >= 0 {
+		failed, _, _ := strings.Cut(out.String()[i+len(errMarker):], "\n")
+		for n := len(blocks) - 1; n >= 0; n-- {
+			if strings.Contains(outputs[n], errMarker+failed) || n == 0 {
+				t.Fatalf("a command of the block at line %d failed (script line %s):\n%s\n--- its output:\n%s", blocks[n].line, failed, blocks[n].script, outputs[n])
+			}
+		}
 	}
 	if runErr != nil || !ended {
 		var exit *exec.ExitError
