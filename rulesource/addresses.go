@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 )
 
@@ -154,4 +155,31 @@ func (a Addresses) Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Link is the binding of each step of o whose rule is a ${addr:ALIAS} or
+// <NAME> reference (step id → address, as `xgr ostc link` writes it into
+// the text), and the references nothing binds (sorted, each once). Steps
+// whose rule is an address already, or another form, are left out.
+func (a Addresses) Link(o *registry.Orchestration) (bound map[string]common.Address, unboundRefs []string) {
+	bound = map[string]common.Address{}
+	seen := map[string]bool{}
+	for _, s := range o.Steps {
+		name, ok := AliasName(s.Rule)
+		if !ok {
+			continue
+		}
+		addr, found := a[name]
+		if !found {
+			addr, found = a[s.Rule]
+		}
+		if found {
+			bound[s.ID] = addr
+		} else if !seen[s.Rule] {
+			seen[s.Rule] = true
+			unboundRefs = append(unboundRefs, s.Rule)
+		}
+	}
+	sort.Strings(unboundRefs)
+	return bound, unboundRefs
 }

@@ -38,6 +38,7 @@ var guideOf = map[string]string{
 	"xgr ostc hash":         "docs/authoring.md",
 	"xgr ostc graph":        "docs/authoring.md",
 	"xgr ostc reach":        "docs/authoring.md",
+	"xgr ostc link":         "docs/authoring.md",
 	"xgr ostc put":          "docs/authoring.md",
 	"xgr ostc get":          "docs/authoring.md",
 	"xgr ostc meta":         "docs/authoring.md",

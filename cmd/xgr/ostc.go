@@ -106,6 +106,7 @@ Example:
 				Flags:  []cli.Flag{jsonFlag()},
 				Action: reachAction,
 			},
+			ostcLinkCommand(),
 		}, ostcChainCommands()...),
 	}
 }
