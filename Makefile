@@ -4,7 +4,7 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test provider lint fmt-check vet unit bench bench-peers bench-trees fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
+.PHONY: run test preflight provider lint fmt-check vet unit bench bench-peers bench-trees fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
 
 ## run: the main job on embedded defaults
 run:
@@ -14,14 +14,20 @@ run:
 build:
 	$(GO) build -o bin/xgr ./cmd/xgr
 
-## test: vet, formatting, staticcheck and every test (race detector on the concurrent packages)
-test: provider lint unit
+## test: preflight, vet, formatting, staticcheck and every test (race detector on the concurrent packages)
+test: preflight lint unit
 
-## provider: say where the tests' Redis and anvil run (XGR_TEST_PROVIDER=docker|local|auto,
-## default auto); stops here at once when none can serve (docker without an engine)
-provider:
-	@out=$$($(GO) run ./internal/testenv/provider/report 2>&1); rc=$$?; \
+## preflight: say where the tests' Redis and anvil run (XGR_TEST_PROVIDER=docker|local|auto,
+## default auto) and check within seconds that every tool the tests need is present (go,
+## redis-server, anvil, solcjs, node and ethers, dot, chromium); stops here listing each
+## missing thing and how to install it, or when no provider can serve
+preflight:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "preflight: $(GO) not found: install Go $$(sed -n 's/^go //p' go.mod) from https://go.dev/dl" >&2; exit 1; }
+	@out=$$($(GO) run ./internal/testenv/preflight/report 2>&1); rc=$$?; \
 	printf '%s\n' "$$out" | grep -v '^exit status [0-9]*$$'; exit $$rc
+
+## provider: the former name of preflight
+provider: preflight
 
 lint: vet fmt-check
 	$(GO) run $(STATICCHECK) $(PKGS)
@@ -36,7 +42,7 @@ fmt-check:
 # Every test runs under the race detector except the exhaustive event-order
 # test of the pure join core, which would take minutes under it.
 SLOW_PURE := TestJoinEveryOrder
-unit: provider
+unit: preflight
 	$(GO) test -race -count=1 -skip '^$(SLOW_PURE)$$' ./...
 	$(GO) test -count=1 -run '^$(SLOW_PURE)$$' ./reactor
 
