@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -279,6 +280,10 @@ func (f *Follower) loadDiscovered(ctx context.Context) {
 	}
 }
 
+// SeenAtField is the field of a trigger start's record holding when the
+// indexer saw its log (unix ms): the start of its trigger-to-start time.
+const SeenAtField = "seenAt"
+
 // starts records the session starts a log asks for; they run once their
 // block is confirmed.
 func (f *Follower) starts(l types.Log) ([]indexstore.Change, error) {
@@ -300,6 +305,7 @@ func (f *Follower) starts(l types.Log) ([]indexstore.Change, error) {
 		if t.Pin != (common.Hash{}) {
 			fields["pin"] = t.Pin.Hex()
 		}
+		fields[SeenAtField] = strconv.FormatInt(time.Now().UnixMilli(), 10)
 		out = append(out, indexstore.Change{Block: s.Block, Key: indexstore.StartKey(s.Key), Fields: fields, Pending: true})
 	}
 	return out, nil

@@ -27,6 +27,12 @@ type Service struct {
 	// only a hint: logs are still read by range and checked against the
 	// window, and polling goes on.
 	Heads <-chan *types.Header
+	// Ping, when set, asks whether Redis answers. While the service backs
+	// off after an error it pings at every Poll: once a Redis that did
+	// not answer answers again it logs so and retries at once, with the
+	// backoff reset (a Redis restart then stalls triggers for a poll, not
+	// for the rest of a 30 s backoff).
+	Ping func(ctx context.Context) error
 }
 
 // Run follows the chain until ctx ends.
@@ -49,10 +55,15 @@ func (s *Service) Run(ctx context.Context) error {
 			return err
 		case err != nil && ctx.Err() == nil:
 			s.Log.Warn("indexing failed; retrying", "err", err, "in", backoff)
-			if !sleep(ctx, backoff) {
+			ok, back := s.backOff(ctx, backoff)
+			if !ok {
 				return nil
 			}
-			backoff = min(2*backoff, 30*time.Second)
+			if back {
+				backoff = s.Poll
+			} else {
+				backoff = min(2*backoff, 30*time.Second)
+			}
 			continue
 		case ctx.Err() != nil:
 			return nil
@@ -72,6 +83,36 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 		if atHead && !s.wait(ctx) {
 			return nil
+		}
+	}
+}
+
+// backOff sleeps d, or less when Ping says Redis answers again after not
+// answering during the sleep (back: retry now with the backoff reset). ok
+// is false when ctx ended.
+func (s *Service) backOff(ctx context.Context, d time.Duration) (ok, back bool) {
+	if s.Ping == nil {
+		return sleep(ctx, d), false
+	}
+	end := time.Now().Add(d)
+	down := false
+	for {
+		left := time.Until(end)
+		if left <= 0 {
+			return true, false
+		}
+		if !sleep(ctx, min(s.Poll, left)) {
+			return false, false
+		}
+		pctx, cancel := context.WithTimeout(ctx, s.Poll)
+		err := s.Ping(pctx)
+		cancel()
+		switch {
+		case err != nil:
+			down = true
+		case down:
+			s.Log.Info("Redis reachable again; indexing resumes")
+			return true, true
 		}
 	}
 }
