@@ -1,12 +1,16 @@
 package indexer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/xgr-sidecar/xgr/indexstore"
 )
 
 // Service runs a follower and a starter until the context ends: it steps
@@ -33,7 +37,26 @@ type Service struct {
 	// backoff reset (a Redis restart then stalls triggers for a poll, not
 	// for the rest of a 30 s backoff).
 	Ping func(ctx context.Context) error
+	// Holder, when set, names this replica in the indexing lease
+	// (indexstore.AcquireLease): the service follows the chain and starts
+	// triggered sessions only while it holds the lease, so that of several
+	// replicas with the same config one indexes at a time and the others
+	// stay quiet (a DEBUG line when the holder changes) until it stops.
+	// Its commits are fenced by the lease. Empty: no lease (one replica).
+	Holder string
+	// LeaseTTL is how long the lease lasts without renewal (default 10 s,
+	// at least 5 polls); a stopped holder gives it back at once, a crashed
+	// one is replaced after it.
+	LeaseTTL time.Duration
+
+	held   atomic.Bool
+	cur    indexstore.Lease // the holding (Run's goroutine only)
+	holder string           // the other holder last seen (for the DEBUG line)
 }
+
+// Leading reports whether this service holds the indexing lease (always
+// true without Holder once running).
+func (s *Service) Leading() bool { return s.Holder == "" || s.held.Load() }
 
 // Run follows the chain until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
@@ -46,10 +69,41 @@ func (s *Service) Run(ctx context.Context) error {
 	backoff := s.Poll
 	var report backfillReport
 	defer s.Follower.Close()
+	defer s.release()
 	for {
+		if s.Holder != "" {
+			lead, err := s.lead(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				s.Log.Warn("indexing lease: Redis did not answer; retrying", "err", err, "in", backoff)
+				ok, back := s.backOff(ctx, backoff)
+				if !ok {
+					return nil
+				}
+				if back {
+					backoff = s.Poll
+				} else {
+					backoff = min(2*backoff, 30*time.Second)
+				}
+				continue
+			case ctx.Err() != nil:
+				return nil
+			case !lead:
+				if !s.wait(ctx) {
+					return nil
+				}
+				continue
+			}
+		}
 		p, err := s.Follower.Step(ctx)
 		var deep *ErrReorgTooDeep
 		switch {
+		case errors.Is(err, indexstore.ErrNotHolder):
+			// The lease expired during the step and another replica took
+			// it: nothing was written; the next round follows it.
+			s.Log.Debug("indexing lease lost during a commit", "err", err)
+			s.lost("")
+			continue
 		case errors.As(err, &deep):
 			s.Log.Error("stopping the indexer", "err", err)
 			return err
@@ -84,6 +138,59 @@ func (s *Service) Run(ctx context.Context) error {
 		if atHead && !s.wait(ctx) {
 			return nil
 		}
+	}
+}
+
+// leaseTTL is the lease duration in use.
+func (s *Service) leaseTTL() time.Duration {
+	return max(cmp.Or(s.LeaseTTL, 10*time.Second), 5*s.Poll)
+}
+
+// lead takes or renews the indexing lease and fences the index's commits
+// by it; it reports whether this replica holds it.
+func (s *Service) lead(ctx context.Context) (bool, error) {
+	l, err := s.Follower.Index.AcquireLease(ctx, s.Holder, s.leaseTTL())
+	if err != nil {
+		return false, err
+	}
+	if !l.Held {
+		s.lost(l.Holder)
+		return false, nil
+	}
+	s.Follower.Index.Fence(l)
+	s.cur = l
+	if !s.held.Swap(true) {
+		s.Log.Info("indexing: this replica holds the indexing lease and follows the chain", "replica", s.Holder, "token", l.Token)
+		s.holder = ""
+	}
+	return true, nil
+}
+
+// lost records that another replica (holder, "" when unknown) indexes.
+func (s *Service) lost(holder string) {
+	s.Follower.Index.Fence(indexstore.Lease{})
+	if s.held.Swap(false) {
+		s.Follower.dropPrefetch()
+		s.Log.Info("indexing: another replica took the indexing lease; this one stays idle", "replica", s.Holder, "holder", holder)
+	}
+	if holder != "" && holder != s.holder {
+		s.holder = holder
+		s.Log.Debug("indexing: another replica holds the indexing lease", "holder", holder)
+	}
+}
+
+// release gives the lease back when this replica holds it, so that
+// another one takes over at once.
+func (s *Service) release() {
+	if s.Holder == "" || !s.held.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := s.Follower.Index.ReleaseLease(ctx, s.cur); err == nil {
+		s.held.Store(false)
+		s.Follower.Index.Fence(indexstore.Lease{})
+		s.Log.Info("indexing: gave the indexing lease back", "replica", s.Holder)
 	}
 }
 

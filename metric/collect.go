@@ -120,3 +120,16 @@ func (c *indexCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(idxPending, float64(n))
 	}
 }
+
+// AddIndexLease registers xgr_indexer_lease_held: 1 while leading says
+// this replica holds the indexing lease.
+func (s *Set) AddIndexLease(leading func() bool) {
+	s.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_indexer_lease_held",
+		Help: "1 while this replica holds the indexing lease and follows the chain; 0 while another replica does."},
+		func() float64 {
+			if leading() {
+				return 1
+			}
+			return 0
+		}))
+}

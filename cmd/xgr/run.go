@@ -189,7 +189,9 @@ func runAction(c *cli.Context) error {
 	if service != nil {
 		service.Starter.Count, service.Starter.Waited = metrics.TriggerStart, metrics.TriggerWaited
 		service.Ping = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
+		service.Holder = replica // one replica indexes at a time
 		metrics.AddIndex(client, idx)
+		metrics.AddIndexLease(service.Leading)
 	}
 	var gateway http.Handler
 	if c.String("rpc-listen") != "" {
