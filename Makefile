@@ -4,15 +4,28 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test preflight provider lint fmt-check vet unit bench bench-peers bench-trees fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
+.PHONY: image image-check run test preflight provider lint fmt-check vet unit bench bench-peers bench-trees fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
 
 ## run: the main job on embedded defaults
 run:
 	$(GO) run ./cmd/xgr --log-level warn dev --exit-when-done
 
-## build: the xgr binary into bin/
+## build: the xgr binary into bin/, its version stamped from git describe (VERSION=…
+## overrides); `xgr version` prints it with the source revision Go records
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION     ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS      := -X github.com/xgr-sidecar/xgr/internal/build.Version=$(VERSION) -X github.com/xgr-sidecar/xgr/internal/build.Revision=$(REVISION)
 build:
-	$(GO) build -o bin/xgr ./cmd/xgr
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/xgr ./cmd/xgr
+
+## image: an OCI image of xgr without a Docker daemon (ko; its base made from the host's
+## CA bundle, nothing pulled) as bin/xgr-image.tar, loadable with docker load
+image:
+	@bash scripts/image.sh
+
+## image-check: make image, then inspect the tarball (manifest, config, the binary)
+image-check: image
+	$(GO) test -tags image -count=1 -run '^TestImageTarball$$' ./internal/build
 
 ## test: preflight, vet, formatting, staticcheck and every test (race detector on the concurrent packages)
 test: preflight lint unit

@@ -12,6 +12,11 @@ import (
 // (git describe --tags --always --dirty). "dev" when not stamped.
 var Version = "dev"
 
+// Revision is the source commit, set at link time where the toolchain
+// records none (ko builds with -trimpath and without VCS stamping):
+// -ldflags "-X github.com/xgr-sidecar/xgr/internal/build.Revision=<commit>".
+var Revision = ""
+
 // Info is a build's identity.
 type Info struct {
 	Version  string `json:"version"`
@@ -22,9 +27,9 @@ type Info struct {
 
 // Read returns this binary's Info: Version, and the vcs.revision and
 // vcs.modified settings the Go toolchain embeds (absent from `go run` and
-// test binaries).
+// test binaries), else Revision.
 func Read() Info {
-	b := Info{Version: Version, Go: runtime.Version()}
+	b := Info{Version: Version, Revision: Revision, Go: runtime.Version()}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			switch s.Key {
