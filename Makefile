@@ -4,24 +4,43 @@ STATICCHECK  ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS         := ./...
 BENCHTIME    ?= 1s
 
-.PHONY: run test provider lint fmt-check vet unit bench bench-peers bench-trees fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
+.PHONY: image image-check run test preflight provider lint fmt-check vet unit bench bench-peers bench-trees fuzz tools contracts bindings contracts-check build clean chaos chaos-short chaos-lint difftest
 
 ## run: the main job on embedded defaults
 run:
 	$(GO) run ./cmd/xgr --log-level warn dev --exit-when-done
 
-## build: the xgr binary into bin/
+## build: the xgr binary into bin/, its version stamped from git describe (VERSION=…
+## overrides); `xgr version` prints it with the source revision Go records
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION     ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS      := -X github.com/xgr-sidecar/xgr/internal/build.Version=$(VERSION) -X github.com/xgr-sidecar/xgr/internal/build.Revision=$(REVISION)
 build:
-	$(GO) build -o bin/xgr ./cmd/xgr
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/xgr ./cmd/xgr
 
-## test: vet, formatting, staticcheck and every test (race detector on the concurrent packages)
-test: provider lint unit
+## image: an OCI image of xgr without a Docker daemon (ko; its base made from the host's
+## CA bundle, nothing pulled) as bin/xgr-image.tar, loadable with docker load
+image:
+	@bash scripts/image.sh
 
-## provider: say where the tests' Redis and anvil run (XGR_TEST_PROVIDER=docker|local|auto,
-## default auto); stops here at once when none can serve (docker without an engine)
-provider:
-	@out=$$($(GO) run ./internal/testenv/provider/report 2>&1); rc=$$?; \
+## image-check: make image, then inspect the tarball (manifest, config, the binary)
+image-check: image
+	$(GO) test -tags image -count=1 -run '^TestImageTarball$$' ./internal/build
+
+## test: preflight, vet, formatting, staticcheck and every test (race detector on the concurrent packages)
+test: preflight lint unit
+
+## preflight: say where the tests' Redis and anvil run (XGR_TEST_PROVIDER=docker|local|auto,
+## default auto) and check within seconds that every tool the tests need is present (go,
+## redis-server, anvil, solcjs, node and ethers, dot, chromium); stops here listing each
+## missing thing and how to install it, or when no provider can serve
+preflight:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "preflight: $(GO) not found: install Go $$(sed -n 's/^go //p' go.mod) from https://go.dev/dl" >&2; exit 1; }
+	@out=$$($(GO) run ./internal/testenv/preflight/report 2>&1); rc=$$?; \
 	printf '%s\n' "$$out" | grep -v '^exit status [0-9]*$$'; exit $$rc
+
+## provider: the former name of preflight
+provider: preflight
 
 lint: vet fmt-check
 	$(GO) run $(STATICCHECK) $(PKGS)
@@ -36,7 +55,7 @@ fmt-check:
 # Every test runs under the race detector except the exhaustive event-order
 # test of the pure join core, which would take minutes under it.
 SLOW_PURE := TestJoinEveryOrder
-unit: provider
+unit: preflight
 	$(GO) test -race -count=1 -skip '^$(SLOW_PURE)$$' ./...
 	$(GO) test -count=1 -tags xgrfailpoint ./internal/failpoint
 	$(GO) test -count=1 -run '^$(SLOW_PURE)$$' ./reactor

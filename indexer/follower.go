@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -180,6 +181,7 @@ func (f *Follower) Step(ctx context.Context) (p Progress, err error) {
 		f.dropPrefetch()
 		return p, err
 	}
+	f.logCacheUpdates(r.changes)
 	for _, m := range r.mismatches {
 		m.report(ctx, f)
 	}
@@ -279,6 +281,39 @@ func (f *Follower) loadDiscovered(ctx context.Context) {
 	}
 }
 
+// cacheLogLimit is how many cache updates of one commit are logged one by
+// one at INFO; a larger commit (a backfill) logs their counts.
+const cacheLogLimit = 20
+
+// logCacheUpdates says at INFO which orchestrations and rules a commit
+// cached, updated or removed.
+func (f *Follower) logCacheUpdates(changes []indexstore.Change) {
+	var ostcs, rules []indexstore.Change
+	for _, c := range changes {
+		switch {
+		case strings.HasPrefix(c.Key, "ostc:"):
+			ostcs = append(ostcs, c)
+		case strings.HasPrefix(c.Key, "rule:"):
+			rules = append(rules, c)
+		}
+	}
+	if len(ostcs)+len(rules) > cacheLogLimit {
+		f.Log.Info("cache updated", "orchestrations", len(ostcs), "rules", len(rules), "toBlock", changes[len(changes)-1].Block)
+		return
+	}
+	for _, c := range ostcs {
+		f.Log.Info("orchestration cache updated", "entry", strings.TrimPrefix(c.Key, "ostc:"), "block", c.Block,
+			"version", c.Fields["version"], "hash", c.Fields["hash"], "removed", c.Delete)
+	}
+	for _, c := range rules {
+		f.Log.Info("rule cache updated", "rule", strings.TrimPrefix(c.Key, "rule:"), "block", c.Block, "hash", c.Fields["hash"], "removed", c.Delete)
+	}
+}
+
+// SeenAtField is the field of a trigger start's record holding when the
+// indexer saw its log (unix ms): the start of its trigger-to-start time.
+const SeenAtField = "seenAt"
+
 // starts records the session starts a log asks for; they run once their
 // block is confirmed.
 func (f *Follower) starts(l types.Log) ([]indexstore.Change, error) {
@@ -300,6 +335,7 @@ func (f *Follower) starts(l types.Log) ([]indexstore.Change, error) {
 		if t.Pin != (common.Hash{}) {
 			fields["pin"] = t.Pin.Hex()
 		}
+		fields[SeenAtField] = strconv.FormatInt(time.Now().UnixMilli(), 10)
 		out = append(out, indexstore.Change{Block: s.Block, Key: indexstore.StartKey(s.Key), Fields: fields, Pending: true})
 	}
 	return out, nil

@@ -40,6 +40,11 @@ type Starter struct {
 	// definite refusal), "retry" (an error; the trigger stays pending) and
 	// "waiting" (its orchestration is not indexed yet).
 	Count func(outcome string)
+	// Waited, when set, receives for each session started how long after
+	// the indexer saw its trigger log it started (the finality wait
+	// included); triggers recorded before the indexer noted the time are
+	// not reported.
+	Waited func(time.Duration)
 	// Authority, when set, checks the session's runner (its owner) on the
 	// registry and the orchestration's rule contracts before the session
 	// is created (XRC-729 §3.1/§4.2): a runner that is neither owner nor
@@ -181,6 +186,9 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 		}
 		s.Log.Info("trigger started a session", "trigger", rec["trigger"], "session", res.Root.String(), "ack", res.Ack)
 		s.count("started")
+		if seen, err := strconv.ParseInt(rec[SeenAtField], 10, 64); err == nil && seen > 0 && s.Waited != nil {
+			s.Waited(s.Now().Sub(time.UnixMilli(seen)))
+		}
 		started++
 	}
 	return started, nil

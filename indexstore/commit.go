@@ -71,9 +71,13 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 		prevArg = ""
 	}
 	args[0] = prevArg
+	keys, args = append(keys, x.lease()), append(args, x.fenceArg())
 	if err := scriptCommit.Run(ctx, x.rdb, keys, args...).Err(); err != nil {
 		if strings.Contains(err.Error(), "STALE_HEAD") {
 			return fmt.Errorf("index commit: %w", ErrStaleHead)
+		}
+		if strings.Contains(err.Error(), "NOT_HOLDER") {
+			return fmt.Errorf("index commit: %w", ErrNotHolder)
 		}
 		return fmt.Errorf("index commit: %w", err)
 	}
@@ -114,11 +118,14 @@ func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor Block) (u
 			}
 		}
 	}
-	keys = append(keys, entries...)
-	res, err := scriptRewind.Run(ctx, x.rdb, keys, head.Hex(), ancestor.Number, ancestor.Hash.Hex(), len(rewound)).Int64Slice()
+	keys = append(append(keys, entries...), x.lease())
+	res, err := scriptRewind.Run(ctx, x.rdb, keys, head.Hex(), ancestor.Number, ancestor.Hash.Hex(), len(rewound), x.fenceArg()).Int64Slice()
 	if err != nil {
 		if strings.Contains(err.Error(), "STALE_HEAD") {
 			return 0, 0, fmt.Errorf("index rewind: %w", ErrStaleHead)
+		}
+		if strings.Contains(err.Error(), "NOT_HOLDER") {
+			return 0, 0, fmt.Errorf("index rewind: %w", ErrNotHolder)
 		}
 		return 0, 0, fmt.Errorf("index rewind: %w", err)
 	}

@@ -15,6 +15,8 @@
 // StartKey, and its own "registry:<addr>" and "rule:<addr>").
 //
 //	xgr:{idx:C}:head               hash    number, hash: the last indexed block (the checkpoint)
+//	xgr:{idx:C}:lease              string  "<replica> <token>", expiring: the indexing lease (one indexer at a time)
+//	xgr:{idx:C}:leasefence         int     the last indexing lease token handed out
 //	xgr:{idx:C}:blocks             hash    number → "hash parent" of the recent blocks (the window)
 //	xgr:{idx:C}:undo:<n>           list    how to undo block n's changes: {"k": key, "prev": {field: value}}
 //	xgr:{idx:C}:ostc:<reg>:<id>    hash    a cache entry: json, hash, version, block, valid, problems, …

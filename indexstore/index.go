@@ -18,12 +18,15 @@ import (
 type Index struct {
 	rdb    redis.UniversalClient
 	prefix string
+	// fence is the indexing lease commits and rewinds are fenced by
+	// (Fence), shared by copies.
+	fence *fenceHolder
 }
 
 // New returns the index of chain chainID on rdb (a single server, a
 // Cluster or a Sentinel client).
 func New(rdb redis.UniversalClient, chainID uint64) *Index {
-	return &Index{rdb: rdb, prefix: prefixOf(chainID)}
+	return &Index{rdb: rdb, prefix: prefixOf(chainID), fence: new(fenceHolder)}
 }
 
 // Block is an indexed block.
@@ -36,7 +39,7 @@ type Block struct {
 // Head returns the checkpoint; ok is false for an empty index.
 func (x *Index) Head(ctx context.Context) (Block, bool, error) {
 	m, err := x.rdb.HGetAll(ctx, x.head()).Result()
-	if err != nil || len(m) == 0 {
+	if err != nil || m["number"] == "" {
 		return Block{}, false, err
 	}
 	n, err := strconv.ParseUint(m["number"], 10, 64)

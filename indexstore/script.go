@@ -24,8 +24,10 @@ func load(name string) *redis.Script {
 
 // The transitions. go-redis runs them with EVALSHA and loads them on NOSCRIPT.
 var (
-	scriptCommit = load("commit")
-	scriptRewind = load("rewind")
+	scriptCommit  = load("commit")
+	scriptRewind  = load("rewind")
+	scriptLease   = load("lease")
+	scriptUnlease = load("unlease")
 )
 
 // Preload loads the index's scripts into the server's script cache (on
@@ -33,7 +35,7 @@ var (
 // rewind are one EVALSHA round trip each. Scripts are also reloaded on
 // NOSCRIPT, so this is optional.
 func (x *Index) Preload(ctx context.Context) error {
-	for _, sc := range []*redis.Script{scriptCommit, scriptRewind} {
+	for _, sc := range []*redis.Script{scriptCommit, scriptRewind, scriptLease, scriptUnlease} {
 		if err := sc.Load(ctx, x.rdb).Err(); err != nil {
 			return fmt.Errorf("load index script: %w", err)
 		}

@@ -41,6 +41,13 @@ type SessionMeta struct {
 	StartKey string
 }
 
+// MetaHolder and MetaPrevHolder are the meta fields naming the replica
+// that last adopted the session (adopt_root) and the one before it.
+const (
+	MetaHolder     = "holder"
+	MetaPrevHolder = "prevHolder"
+)
+
 // Session meta field names, as the scripts write them.
 const (
 	metaOwner      = "owner"

@@ -36,6 +36,9 @@ type Manager struct {
 	// OnEvent receives every session's timeline (optional; called from
 	// several goroutines).
 	OnEvent func(joinstore.Root, Event)
+	// Lifecycle receives adoptions, lease losses and finished sessions
+	// (optional).
+	Lifecycle Lifecycle
 
 	// Workers is the number of scheduler workers running the root actors
 	// (0 = GOMAXPROCS).
@@ -306,6 +309,9 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 		case err != nil:
 			first = cmp.Or(first, err)
 			continue
+		}
+		if f := m.Lifecycle.Adopted; f != nil {
+			f(r, adopted[i].Meta[joinstore.MetaPrevHolder], len(adopted[i].Expired))
 		}
 		m.mu.Lock()
 		pid, err := m.sched.Submit(newRootActor(m, r, &adopted[i]), "run", nil)

@@ -34,6 +34,8 @@ type sessionIO struct {
 	// adopted is what the adoption read (joinstore.Adopt); cmdOpen takes
 	// it instead of reading the session again.
 	adopted *joinstore.Adoption
+	// life receives lease losses and finished sessions (replicas only).
+	life Lifecycle
 	// orch and table: the session's orchestration (set at cmdOpen, or
 	// given).
 	orch  *registry.Orchestration
@@ -323,6 +325,9 @@ func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) input
 			s.log.Warn("renewal failed", "session", s.root.String(), "err", err)
 		} else {
 			s.log.Warn("lost the root lease", "session", s.root.String(), "err", err)
+			if s.life.LeaseLost != nil {
+				s.life.LeaseLost(s.root)
+			}
 		}
 		return inRenewed{Err: err}
 	}
@@ -378,10 +383,16 @@ func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
 	case c.Finished:
 		if err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock()); err != nil {
 			s.log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
+		} else if s.life.Finished != nil {
+			s.life.Finished(s.root)
 		}
 		return
 	case c.Unmark:
-		s.store.UnmarkRoot(ctx, s.root)
+		// Only a finished session (one another session's wake or join
+		// ended) is unmarked.
+		if err := s.store.UnmarkRoot(ctx, s.root); err == nil && s.life.Finished != nil {
+			s.life.Finished(s.root)
+		}
 	case !c.Mark.IsZero():
 		s.store.MarkRoot(ctx, s.root, c.Mark)
 		// A wake between the reads before this and the mark made work due

@@ -10,14 +10,14 @@ import (
 	"testing"
 )
 
-// sharedFixtures is ../shared/fixtures/xgr-public beside the repository.
-const sharedFixtures = "../../shared/fixtures/xgr-public"
+// sharedFixtures holds published XGR documents (testdata/xgr-public, see its NOTICE.md).
+const sharedFixtures = "../testdata/xgr-public"
 
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("read %s: %v (the shared fixtures live in ../shared beside the repository)", path, err)
+		t.Fatalf("read %s: %v", path, err)
 	}
 	return raw
 }

@@ -61,6 +61,9 @@ type Config struct {
 	OnEvent func(joinstore.Root, reactor.Event)
 	// Log: nil is slog.Default().
 	Log *slog.Logger
+	// Lifecycle receives adoptions, lease losses and finished sessions
+	// (metrics and operators' logs; optional).
+	Lifecycle reactor.Lifecycle
 	// Actuator performs steps' executions (nil: executions are off, and a
 	// step's execution is reported not performed). Flipper renders the
 	// onInvalid branch after a revert; nil uses Exec when it can (the
@@ -93,7 +96,7 @@ func New(cfg Config) (*reactor.Manager, error) {
 	}
 	return &reactor.Manager{Store: cfg.Store, Source: cfg.Source, Exec: cfg.Exec, Replica: cfg.Name,
 		RootLease: cfg.RootLease, ProcLease: cfg.ProcLease, Poll: cfg.Poll, MaxRoots: cfg.MaxRoots, Workers: cfg.Workers,
-		OnEvent: cfg.OnEvent, Log: log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll}, nil
+		OnEvent: cfg.OnEvent, Log: log, Lifecycle: cfg.Lifecycle, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll}, nil
 }
 
 // Steps is how a replica (or xgr simulate) runs steps: as the XRC-137 rules

@@ -10,14 +10,14 @@ import (
 	"testing"
 )
 
-// fixtureDir holds the public XGR example documents (shared/ beside the repository).
-const fixtureDir = "../../shared/fixtures/xgr-public"
+// fixtureDir holds the published XGR example documents (testdata/xgr-public, see its NOTICE.md).
+const fixtureDir = "../testdata/xgr-public"
 
 func readFixture(t testing.TB, rel string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(fixtureDir, rel))
 	if err != nil {
-		t.Fatalf("fixture %s: %v (the public XGR examples are expected in shared/fixtures/xgr-public beside the repository)", rel, err)
+		t.Fatalf("fixture %s: %v", rel, err)
 	}
 	return raw
 }

@@ -13,13 +13,13 @@ import (
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
-const fixtures = "../../shared/fixtures/xgr-public"
+const fixtures = "../testdata/xgr-public"
 
 func fixture(b testing.TB, rel string) string {
 	b.Helper()
 	raw, err := os.ReadFile(filepath.Join(fixtures, rel))
 	if err != nil {
-		b.Fatalf("fixture %s: %v (the public XGR examples are expected in shared/fixtures/xgr-public beside the repository)", rel, err)
+		b.Fatalf("fixture %s: %v", rel, err)
 	}
 	return string(raw)
 }

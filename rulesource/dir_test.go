@@ -11,7 +11,7 @@ import (
 	"github.com/xgr-sidecar/xgr/rule"
 )
 
-const fixtureDir = "../../shared/fixtures/xgr-public"
+const fixtureDir = "../testdata/xgr-public"
 
 const okRule = `{"payload": {"X": {"type": "int64"}}, "rules": ["[X] > 0"], "onValid": {"payload": {"Y": "[X] * 2"}}}`
 

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/authority"
@@ -25,6 +24,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/metric"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/replica"
@@ -199,6 +199,8 @@ func devAction(c *cli.Context) error {
 	defer srv.Stop()
 	rdb := srv.Client()
 	defer rdb.Close()
+	metrics := metric.New(log)
+	rdb.AddHook(metrics.RedisHook())
 	store, err := replica.OpenStore(ctx, rdb, joinstore.Config{SessionTTL: time.Hour})
 	if err != nil {
 		return fmt.Errorf("dev: redis: %w", err)
@@ -226,7 +228,7 @@ func devAction(c *cli.Context) error {
 	defer stopGateway()
 	ui := newConsole(c, console.Config{Store: store, Source: source, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log})
 	if addr := c.String("listen"); addr != "" {
-		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), prometheus.NewRegistry(), store, "dev", time.Second, func() error { return ctx.Err() }, ui)
+		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), metrics.Registry, store, "dev", time.Second, func() error { return ctx.Err() }, ui)
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("dev: --listen %s: %v", addr, err), 2)
 		}
@@ -258,8 +260,9 @@ func devAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: "dev", Poll: 50 * time.Millisecond, Log: log,
+	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: "dev", Poll: 50 * time.Millisecond, Log: log, Lifecycle: metrics.Lifecycle("dev"),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
+			metrics.Event(r, e)
 			watch.add(r)
 			if ui != nil {
 				ui.Record(r, e)
@@ -275,8 +278,11 @@ func devAction(c *cli.Context) error {
 		Follower: &indexer.Follower{Chain: dev.Backend(), ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: log},
 		Starter: &indexer.Starter{Chain: dev.Backend(), Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: log,
 			Authority: authority.NewChecker(authority.NewChainReader(dev.Backend()))},
-		Poll: 100 * time.Millisecond, Log: log,
+		Poll: 100 * time.Millisecond, Log: log, Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	}
+	svc.Starter.Count, svc.Starter.Waited = metrics.TriggerStart, metrics.TriggerWaited
+	metrics.AddSessions(store, m.Running)
+	metrics.AddIndex(dev.Backend(), idx)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); svc.Run(ctx) }()

@@ -17,6 +17,7 @@ func main() {
 	// SIGINT and SIGTERM cancel the commands' context: long-running ones
 	// drain and clean up (a private redis-server, leases) before exiting.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ignoreHangup()
 	err := runApp(ctx, newApp(os.Stdout, os.Stderr), os.Args)
 	stop()
 	if err == nil {

@@ -107,14 +107,14 @@ func TestValidateWarnsAboutMissingJoinFields(t *testing.T) {
 }
 
 func TestValidateStrictAndBrokenJSON(t *testing.T) {
-	quorum := "../../../shared/fixtures/xgr-public/ApiPriceFeedQuorum/XRC729Json/ApiPriceFeedQuorumLoop.json"
+	quorum := "../../testdata/xgr-public/ApiPriceFeedQuorum/XRC729Json/ApiPriceFeedQuorumLoop.json"
 	if _, code := run(t, "ostc", "validate", quorum); code != 0 {
 		t.Fatalf("placeholder rule must only warn")
 	}
 	if out, code := run(t, "ostc", "validate", "--strict", quorum); code != 1 || !strings.Contains(out, "INVALID under --strict") {
 		t.Fatalf("--strict: exit %d\n%s", code, out)
 	}
-	truncated := "../../../shared/fixtures/xgr-public/IterationOfPi/XRC137Json/Iterationstep.json"
+	truncated := "../../testdata/xgr-public/IterationOfPi/XRC137Json/Iterationstep.json"
 	out, code := run(t, "ostc", "validate", truncated)
 	if code != 1 || !strings.Contains(out, truncated+":21:4: error: broken JSON: unexpected end of input") {
 		t.Fatalf("truncated: exit %d\n%s", code, out)

@@ -16,7 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-const fixtures = "../../../shared/fixtures/xgr-public"
+const fixtures = "../../testdata/xgr-public"
 
 // run executes the CLI and returns stdout and the exit code it would use.
 func run(t *testing.T, args ...string) (string, int) {
@@ -49,7 +49,7 @@ func writeFile(t *testing.T, name, content string) string {
 func repairedPiFile(t *testing.T) string {
 	raw, err := os.ReadFile(filepath.Join(fixtures, "IterationOfPi/XRC137Json/Iterationstep.json"))
 	if err != nil {
-		t.Fatalf("fixture: %v (expected shared/fixtures beside the repository)", err)
+		t.Fatalf("fixture: %v", err)
 	}
 	return writeFile(t, "pi.json", string(raw)+"}")
 }

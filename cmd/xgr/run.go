@@ -26,6 +26,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/metric"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/replica"
@@ -180,7 +181,8 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	checkCounters(c.Context, store)
-	events := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_events_total", Help: "Session timeline events by type."}, []string{"type"})
+	metrics := metric.New(slog.Default())
+	rdb.AddHook(metrics.RedisHook())
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
 	if client != nil {
@@ -188,10 +190,12 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 	}
-	triggers := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_trigger_starts_total",
-		Help: "Trigger start attempts by outcome: started, failed (a definite refusal), retry (an error; the trigger stays pending), waiting (its orchestration is not indexed yet)."}, []string{"outcome"})
 	if service != nil {
-		service.Starter.Count = func(outcome string) { triggers.WithLabelValues(outcome).Inc() }
+		service.Starter.Count, service.Starter.Waited = metrics.TriggerStart, metrics.TriggerWaited
+		service.Ping = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
+		service.Holder = name // one replica indexes at a time
+		metrics.AddIndex(client, idx)
+		metrics.AddIndexLease(service.Leading)
 	}
 	var gateway http.Handler
 	if c.String("rpc-listen") != "" {
@@ -223,8 +227,9 @@ func runAction(c *cli.Context) error {
 	}
 	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: name, Actuator: actuator, ExecPoll: c.Duration("exec-poll"),
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
+		Log: slog.Default(), Lifecycle: metrics.Lifecycle(name),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
-			events.WithLabelValues(string(e.Type)).Inc()
+			metrics.Event(r, e)
 			if ui != nil {
 				ui.Record(r, e)
 			}
@@ -232,9 +237,8 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(events, triggers, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xgr_sessions_running", Help: "Sessions this replica runs now."},
-		func() float64 { return float64(m.Running()) }))
+	metrics.AddSessions(store, m.Running)
+	reg := metrics.Registry
 	ready := func() error {
 		if c.Context.Err() != nil {
 			return errors.New("draining: the replica is stopping")

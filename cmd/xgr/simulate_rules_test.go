@@ -55,7 +55,7 @@ func TestSimulateIterationOfPiWithRuleFiles(t *testing.T) {
 	ostc := filepath.Join(fixtures, "IterationOfPi/XRC729Json/IterationofPiOSTC.json")
 	raw, err := os.ReadFile(filepath.Join(fixtures, "IterationOfPi/XRC137Json/Iterationstep.json"))
 	if err != nil {
-		t.Fatalf("fixture: %v (expected shared/fixtures beside the repository)", err)
+		t.Fatalf("fixture: %v", err)
 	}
 	start := writeFile(t, "p0.json", `{"Iter": 0, "S": 0, "Pi": 0}`)
 

@@ -19,7 +19,9 @@
 --   of fields F, then F field, value pairs.
 -- (Flat arguments: a JSON batch cost the decoding of every entry's text.)
 --
--- Returns "ok", or an error STALE_HEAD when the checkpoint moved.
+-- Last KEYS: xgr:{idx:C}:lease; last ARGV: the fence (see below).
+-- Returns "ok", or an error STALE_HEAD when the checkpoint moved, or
+-- NOT_HOLDER when the caller's indexing lease is not the live one.
 -- Invariant: the cache, the window and the checkpoint always describe the
 -- same chain prefix; every cache change of a block in the window can be
 -- undone (its previous value is in the block's undo list, as
@@ -27,6 +29,12 @@
 local cur = redis.call("HGET", KEYS[1], "hash") or ""
 if cur ~= ARGV[1] then
   return redis.error_reply("STALE_HEAD the checkpoint is " .. cur .. ", not " .. ARGV[1])
+end
+-- The fence: the last ARGV is the indexing lease the caller holds ("" for
+-- an unfenced caller), the last KEYS the lease key xgr:{idx:C}:lease.
+local fence = ARGV[#ARGV]
+if fence ~= "" and redis.call("GET", KEYS[#KEYS]) ~= fence then
+  return redis.error_reply("NOT_HOLDER the indexing lease is not " .. fence)
 end
 local nb, np, nc = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local B = 3 -- KEYS before the undo lists

@@ -7,12 +7,20 @@
 -- ARGV[1] the checkpoint hash the caller read  ARGV[2] ancestor number
 -- ARGV[3] ancestor hash  ARGV[4] number of rewound blocks
 --
--- Returns {changes undone, started triggers kept}, or STALE_HEAD.
+-- Last KEYS: xgr:{idx:C}:lease; last ARGV: the fence (see below).
+-- Returns {changes undone, started triggers kept}, or STALE_HEAD, or
+-- NOT_HOLDER when the caller's indexing lease is not the live one.
 -- Invariant: after a rewind the cache is exactly what it was when the
 -- ancestor was the head; a trigger whose session already started is kept
 -- (and counted: it was started from a block that is gone).
 if (redis.call("HGET", KEYS[1], "hash") or "") ~= ARGV[1] then
   return redis.error_reply("STALE_HEAD the checkpoint moved")
+end
+-- The fence: the last ARGV is the indexing lease the caller holds ("" for
+-- an unfenced caller), the last KEYS the lease key xgr:{idx:C}:lease.
+local fence = ARGV[#ARGV]
+if fence ~= "" and redis.call("GET", KEYS[#KEYS]) ~= fence then
+  return redis.error_reply("NOT_HOLDER the indexing lease is not " .. fence)
 end
 local n = tonumber(ARGV[4])
 local undone, kept = 0, 0

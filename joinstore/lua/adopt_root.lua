@@ -17,6 +17,9 @@
 -- claim the claimed root process, empty or iter, token, first reserved
 -- iter, reserve, resumeStep, resumePlain, parentPid, joinGroupId,
 -- threadHeadPid.
+-- A new lease records its replica in meta field holder and the replica
+-- that held it before in prevHolder ("" for the first), so the new holder
+-- can name whom it took the session over from.
 -- The root process is claimed only when the session is not killed, no lease
 -- expired (recovery comes first), the window has room, it is due, waiting
 -- and unpaused, and start_session recorded its step's limits (reserve,
@@ -40,6 +43,9 @@ if cur then
 else
   token = int(redis.call("HINCRBY", KEYS[2], "fence", 1))
   redis.call("SET", KEYS[1], ARGV[1] .. " " .. token, "PX", ARGV[2])
+  -- Who adopted the session before (for the operator's log of a takeover).
+  local prev = redis.call("HGET", KEYS[2], "holder")
+  redis.call("HSET", KEYS[2], "holder", ARGV[1], "prevHolder", prev or "")
 end
 
 local now, nowS = clock(ARGV[3])

@@ -5,7 +5,7 @@
 // and picks docker when an engine answers, else local).
 //
 // It is a package of its own, without go-ethereum, so that `make test` can
-// print the choice (./internal/testenv/provider/report) cheaply before the
+// print the choice (./internal/testenv/preflight/report) cheaply before the
 // suite runs.
 package provider
 

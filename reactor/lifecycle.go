@@ -1,0 +1,21 @@
+package reactor
+
+import "github.com/xgr-sidecar/xgr/joinstore"
+
+// Lifecycle receives what happens to the sessions a replica runs, for
+// metrics and operators' logs (Manager.Lifecycle; every field optional,
+// called from several goroutines).
+type Lifecycle struct {
+	// Adopted: this replica took a session's root lease. previous is the
+	// replica that adopted it before ("" when none did or it is unknown);
+	// recovered counts the processes left running under leases that had
+	// expired — non-zero means a replica stopped without handing the
+	// session back (a takeover).
+	Adopted func(root joinstore.Root, previous string, recovered int)
+	// LeaseLost: another replica holds the session's root lease now (this
+	// one was too slow to renew it).
+	LeaseLost func(root joinstore.Root)
+	// Finished: the session's last process ended and this replica handed
+	// the finished session back.
+	Finished func(root joinstore.Root)
+}
