@@ -82,6 +82,7 @@ Example:
 			&cli.BoolFlag{Name: "timeline", EnvVars: []string{"XGR_DEV_TIMELINE"}, Usage: "print every session event, not only when each session finished"},
 			&cli.BoolFlag{Name: "exit-when-done", EnvVars: []string{"XGR_DEV_EXIT_WHEN_DONE"}, Usage: "stop once every demo session finished"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of the console /ui, /metrics, /healthz and /readyz (empty: off)"},
+			&cli.StringFlag{Name: "chain-listen", Value: "127.0.0.1:0", EnvVars: []string{"XGR_DEV_CHAIN_LISTEN"}, Usage: "serve the development chain's eth_* JSON-RPC here, for wallets, scripts and dApps (port 0: a free one, printed; empty: off)"},
 		}, append(gatewayFlags("127.0.0.1:8645"), append(consoleFlags(), listenerFlags()...)...)...),
 		Action: devAction,
 	}
@@ -148,9 +149,17 @@ func devAction(c *cli.Context) error {
 		}
 	}
 
-	dev, err := devchain.New()
-	if err != nil {
+	// Every port is checked before anything is deployed.
+	if err := checkPortsFree(c, "listen", "rpc-listen", "chain-listen"); err != nil {
 		return err
+	}
+	var chainOpts []devchain.Option
+	if a := c.String("chain-listen"); a != "" {
+		chainOpts = append(chainOpts, devchain.WithHTTP(a))
+	}
+	dev, err := devchain.New(chainOpts...)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("dev: --chain-listen %s (XGR_DEV_CHAIN_LISTEN): %v", c.String("chain-listen"), err), 2)
 	}
 	defer dev.Close()
 	sender, err := chain.NewSender(ctx, dev.Backend(), dev.Key(0), 1)
@@ -208,6 +217,9 @@ func devAction(c *cli.Context) error {
 	chainID := dev.ChainID().Uint64()
 	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
 		chainID, reg.Address.Hex(), rcpt.BlockNumber.Uint64(), len(ids), srv.Addr)
+	if dev.URL != "" {
+		fmt.Fprintf(w, "xgr dev: the chain's JSON-RPC is %s (chain id %d; wallets and ethers.js reach the registry and rules there)\n", dev.URL, chainID)
+	}
 	if rules != nil {
 		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
 	} else {

@@ -42,7 +42,7 @@ var (
 	// IPC socket path.
 	nodeURLFlags = map[string]bool{"rpc": true, "endpoint": false}
 	// listenFlags are local addresses to listen on.
-	listenFlags = map[string]bool{"listen": true, "rpc-listen": true, "metrics-listen": true}
+	listenFlags = map[string]bool{"listen": true, "rpc-listen": true, "metrics-listen": true, "chain-listen": true}
 )
 
 // secretFlags hold addresses that may carry a secret: a node URL's API

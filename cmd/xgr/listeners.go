@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"net"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
@@ -31,4 +35,37 @@ func listenerConfig(c *cli.Context, flag string) httpserve.Config {
 		hc.Hosts = []string{"*"}
 	}
 	return hc
+}
+
+// checkPortsFree binds and releases each listen address the flags name
+// (skipping empty ones), so that a taken port is reported before anything
+// is started or deployed, naming the flag and its variable (exit 2).
+func checkPortsFree(c *cli.Context, flags ...string) error {
+	for _, name := range flags {
+		addr := c.String(name)
+		if addr == "" {
+			continue
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("%s: --%s %s%s: %v", cmdName(c), name, addr, envHint(c, name), err), 2)
+		}
+		l.Close()
+	}
+	return nil
+}
+
+// envHint is " (XGR_…)" for a flag of c's command that has a variable.
+func envHint(c *cli.Context, name string) string {
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			if ev, ok := f.(interface{ GetEnvVars() []string }); ok && len(ev.GetEnvVars()) > 0 {
+				return " (" + strings.Join(ev.GetEnvVars(), ", ") + ")"
+			}
+		}
+	}
+	return ""
 }

@@ -7,12 +7,18 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
+	"fmt"
 	"math/big"
+	"net"
+	"strconv"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
 
 	"github.com/xgr-sidecar/xgr/internal/chain"
 )
@@ -29,10 +35,31 @@ type Chain struct {
 	Client simulated.Client
 	// Keys are the funded development keys (DevKeys).
 	Keys []*ecdsa.PrivateKey
+	// URL is the JSON-RPC endpoint (WithHTTP), "" when not served.
+	URL string
+
+	stop chan struct{}
 }
 
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	http string
+}
+
+// WithHTTP serves the chain's eth_*, net_* and web3_* JSON-RPC over HTTP
+// on addr (host:port; port 0 picks a free one; Chain.URL says which), so
+// that wallets, ethers.js scripts and dApps reach the contracts deployed
+// on it. Transactions sent there are mined within 50 ms.
+func WithHTTP(addr string) Option { return func(o *options) { o.http = addr } }
+
 // New builds a chain with the development accounts funded. The caller closes it.
-func New() (*Chain, error) {
+func New(opts ...Option) (c *Chain, err error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	keys, err := DevKeys(DevAccounts)
 	if err != nil {
 		return nil, err
@@ -41,17 +68,84 @@ func New() (*Chain, error) {
 	for _, k := range keys {
 		alloc[chain.Address(k)] = types.Account{Balance: Balance}
 	}
-	b := simulated.NewBackend(alloc)
+	var nodeOpts []func(*node.Config, *ethconfig.Config)
+	var url string
+	if o.http != "" {
+		host, port, err := freeAddr(o.http)
+		if err != nil {
+			return nil, err
+		}
+		url = "http://" + net.JoinHostPort(host, strconv.Itoa(port))
+		nodeOpts = append(nodeOpts, func(nc *node.Config, _ *ethconfig.Config) {
+			nc.HTTPHost, nc.HTTPPort = host, port
+			nc.HTTPModules = []string{"eth", "net", "web3"}
+			nc.HTTPVirtualHosts, nc.HTTPCors = []string{"localhost", host}, []string{"*"}
+		})
+	}
+	// The simulated backend panics when its node cannot start (a port
+	// taken since it was checked).
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, fmt.Errorf("development chain: %v", p)
+		}
+	}()
+	b := simulated.NewBackend(alloc, nodeOpts...)
 	// The genesis block has timestamp 0. Gas estimates run on the head block,
 	// so a contract that stores block.timestamp would be estimated against a
 	// zero time (a cheaper store) and its first transaction run out of gas.
 	// One empty block gives the head a real timestamp.
 	b.Commit()
-	return &Chain{Simulated: b, Client: autoMine{Client: b.Client(), backend: b}, Keys: keys}, nil
+	c = &Chain{Simulated: b, Client: autoMine{Client: b.Client(), backend: b}, Keys: keys, URL: url, stop: make(chan struct{})}
+	if url != "" {
+		go c.mineRPC()
+	}
+	return c, nil
+}
+
+// freeAddr splits addr and, for port 0, finds a free port. A port that is
+// taken is an error now, before anything is deployed.
+func freeAddr(addr string) (string, int, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, err
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", 0, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return host, port, nil
+}
+
+// mineRPC mines the transactions that arrive over the JSON-RPC endpoint
+// (the Go client mines its own at once).
+func (c *Chain) mineRPC() {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		if n, err := c.Simulated.Client().PendingTransactionCount(context.Background()); err == nil && n > 0 {
+			c.Simulated.Commit()
+		}
+	}
 }
 
 // Close stops the chain.
-func (c *Chain) Close() error { return c.Simulated.Close() }
+func (c *Chain) Close() error {
+	if c.stop != nil {
+		select {
+		case <-c.stop:
+		default:
+			close(c.stop)
+		}
+	}
+	return c.Simulated.Close()
+}
 
 // Backend is the auto-mining client.
 func (c *Chain) Backend() chain.Backend { return c.Client }
