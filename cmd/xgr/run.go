@@ -87,7 +87,7 @@ Example:
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
 			&cli.IntFlag{Name: "max-sessions", EnvVars: []string{"XGR_MAX_SESSIONS"}, Usage: "most sessions this replica runs at once (0 = no cap)"},
-		), append(append(executionFlags(), gatewayFlags("")...), append(consoleFlags(), listenerFlags()...)...)...),
+		), append(append(append(executionFlags(), tracingFlag()), gatewayFlags("")...), append(consoleFlags(), listenerFlags()...)...)...),
 		Action: runAction,
 	}
 }
@@ -158,16 +158,25 @@ func runAction(c *cli.Context) error {
 			return cli.Exit("run: "+err.Error(), 2)
 		}
 	}
-	exec, closeExec, err := runExecutor(c, client, cache, addrs)
-	if err != nil {
-		return err
-	}
-	defer closeExec()
 	name := c.String("replica")
 	if name == "" {
 		host, _ := os.Hostname()
 		name = host + "-" + strconv.Itoa(os.Getpid())
 	}
+	tracer, stopTracing, err := startTracing(c, name)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	var observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)
+	if tracer != nil {
+		observe = tracer.Observe
+	}
+	exec, closeExec, err := runExecutor(c, client, cache, addrs, observe)
+	if err != nil {
+		return err
+	}
+	defer closeExec()
 	store, err := replica.OpenStore(c.Context, rdb, storeConfig())
 	if err != nil {
 		return cli.Exit("run: "+target.failed(err).Error(), 1)
@@ -227,9 +236,12 @@ func runAction(c *cli.Context) error {
 	}
 	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: name, Actuator: actuator, ExecPoll: c.Duration("exec-poll"),
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
-		Log: slog.Default(), Lifecycle: metrics.Lifecycle(name),
+		Log: slog.Default(), Lifecycle: withTracing(metrics.Lifecycle(name), tracer),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			metrics.Event(r, e)
+			if tracer != nil {
+				tracer.Event(r, e)
+			}
 			if ui != nil {
 				ui.Record(r, e)
 			}
@@ -418,7 +430,7 @@ func serveOps(addr string, hc httpserve.Config, reg *prometheus.Registry, store 
 // runExecutor is the step executor of a replica: XRC-137 rules from the
 // chain (with a client) and from --rules, --outcomes for steps no rule
 // covers.
-func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses) (reactor.Executor, func(), error) {
+func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses, observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)) (reactor.Executor, func(), error) {
 	var scripted *reactor.Scripted
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
@@ -481,7 +493,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		}
 		reads.Backends[name] = b
 	}
-	x, err := replica.Steps{Rules: loader, API: api, Reads: reads, Scripted: scripted}.Executor()
+	x, err := replica.Steps{Rules: loader, API: api, Reads: reads, Scripted: scripted, Observe: observe}.Executor()
 	if err != nil {
 		closeAll()
 		return nil, nil, err
