@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/benchmark"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 )
 
@@ -34,7 +35,7 @@ func TestBenchJSON(t *testing.T) {
 			t.Errorf("--json output lacks %q:\n%s", name, out)
 		}
 	}
-	var r benchReport
+	var r benchmark.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}

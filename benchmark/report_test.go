@@ -1,4 +1,4 @@
-package main
+package benchmark
 
 import (
 	"reflect"
@@ -79,8 +79,8 @@ func TestPercentile(t *testing.T) {
 }
 
 func TestBenchReportFill(t *testing.T) {
-	r := benchReport{Sessions: 10}
-	r.fill(benchMeasure{steps: 100, elapsed: 2 * time.Second, roundTrips: 350, redisCPU: 5 * time.Millisecond, clientCPU: 7 * time.Millisecond, mallocs: 20000,
+	r := Report{Sessions: 10}
+	r.fill(measure{steps: 100, elapsed: 2 * time.Second, roundTrips: 350, redisCPU: 5 * time.Millisecond, clientCPU: 7 * time.Millisecond, mallocs: 20000,
 		memoryDelta: 4096, commands: map[string]int64{"evalsha": 200, "eval": 20, "hget": 400},
 		latencies: ms3(3, 1, 2)})
 	if r.StepsPerSec != 50 || r.SessionsPerSec != 5 || r.RoundtripsPerStep != 3.5 || r.RedisCPUUsPerStep != 50 || r.ClientCPUUsPerStep != 70 ||
@@ -88,8 +88,8 @@ func TestBenchReportFill(t *testing.T) {
 		r.LatencyP99Us != 3000 || r.RedisMemoryBytes != 4096 || r.TopCommands[0].Command != "hget" {
 		t.Errorf("report: %+v", r)
 	}
-	empty := benchReport{Sessions: 1}
-	empty.fill(benchMeasure{elapsed: time.Second})
+	empty := Report{Sessions: 1}
+	empty.fill(measure{elapsed: time.Second})
 	if empty.StepsPerSec != 0 || empty.RoundtripsPerStep != 0 {
 		t.Errorf("no steps: %+v", empty)
 	}

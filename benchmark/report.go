@@ -1,4 +1,4 @@
-package main
+package benchmark
 
 import (
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
@@ -87,8 +87,8 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-// benchReport is the result of xgr bench; its JSON field names are stable.
-type benchReport struct {
+// Report is the result of a run (xgr bench); its JSON field names are stable.
+type Report struct {
 	Orchestration string `json:"orchestration"`
 	Redis         string `json:"redis"`
 	Replicas      int    `json:"replicas"`
@@ -118,18 +118,18 @@ type benchReport struct {
 	// sessions' records hold until their TTL.
 	RedisMemoryBytes int64 `json:"redis_memory_bytes"`
 	// TopCommands are the most frequent commands per step (informative).
-	TopCommands []benchCommandCount `json:"top_commands"`
+	TopCommands []CommandCount `json:"top_commands"`
 }
 
-// benchCommandCount is one command's calls per step.
-type benchCommandCount struct {
+// CommandCount is one command's calls per step.
+type CommandCount struct {
 	Command string  `json:"command"`
 	PerStep float64 `json:"per_step"`
 }
 
-// benchMeasure is what the timed run measured, before it is turned into
+// measure is what the timed run measured, before it is turned into
 // per-step figures.
-type benchMeasure struct {
+type measure struct {
 	steps       int64
 	elapsed     time.Duration
 	roundTrips  int64
@@ -142,7 +142,7 @@ type benchMeasure struct {
 }
 
 // fill sets the measured fields of r.
-func (r *benchReport) fill(m benchMeasure) {
+func (r *Report) fill(m measure) {
 	r.Steps = m.steps
 	r.Seconds = m.elapsed.Seconds()
 	r.RedisMemoryBytes = m.memoryDelta
@@ -157,7 +157,7 @@ func (r *benchReport) fill(m benchMeasure) {
 	var total int64
 	for name, n := range m.commands {
 		total += n
-		r.TopCommands = append(r.TopCommands, benchCommandCount{Command: name, PerStep: per(float64(n))})
+		r.TopCommands = append(r.TopCommands, CommandCount{Command: name, PerStep: per(float64(n))})
 	}
 	sort.Slice(r.TopCommands, func(i, j int) bool {
 		a, b := r.TopCommands[i], r.TopCommands[j]
@@ -176,8 +176,8 @@ func (r *benchReport) fill(m benchMeasure) {
 	r.LatencyP99Us = float64(percentile(lat, 99)) / float64(time.Microsecond)
 }
 
-// print writes the human table.
-func (r *benchReport) print(w io.Writer) {
+// Print writes the human table.
+func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "xgr bench: %s, %d sessions, %d replica(s) × concurrency %d, poll %s, redis %s\n",
 		r.Orchestration, r.Sessions, r.Replicas, r.Concurrency, r.Poll, r.Redis)
 	fmt.Fprintf(w, "  sessions started before the clock in %.2fs (not timed)\n", r.StartSeconds)

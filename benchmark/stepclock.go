@@ -1,4 +1,4 @@
-package main
+package benchmark
 
 import (
 	"sync"
@@ -9,7 +9,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 )
 
-// stepClock records the replicas' timelines for xgr bench: it counts
+// stepClock records the replicas' timelines for a bench run: it counts
 // executed steps and measures each one's latency, from the moment the step
 // became runnable to the moment its result is handed to its commit.
 //
