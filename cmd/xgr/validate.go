@@ -41,14 +41,16 @@ func checkWith(parse func(raw []byte) (summary string, fields map[string]any, wa
 // validateFiles checks every file, prints every problem compiler-style
 // (FILE:LINE:COL: severity: PATH: message) and a summary line per file, or
 // one JSON report per file, and fails with exit status 1 when any file is
-// invalid (or, under strict, has warnings).
+// invalid (or, under strict, has warnings), 2 when a file cannot be read
+// (a usage error: the command was not given a document).
 func validateFiles(w io.Writer, files []string, asJSON, strict bool, check func([]byte) checked) error {
 	reports := make([]map[string]any, 0, len(files))
-	failed := 0
+	failed, unreadable := 0, 0
 	for _, file := range files {
 		var c checked
 		if raw, err := os.ReadFile(file); err != nil {
 			c.Errors = []jsondoc.Problem{{Code: "read", Message: err.Error()}}
+			unreadable++
 		} else {
 			c = check(raw)
 		}
@@ -86,7 +88,10 @@ func validateFiles(w io.Writer, files []string, asJSON, strict bool, check func(
 			return err
 		}
 	}
-	if failed > 0 {
+	switch {
+	case unreadable > 0:
+		return cli.Exit(fmt.Sprintf("%d of %d file(s) could not be read", unreadable, len(files)), 2)
+	case failed > 0:
 		return cli.Exit("", 1)
 	}
 	return nil
