@@ -69,6 +69,8 @@ type Config struct {
 	Actuator execution.Actuator
 	Flipper  reactor.Flipper
 	ExecPoll time.Duration
+	// Bundles stores every committed step's log bundle (nil: off).
+	Bundles reactor.BundleWriter
 }
 
 // New is the session manager of a replica.
@@ -93,7 +95,7 @@ func New(cfg Config) (*reactor.Manager, error) {
 	}
 	return &reactor.Manager{Store: cfg.Store, Source: cfg.Source, Exec: cfg.Exec, Replica: cfg.Name,
 		RootLease: cfg.RootLease, ProcLease: cfg.ProcLease, Poll: cfg.Poll, MaxRoots: cfg.MaxRoots, Workers: cfg.Workers,
-		OnEvent: cfg.OnEvent, Log: log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll}, nil
+		OnEvent: cfg.OnEvent, Log: log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll, Bundles: cfg.Bundles}, nil
 }
 
 // Steps is how a replica (or xgr simulate) runs steps: as the XRC-137 rules
