@@ -115,6 +115,10 @@ type Steps struct {
 	Observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)
 	// Log: nil is slog.Default().
 	Log *slog.Logger
+	// Evidence: log bundles are on (Config.Bundles): results carry what a
+	// bundle needs and the branch's grants, encryptLogs and logExpireDays
+	// are performed (ruleexec.Executor.Evidence).
+	Evidence bool
 }
 
 // ErrNoSteps: Steps has neither rules nor scripted outcomes.
@@ -129,7 +133,7 @@ func (s Steps) Executor() (reactor.Executor, error) {
 		}
 		return s.Scripted, nil
 	}
-	x := &ruleexec.Executor{Rules: s.Rules, API: s.API, Reads: s.Reads, Observe: s.Observe, Log: s.Log}
+	x := &ruleexec.Executor{Rules: s.Rules, API: s.API, Reads: s.Reads, Observe: s.Observe, Log: s.Log, Evidence: s.Evidence}
 	if s.Scripted != nil {
 		x.Fallback = s.Scripted
 	}
