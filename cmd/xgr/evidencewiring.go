@@ -14,6 +14,7 @@ import (
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/logseal"
+	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
@@ -108,4 +109,23 @@ func ruleGrant(grants *grant.Store, account string, b chain.Backend, now func() 
 		}
 		return header(ctx, contract, rid)
 	}
+}
+
+// devBundles is xgr dev's evidence: with --log-bundles, a bundle store with
+// the default lifetimes and its grant store; nil, nil otherwise.
+func devBundles(c *cli.Context, rdb redis.UniversalClient) (*evidence.Store, *grant.Store, error) {
+	if !c.Bool("log-bundles") {
+		return nil, nil, nil
+	}
+	gs := grant.New(rdb)
+	st, err := evidence.New(rdb, evidence.Config{Grants: gs})
+	return st, gs, err
+}
+
+// bundleWriter is st as a reactor.BundleWriter: nil (off) when st is nil.
+func bundleWriter(st *evidence.Store) reactor.BundleWriter {
+	if st == nil {
+		return nil
+	}
+	return st
 }
