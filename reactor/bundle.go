@@ -31,9 +31,10 @@ type EvidenceInput struct {
 }
 
 // BundleWriter stores a committed step's log bundle once per process
-// (*evidence.Store). Its error never holds the bundle's plaintext.
+// (*evidence.Store: Record). Its error never holds the bundle's
+// plaintext.
 type BundleWriter interface {
-	Put(ctx context.Context, b *evidence.Bundle, p evidence.Policy, now time.Time) (*evidence.Stored, error)
+	Record(ctx context.Context, b *evidence.Bundle, p evidence.Policy, now time.Time) (*evidence.Stored, error)
 }
 
 // bundleWrite is the log bundle a commit carries: written by the driver
@@ -111,7 +112,7 @@ func (s *sessionIO) writeBundle(ctx context.Context, w *bundleWrite, res joinsto
 			b.Outcome.Reasons = []string{res.Capped}
 		}
 	}
-	st, err := s.bundles.Put(context.WithoutCancel(ctx), &b, w.Policy, s.clock())
+	st, err := s.bundles.Record(context.WithoutCancel(ctx), &b, w.Policy, s.clock())
 	switch {
 	case err != nil:
 		s.log.Warn("log bundle not stored", "session", s.root.String(), "pid", b.Pid, "step", b.Step, "err", err)

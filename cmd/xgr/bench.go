@@ -17,6 +17,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/evidence"
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/proccpu"
 	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
@@ -67,6 +69,7 @@ Examples:
 			&cli.BoolFlag{Name: "force", Usage: "run on a --redis database that holds other keys (only the bench's own keys are deleted)"},
 			&cli.IntFlag{Name: "sessions", Value: 1000, EnvVars: []string{"XGR_BENCH_SESSIONS"}, Usage: "sessions to start and run"},
 			&cli.IntFlag{Name: "concurrency", Value: 32, EnvVars: []string{"XGR_BENCH_CONCURRENCY"}, Usage: "sessions each replica runs at once (xgr run --max-sessions)"},
+			&cli.BoolFlag{Name: "log-bundles", EnvVars: []string{"XGR_LOG_BUNDLES"}, Usage: "store every step's log bundle, as xgr run --log-bundles (the report adds bundles and their bytes)"},
 			&cli.IntFlag{Name: "replicas", Value: 1, EnvVars: []string{"XGR_BENCH_REPLICAS"}, Usage: "session managers to run in this process"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often each replica looks for sessions (xgr run --poll)"},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, EnvVars: []string{"XGR_BENCH_TIMEOUT"}, Usage: "give up (exit 1) after this long"},
@@ -84,6 +87,7 @@ type benchConfig struct {
 	redisURL                        string
 	redisOpts                       *redis.Options // of redisURL
 	force, json                     bool
+	logBundles                      bool
 }
 
 func benchFlags(c *cli.Context) (benchConfig, error) {
@@ -92,7 +96,7 @@ func benchFlags(c *cli.Context) (benchConfig, error) {
 		return benchConfig{}, err
 	}
 	cfg := benchConfig{sessions: c.Int("sessions"), concurrency: c.Int("concurrency"), replicas: c.Int("replicas"),
-		poll: c.Duration("poll"), timeout: c.Duration("timeout"), redisURL: c.String("redis"), force: c.Bool("force"), json: c.Bool("json")}
+		poll: c.Duration("poll"), timeout: c.Duration("timeout"), redisURL: c.String("redis"), force: c.Bool("force"), json: c.Bool("json"), logBundles: c.Bool("log-bundles")}
 	// Counts and durations are checked for every command before it runs
 	// (checkFlags: --sessions, --concurrency and --replicas at least 1).
 	if cfg.force && cfg.redisURL == "" {
@@ -235,8 +239,16 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 			return nil, fmt.Errorf("redis %s: %w", b.where, err)
 		}
 		rdb.AddHook(rt)
-		if managers[i], err = replica.New(replica.Config{Store: store, Source: src, Exec: exec, Name: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
-			Poll: cfg.poll, MaxRoots: cfg.concurrency, OnEvent: clock.onEvent}); err != nil {
+		rc := replica.Config{Store: store, Source: src, Exec: exec, Name: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
+			Poll: cfg.poll, MaxRoots: cfg.concurrency, OnEvent: clock.onEvent}
+		if cfg.logBundles {
+			ev, err := evidence.New(rdb, evidence.Config{Grants: grant.New(rdb)})
+			if err != nil {
+				return nil, err
+			}
+			rc.Bundles = ev
+		}
+		if managers[i], err = replica.New(rc); err != nil {
 			return nil, err
 		}
 	}
@@ -286,6 +298,11 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*benchRepor
 		memoryDelta: after.memory - memBefore.memory,
 		latencies:   clock.measured(),
 	})
+	if cfg.logBundles {
+		if report.Bundles, report.BundleBodyBytes, err = b.bundles(context.WithoutCancel(ctx)); err != nil {
+			return nil, err
+		}
+	}
 	return report, nil
 }
 
@@ -407,5 +424,10 @@ func (b *bench) cleanup() {
 	defer cancel()
 	if _, err := b.store.DeleteOwner(ctx, b.owner); err != nil {
 		slog.Error("bench: deleting the bench's sessions failed; delete the keys xgr:{"+b.owner+":*} and xgr:{own:"+b.owner+"}:* by hand", "err", err)
+	}
+	if b.cfg.logBundles {
+		if err := b.deleteBundles(ctx); err != nil {
+			slog.Error("bench: deleting the bench's log bundles failed; delete the keys xgr:log:{"+b.owner+":*} and their grants by hand", "err", err)
+		}
 	}
 }
