@@ -11,6 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/evidence"
+	"github.com/xgr-sidecar/xgr/execution"
+	"github.com/xgr-sidecar/xgr/execution/scripted"
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -47,8 +49,8 @@ func bundlesOf(t *testing.T, rdb redis.UniversalClient, ev *evidence.Store, r jo
 		if err := json.Unmarshal([]byte(body), &b); err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
-		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 || ttl > 24*time.Hour {
-			t.Fatalf("%s: TTL %s, want the 1-day default", k, ttl)
+		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 || ttl > 48*time.Hour {
+			t.Fatalf("%s: TTL %s, want at most the 2-day cap", k, ttl)
 		}
 		out[it] = b
 	}
@@ -101,6 +103,9 @@ func TestRunnerWritesOneBundlePerCommittedStep(t *testing.T) {
 				}
 				if b.Outcome.Result != evidence.Valid || string(b.Outcome.Output) != `{"seen":1}` {
 					t.Fatalf("bundle %d (%s): outcome %+v", it, b.Step, b.Outcome)
+				}
+				if ttl := rdb.PTTL(ctx, evidence.Key(owner, res.Root.RootPid, it)).Val(); ttl > 24*time.Hour {
+					t.Fatalf("bundle %d: TTL %s, want the 1-day default", it, ttl)
 				}
 				if it == 1 && string(b.Payload) != `{"amount":12345678901234567890123}` {
 					t.Fatalf("root bundle payload %s", b.Payload)
@@ -184,5 +189,52 @@ func TestFencedCommitWritesNoBundle(t *testing.T) {
 	}
 	if got := bundlesOf(t, rdb, ev, res.Root); len(got) != 1 || got[1].Outcome.Result != evidence.Valid {
 		t.Fatalf("holder's commit: bundles %+v", got)
+	}
+}
+
+// evidenceExec adds the evaluation's part of the bundle to callingExec's
+// results.
+type evidenceExec struct{ callingExec }
+
+func (x *evidenceExec) Execute(ctx context.Context, e Execution) (Result, error) {
+	r, err := x.callingExec.Execute(ctx, e)
+	r.Evidence = &EvidenceInput{Rule: "0x0000000000000000000000000000000000000001", APISaves: json.RawMessage(`{"fx":"1.08"}`),
+		Policy: evidence.Policy{ExpireDays: 2}}
+	return r, err
+}
+
+// An executing step's bundle carries its execution's receipt and the
+// evaluation's saves and policy, kept in the execution record until the
+// outcome was final.
+func TestExecutedStepBundleHasReceipt(t *testing.T) {
+	s := newSim(t, execOstc, "")
+	rdb := testenv.StartRedis(t).Client()
+	s.store = joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	ev := bundleStore(t, rdb)
+	ctx := context.Background()
+	res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: "0x00000000000000000000000000000000000000f1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := &scripted.Actuator{Decide: func(execution.Scope, string, execution.Call) scripted.Plan { return scripted.Plan{Pending: 2} }}
+	r := &Runner{Store: s.store, Orch: s.orch, Exec: &evidenceExec{}, Worker: "test", Actuator: act, Bundles: ev,
+		Now: func() time.Time { return s.clock }, Advance: func(at time.Time) { s.clock = at }}
+	if err := r.Run(ctx, res.Root); err != nil {
+		t.Fatal(err)
+	}
+	got := bundlesOf(t, rdb, ev, res.Root)
+	a, ok := got[1]
+	want := scripted.Outcome(ExecKey(res.Root, "1:1"), callA, scripted.Plan{})
+	if !ok || a.Step != "A" || a.Receipt == nil || a.Receipt.TxHash != want.TxHash.Hex() || a.Receipt.Status != "success" || a.Receipt.Block != want.Block {
+		t.Fatalf("A's bundle: %+v receipt %+v, want tx %s", a, a.Receipt, want.TxHash.Hex())
+	}
+	if string(a.APISaves) != `{"fx":"1.08"}` || a.Rule != "0x0000000000000000000000000000000000000001" {
+		t.Fatalf("A's bundle: saves %s rule %s", a.APISaves, a.Rule)
+	}
+	if ttl := rdb.PTTL(ctx, evidence.Key(owner, res.Root.RootPid, 1)).Val(); ttl < 47*time.Hour {
+		t.Fatalf("A's bundle TTL %s, want its branch's 2 days", ttl)
+	}
+	if b, ok := got[2]; !ok || b.Step != "B" || b.Receipt != nil {
+		t.Fatalf("B's bundle: %+v", b)
 	}
 }
