@@ -129,3 +129,12 @@ func bundleWriter(st *evidence.Store) reactor.BundleWriter {
 	}
 	return st
 }
+
+// chainRules reads rule contracts for the gateway (rpc.RuleReader).
+type chainRules struct{ b chain.Backend }
+
+// RuleText implements rpc.RuleReader.
+func (r chainRules) RuleText(ctx context.Context, contract common.Address) (string, bool, error) {
+	st, err := chain.NewRule(contract, r.b).Stored(ctx)
+	return st.Text, st.Encrypted, err
+}

@@ -209,7 +209,7 @@ func runAction(c *cli.Context) error {
 		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: idx}
 		gcfg := rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(client)), Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()}
 		if ev.Bundles != nil || ev.Opener != nil {
-			gcfg.GrantStore, gcfg.Evidence = ev.Grants, ev.Bundles
+			gcfg.GrantStore, gcfg.Evidence, gcfg.Rules = ev.Grants, ev.Bundles, chainRules{client}
 		}
 		_, h, stop, err := serveGateway(c, gcfg)
 		if err != nil {
