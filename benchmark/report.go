@@ -117,6 +117,11 @@ type Report struct {
 	// sessions were started to the end of the run: what the finished
 	// sessions' records hold until their TTL.
 	RedisMemoryBytes int64 `json:"redis_memory_bytes"`
+	// Bundles and BundleBodyBytes (--log-bundles): the log bundles stored
+	// and their mean body size; RedisMemoryBytes includes them and their
+	// owner grants.
+	Bundles         int64   `json:"bundles,omitempty"`
+	BundleBodyBytes float64 `json:"bundle_body_bytes,omitempty"`
 	// TopCommands are the most frequent commands per step (informative).
 	TopCommands []CommandCount `json:"top_commands"`
 }
@@ -194,6 +199,10 @@ func (r *Report) Print(w io.Writer) {
 		{"step latency p50", fmt.Sprintf("%.0f µs", r.LatencyP50Us), "runnable → result handed to its commit"},
 		{"step latency p99", fmt.Sprintf("%.0f µs", r.LatencyP99Us), ""},
 		{"redis memory", fmt.Sprintf("%d B", r.RedisMemoryBytes), fmt.Sprintf("%.0f B/session kept until the session TTL", float64(r.RedisMemoryBytes)/float64(max(r.Sessions, 1)))},
+	}
+	if r.Bundles > 0 {
+		rows = append(rows, struct{ name, value, note string }{"log bundles", fmt.Sprintf("%d", r.Bundles),
+			fmt.Sprintf("%.0f B body each (mean), kept until their own TTL", r.BundleBodyBytes)})
 	}
 	for _, row := range rows {
 		fmt.Fprintf(w, "  %-20s %12s  %s\n", row.name, row.value, row.note)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/evidence"
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/proccpu"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
@@ -41,6 +43,9 @@ type Config struct {
 	Poll, Timeout                   time.Duration
 	// Store is the store configuration (as xgr run's).
 	Store joinstore.Config
+	// LogBundles stores every step's log bundle, as xgr run --log-bundles
+	// (the report adds how many and their mean body size).
+	LogBundles bool
 	// Progress receives a progress line each second when it is a terminal.
 	Progress io.Writer
 	// Log: nil is slog.Default().
@@ -156,8 +161,16 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*Report, er
 			return nil, fmt.Errorf("redis %s: %w", b.where, err)
 		}
 		rdb.AddHook(rt)
-		if managers[i], err = replica.New(replica.Config{Store: store, Source: src, Exec: exec, Name: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
-			Poll: cfg.Poll, MaxRoots: cfg.Concurrency, OnEvent: clock.onEvent}); err != nil {
+		rc := replica.Config{Store: store, Source: src, Exec: exec, Name: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
+			Poll: cfg.Poll, MaxRoots: cfg.Concurrency, OnEvent: clock.onEvent}
+		if cfg.LogBundles {
+			ev, err := evidence.New(rdb, evidence.Config{Grants: grant.New(rdb)})
+			if err != nil {
+				return nil, err
+			}
+			rc.Bundles = ev
+		}
+		if managers[i], err = replica.New(rc); err != nil {
 			return nil, err
 		}
 	}
@@ -195,6 +208,11 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*Report, er
 	}
 	if infoErr != nil {
 		return nil, infoErr
+	}
+	if cfg.LogBundles {
+		if report.Bundles, report.BundleBodyBytes, err = b.bundles(context.WithoutCancel(ctx)); err != nil {
+			return nil, err
+		}
 	}
 	report.fill(measure{
 		steps:       clock.steps.Load(),
@@ -322,6 +340,11 @@ func (b *bench) info(ctx context.Context) (redisStats, error) {
 func (b *bench) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if b.cfg.LogBundles {
+		if err := b.deleteBundles(ctx); err != nil {
+			b.log().Error("bench: deleting the bench's log bundles failed; delete the keys xgr:log:{"+b.owner+":*} and their grants by hand", "err", err)
+		}
+	}
 	if _, err := b.store.DeleteOwner(ctx, b.owner); err != nil {
 		b.log().Error("bench: deleting the bench's sessions failed; delete the keys xgr:{"+b.owner+":*} and xgr:{own:"+b.owner+"}:* by hand", "err", err)
 	}

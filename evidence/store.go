@@ -201,18 +201,30 @@ type Prepared struct {
 // stores its grants. A Prepared that is never written leaves grants that
 // name no bundle; they expire with it (or Forget removes them).
 func (s *Store) Prepare(ctx context.Context, b *Bundle, p Policy, now time.Time) (*Prepared, error) {
+	prep, grants, err := s.prepare(ctx, b, p, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Grants.Put(ctx, prep.Stored.RID, grant.ScopeLog, grants, now); err != nil {
+		return nil, fmt.Errorf("evidence: bundle %s: grants: %w", b.Pid, err)
+	}
+	return prep, nil
+}
+
+// prepare is Prepare without writing the grants, which it returns.
+func (s *Store) prepare(ctx context.Context, b *Bundle, p Policy, now time.Time) (*Prepared, []grant.Grant, error) {
 	if err := b.Check(); err != nil {
-		return nil, fmt.Errorf("evidence: bundle: %w", err)
+		return nil, nil, fmt.Errorf("evidence: bundle: %w", err)
 	}
 	readers, err := s.readers(b.Owner, p, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	key := Key(b.Owner, b.SessionID, b.Iter)
 	out := Stored{Key: key, Encrypted: p.Encrypt}
 	plain, truncated, err := Encode(b, s.cfg.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("evidence: %w", err)
+		return nil, nil, fmt.Errorf("evidence: %w", err)
 	}
 	out.Truncated = truncated
 	life := s.Lifetime(p.ExpireDays)
@@ -232,7 +244,7 @@ func (s *Store) Prepare(ctx context.Context, b *Bundle, p Policy, now time.Time)
 		sealed, err := s.seal(ctx, plain, b, readers)
 		clear(plain)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.RID, body = sealed.RID, sealed.Blob
 		kept := grants[:0]
@@ -252,16 +264,13 @@ func (s *Store) Prepare(ctx context.Context, b *Bundle, p Policy, now time.Time)
 		grants[i].RID = out.RID
 		names[i] = grants[i].Grantee
 	}
-	if err := s.cfg.Grants.Put(ctx, out.RID, grant.ScopeLog, grants, now); err != nil {
-		return nil, fmt.Errorf("evidence: bundle %s: grants: %w", b.Pid, err)
-	}
 	enc := "0"
 	if p.Encrypt {
 		enc = "1"
 	}
 	out.Bytes = len(body)
 	return &Prepared{Key: key, TTL: life, Stored: out, grantees: names,
-		Fields: []any{"v", Version, "rid", out.RID.String(), "enc", enc, "bytes", len(body), "body", body}}, nil
+		Fields: []any{"v", Version, "rid", out.RID.String(), "enc", enc, "bytes", len(body), "body", body}}, grants, nil
 }
 
 // Write stores a prepared bundle unless its key exists (put_bundle.lua);

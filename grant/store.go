@@ -133,6 +133,50 @@ func (s *Store) Put(ctx context.Context, rid RID, scope uint8, grants []Grant, n
 	return s.write(ctx, rid, scope, ws, Key(rid, scope, grants[0].Grantee), "", false, now)
 }
 
+// Queue adds what Put writes to pipe, for a caller that writes other keys
+// in the same round trip (a log bundle with its grants): the grants' apply
+// and their grantees' list entries, without a decision (nothing can be
+// stale). Errors of the writes show at pipe.Exec; a NOSCRIPT there means
+// the scripts were not loaded (LoadScripts, then queue again: the writes
+// are idempotent).
+func (s *Store) Queue(ctx context.Context, pipe redis.Pipeliner, rid RID, scope uint8, grants []Grant, now time.Time) error {
+	if len(grants) == 0 {
+		return nil
+	}
+	keys := []string{Key(rid, scope, grants[0].Grantee), granteesKey(rid, scope)}
+	args := []any{"", "0", strconv.FormatInt(now.UnixMilli(), 10)}
+	for i, g := range grants {
+		if g.RID != rid || g.Scope != scope || !Live(&g, now) {
+			return fmt.Errorf("grant: put %s scope %d: grant %d (%s) is not a live grant of that RID and scope", rid, scope, i, g.Grantee)
+		}
+		if err := CheckEncDEK(g.EncDEK); err != nil {
+			return fmt.Errorf("grant: put %s: %s: encDEK: %w", rid, g.Grantee, err)
+		}
+		keys = append(keys, Key(rid, scope, g.Grantee))
+		f := toHash(g)
+		args = append(args, "set", g.Grantee, strconv.FormatInt(g.ExpireAt.UnixMilli(), 10), len(f)/2)
+		for _, x := range f {
+			args = append(args, x)
+		}
+	}
+	scriptApply.EvalSha(ctx, pipe, keys, args...)
+	for _, g := range grants {
+		scriptIndex.EvalSha(ctx, pipe, listKeys(g.Grantee), "add", member(rid, scope), strconv.FormatInt(g.ExpireAt.UnixMilli(), 10))
+	}
+	return nil
+}
+
+// LoadScripts loads the store's scripts (on every master of a Cluster), for
+// writes queued in pipelines (Queue).
+func (s *Store) LoadScripts(ctx context.Context) error {
+	for _, sc := range []*redis.Script{scriptApply, scriptIndex} {
+		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
+			return fmt.Errorf("grant: load scripts: %w", err)
+		}
+	}
+	return nil
+}
+
 // Delete removes grants of (rid, scope) by grantee (the engine's cleanup
 // of grants written for a bundle that was not stored).
 func (s *Store) Delete(ctx context.Context, rid RID, scope uint8, grantees []string, now time.Time) error {

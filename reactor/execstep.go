@@ -67,6 +67,8 @@ type execRecord struct {
 	RuleContract common.Address     `json:"ruleContract"`
 	Flipped      bool               `json:"flipped,omitempty"`
 	Reverted     *execution.Outcome `json:"reverted,omitempty"`
+	// Evidence is the evaluation's part of the step's log bundle.
+	Evidence *EvidenceInput `json:"evidence,omitempty"`
 }
 
 // execPhase is what an executing process waits for next.
@@ -109,6 +111,8 @@ type execState struct {
 // not execute): it commits as it is, with Outcome kept on the process.
 type execDone struct {
 	outcome json.RawMessage
+	// receipt is the execution's final outcome, for the log bundle.
+	receipt *execution.Outcome
 }
 
 // backoff is the transient retry schedule: 1 s doubling to a minute.
@@ -119,7 +123,7 @@ func backoff(n int) time.Duration { return min(time.Second<<min(n, 6), time.Minu
 // the same values whether or not its replica stopped meanwhile.
 func newExecRecord(key string, res Result) (execRecord, json.RawMessage, error) {
 	rec := execRecord{Key: key, Call: *res.Execution, Valid: res.Valid, Output: res.Output, WaitMs: res.Wait.Milliseconds(),
-		Reasons: res.Reasons, WakeUps: res.WakeUps, Inputs: res.Inputs, Extracted: res.Extracted, RuleContract: res.RuleContract}
+		Reasons: res.Reasons, WakeUps: res.WakeUps, Inputs: res.Inputs, Extracted: res.Extracted, RuleContract: res.RuleContract, Evidence: res.Evidence}
 	for _, s := range res.NotPerformed {
 		if !strings.HasPrefix(s, "execution") {
 			rec.NotPerformed = append(rec.NotPerformed, s)
@@ -354,7 +358,7 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome, err error, executing bool) {
 	c := st.claim
 	st.phase, st.busy, st.again = execCommit, false, execWait
-	r := result{claim: c, err: err, inputRaw: c.ResumePlain, done: &execDone{}}
+	r := result{claim: c, err: err, inputRaw: c.ResumePlain, done: &execDone{receipt: o}}
 	input, derr := UnmarshalPayload(c.ResumePlain)
 	if derr != nil && r.err == nil {
 		r.err = fmt.Errorf("%s: resumePlain: %w", c.Pid, derr)
@@ -386,7 +390,7 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 			out[OutputRevertedExecution] = outcomeValue(*rec.Reverted)
 		}
 		r.res = Result{Valid: rec.Valid, Output: out, Wait: time.Duration(rec.WaitMs) * time.Millisecond,
-			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps}
+			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps, Evidence: rec.Evidence}
 	}
 	m.results = append(m.results, r)
 }

@@ -53,6 +53,10 @@ type Result struct {
 	// extracted values: what the onInvalid branch is rendered from when
 	// the execution reverts (Flipper), kept with the executing step.
 	Inputs, Extracted map[string]any
+	// Evidence is what the step's log bundle needs from the evaluation
+	// (nil: the executor evaluated no rule). Used only when the driver
+	// stores bundles (Manager.Bundles, Runner.Bundles).
+	Evidence *EvidenceInput
 }
 
 // Flip is what a step whose execution reverted keeps of its evaluation:

@@ -51,6 +51,9 @@ type machineConfig struct {
 	// decision with its output, inputs and extracted values, each bounded
 	// by the payload cap (joinstore.Store.MaxRecord).
 	RecordCap int
+	// Bundles: every committed step's log bundle goes with its commit
+	// (cmdCommit.Bundle), stored once the commit succeeded.
+	Bundles bool
 }
 
 // machine is the pure core of one session: Step(input, now) returns what to
@@ -433,7 +436,11 @@ func (m *machine) commit(now time.Time) {
 	m.emit(now, EvExecuted, c.Pid, c.ResumeStep, detail)
 	m.committing = &pendingCommit{r: r, commit: commit, next: next}
 	m.storeBusy = true
-	m.do(cmdCommit{Claim: c, Commit: commit})
+	cmd := cmdCommit{Claim: c, Commit: commit}
+	if m.cfg.Bundles {
+		cmd.Bundle = bundleFor(m.root, step, r, commit, now)
+	}
+	m.do(cmd)
 }
 
 // committed acts on a commit: the children it claimed run at once; its

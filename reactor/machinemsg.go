@@ -49,6 +49,9 @@ type (
 	cmdCommit struct {
 		Claim  joinstore.Claim
 		Commit joinstore.Commit
+		// Bundle is the step's log bundle, stored once the commit
+		// succeeded (nil: bundles are off).
+		Bundle *bundleWrite
 	}
 	// cmdReleaseLease gives a claimed process's lease back without a
 	// result, due again at RetryAt (a failed commit, a transient failure

@@ -51,6 +51,10 @@ type Manager struct {
 	Actuator execution.Actuator
 	Flipper  Flipper
 	ExecPoll time.Duration
+	// Bundles, when set, stores every committed step's log bundle (its
+	// payload, saves, outcome and execution receipt) once its commit
+	// succeeded; nil: no bundles.
+	Bundles BundleWriter
 	// executing counts the executions this replica's sessions hold.
 	executing atomic.Int64
 

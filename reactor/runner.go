@@ -50,6 +50,10 @@ type Runner struct {
 	Actuator execution.Actuator
 	Flipper  Flipper
 	ExecPoll time.Duration
+	// Bundles, when set, stores every committed step's log bundle (its
+	// payload, saves, outcome and execution receipt) once its commit
+	// succeeded; nil: no bundles.
+	Bundles BundleWriter
 
 	executed int
 }
@@ -98,13 +102,13 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 		r.Lease = time.Minute
 	}
 	io := &sessionIO{store: r.Store, exec: r.Exec, root: root, worker: r.Worker, procLease: r.Lease,
-		orch: r.Orch, table: Table(r.Orch), clock: r.Now, log: slog.New(slog.DiscardHandler), act: r.Actuator, flip: r.Flipper}
+		orch: r.Orch, table: Table(r.Orch), clock: r.Now, log: slog.New(slog.DiscardHandler), act: r.Actuator, flip: r.Flipper, bundles: r.Bundles}
 	poll := r.ExecPoll
 	if poll == 0 {
 		poll = time.Second
 	}
 	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, JoinLock: r.Lease, Worker: r.Worker, Check: r.Store.CheckPayload,
-		Executions: r.Actuator != nil, ExecPoll: poll, RecordCap: r.Store.MaxRecord()}, root, r.Orch, r.Now())
+		Executions: r.Actuator != nil, ExecPoll: poll, RecordCap: r.Store.MaxRecord(), Bundles: r.Bundles != nil}, root, r.Orch, r.Now())
 	defer func() { r.executed = m.executed }()
 	queue := []input{inStart{}}
 	for len(queue) > 0 {

@@ -50,6 +50,8 @@ type sessionIO struct {
 	// branch after a revert.
 	act  execution.Actuator
 	flip Flipper
+	// bundles stores committed steps' log bundles (nil: off).
+	bundles BundleWriter
 	// scope is the session's part of an execution's scope, read once.
 	scope *execution.Scope
 }
@@ -96,6 +98,9 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 			s.log.Warn("session cancelled by its step", "session", s.root.String(), "pid", c.Claim.Pid, "reason", c.Commit.CancelSession)
 		case res.Capped != "":
 			s.log.Warn("session killed by a cap", "session", s.root.String(), "pid", c.Claim.Pid, "reason", res.Capped)
+		}
+		if err == nil && c.Bundle != nil && s.bundles != nil {
+			s.writeBundle(ctx, c.Bundle, res)
 		}
 		return inCommitted{Res: res, Err: err}
 	case cmdReleaseLease:

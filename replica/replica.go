@@ -72,6 +72,8 @@ type Config struct {
 	Actuator execution.Actuator
 	Flipper  reactor.Flipper
 	ExecPoll time.Duration
+	// Bundles stores every committed step's log bundle (nil: off).
+	Bundles reactor.BundleWriter
 }
 
 // New is the session manager of a replica.
@@ -96,7 +98,7 @@ func New(cfg Config) (*reactor.Manager, error) {
 	}
 	return &reactor.Manager{Store: cfg.Store, Source: cfg.Source, Exec: cfg.Exec, Replica: cfg.Name,
 		RootLease: cfg.RootLease, ProcLease: cfg.ProcLease, Poll: cfg.Poll, MaxRoots: cfg.MaxRoots, Workers: cfg.Workers,
-		OnEvent: cfg.OnEvent, Log: log, Lifecycle: cfg.Lifecycle, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll}, nil
+		OnEvent: cfg.OnEvent, Log: log, Lifecycle: cfg.Lifecycle, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll, Bundles: cfg.Bundles}, nil
 }
 
 // Steps is how a replica (or xgr simulate) runs steps: as the XRC-137 rules
@@ -116,6 +118,10 @@ type Steps struct {
 	Observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)
 	// Log: nil is slog.Default().
 	Log *slog.Logger
+	// Evidence: log bundles are on (Config.Bundles): results carry what a
+	// bundle needs and the branch's grants, encryptLogs and logExpireDays
+	// are performed (ruleexec.Executor.Evidence).
+	Evidence bool
 }
 
 // ErrNoSteps: Steps has neither rules nor scripted outcomes.
@@ -130,7 +136,7 @@ func (s Steps) Executor() (reactor.Executor, error) {
 		}
 		return s.Scripted, nil
 	}
-	x := &ruleexec.Executor{Rules: s.Rules, API: s.API, Reads: s.Reads, Observe: s.Observe, Log: s.Log}
+	x := &ruleexec.Executor{Rules: s.Rules, API: s.API, Reads: s.Reads, Observe: s.Observe, Log: s.Log, Evidence: s.Evidence}
 	if s.Scripted != nil {
 		x.Fallback = s.Scripted
 	}

@@ -85,6 +85,9 @@ type Config struct {
 	// xgr_getStepLog (nil: those methods answer not-configured).
 	GrantStore *grant.Store
 	Evidence   *evidence.Store
+	// Rules reads rule contracts for xgr_getXRC137Meta (nil: that method
+	// answers not-configured).
+	Rules RuleReader
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	Log *slog.Logger

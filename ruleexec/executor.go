@@ -29,10 +29,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
@@ -67,6 +69,12 @@ type Executor struct {
 	// casts, extracted API and contract-read values). It runs on the
 	// executing goroutine and must not modify its arguments.
 	Observe func(e reactor.Execution, l *rulesource.Loaded, res *rule.Result)
+	// Evidence: the driver stores log bundles, so every result carries its
+	// reactor.EvidenceInput (the rule, the API and contract-read saves, the
+	// selected branch's logExpireDays, encryptLogs and grants) and those
+	// sections are performed, not reported NotPerformed. A branch whose
+	// grant names no address as written aborts the step.
+	Evidence bool
 }
 
 // ActionError is a typed rule that held: the step ends without a branch.
@@ -199,6 +207,18 @@ func (x *Executor) result(e reactor.Execution, l *rulesource.Loaded, res *rule.R
 		Wait:         time.Duration(res.WaitSec) * time.Second,
 		NotPerformed: res.NotPerformed.Sections(),
 		Execution:    res.Execution,
+	}
+	if x.Evidence {
+		pol, err := evidence.PolicyOf(res.NotPerformed)
+		if err != nil {
+			return reactor.Result{}, fmt.Errorf("step %s: %s: %s.%w", e.Step.ID, l.Origin, res.Branch, err)
+		}
+		ev := &reactor.EvidenceInput{Rule: e.Step.Rule, Policy: pol}
+		if a := ruleAddress(l); a != "" {
+			ev.Rule = strings.ToLower(a)
+		}
+		ev.APISaves, ev.ContractSaves = evidence.Saves(l.Doc, res.Extracted)
+		out.Evidence, out.NotPerformed = ev, nil
 	}
 	if res.Execution != nil {
 		// Kept with the executing step for the revert flip (reactor.Flip).

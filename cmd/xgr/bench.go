@@ -48,6 +48,7 @@ Examples:
 			&cli.BoolFlag{Name: "force", Usage: "run on a --redis database that holds other keys (only the bench's own keys are deleted)"},
 			&cli.IntFlag{Name: "sessions", Value: 1000, EnvVars: []string{"XGR_BENCH_SESSIONS"}, Usage: "sessions to start and run"},
 			&cli.IntFlag{Name: "concurrency", Value: 32, EnvVars: []string{"XGR_BENCH_CONCURRENCY"}, Usage: "sessions each replica runs at once (xgr run --max-sessions)"},
+			&cli.BoolFlag{Name: "log-bundles", EnvVars: []string{"XGR_LOG_BUNDLES"}, Usage: "store every step's log bundle, as xgr run --log-bundles (the report adds bundles and their bytes)"},
 			&cli.IntFlag{Name: "replicas", Value: 1, EnvVars: []string{"XGR_BENCH_REPLICAS"}, Usage: "session managers to run in this process"},
 			&cli.DurationFlag{Name: "poll", Value: 200 * time.Millisecond, EnvVars: []string{"XGR_POLL"}, Usage: "how often each replica looks for sessions (xgr run --poll)"},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, EnvVars: []string{"XGR_BENCH_TIMEOUT"}, Usage: "give up (exit 1) after this long"},
@@ -65,6 +66,7 @@ type benchConfig struct {
 	redisURL                        string
 	redisOpts                       *redis.Options // of redisURL
 	force, json                     bool
+	logBundles                      bool
 }
 
 func benchFlags(c *cli.Context) (benchConfig, error) {
@@ -73,7 +75,7 @@ func benchFlags(c *cli.Context) (benchConfig, error) {
 		return benchConfig{}, err
 	}
 	cfg := benchConfig{sessions: c.Int("sessions"), concurrency: c.Int("concurrency"), replicas: c.Int("replicas"),
-		poll: c.Duration("poll"), timeout: c.Duration("timeout"), redisURL: c.String("redis"), force: c.Bool("force"), json: c.Bool("json")}
+		poll: c.Duration("poll"), timeout: c.Duration("timeout"), redisURL: c.String("redis"), force: c.Bool("force"), json: c.Bool("json"), logBundles: c.Bool("log-bundles")}
 	// Counts and durations are checked for every command before it runs
 	// (checkFlags: --sessions, --concurrency and --replicas at least 1).
 	if cfg.force && cfg.redisURL == "" {
@@ -112,7 +114,7 @@ func benchAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("bench: redis %s holds %d keys: give an empty database (e.g. redis://host:port/15), or --force to run beside them (the bench deletes only its own keys)", where, n), 2)
 	}
 	run := benchmark.Config{Orch: cfg.orch, Sessions: cfg.sessions, Concurrency: cfg.concurrency, Replicas: cfg.replicas,
-		Poll: cfg.poll, Timeout: cfg.timeout, Store: storeConfig()}
+		Poll: cfg.poll, Timeout: cfg.timeout, Store: storeConfig(), LogBundles: cfg.logBundles}
 	if !cfg.json {
 		run.Progress = c.App.ErrWriter
 	}

@@ -81,6 +81,7 @@ Example:
 			&cli.BoolFlag{Name: "wake-flow", Value: true, EnvVars: []string{"XGR_DEV_WAKE_FLOW"}, Usage: "run the two-session wake-up flow (kyc_review, shop_checkout; with rules only)"},
 			&cli.BoolFlag{Name: "timeline", EnvVars: []string{"XGR_DEV_TIMELINE"}, Usage: "print every session event, not only when each session finished"},
 			&cli.BoolFlag{Name: "exit-when-done", EnvVars: []string{"XGR_DEV_EXIT_WHEN_DONE"}, Usage: "stop once every demo session finished"},
+			&cli.BoolFlag{Name: "log-bundles", EnvVars: []string{"XGR_LOG_BUNDLES"}, Usage: "store every executed step's log bundle (xgr session log, xgr_getStepLog)"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of the console /ui, /metrics, /healthz and /readyz (empty: off)"},
 			&cli.StringFlag{Name: "chain-listen", Value: "127.0.0.1:0", EnvVars: []string{"XGR_DEV_CHAIN_LISTEN"}, Usage: "serve the development chain's eth_* JSON-RPC here, for wallets, scripts and dApps (port 0: a free one, printed; empty: off)"},
 		}, append(gatewayFlags("127.0.0.1:8645"), append(consoleFlags(), listenerFlags()...)...)...),
@@ -214,6 +215,10 @@ func devAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("dev: redis: %w", err)
 	}
+	bundles, grants, err := devBundles(c, rdb)
+	if err != nil {
+		return err
+	}
 	chainID := dev.ChainID().Uint64()
 	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
 		chainID, reg.Address.Hex(), rcpt.BlockNumber.Uint64(), len(ids), srv.Addr)
@@ -233,7 +238,7 @@ func devAction(c *cli.Context) error {
 	idx := indexstore.New(rdb, chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
 	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(dev.Backend())),
-		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log})
+		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log, GrantStore: grants, Evidence: bundles})
 	if err != nil {
 		return err
 	}
@@ -266,13 +271,13 @@ func devAction(c *cli.Context) error {
 	steps := replica.Steps{Scripted: scripted, Log: log}
 	if scripted == nil {
 		steps = replica.Steps{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
-			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log}
+			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
 	}
 	exec, err := steps.Executor()
 	if err != nil {
 		return err
 	}
-	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: "dev", Poll: 50 * time.Millisecond, Log: log, Lifecycle: metrics.Lifecycle("dev"),
+	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: "dev", Poll: 50 * time.Millisecond, Log: log, Lifecycle: metrics.Lifecycle("dev"), Bundles: bundleWriter(bundles),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			metrics.Event(r, e)
 			watch.add(r)

@@ -87,7 +87,7 @@ Example:
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
 			&cli.IntFlag{Name: "max-sessions", EnvVars: []string{"XGR_MAX_SESSIONS"}, Usage: "most sessions this replica runs at once (0 = no cap)"},
-		), append(append(append(executionFlags(), tracingFlag()), gatewayFlags("")...), append(consoleFlags(), listenerFlags()...)...)...),
+		), append(append(append(append(executionFlags(), tracingFlag()), evidenceFlags()...), gatewayFlags("")...), append(consoleFlags(), listenerFlags()...)...)...),
 		Action: runAction,
 	}
 }
@@ -158,6 +158,14 @@ func runAction(c *cli.Context) error {
 			return cli.Exit("run: "+err.Error(), 2)
 		}
 	}
+	var node chain.Backend
+	if client != nil {
+		node = client
+	}
+	ev, err := wireEvidence(c, rdb, node)
+	if err != nil {
+		return err
+	}
 	name := c.String("replica")
 	if name == "" {
 		host, _ := os.Hostname()
@@ -172,7 +180,7 @@ func runAction(c *cli.Context) error {
 	if tracer != nil {
 		observe = tracer.Observe
 	}
-	exec, closeExec, err := runExecutor(c, client, cache, addrs, observe)
+	exec, closeExec, err := runExecutor(c, client, cache, addrs, ev, observe)
 	if err != nil {
 		return err
 	}
@@ -212,7 +220,11 @@ func runAction(c *cli.Context) error {
 			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id; the owners and executors of registries and rule contracts)", 2)
 		}
 		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: idx}
-		_, h, stop, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(client)), Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()})
+		gcfg := rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(client)), Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()}
+		if ev.Bundles != nil || ev.Opener != nil {
+			gcfg.GrantStore, gcfg.Evidence, gcfg.Rules = ev.Grants, ev.Bundles, chainRules{client}
+		}
+		_, h, stop, err := serveGateway(c, gcfg)
 		if err != nil {
 			return err
 		}
@@ -234,7 +246,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: name, Actuator: actuator, ExecPoll: c.Duration("exec-poll"),
+	rcfg := replica.Config{Store: store, Source: source, Exec: exec, Name: name, Actuator: actuator, ExecPoll: c.Duration("exec-poll"),
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), MaxRoots: c.Int("max-sessions"),
 		Log: slog.Default(), Lifecycle: withTracing(metrics.Lifecycle(name), tracer),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
@@ -245,7 +257,11 @@ func runAction(c *cli.Context) error {
 			if ui != nil {
 				ui.Record(r, e)
 			}
-		}})
+		}}
+	if ev.Bundles != nil {
+		rcfg.Bundles = ev.Bundles
+	}
+	m, err := replica.New(rcfg)
 	if err != nil {
 		return err
 	}
@@ -430,7 +446,7 @@ func serveOps(addr string, hc httpserve.Config, reg *prometheus.Registry, store 
 // runExecutor is the step executor of a replica: XRC-137 rules from the
 // chain (with a client) and from --rules, --outcomes for steps no rule
 // covers.
-func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses, observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)) (reactor.Executor, func(), error) {
+func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses, ev *evidenceWiring, observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)) (reactor.Executor, func(), error) {
 	var scripted *reactor.Scripted
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
@@ -474,6 +490,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 	if client != nil {
 		loader.Chain = rulesource.NewChain(client)
 		loader.Chain.Cache = cache // rules the indexer follows need no eth_call
+		loader.Chain.Opener = ev.Opener
 		reads.Default = client
 	}
 	for _, spec := range c.StringSlice("rpc-backend") {
@@ -493,7 +510,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		}
 		reads.Backends[name] = b
 	}
-	x, err := replica.Steps{Rules: loader, API: api, Reads: reads, Scripted: scripted, Observe: observe}.Executor()
+	x, err := replica.Steps{Rules: loader, API: api, Reads: reads, Scripted: scripted, Observe: observe, Evidence: ev.Bundles != nil}.Executor()
 	if err != nil {
 		closeAll()
 		return nil, nil, err
