@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -53,7 +54,8 @@ type sessionIO struct {
 	// bundles stores committed steps' log bundles (nil: off).
 	bundles BundleWriter
 	// scope is the session's part of an execution's scope, read once.
-	scope *execution.Scope
+	scope   *execution.Scope
+	scopeMu sync.Mutex
 }
 
 // carry carries out one command (not cmdSleep or cmdDone, which are the
@@ -427,15 +429,19 @@ func (s *sessionIO) logRecovered(res map[int64]joinstore.ReleaseResult) {
 // registry and gas budget (its meta, read once) and the step's rule
 // contract.
 func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
+	// Sends of one session run concurrently: the scope is read once.
+	s.scopeMu.Lock()
 	if s.scope == nil {
 		meta, err := s.store.Session(ctx, s.root)
 		if err != nil {
+			s.scopeMu.Unlock()
 			return inSent{Iter: c.Claim.Iter, Err: err}
 		}
 		sc := execution.Scope{Owner: common.HexToAddress(s.root.Owner), Session: uint64(s.root.RootPid),
 			Registry: common.HexToAddress(meta["xrc729"])}
 		if v := meta["maxTotalGas"]; v != "" {
 			if sc.MaxTotalGas, err = strconv.ParseUint(v, 10, 64); err != nil {
+				s.scopeMu.Unlock()
 				return inSent{Iter: c.Claim.Iter, Err: &execution.Refusal{Limit: "maxTotalGas",
 					Reason: fmt.Sprintf("session %s: meta maxTotalGas %q is not a gas amount", s.root, v)}}
 			}
@@ -443,6 +449,7 @@ func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
 		s.scope = &sc
 	}
 	sc := *s.scope
+	s.scopeMu.Unlock()
 	sc.Pid, sc.RuleContract = c.Claim.Pid, c.RuleContract
 	err := s.act.Send(ctx, sc, c.Key, c.Call)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
@@ -38,7 +39,8 @@ type Chain struct {
 	// URL is the JSON-RPC endpoint (WithHTTP), "" when not served.
 	URL string
 
-	stop chan struct{}
+	stop   chan struct{}
+	commit *sync.Mutex
 }
 
 // Option configures New.
@@ -95,7 +97,8 @@ func New(opts ...Option) (c *Chain, err error) {
 	// zero time (a cheaper store) and its first transaction run out of gas.
 	// One empty block gives the head a real timestamp.
 	b.Commit()
-	c = &Chain{Simulated: b, Client: autoMine{Client: b.Client(), backend: b}, Keys: keys, URL: url, stop: make(chan struct{})}
+	mu := &sync.Mutex{}
+	c = &Chain{Simulated: b, Client: autoMine{Client: b.Client(), backend: b, commit: mu}, Keys: keys, URL: url, stop: make(chan struct{}), commit: mu}
 	if url != "" {
 		go c.mineRPC()
 	}
@@ -130,7 +133,9 @@ func (c *Chain) mineRPC() {
 		case <-t.C:
 		}
 		if n, err := c.Simulated.Client().PendingTransactionCount(context.Background()); err == nil && n > 0 {
+			c.commit.Lock()
 			c.Simulated.Commit()
+			c.commit.Unlock()
 		}
 	}
 }
@@ -167,6 +172,8 @@ func (c *Chain) Address(i int) common.Address { return chain.Address(c.Keys[i]) 
 
 // Mine mines n empty blocks.
 func (c *Chain) Mine(n int) {
+	c.commit.Lock()
+	defer c.commit.Unlock()
 	for range n {
 		c.Simulated.Commit()
 	}
@@ -176,13 +183,18 @@ func (c *Chain) Mine(n int) {
 type autoMine struct {
 	simulated.Client
 	backend *simulated.Backend
+	// commit serializes blocks: the simulated beacon is not safe for
+	// concurrent commits (the JSON-RPC miner commits too).
+	commit *sync.Mutex
 }
 
 func (a autoMine) SendTransaction(ctx context.Context, tx *types.Transaction) error {
 	if err := a.Client.SendTransaction(ctx, tx); err != nil {
 		return err
 	}
+	a.commit.Lock()
 	a.backend.Commit()
+	a.commit.Unlock()
 	return nil
 }
 
