@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,12 +49,11 @@ const senderLeaseTTL = 15 * time.Second
 
 // execConfig are TestChaosExecutions' own knobs.
 type execConfig struct {
-	sessions, killsPerPoint int
-	p                       float64
+	sessions, killsPerPoint, maxHit int
 }
 
 func loadExecConfig(t *testing.T, cfg config) execConfig {
-	ec := execConfig{sessions: max(10, cfg.sessions/3), p: 0.05}
+	ec := execConfig{sessions: max(10, cfg.sessions/3), maxHit: 5}
 	if v := os.Getenv("XGR_CHAOS_EXEC_SESSIONS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -61,7 +61,7 @@ func loadExecConfig(t *testing.T, cfg config) execConfig {
 		}
 		ec.sessions = n
 	}
-	ec.killsPerPoint = max(2, ec.sessions/20)
+	ec.killsPerPoint = max(1, ec.sessions/60)
 	if v := os.Getenv("XGR_CHAOS_FAILPOINT_KILLS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -69,12 +69,12 @@ func loadExecConfig(t *testing.T, cfg config) execConfig {
 		}
 		ec.killsPerPoint = n
 	}
-	if v := os.Getenv("XGR_CHAOS_FAILPOINT_P"); v != "" {
-		p, err := strconv.ParseFloat(v, 64)
-		if err != nil || p <= 0 || p >= 1 {
-			t.Fatalf("XGR_CHAOS_FAILPOINT_P=%q: want a probability between 0 and 1 (e.g. 0.05)", v)
+	if v := os.Getenv("XGR_CHAOS_FAILPOINT_HIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("XGR_CHAOS_FAILPOINT_HIT=%q: want a whole number ≥ 1 (an armed point kills at a hit drawn from 1..N)", v)
 		}
-		ec.p = p
+		ec.maxHit = n
 	}
 	return ec
 }
@@ -83,12 +83,12 @@ func loadExecConfig(t *testing.T, cfg config) execConfig {
 // on chain (issue #25). Replicas of `xgr run --executions` (built with the
 // failpoint tag) run sessions of a flow whose two steps each send
 // settle(amount, ref) to an ExecTarget on anvil, ref unique per session and
-// step. Every replica is armed with each failpoint of execPoints at
-// probability XGR_CHAOS_FAILPOINT_P, so replicas die with SIGKILL at every
-// boundary again and again (the fleet restarts them; after
-// XGR_CHAOS_FAILPOINT_KILLS failpoint kills new incarnations start
-// unarmed, so the run ends); a few plain kill -9s of the busiest replica
-// come on top. The audit reads the chain: each committed execution's ref
+// step. Every replica incarnation starts with one failpoint of execPoints
+// armed, round robin, to kill it with SIGKILL at a hit drawn from
+// 1..XGR_CHAOS_FAILPOINT_HIT, so replicas die at every boundary again and
+// again (the fleet restarts them; a point that killed
+// XGR_CHAOS_FAILPOINT_KILLS replicas is armed no more, so the run ends); a
+// few plain kill -9s of the busiest replica come on top. The audit reads the chain: each committed execution's ref
 // was called exactly once and its recorded transaction has a receipt; no
 // other settle landed; the executor's nonces are 0..n-1 with none pending
 // (latest == pending == the transaction manager's next nonce) and the
@@ -97,8 +97,8 @@ func loadExecConfig(t *testing.T, cfg config) execConfig {
 func TestChaosExecutions(t *testing.T) {
 	cfg := loadConfig(t)
 	ec := loadExecConfig(t, cfg)
-	t.Logf("knobs: XGR_CHAOS_EXEC_SESSIONS=%d XGR_CHAOS_FAILPOINT_P=%g XGR_CHAOS_FAILPOINT_KILLS=%d XGR_CHAOS_REPLICAS=%d XGR_CHAOS_DURATION=%s XGR_CHAOS_SETTLE=%s XGR_CHAOS_SEED=%d",
-		ec.sessions, ec.p, ec.killsPerPoint, cfg.replicas, cfg.duration, cfg.settle, cfg.seed)
+	t.Logf("knobs: XGR_CHAOS_EXEC_SESSIONS=%d XGR_CHAOS_FAILPOINT_HIT=%d XGR_CHAOS_FAILPOINT_KILLS=%d XGR_CHAOS_REPLICAS=%d XGR_CHAOS_DURATION=%s XGR_CHAOS_SETTLE=%s XGR_CHAOS_SEED=%d",
+		ec.sessions, ec.maxHit, ec.killsPerPoint, cfg.replicas, cfg.duration, cfg.settle, cfg.seed)
 	t.Run("single", func(t *testing.T) {
 		rds := testenv.StartRedis(t, testenv.WithAOF())
 		rdb := redis.NewClient(&redis.Options{Addr: rds.Addr, ContextTimeoutEnabled: true, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second})
@@ -188,15 +188,18 @@ executions:
 	fl := newFleetOpts(t, cfg.replicas, args, []string{flow}, abs(t, outcomesFile)[0], fleetOpts{
 		env:           []string{"XGR_EXECUTOR_KEY=" + hex.EncodeToString(crypto.FromECDSA(anvil.Key(1)))},
 		failpoints:    execPoints,
-		failpointP:    ec.p,
 		killsPerPoint: ec.killsPerPoint,
+		maxHit:        ec.maxHit,
+		rng:           rand.New(rand.NewSource(cfg.seed)),
 	})
 	xcfg := cfg
 	xcfg.sessions = ec.sessions
 	// A kill of the replica holding the sender's lease stops receipts and
-	// reservations for the sender until the lease expires (txmanager
-	// LeaseTTL, 15 s): settling gets two of those on top.
-	xcfg.settle += 2 * senderLeaseTTL
+	// stale reservations for the sender until the lease expires (txmanager
+	// LeaseTTL, 15 s), and a nonce a killed replica reserved holds every
+	// later one back for ReserveTimeout (10 s): settling gets 5 s per
+	// possible failpoint kill on top, at least two leases.
+	xcfg.settle += max(2*senderLeaseTTL, time.Duration(ec.killsPerPoint*len(execPoints))*5*time.Second)
 	rn := newRun(t, xcfg, name, rdb, fl, []shape{{name: "settle2", file: flow, step: "E1", orch: orch}})
 	rn.owner = strings.ToLower(anvil.Address(3).Hex())
 	rn.payload = func(i int) []byte {
@@ -233,23 +236,24 @@ executions:
 	fl.stop(10 * time.Second)
 	rep := rn.audit()
 	ca := auditChain(t, rn, anvil, target, executor, txm)
-	kills := fl.failpointKills()
+	kills, armed := fl.failpointKills()
 	var kp []string
 	total := 0
 	for _, p := range execPoints {
-		kp = append(kp, fmt.Sprintf("%s %d", p, kills[p]))
+		kp = append(kp, fmt.Sprintf("%s %d/%d", p, kills[p], armed[p]))
 		total += kills[p]
 	}
 	rn.print(rep, settled, []string{
 		deployment,
-		"failpoints armed\t" + fmt.Sprintf("%d points at p=%g each, each until it killed %d replicas", len(execPoints), ec.p, ec.killsPerPoint),
-		"failpoint kills (kill -9)\t" + fmt.Sprintf("%d: %s", total, strings.Join(kp, ", ")),
+		"failpoints armed\t" + fmt.Sprintf("one of %d points per incarnation, at a hit drawn from 1..%d, each point until it killed %d replicas", len(execPoints), ec.maxHit, ec.killsPerPoint),
+		"failpoint kills (kill -9)\t" + fmt.Sprintf("%d (kills/incarnations armed): %s", total, strings.Join(kp, ", ")),
 		"session time, start to finished\t" + fmt.Sprintf("p50 %s  p99 %s  max %s", Percentile(ca.sessionTimes, 50), Percentile(ca.sessionTimes, 99), Percentile(ca.sessionTimes, 100)),
 		"executions committed\t" + fmt.Sprintf("%d of %d (steps done with a final outcome; %d aborted)", ca.committed, len(execSteps)*ec.sessions, ca.aborted),
 		"settle calls on chain\t" + fmt.Sprintf("%d successful settle transactions; refs called once %d, twice or more %d, never %d; foreign refs %d", ca.settles, ca.once, ca.twice, ca.never, ca.foreign),
 		"recorded txHash with a receipt\t" + fmt.Sprintf("%d of %d (status 1, same ref)", ca.receipts, ca.committed),
 		"executor nonce latest / pending / txm next\t" + fmt.Sprintf("%d / %d / %s", ca.latest, ca.pending, ca.next),
 		"executor transactions\t" + fmt.Sprintf("%d (settle %d, gap fills %d, other %d); nonces 0..%d contiguous: %v", ca.txs, ca.settleTxs, ca.fills, ca.other, ca.txs-1, ca.contiguous),
+		"longest wait between executor txs\t" + fmt.Sprintf("%s (block timestamps; the sender waits behind a killed replica's reservation or sender lease)", ca.longestGap),
 		"pending after settle\t" + fmt.Sprintf("txpool %d, txm pending %d, txm included-not-final %d (quiet after %s)", ca.txpool, ca.txmPending, ca.txmIncluded, quiet.Round(100*time.Millisecond)),
 	})
 }
@@ -285,6 +289,9 @@ type chainAudit struct {
 	txpool                               int
 	txmPending, txmIncluded              int64
 	sessionTimes                         []time.Duration
+	// longestGap is the longest time between two blocks holding executor
+	// transactions (block timestamps, whole seconds).
+	longestGap time.Duration
 }
 
 // auditChain checks the chain against Redis (see TestChaosExecutions) and
@@ -304,6 +311,7 @@ func auditChain(t *testing.T, rn *run, anvil *testenv.Anvil, target testenv.Exec
 	settle := target.ABI.Methods["settle"]
 	landed := map[string][]common.Hash{} // ref → successful settle transactions
 	var nonces []uint64
+	var lastAt uint64 // time of the last block with an executor transaction
 	for n := uint64(0); n <= head; n++ {
 		b, err := c.BlockByNumber(ctx, new(big.Int).SetUint64(n))
 		if err != nil {
@@ -314,6 +322,10 @@ func auditChain(t *testing.T, rn *run, anvil *testenv.Anvil, target testenv.Exec
 			if err != nil || from != executor {
 				continue
 			}
+			if lastAt > 0 && b.Time() > lastAt {
+				ca.longestGap = max(ca.longestGap, time.Duration(b.Time()-lastAt)*time.Second)
+			}
+			lastAt = b.Time()
 			ca.txs++
 			nonces = append(nonces, tx.Nonce())
 			switch {
@@ -396,7 +408,7 @@ func auditChain(t *testing.T, rn *run, anvil *testenv.Anvil, target testenv.Exec
 	ca.txmPending, _ = rn.rdb.ZCard(ctx, txm+"pending").Result()
 	ca.txmIncluded, _ = rn.rdb.ZCard(ctx, txm+"included").Result()
 	if ca.txmPending > 0 || ca.txmIncluded > 0 {
-		t.Errorf("%s: the transaction manager holds %d pending and %d included-not-final keys after settling", rn.name, ca.txmPending, ca.txmIncluded)
+		t.Errorf("%s: the transaction manager holds %d pending and %d included-not-final keys after settling:\n%s", rn.name, ca.txmPending, ca.txmIncluded, txmState(rn.rdb, txm))
 	}
 
 	// Each session's executing steps against the chain.
@@ -509,4 +521,28 @@ func (ca *chainAudit) auditStep(t *testing.T, rn *run, c *ethclient.Client, targ
 	default:
 		ca.receipts++
 	}
+}
+
+// txmState describes the transaction manager's sender hash and its first
+// pending and included keys (state, nonce, hash, attempts), for a failure.
+func txmState(rdb redis.UniversalClient, txm string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var b strings.Builder
+	sender, err := rdb.HGetAll(ctx, txm+"sender").Result()
+	fmt.Fprintf(&b, "  sender %v (err %v), now %d ms\n", sender, err, time.Now().UnixMilli())
+	for _, set := range []string{"pending", "included", "queue"} {
+		zs, err := rdb.ZRangeWithScores(ctx, txm+set, 0, 4).Result()
+		n, _ := rdb.ZCard(ctx, txm+set).Result()
+		fmt.Fprintf(&b, "  %s: %d keys (err %v)\n", set, n, err)
+		for _, z := range zs {
+			key := fmt.Sprint(z.Member)
+			rec, _ := rdb.HGetAll(ctx, txm+"x:"+key).Result()
+			delete(rec, "raw")
+			delete(rec, "data")
+			att, _ := rdb.LLen(ctx, txm+"a:"+key).Result()
+			fmt.Fprintf(&b, "    %s (score %.0f): %v, %d attempts\n", key, z.Score, rec, att)
+		}
+	}
+	return b.String()
 }

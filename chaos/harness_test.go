@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand"
 	"net"
 	"net/http"
 	"os"
@@ -162,22 +164,27 @@ type fleet struct {
 	wg         sync.WaitGroup
 
 	// opts: extra environment and failpoints (newFleetOpts); fpKills
-	// counts the replicas a failpoint killed, by point.
-	opts    fleetOpts
-	fpKills map[string]int
+	// counts the replicas a failpoint killed, fpArmed the incarnations
+	// started with it armed, by point.
+	opts             fleetOpts
+	fpKills, fpArmed map[string]int
 }
 
 // fleetOpts are a fleet's extras: environment for every replica
-// (XGR_EXECUTOR_KEY, …) and failpoints. A replica starts with each of
-// failpoints armed at probability failpointP (XGR_FAILPOINTS) while fewer
-// than killsPerPoint replicas have died at that point, so every boundary
-// gets its kills and a run whose replicas keep dying still finishes; a
+// (XGR_EXECUTOR_KEY, …) and failpoints. Each incarnation starts with one
+// of failpoints armed (XGR_FAILPOINTS=NAME=N): the one armed least often
+// among those that have killed fewer than killsPerPoint replicas, to die
+// at its N-th hit, N drawn from 1..maxHit (rng). One kill per incarnation
+// at most, and a bounded number per point, so every boundary gets its
+// kills and the run ends; a point hit in batches (the upkeep signing many
+// stale reservations at once) cannot kill every replica that tries. A
 // failpoint kill is restarted at once and is no unexpected exit.
 type fleetOpts struct {
 	env           []string
 	failpoints    []string
-	failpointP    float64
 	killsPerPoint int
+	maxHit        int
+	rng           *rand.Rand
 }
 
 func newFleet(t *testing.T, n int, redisArgs, ostcs []string, outcomes string) *fleet {
@@ -187,7 +194,7 @@ func newFleet(t *testing.T, n int, redisArgs, ostcs []string, outcomes string) *
 func newFleetOpts(t *testing.T, n int, redisArgs, ostcs []string, outcomes string, opts fleetOpts) *fleet {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fleet{t: t, dir: t.TempDir(), args: redisArgs, ostcs: ostcs, outcomes: outcomes,
-		cur: make([]*replica, n), incarn: make([]int, n), ctx: ctx, cancelCtx: cancel, opts: opts, fpKills: map[string]int{}}
+		cur: make([]*replica, n), incarn: make([]int, n), ctx: ctx, cancelCtx: cancel, opts: opts, fpKills: map[string]int{}, fpArmed: map[string]int{}}
 	t.Cleanup(func() {
 		f.stop(5 * time.Second)
 		if t.Failed() {
@@ -215,14 +222,15 @@ func (f *fleet) start(slot int) error {
 	name := fmt.Sprintf("r%d.%d", slot, f.incarn[slot])
 	f.incarn[slot]++
 	env := append(cleanEnv(), f.opts.env...)
-	var arm []string
+	arm := ""
 	for _, p := range f.opts.failpoints {
-		if f.fpKills[p] < f.opts.killsPerPoint {
-			arm = append(arm, fmt.Sprintf("%s=%g", p, f.opts.failpointP))
+		if f.fpKills[p] < f.opts.killsPerPoint && (arm == "" || f.fpArmed[p] < f.fpArmed[arm]) {
+			arm = p
 		}
 	}
-	if len(arm) > 0 {
-		env = append(env, "XGR_FAILPOINTS="+strings.Join(arm, ","))
+	if arm != "" {
+		f.fpArmed[arm]++
+		env = append(env, fmt.Sprintf("XGR_FAILPOINTS=%s=%d", arm, 1+f.opts.rng.Intn(max(1, f.opts.maxHit))))
 	}
 	f.mu.Unlock()
 	port, err := freePort()
@@ -332,15 +340,12 @@ func (f *fleet) restart(slot int, delay time.Duration) {
 	}
 }
 
-// failpointKills counts the replicas a failpoint killed, by point.
-func (f *fleet) failpointKills() map[string]int {
+// failpointKills counts the replicas a failpoint killed and the
+// incarnations started with it armed, by point.
+func (f *fleet) failpointKills() (kills, armed map[string]int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := map[string]int{}
-	for k, n := range f.fpKills {
-		out[k] = n
-	}
-	return out
+	return maps.Clone(f.fpKills), maps.Clone(f.fpArmed)
 }
 
 // failpointKill reads which failpoint killed a replica from the end of
