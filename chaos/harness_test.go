@@ -53,12 +53,6 @@ func (r *replica) setDeliberate() {
 	r.mu.Unlock()
 }
 
-func (r *replica) isDeliberate() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.deliberate
-}
-
 // claimKill marks the replica as deliberately killed unless it has exited
 // already (a failpoint killed it and its exit restarts the slot).
 func (r *replica) claimKill() bool {
