@@ -99,7 +99,7 @@ chaos:
 chaos-short:
 	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-60} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
 	XGR_CHAOS_DURATION=$${XGR_CHAOS_DURATION:-15s} XGR_CHAOS_SETTLE=$${XGR_CHAOS_SETTLE:-30s} \
-	$(GO) test -tags chaos -count=1 -timeout 5m -run '$(CHAOS_RUN)' ./chaos -v
+	$(GO) test -tags chaos -count=1 -timeout 8m -run '$(CHAOS_RUN)' ./chaos -v
 
 ## chaos-lint: vet and staticcheck of the chaos suite (its files carry the chaos tag)
 chaos-lint:

@@ -38,9 +38,9 @@ var execPoints = []string{
 	"txmanager.signed",        // signed, the bytes not recorded
 	"txmanager.recorded",      // bytes recorded, not broadcast
 	"txmanager.broadcast",     // broadcast, the step not told
+	"reactor.exec-final",      // the outcome is final (mined), the step not committed
 	"txmanager.bump-signed",   // a fee bump signed, not recorded
 	"txmanager.bump-recorded", // a fee bump recorded, not broadcast
-	"reactor.exec-final",      // the outcome is final (mined), the step not committed
 }
 
 // senderLeaseTTL is the transaction manager's sender lease (txmanager
@@ -53,7 +53,7 @@ type execConfig struct {
 }
 
 func loadExecConfig(t *testing.T, cfg config) execConfig {
-	ec := execConfig{sessions: max(10, cfg.sessions/3), maxHit: 5}
+	ec := execConfig{sessions: max(10, cfg.sessions/3), maxHit: 3}
 	if v := os.Getenv("XGR_CHAOS_EXEC_SESSIONS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -194,6 +194,10 @@ executions:
 	})
 	xcfg := cfg
 	xcfg.sessions = ec.sessions
+	// The failpoints kill early (at a replica's first hits), and what
+	// they leave costs settle time: two thirds of the duration carry the
+	// load and the plain kills.
+	xcfg.duration = max(5*time.Second, cfg.duration*2/3)
 	// A kill of the replica holding the sender's lease stops receipts and
 	// stale reservations for the sender until the lease expires (txmanager
 	// LeaseTTL, 15 s), and a nonce a killed replica reserved holds every
