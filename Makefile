@@ -106,8 +106,10 @@ difftest:
 
 ## chaos: the chaos suite (not part of test): real `xgr run` replicas, redis-server
 ## with AOF and a Redis Cluster with replicas, kill -9s, a Redis restart, a pause, a
-## master failover, then an audit of Redis. Knobs: XGR_CHAOS_SESSIONS, _REPLICAS,
-## _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, XGR_CHAOS_RACE=1 (docs/testing.md).
+## master failover, then an audit of Redis; TestChaosExecutions kills replicas at every
+## boundary of an execution (failpoints) and audits anvil. Knobs: XGR_CHAOS_SESSIONS,
+## _REPLICAS, _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, _EXEC_SESSIONS,
+## _FAILPOINT_P, _FAILPOINT_KILLS, XGR_CHAOS_RACE=1 (docs/testing.md).
 CHAOS_RUN ?= TestChaos
 chaos:
 	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
@@ -116,7 +118,7 @@ chaos:
 chaos-short:
 	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-60} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
 	XGR_CHAOS_DURATION=$${XGR_CHAOS_DURATION:-15s} XGR_CHAOS_SETTLE=$${XGR_CHAOS_SETTLE:-30s} \
-	$(GO) test -tags chaos -count=1 -timeout 5m -run '$(CHAOS_RUN)' ./chaos -v
+	$(GO) test -tags chaos -count=1 -timeout 8m -run '$(CHAOS_RUN)' ./chaos -v
 
 ## chaos-lint: vet and staticcheck of the chaos suite (its files carry the chaos tag)
 chaos-lint:

@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	xgrBin = filepath.Join(dir, "xgr")
-	args := []string{"build", "-o", xgrBin}
+	args := []string{"build", "-tags", "xgrfailpoint", "-o", xgrBin}
 	if os.Getenv("XGR_CHAOS_RACE") == "1" {
 		args = append(args, "-race")
 	}
@@ -161,6 +161,10 @@ type run struct {
 	faults []string
 	counts map[string]int
 
+	// payload, when set, is the start payload of session i (default
+	// {"n":i}).
+	payload func(i int) []byte
+
 	// cut, when set, starts every cutEvery-th session with its last call
 	// cut and no retry (cut_test.go); cuts counts them.
 	cut  *joinstore.Store
@@ -190,9 +194,13 @@ func (rn *run) startLoad(window time.Duration) {
 			time.Sleep(time.Until(rn.begin.Add(window * time.Duration(i) / time.Duration(rn.cfg.sessions))))
 			sh := rn.shapes[i%len(rn.shapes)]
 			s := started{key: fmt.Sprintf("chaos-%s-%d", rn.name, i), shape: sh.name}
+			payload := []byte(fmt.Sprintf(`{"n":%d}`, i))
+			if rn.payload != nil {
+				payload = rn.payload(i)
+			}
 			if rn.cut != nil && i%cutEvery == cutEvery/2 {
 				req := reactor.StartRequest{Owner: rn.owner, XRC729: "file", OstcID: sh.orch.ID,
-					Step: sh.step, Payload: []byte(fmt.Sprintf(`{"n":%d}`, i)), IdempotencyKey: s.key}
+					Step: sh.step, Payload: payload, IdempotencyKey: s.key}
 				if root, ok := rn.cutStart(src, req); ok {
 					s.attempts, s.root, s.ack = 1, root, "cut"
 					rn.mu.Lock()
@@ -206,7 +214,7 @@ func (rn *run) startLoad(window time.Duration) {
 				s.attempts++
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 				res, err := reactor.Start(ctx, rn.store, src, reactor.StartRequest{Owner: rn.owner, XRC729: "file", OstcID: sh.orch.ID,
-					Step: sh.step, Payload: []byte(fmt.Sprintf(`{"n":%d}`, i)), IdempotencyKey: s.key}, time.Now())
+					Step: sh.step, Payload: payload, IdempotencyKey: s.key}, time.Now())
 				cancel()
 				s.err = err
 				if err == nil {

@@ -15,7 +15,13 @@
 // Knobs (environment): XGR_CHAOS_SESSIONS, XGR_CHAOS_REPLICAS,
 // XGR_CHAOS_KILLS, XGR_CHAOS_MASTER_KILLS, XGR_CHAOS_DURATION,
 // XGR_CHAOS_SETTLE, XGR_CHAOS_SEED, XGR_CHAOS_RACE=1 (build xgr with the
-// race detector); docs/testing.md describes them and the report.
+// race detector), and for TestChaosExecutions XGR_CHAOS_EXEC_SESSIONS,
+// XGR_CHAOS_FAILPOINT_P, XGR_CHAOS_FAILPOINT_KILLS; docs/testing.md
+// describes them and the report.
+//
+// The suite's xgr is built with the tag xgrfailpoint (internal/failpoint):
+// TestChaosExecutions starts its replicas with XGR_FAILPOINTS, so they die
+// with SIGKILL at every boundary of an execution, and audits the chain.
 //
 // The audit (audit.go) is plain code with its own unit tests, which run in
 // `make test`: it reads a session's meta, process records and proc_steps

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand"
 	"net"
 	"net/http"
 	"os"
@@ -33,9 +35,13 @@ type replica struct {
 	done                chan struct{}
 	exitErr             error
 	started             time.Time
+	// failpoint is the point that killed it ("" when none did), read from
+	// its log before done closes.
+	failpoint string
 
 	mu         sync.Mutex
 	deliberate bool
+	exited     bool
 	counts     map[string]float64 // xgr_events_total by type, last scrape
 	series     map[string]float64 // other counted series (seriesPrefixes), last scrape
 	scraped    time.Time
@@ -47,9 +53,23 @@ func (r *replica) setDeliberate() {
 	r.mu.Unlock()
 }
 
-func (r *replica) isDeliberate() bool {
+// claimKill marks the replica as deliberately killed unless it has exited
+// already (a failpoint killed it and its exit restarts the slot).
+func (r *replica) claimKill() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.exited {
+		return false
+	}
+	r.deliberate = true
+	return true
+}
+
+// markExited records the exit and reports whether it was deliberate.
+func (r *replica) markExited() (deliberate bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.exited = true
 	return r.deliberate
 }
 
@@ -136,12 +156,39 @@ type fleet struct {
 	stopping   bool
 	unexpected []string
 	wg         sync.WaitGroup
+
+	// opts: extra environment and failpoints (newFleetOpts); fpKills
+	// counts the replicas a failpoint killed, fpArmed the incarnations
+	// started with it armed, by point.
+	opts             fleetOpts
+	fpKills, fpArmed map[string]int
+}
+
+// fleetOpts are a fleet's extras: environment for every replica
+// (XGR_EXECUTOR_KEY, …) and failpoints. Each incarnation starts with one
+// of failpoints armed (XGR_FAILPOINTS=NAME=N): the one armed least often
+// among those that have killed fewer than killsPerPoint replicas, to die
+// at its N-th hit, N drawn from 1..maxHit (rng). One kill per incarnation
+// at most, and a bounded number per point, so every boundary gets its
+// kills and the run ends; a point hit in batches (the upkeep signing many
+// stale reservations at once) cannot kill every replica that tries. A
+// failpoint kill is restarted at once and is no unexpected exit.
+type fleetOpts struct {
+	env           []string
+	failpoints    []string
+	killsPerPoint int
+	maxHit        int
+	rng           *rand.Rand
 }
 
 func newFleet(t *testing.T, n int, redisArgs, ostcs []string, outcomes string) *fleet {
+	return newFleetOpts(t, n, redisArgs, ostcs, outcomes, fleetOpts{})
+}
+
+func newFleetOpts(t *testing.T, n int, redisArgs, ostcs []string, outcomes string, opts fleetOpts) *fleet {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fleet{t: t, dir: t.TempDir(), args: redisArgs, ostcs: ostcs, outcomes: outcomes,
-		cur: make([]*replica, n), incarn: make([]int, n), ctx: ctx, cancelCtx: cancel}
+		cur: make([]*replica, n), incarn: make([]int, n), ctx: ctx, cancelCtx: cancel, opts: opts, fpKills: map[string]int{}, fpArmed: map[string]int{}}
 	t.Cleanup(func() {
 		f.stop(5 * time.Second)
 		if t.Failed() {
@@ -168,6 +215,17 @@ func (f *fleet) start(slot int) error {
 	}
 	name := fmt.Sprintf("r%d.%d", slot, f.incarn[slot])
 	f.incarn[slot]++
+	env := append(cleanEnv(), f.opts.env...)
+	arm := ""
+	for _, p := range f.opts.failpoints {
+		if f.fpKills[p] < f.opts.killsPerPoint && (arm == "" || f.fpArmed[p] < f.fpArmed[arm]) {
+			arm = p
+		}
+	}
+	if arm != "" {
+		f.fpArmed[arm]++
+		env = append(env, fmt.Sprintf("XGR_FAILPOINTS=%s=%d", arm, 1+f.opts.rng.Intn(max(1, f.opts.maxHit))))
+	}
 	f.mu.Unlock()
 	port, err := freePort()
 	if err != nil {
@@ -188,7 +246,7 @@ func (f *fleet) start(slot int) error {
 		"--root-lease", "2s", "--proc-lease", "2s", "--poll", "50ms", "--require-aof")
 	r.cmd = exec.Command(xgrBin, args...)
 	r.cmd.Stdout, r.cmd.Stderr = logf, logf
-	r.cmd.Env = cleanEnv()
+	r.cmd.Env = env
 	// The kernel kills the replica when the test process dies.
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := r.cmd.Start(); err != nil {
@@ -213,12 +271,25 @@ func (f *fleet) start(slot int) error {
 		defer f.wg.Done()
 		r.exitErr = r.cmd.Wait()
 		logf.Close()
+		r.failpoint = failpointKill(r.logPath)
+		deliberate := r.markExited()
 		close(r.done)
-		if r.isDeliberate() {
+		f.mu.Lock()
+		if r.failpoint != "" {
+			f.fpKills[r.failpoint]++
+		}
+		stopping := f.stopping
+		if deliberate {
+			f.mu.Unlock()
 			return
 		}
-		f.mu.Lock()
-		stopping := f.stopping
+		if r.failpoint != "" {
+			f.mu.Unlock()
+			if !stopping {
+				f.restart(slot, 200*time.Millisecond)
+			}
+			return
+		}
 		if !stopping {
 			f.unexpected = append(f.unexpected, fmt.Sprintf("%s exited on its own after %s: %v; last log lines:\n%s",
 				r.name, time.Since(r.started).Round(time.Millisecond), r.exitErr, tail(r.logPath, 8)))
@@ -228,22 +299,15 @@ func (f *fleet) start(slot int) error {
 			return
 		}
 		// A supervisor would restart it; so does the fleet, after a second.
-		select {
-		case <-time.After(time.Second):
-		case <-f.ctx.Done():
-			return
-		}
-		for attempt := 0; attempt < 30 && f.ctx.Err() == nil; attempt++ {
-			if err := f.start(slot); err == nil {
-				return
-			}
-			time.Sleep(time.Second)
-		}
+		f.restart(slot, time.Second)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-r.done:
+			if r.failpoint != "" {
+				return nil // killed at a failpoint: its exit restarts the slot
+			}
 			return fmt.Errorf("replica %s exited at start: %v\n%s", name, r.exitErr, tail(r.logPath, 10))
 		default:
 		}
@@ -253,6 +317,43 @@ func (f *fleet) start(slot int) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("replica %s did not serve /metrics within 20s\n%s", name, tail(r.logPath, 10))
+}
+
+// restart starts slot's next incarnation after delay, retrying for 30 s.
+func (f *fleet) restart(slot int, delay time.Duration) {
+	select {
+	case <-time.After(delay):
+	case <-f.ctx.Done():
+		return
+	}
+	for attempt := 0; attempt < 30 && f.ctx.Err() == nil; attempt++ {
+		if err := f.start(slot); err == nil {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// failpointKills counts the replicas a failpoint killed and the
+// incarnations started with it armed, by point.
+func (f *fleet) failpointKills() (kills, armed map[string]int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.fpKills), maps.Clone(f.fpArmed)
+}
+
+// failpointKill reads which failpoint killed a replica from the end of
+// its log ("failpoint NAME: kill -9", internal/failpoint, among its last
+// three lines); "" when none did.
+func failpointKill(logPath string) string {
+	for _, line := range strings.Split(tail(logPath, 3), "\n") {
+		if name, ok := strings.CutPrefix(line, "failpoint "); ok {
+			if name, ok = strings.CutSuffix(name, ": kill -9"); ok {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // scrapeLoop reads every live replica's metrics four times a second, so
@@ -289,9 +390,16 @@ func (f *fleet) current(slot int) *replica {
 // metrics, and starts the next incarnation.
 func (f *fleet) kill9(slot int) (victim string, at time.Time, err error) {
 	r := f.current(slot)
+	// A replica a failpoint killed is being restarted by its exit: kill
+	// the next incarnation instead.
+	for deadline := time.Now().Add(30 * time.Second); !r.claimKill(); r = f.current(slot) {
+		if time.Now().After(deadline) {
+			return r.name, time.Now(), fmt.Errorf("slot %d: no live replica to kill for 30s", slot)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	r.scrape(time.Second)
-	r.setDeliberate()
-	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return r.name, time.Now(), err
 	}
 	at = time.Now()

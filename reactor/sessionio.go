@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/execution"
+	"github.com/xgr-sidecar/xgr/internal/failpoint"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
@@ -68,6 +69,9 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 		res, err := s.store.BeginExec(ctx, c.Claim, s.clock(), c.Key, c.Record, c.Flip)
 		return inExecBegun{Iter: c.Claim.Iter, Res: res, Err: err}
 	case cmdSend:
+		// Chaos: the step's record is on the process (begin_exec), nothing
+		// is sent yet.
+		failpoint.Hit("reactor.exec-begun")
 		return s.send(ctx, c)
 	case cmdPoll:
 		o, ok, err := s.act.Outcome(ctx, c.Key)
@@ -93,6 +97,10 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 	case cmdCommit:
 		if c.Commit.Status == "aborted" {
 			s.log.Warn("step aborted", "session", s.root.String(), "pid", c.Claim.Pid, "step", c.Claim.ResumeStep, "reason", c.Commit.AbortReason)
+		}
+		if c.Commit.ExecOutcome != nil {
+			// Chaos: the execution is final (mined), its step not committed.
+			failpoint.Hit("reactor.exec-final")
 		}
 		res, err := s.store.Commit(ctx, c.Claim, s.clock(), c.Commit)
 		switch {

@@ -12,4 +12,10 @@
 //	XGR_FAILPOINTS=txmanager.recorded=0.05,reactor.exec-final=0.05
 //
 // Before it kills, it writes "failpoint NAME: kill -9" to stderr.
+//
+// The points: txmanager.reserved, txmanager.signed, txmanager.recorded,
+// txmanager.broadcast, txmanager.bump-signed, txmanager.bump-recorded
+// (txmanager: Manager.crashed) and reactor.exec-begun (begin_exec
+// committed, nothing sent), reactor.exec-final (an execution's outcome is
+// final, the step's commit not made) in reactor/sessionio.go.
 package failpoint
