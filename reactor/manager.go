@@ -36,6 +36,11 @@ type Manager struct {
 	// OnEvent receives every session's timeline (optional; called from
 	// several goroutines).
 	OnEvent func(joinstore.Root, Event)
+	// OnFinished receives the outcome (joinstore.OutcomeOf) of each session
+	// this replica finished and handed back, once per session (optional;
+	// called from several goroutines). The replica also logs it at INFO
+	// ("session finished").
+	OnFinished func(joinstore.Root, joinstore.Outcome)
 
 	// Workers is the number of scheduler workers running the root actors
 	// (0 = GOMAXPROCS).

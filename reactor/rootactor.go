@@ -56,7 +56,8 @@ type rootActor struct {
 func newRootActor(m *Manager, root joinstore.Root, adopted *joinstore.Adoption) *rootActor {
 	io := &sessionIO{store: m.Store, source: m.Source, exec: m.Exec, root: root, worker: m.Replica,
 		procLease: m.ProcLease, rootLease: m.RootLease, token: adopted.Token, adopted: adopted,
-		clock: m.now, poke: m.poke, log: m.Log, act: m.Actuator, flip: m.Flipper}
+		clock: m.now, poke: m.poke, log: m.Log, act: m.Actuator, flip: m.Flipper,
+		onFinished: m.OnFinished}
 	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, JoinLock: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload,
 		Executions: m.Actuator != nil, ExecPoll: m.ExecPoll, RecordCap: m.Store.MaxRecord()}
 	return &rootActor{m: m, io: io, machine: newMachine(cfg, root, nil, m.now())}

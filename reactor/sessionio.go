@@ -44,6 +44,9 @@ type sessionIO struct {
 	// poke, when set, tells a local actor of a woken session to look.
 	poke func(joinstore.Root)
 	log  *slog.Logger
+	// onFinished receives the outcome of a session this holder finished
+	// (replicas; optional).
+	onFinished func(joinstore.Root, joinstore.Outcome)
 	// act performs executions (nil: off); flip renders the onInvalid
 	// branch after a revert.
 	act  execution.Actuator
@@ -376,9 +379,12 @@ func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
 	ctx = context.WithoutCancel(ctx)
 	switch {
 	case c.Finished:
-		if err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock()); err != nil {
+		meta, err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock())
+		if err != nil {
 			s.log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
+			return
 		}
+		s.finished(meta)
 		return
 	case c.Unmark:
 		s.store.UnmarkRoot(ctx, s.root)

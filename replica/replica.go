@@ -59,6 +59,9 @@ type Config struct {
 	// OnEvent receives every session's timeline (optional; called from
 	// several goroutines).
 	OnEvent func(joinstore.Root, reactor.Event)
+	// OnFinished receives the outcome of each session this replica
+	// finished (reactor.Manager.OnFinished; optional).
+	OnFinished func(joinstore.Root, joinstore.Outcome)
 	// Log: nil is slog.Default().
 	Log *slog.Logger
 	// Actuator performs steps' executions (nil: executions are off, and a
@@ -93,7 +96,7 @@ func New(cfg Config) (*reactor.Manager, error) {
 	}
 	return &reactor.Manager{Store: cfg.Store, Source: cfg.Source, Exec: cfg.Exec, Replica: cfg.Name,
 		RootLease: cfg.RootLease, ProcLease: cfg.ProcLease, Poll: cfg.Poll, MaxRoots: cfg.MaxRoots, Workers: cfg.Workers,
-		OnEvent: cfg.OnEvent, Log: log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll}, nil
+		OnEvent: cfg.OnEvent, OnFinished: cfg.OnFinished, Log: log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: cfg.ExecPoll}, nil
 }
 
 // Steps is how a replica (or xgr simulate) runs steps: as the XRC-137 rules
