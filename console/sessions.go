@@ -15,7 +15,8 @@ type Row struct {
 	Owner   string `json:"owner"`
 	RootPid int64  `json:"rootPid"`
 	// Status is live, finished, or killed (a kill was ordered; live
-	// processes may still be ending).
+	// processes may still be ending; a cap's or a cancelSession rule's
+	// kill shows in Outcome instead).
 	Status    string `json:"status"`
 	Live      int64  `json:"live"`
 	StartStep string `json:"startStep"`
@@ -58,7 +59,8 @@ func RowOf(o joinstore.Overview) Row {
 	if r.CreatedAt == 0 {
 		r.CreatedAt = o.CreatedAt.UnixMilli()
 	}
-	if m["killedAt"] != "" {
+	if m["killedAt"] != "" && (m["killKind"] == "" || m["killKind"] == joinstore.KillKindKill) {
+		// An ordered kill; a cap or a cancel shows in the outcome.
 		r.Status = "killed"
 	}
 	r.UpdatedAt = max(r.CreatedAt, o.LastStep.UnixMilli(), num("finishedAt"), num("killedAt"))
