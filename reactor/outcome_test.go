@@ -3,6 +3,7 @@ package reactor
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -113,22 +114,47 @@ func runToEnd(t *testing.T, store *joinstore.Store, ostc, outcomes string) joins
 }
 
 // A replica reports each session it finished once, with its outcome, to
-// OnFinished and in an INFO line "session finished".
+// OnFinished and in an INFO line "session finished": sessions its last
+// commit ended (a hard error: failed) and sessions a join step ended (the
+// join can never close: unfulfillable).
 func TestReplicaReportsOutcome(t *testing.T) {
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	o, err := registry.Parse([]byte(outcomeChain))
+	chain, err := registry.Parse([]byte(outcomeChain))
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec, _ := ParseOutcomes([]byte(`{"B":{"result":"error"},"default":{"result":"valid"}}`))
+	raw, err := os.ReadFile("../examples/ostc/when_filter.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	when, err := registry.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewStaticSource(chain, when)
+	exec, _ := ParseOutcomes([]byte(`{"B":{"result":"error"},"B1":{"result":"invalid"},"default":{"result":"valid"}}`))
 	var mu sync.Mutex
 	var logs bytes.Buffer
 	got := map[joinstore.Root][]joinstore.Outcome{}
 	log := slog.New(slog.NewTextHandler(&syncWriter{mu: &mu, w: &logs}, nil))
-	m := &Manager{Store: store, Source: NewStaticSource(o), Exec: exec, Replica: "r1", Poll: 10 * time.Millisecond, Log: log,
+	m := &Manager{Store: store, Source: src, Exec: exec, Replica: "r1", Poll: 10 * time.Millisecond, Log: log,
 		OnFinished: func(r joinstore.Root, out joinstore.Outcome) { mu.Lock(); got[r] = append(got[r], out); mu.Unlock() }}
-	roots := startMany(t, store, NewStaticSource(o), o, 3)
+	want := map[joinstore.Root]joinstore.Outcome{}
+	var roots []joinstore.Root
+	for i := 0; i < 6; i++ {
+		o, outcome := chain, joinstore.OutcomeFailed
+		if i%2 == 1 {
+			o, outcome = when, joinstore.OutcomeUnfulfillable
+		}
+		res, err := Start(context.Background(), store, src, StartRequest{Owner: owner, XRC729: "test", OstcID: o.ID, Step: o.Steps[0].ID,
+			IdempotencyKey: fmt.Sprint("outcome-", i)}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[res.Root] = outcome
+		roots = append(roots, res.Root)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -141,17 +167,20 @@ func TestReplicaReportsOutcome(t *testing.T) {
 			break
 		}
 	}
+	// Nothing is reported twice after the sessions were handed back.
+	time.Sleep(100 * time.Millisecond)
 	cancel()
 	<-done
 	mu.Lock()
 	defer mu.Unlock()
 	for _, r := range roots {
-		if len(got[r]) != 1 || got[r][0] != joinstore.OutcomeFailed {
-			t.Errorf("session %s reported %v, want [failed] once", r, got[r])
+		if len(got[r]) != 1 || got[r][0] != want[r] {
+			t.Errorf("session %s reported %v, want [%s] once", r, got[r], want[r])
 		}
 	}
-	if n := strings.Count(logs.String(), `msg="session finished"`); n != len(roots) || !strings.Contains(logs.String(), "outcome=failed") {
-		t.Errorf("%d 'session finished' lines, want %d with outcome=failed:\n%s", n, len(roots), logs.String())
+	text := logs.String()
+	if n := strings.Count(text, `msg="session finished"`); n != len(roots) || !strings.Contains(text, "outcome=failed") || !strings.Contains(text, "outcome=unfulfillable") {
+		t.Errorf("%d 'session finished' lines, want %d with outcomes failed and unfulfillable:\n%s", n, len(roots), text)
 	}
 }
 

@@ -387,7 +387,13 @@ func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
 		s.finished(meta)
 		return
 	case c.Unmark:
-		s.store.UnmarkRoot(ctx, s.root)
+		// The session was found finished (a join step, the dispatch gate or
+		// a kill ended it, not this holder's last commit): report it too.
+		if err := s.store.UnmarkRoot(ctx, s.root); err == nil {
+			if meta, err := s.store.SessionMeta(ctx, s.root); err == nil && meta.Status == joinstore.SessionFinished {
+				s.finished(meta)
+			}
+		}
 	case !c.Mark.IsZero():
 		s.store.MarkRoot(ctx, s.root, c.Mark)
 		// A wake between the reads before this and the mark made work due
