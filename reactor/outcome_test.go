@@ -195,3 +195,48 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// A session that finished while its holder stopped before handing it back
+// (its root index entry is left) is reported by the replica that adopts
+// the entry and finds it finished, once.
+func TestAdopterReportsAnOrphanedFinish(t *testing.T) {
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	meta := runToEnd(t, store, outcomeChain, `{"B":{"result":"cancel"},"default":{"result":"valid"}}`)
+	root := joinstore.Root{Owner: meta.Owner, RootPid: meta.RootPid}
+	ctx := context.Background()
+	store.MarkRoot(ctx, root, time.Now()) // the entry a crashed holder leaves
+	o, _ := registry.Parse([]byte(outcomeChain))
+	var mu sync.Mutex
+	var got []joinstore.Outcome
+	m := &Manager{Store: store, Source: NewStaticSource(o), Exec: &Scripted{}, Replica: "r2", Poll: 10 * time.Millisecond,
+		OnFinished: func(r joinstore.Root, out joinstore.Outcome) {
+			mu.Lock()
+			defer mu.Unlock()
+			if r == root {
+				got = append(got, out)
+			}
+		}}
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(mctx) }()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != joinstore.OutcomeCancelled {
+		t.Fatalf("reported %v, want [cancelled] once", got)
+	}
+	if store.MarkFinished(ctx, root, time.Now()) {
+		t.Error("a second MarkFinished claims the report again")
+	}
+}
