@@ -711,6 +711,16 @@ func (s *Store) finished(ctx context.Context, root Root, now time.Time) bool {
 	return removed
 }
 
+// finishedByCommand updates the indexes of a session a command (a kill)
+// ended: the owner's index learns when its records expire, and the root
+// index marks it due now, so that the next replica to look takes it out
+// and reports its end (Manager: MarkFinished).
+func (s *Store) finishedByCommand(ctx context.Context, root Root, now time.Time) {
+	ok := ownerKeysOf(root.Owner)
+	s.rdb.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(now.UnixMilli()), Member: root.String()})
+	s.rdb.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
+}
+
 // CollectGarbage forgets an owner's sessions whose records have expired
 // (their index entries and idempotency keys). Starting a session does the
 // same on the way.

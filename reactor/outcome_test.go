@@ -240,3 +240,54 @@ func TestAdopterReportsAnOrphanedFinish(t *testing.T) {
 		t.Error("a second MarkFinished claims the report again")
 	}
 }
+
+// A session an operator's kill ends at once (nothing of it running) is
+// reported by the next replica to look, once.
+func TestKilledByCommandIsReported(t *testing.T) {
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	o, _ := registry.Parse([]byte(outcomeChain))
+	src := NewStaticSource(o)
+	var mu sync.Mutex
+	got := map[joinstore.Root][]joinstore.Outcome{}
+	m := &Manager{Store: store, Source: src, Exec: &Scripted{}, Replica: "r1", Poll: 10 * time.Millisecond,
+		OnFinished: func(r joinstore.Root, out joinstore.Outcome) { mu.Lock(); got[r] = append(got[r], out); mu.Unlock() }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	var roots []joinstore.Root
+	for i := 0; i < 2; i++ {
+		res, err := Start(ctx, store, src, StartRequest{Owner: owner, XRC729: "test", OstcID: o.ID, Step: "A",
+			IdempotencyKey: fmt.Sprint("kill-", i), WakeAt: time.Now().Add(time.Hour)}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots = append(roots, res.Root)
+	}
+	time.Sleep(50 * time.Millisecond) // the replica looked at them once
+	// One killed whole, one by its only process.
+	if _, err := Kill(ctx, store, roots[0], time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Kill(ctx, store, roots[1], time.Now(), 1); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n == len(roots) {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range roots {
+		if len(got[r]) != 1 || got[r][0] != joinstore.OutcomeKilled {
+			t.Errorf("session %s reported %v, want [killed] once", r, got[r])
+		}
+	}
+}
