@@ -24,7 +24,7 @@ const (
 	// OutcomeUnfulfillable: a join could no longer close.
 	OutcomeUnfulfillable Outcome = "unfulfillable"
 	// OutcomeInvalid: a step evaluated invalid and led nowhere (its branch
-	// spawned nothing, declared no join and it delivered to no open join).
+	// spawned nothing and declared no join, and it is no join's producer).
 	OutcomeInvalid Outcome = "invalid"
 	// OutcomeOK: none of the above.
 	OutcomeOK Outcome = "ok"

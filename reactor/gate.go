@@ -280,7 +280,8 @@ type CommitOutcome struct {
 	// Tally is the session outcome tally the commit raises by one
 	// (joinstore.OutcomeOf): "failed" for a step aborted by its own hard
 	// error, "invalidEnds" for a done step that evaluated invalid, asked
-	// for no children and delivered to no open join; "" otherwise.
+	// for no children and is no join's producer (its group has no target);
+	// "" otherwise.
 	// KillKind is the kill kind a cap or cancel records ("" when none).
 	Tally, KillKind string
 }
@@ -364,7 +365,7 @@ func CommitGate(s CommitState, token int64, pid string, c joinstore.Commit, caps
 	switch {
 	case !killed && status == joinstore.StatusAborted:
 		out.Tally = "failed"
-	case status == joinstore.StatusDone && c.Valid != nil && !*c.Valid && len(c.Children) == 0 && !s.Target.Open():
+	case status == joinstore.StatusDone && c.Valid != nil && !*c.Valid && len(c.Children) == 0 && s.Target.Iter == 0:
 		out.Tally = "invalidEnds"
 	}
 

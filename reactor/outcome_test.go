@@ -44,6 +44,10 @@ func TestSessionOutcomes(t *testing.T) {
 		{"step cap", outcomeChain, `{"default":{"result":"valid"}}`, 1, joinstore.OutcomeFailed},
 		// B1 ends invalid where the join wants valid, C1 valid where it
 		// wants invalid: the join can never close.
+		// C1 is a producer of the join: its invalid result is the join's
+		// to take, never an end, whenever the join closed.
+		{"invalid join producer", string(whenFilter), `{"C1":{"result":"invalid"},"default":{"result":"valid"}}`, 0, joinstore.OutcomeOK},
+		{"invalid after a join", string(whenFilter), `{"J1":{"result":"invalid"},"default":{"result":"valid"}}`, 0, joinstore.OutcomeInvalid},
 		{"unfulfillable", string(whenFilter), `{"B1":{"result":"invalid"},"default":{"result":"valid"}}`, 0, joinstore.OutcomeUnfulfillable},
 	}
 	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {

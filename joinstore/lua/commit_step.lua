@@ -58,8 +58,9 @@
 -- Outcome tallies (docs/runtime.md "Session outcomes"), in the meta hash:
 -- a commit recorded aborted by its own hard error (not killed, no cap, no
 -- cancel) adds 1 to failed; a done step that evaluated invalid and leads
--- nowhere (no children asked for, no delivery to an open join target) adds
--- 1 to invalidEnds.
+-- nowhere (no children asked for, and not a producer of a join: its group
+-- has no join target, open or closed, so the count does not depend on
+-- timing) adds 1 to invalidEnds.
 -- Invariants: a step is committed at most once, by its current lease holder;
 -- child pids are unique (they come from the lease's reservation); no process
 -- is created into a group whose join closed with kill, nor into the fresh
@@ -293,7 +294,7 @@ end
 
 if not killed and status == "aborted" then
   redis.call("HINCRBY", KEYS[1], "failed", 1)
-elseif status == "done" and ARGV[5] == "0" and ARGV[16] == "0" and not targetOpen then
+elseif status == "done" and ARGV[5] == "0" and ARGV[16] == "0" and targetIter == "" then
   redis.call("HINCRBY", KEYS[1], "invalidEnds", 1)
 end
 
