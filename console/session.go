@@ -71,6 +71,10 @@ func (c *Console) handleSession(ctx context.Context, w http.ResponseWriter, r *h
 	for i := range sum.Joins {
 		sum.Joins[i].Payload = nil
 	}
+	// The outcome of a finished session, as the list shows it.
+	if o := outcomeOf(meta); o != "" {
+		meta["outcome"] = o
+	}
 	writeJSON(w, http.StatusOK, Detail{Owner: root.Owner, RootPid: root.RootPid, Session: meta, Processes: views(procs),
 		Joins: sum.Joins, History: history, Graph: ProcessGraph(procs), Now: c.cfg.Now().UnixMilli()})
 }
@@ -151,12 +155,14 @@ type ClientConfig struct {
 	ChainID uint64 `json:"chainId"`
 	// Index is true when the replica follows a chain.
 	Index bool `json:"index"`
-	// Statuses and SortKeys are the list's filter and sort options.
+	// Statuses, Outcomes and SortKeys are the list's filter and sort
+	// options.
 	Statuses []string `json:"statuses"`
+	Outcomes []string `json:"outcomes"`
 	SortKeys []string `json:"sortKeys"`
 }
 
 func (c *Console) handleConfig(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ClientConfig{Actions: c.actionMode(), ChainID: c.cfg.ChainID, Index: c.cfg.Index != nil,
-		Statuses: Statuses, SortKeys: SortKeys})
+		Statuses: Statuses, Outcomes: Outcomes, SortKeys: SortKeys})
 }

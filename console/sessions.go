@@ -15,7 +15,8 @@ type Row struct {
 	Owner   string `json:"owner"`
 	RootPid int64  `json:"rootPid"`
 	// Status is live, finished, or killed (a kill was ordered; live
-	// processes may still be ending).
+	// processes may still be ending; a cap's or a cancelSession rule's
+	// kill shows in Outcome instead).
 	Status    string `json:"status"`
 	Live      int64  `json:"live"`
 	StartStep string `json:"startStep"`
@@ -32,9 +33,20 @@ type Row struct {
 	// Paused: the whole session was paused (its new processes are created
 	// paused).
 	Paused bool `json:"paused,omitempty"`
-	// Outcome is the session's recorded outcome, when the store keeps one
-	// (the meta field "outcome"; empty otherwise).
+	// Outcome is the finished session's outcome (joinstore.OutcomeOf:
+	// killed, cancelled, failed, unfulfillable, invalid or ok; empty while
+	// it is live).
 	Outcome string `json:"outcome,omitempty"`
+}
+
+// outcomeOf is the outcome of a session's meta fields ("" while live, or
+// when a field does not parse).
+func outcomeOf(m map[string]string) string {
+	meta, err := joinstore.ParseSessionMeta(m)
+	if err != nil {
+		return ""
+	}
+	return string(joinstore.OutcomeOf(meta))
 }
 
 // RowOf is the list row of a session overview.
@@ -43,11 +55,12 @@ func RowOf(o joinstore.Overview) Row {
 	num := func(k string) int64 { n, _ := strconv.ParseInt(m[k], 10, 64); return n }
 	r := Row{Owner: o.Root.Owner, RootPid: o.Root.RootPid, Status: m["status"], Live: num("live"), StartStep: m["startStep"],
 		OstcID: m["ostcId"], OstcHash: m["ostcHash"], XRC729: m["xrc729"], CreatedAt: num("createdAt"),
-		StartKey: m["startKey"], Paused: m["paused"] == "1", Outcome: m["outcome"]}
+		StartKey: m["startKey"], Paused: m["paused"] == "1", Outcome: outcomeOf(m)}
 	if r.CreatedAt == 0 {
 		r.CreatedAt = o.CreatedAt.UnixMilli()
 	}
-	if m["killedAt"] != "" {
+	if m["killedAt"] != "" && (m["killKind"] == "" || m["killKind"] == joinstore.KillKindKill) {
+		// An ordered kill; a cap or a cancel shows in the outcome.
 		r.Status = "killed"
 	}
 	r.UpdatedAt = max(r.CreatedAt, o.LastStep.UnixMilli(), num("finishedAt"), num("killedAt"))
@@ -58,8 +71,8 @@ func RowOf(o joinstore.Overview) Row {
 type Query struct {
 	// Owner filters by owner ("" = every owner).
 	Owner string
-	// Status filters by Row.Status ("" = any).
-	Status string
+	// Status filters by Row.Status ("" = any); Outcome by Row.Outcome.
+	Status, Outcome string
 	// Search, when set, keeps the session whose root pid it is (a number,
 	// or a pid "ROOT:ITER") and the sessions whose start key (idempotency
 	// key) contains it.
@@ -83,6 +96,15 @@ var SortKeys = []string{"created", "updated", "rootPid", "owner", "status", "liv
 // Statuses are the session statuses the list filters by.
 var Statuses = []string{"live", "finished", "killed"}
 
+// Outcomes are the outcomes the list filters by (joinstore.Outcomes).
+var Outcomes = func() []string {
+	out := make([]string, len(joinstore.Outcomes))
+	for i, o := range joinstore.Outcomes {
+		out[i] = string(o)
+	}
+	return out
+}()
+
 // MaxLimit is the largest page; MaxScan how many of each owner's newest
 // sessions a list request reads; MaxSearch the longest search text.
 const (
@@ -98,7 +120,7 @@ const (
 // (creation times, unix ms or RFC 3339), sort (default created), order
 // (asc or desc, default desc), offset and limit (default 50).
 func ParseQuery(get func(string) string) (Query, *problem) {
-	q := Query{Owner: joinstore.NormalizeOwner(get("owner")), Status: get("status"), Sort: get("sort"), Desc: true, Limit: 50,
+	q := Query{Owner: joinstore.NormalizeOwner(get("owner")), Status: get("status"), Outcome: get("outcome"), Sort: get("sort"), Desc: true, Limit: 50,
 		Search: strings.TrimSpace(get("q")), Ostc: strings.TrimSpace(get("ostc"))}
 	for _, f := range []struct{ name, v string }{{"q", q.Search}, {"ostc", q.Ostc}} {
 		if len(f.v) > MaxSearch {
@@ -131,6 +153,11 @@ func ParseQuery(get func(string) string) (Query, *problem) {
 	}
 	if q.Status != "" && !contains(Statuses, q.Status) {
 		return q, badRequest("query status %q: want one of %s (or none)", q.Status, strings.Join(Statuses, ", "))
+	}
+	if q.Outcome != "" {
+		if _, err := joinstore.ParseOutcome(q.Outcome); err != nil || q.Outcome != strings.ToLower(q.Outcome) {
+			return q, badRequest("query outcome %q: want one of %s (or none)", q.Outcome, strings.Join(Outcomes, ", "))
+		}
 	}
 	if q.Sort == "" {
 		q.Sort = "created"
@@ -215,6 +242,7 @@ func Page(rows []Row, q Query) (page []Row, total int) {
 func (q Query) Keeps(r Row) bool {
 	switch {
 	case q.Status != "" && r.Status != q.Status,
+		q.Outcome != "" && r.Outcome != q.Outcome,
 		q.From > 0 && r.CreatedAt < q.From,
 		q.To > 0 && r.CreatedAt > q.To,
 		q.Ostc != "" && !strings.Contains(strings.ToLower(r.OstcID), strings.ToLower(q.Ostc)):

@@ -53,6 +53,10 @@ func TestRecoveredTooOftenIsAbandoned(t *testing.T) {
 		if meta, _ := s.Session(ctx, res.Root); meta["status"] != "finished" {
 			t.Fatalf("the session's only process was abandoned, yet the session is %q", meta["status"])
 		}
+		// An abandoned process fails its session (docs/runtime.md "Session outcomes").
+		if meta, err := s.SessionMeta(ctx, res.Root); err != nil || meta.Failed != 1 || joinstore.OutcomeOf(meta) != joinstore.OutcomeFailed {
+			t.Fatalf("outcome of a session whose process was abandoned: %+v %v", meta, err)
+		}
 	})
 }
 

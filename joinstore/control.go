@@ -136,7 +136,10 @@ func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int
 		}
 	}
 	if res.Live <= 0 {
-		s.finished(ctx, root, now)
+		// The kill ended the session: its root index entry is due now, so
+		// that a replica takes it out (MarkFinished) and reports its end
+		// (log, metric); the owner's index learns when its records expire.
+		s.finishedByCommand(ctx, root, now)
 	} else if len(res.FollowUps) > 0 {
 		// Failure deliveries wait in the session: let a replica apply them.
 		s.MarkRoot(ctx, root, now)

@@ -770,6 +770,14 @@ func runCommitCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root,
 		return append(differ(got, want), extra...)
 	}
 	got.Finished = m[4] == "finished"
+	tally, _ := rdb.HMGet(ctx, joinstore.KeyOf(root, "meta"), "failed", "invalidEnds", "killKind").Result()
+	if anyInt(tally[0]) == 1 {
+		got.Tally = "failed"
+	}
+	if anyInt(tally[1]) == 1 {
+		got.Tally += "invalidEnds"
+	}
+	got.KillKind, _ = tally[2].(string)
 	got.Killed = res.Killed
 	got.CapReason = res.Capped
 	if res.Cancelled {

@@ -22,7 +22,7 @@ const ReapBatch = 256
 // claims nothing in a killed session and reaps instead. ErrNotFound when
 // the session does not exist.
 func (s *Store) KillSession(ctx context.Context, root Root, now time.Time, reason string) (KillResult, error) {
-	vals, err := s.eval(ctx, scriptKillSession, []string{keysOf(root).meta()}, ms(now), reason).Slice()
+	vals, err := s.eval(ctx, scriptKillSession, []string{keysOf(root).meta()}, ms(now), reason, KillKindKill).Slice()
 	if err != nil {
 		return KillResult{}, fmt.Errorf("kill %s: %w", root, err)
 	}

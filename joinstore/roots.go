@@ -292,21 +292,28 @@ func parseAdoption(root Root, v any, now time.Time, procLease time.Duration) (Ad
 
 // ReleaseFinished gives back the root lease of a session that finished
 // with the caller's last commit (Commit.DeferFinish) and updates the
-// cross-slot indexes of a finished session, in one pipeline.
-func (s *Store) ReleaseFinished(ctx context.Context, root Root, replica string, token int64, now time.Time) error {
+// cross-slot indexes of a finished session, in one pipeline that also
+// reads the session's meta (for its outcome, OutcomeOf).
+func (s *Store) ReleaseFinished(ctx context.Context, root Root, replica string, token int64, now time.Time) (SessionMeta, error) {
 	ok := ownerKeysOf(root.Owner)
+	var meta *redis.MapStringStringCmd
 	err := s.pipelined(ctx, func(pipe redis.Pipeliner) {
 		pipe.ZRem(ctx, rootShardKey(root), root.String())
 		pipe.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
 		pipe.EvalSha(ctx, scriptReleaseRoot.Hash(), []string{keysOf(root).lease()}, replica, token)
+		meta = pipe.HGetAll(ctx, keysOf(root).meta())
 	})
 	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 		_, err = s.ReleaseRoot(ctx, root, replica, token)
 	}
 	if err != nil {
-		return fmt.Errorf("release %s: %w", root, err)
+		return SessionMeta{}, fmt.Errorf("release %s: %w", root, err)
 	}
-	return nil
+	fields, err := meta.Result()
+	if err != nil {
+		return SessionMeta{}, fmt.Errorf("release %s: meta: %w", root, err)
+	}
+	return ParseSessionMeta(fields)
 }
 
 // ServerTime reads Redis's clock (TIME).

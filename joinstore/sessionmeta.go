@@ -36,6 +36,16 @@ type SessionMeta struct {
 	// (zero when none did).
 	KilledAt   time.Time
 	KillReason string
+	// KillKind says what set KilledAt: KillKindKill, KillKindCancel or
+	// KillKindCap ("" for a session killed before xgr recorded it: a kill).
+	KillKind string
+	// Outcome tallies, kept by the transitions (docs/runtime.md "Session
+	// outcomes"): Killed counts processes killed one by one while the
+	// session was not killed as a whole; Failed steps aborted by a hard
+	// error and processes abandoned; Unfulfillable joins that could no
+	// longer close; InvalidEnds steps that evaluated invalid and led
+	// nowhere.
+	Killed, Failed, Unfulfillable, InvalidEnds int64
 	// StartKey names the start that created the session (its idempotency
 	// key, or "permit:<digest>" for a gateway start).
 	StartKey string
@@ -66,6 +76,11 @@ const (
 	metaKilledAt   = "killedAt"
 	metaKillReason = "killReason"
 	metaStartKey   = "startKey"
+	metaKillKind   = "killKind"
+	metaKilled     = "killed"
+	metaFailed     = "failed"
+	metaUnfulfill  = "unfulfillable"
+	metaInvalidEnd = "invalidEnds"
 )
 
 // ParseSessionMeta maps the fields of a session's meta hash. A field that
@@ -79,7 +94,8 @@ func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
 		Live: r.int(metaLive), Steps: r.int(metaSteps), Iter: r.int(metaIter), Window: r.int(metaWindow),
 		XRC729: fields[metaXRC729], OstcID: fields[metaOstcID], OstcHash: fields[metaOstcHash], StartStep: fields[metaStartStep],
 		CreatedAt: r.time(metaCreatedAt), FinishedAt: r.time(metaFinishedAt), KilledAt: r.time(metaKilledAt),
-		KillReason: fields[metaKillReason], StartKey: fields[metaStartKey],
+		KillReason: fields[metaKillReason], StartKey: fields[metaStartKey], KillKind: fields[metaKillKind],
+		Killed: r.int(metaKilled), Failed: r.int(metaFailed), Unfulfillable: r.int(metaUnfulfill), InvalidEnds: r.int(metaInvalidEnd),
 	}
 	switch m.Status {
 	case SessionLive, SessionFinished, "":
@@ -118,7 +134,14 @@ func (m SessionMeta) MarshalJSON() ([]byte, error) {
 		FinishedAt *jsonTime     `json:"finishedAt,omitempty"`
 		KilledAt   *jsonTime     `json:"killedAt,omitempty"`
 		KillReason string        `json:"killReason,omitempty"`
+		KillKind   string        `json:"killKind,omitempty"`
 		StartKey   string        `json:"startKey,omitempty"`
+		Outcome    Outcome       `json:"outcome,omitempty"`
+		Killed     int64         `json:"killed,omitempty"`
+		Failed     int64         `json:"failed,omitempty"`
+		Unfulfill  int64         `json:"unfulfillable,omitempty"`
+		InvalidEnd int64         `json:"invalidEnds,omitempty"`
 	}{m.Owner, m.RootPid, m.Status, m.Live, m.Steps, m.Iter, m.Window, m.XRC729, m.OstcID, m.OstcHash, m.StartStep,
-		timeJSON(m.CreatedAt), timeJSON(m.FinishedAt), timeJSON(m.KilledAt), m.KillReason, m.StartKey})
+		timeJSON(m.CreatedAt), timeJSON(m.FinishedAt), timeJSON(m.KilledAt), m.KillReason, m.KillKind, m.StartKey,
+		OutcomeOf(m), m.Killed, m.Failed, m.Unfulfillable, m.InvalidEnds})
 }

@@ -687,23 +687,37 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]Process, error) {
 // missing session gets a tombstone first, so that a start that wrote the
 // index entry but has not created the session yet cannot create it after
 // its entry is gone (Start takes another root pid); a session found live
-// by then keeps its entry.
-func (s *Store) MarkFinished(ctx context.Context, root Root, now time.Time) {
+// by then keeps its entry. It reports whether this call took a finished
+// session out of the root index (true for one caller only: the one to
+// report its end).
+func (s *Store) MarkFinished(ctx context.Context, root Root, now time.Time) bool {
 	k := keysOf(root)
 	status, err := s.eval(ctx, scriptForgetRoot, []string{k.meta(), k.gone()}, s.cfg.SessionTTL.Milliseconds()).Text()
 	if err != nil || status == "live" {
-		return
+		return false
 	}
-	s.finished(ctx, root, now)
+	return s.finished(ctx, root, now) && status == string(SessionFinished)
 }
 
 // finished updates the cross-slot indexes of a session that has no live
 // process left: it leaves the root index, and the owner's index learns when
 // its records expire. Both writes are idempotent; a crash between them only
-// delays garbage collection of the owner's index.
-func (s *Store) finished(ctx context.Context, root Root, now time.Time) {
+// delays garbage collection of the owner's index. It reports whether the
+// root index held the session.
+func (s *Store) finished(ctx context.Context, root Root, now time.Time) bool {
 	ok := ownerKeysOf(root.Owner)
-	s.rdb.ZRem(ctx, rootShardKey(root), root.String())
+	removed := s.rdb.ZRem(ctx, rootShardKey(root), root.String()).Val() == 1
+	s.rdb.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
+	return removed
+}
+
+// finishedByCommand updates the indexes of a session a command (a kill)
+// ended: the owner's index learns when its records expire, and the root
+// index marks it due now, so that the next replica to look takes it out
+// and reports its end (Manager: MarkFinished).
+func (s *Store) finishedByCommand(ctx context.Context, root Root, now time.Time) {
+	ok := ownerKeysOf(root.Owner)
+	s.rdb.ZAdd(ctx, rootShardKey(root), redis.Z{Score: float64(now.UnixMilli()), Member: root.String()})
 	s.rdb.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
 }
 

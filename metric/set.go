@@ -12,24 +12,16 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 )
 
-// Outcomes are the values of xgr_sessions_finished_total's outcome label,
-// from the events a session's timeline showed on this replica: killed,
-// cancelled and capped (a kill, a step's cancel, a cap ended it), failed
-// (a step aborted: a hard error, or a process abandoned), unfulfillable
-// (a join could no longer close), else finished.
-var Outcomes = []string{"finished", "killed", "cancelled", "capped", "failed", "unfulfillable"}
-
-// outcomeRank orders the events that decide an outcome: the highest seen wins.
-var outcomeRank = map[reactor.EventType]struct {
-	rank    int
-	outcome string
-}{
-	reactor.EvJoinAborted: {1, "unfulfillable"},
-	reactor.EvAborted:     {2, "failed"},
-	reactor.EvCapped:      {3, "capped"},
-	reactor.EvCancelled:   {4, "cancelled"},
-	reactor.EvKilled:      {5, "killed"},
-}
+// Outcomes are the values of xgr_sessions_finished_total's outcome label:
+// joinstore.Outcomes (ok, invalid, unfulfillable, failed, cancelled,
+// killed), as joinstore.OutcomeOf decides them from the session's meta.
+var Outcomes = func() []string {
+	out := make([]string, len(joinstore.Outcomes))
+	for i, o := range joinstore.Outcomes {
+		out[i] = string(o)
+	}
+	return out
+}()
 
 // TriggerOutcomes are the outcome values of xgr_trigger_starts_total
 // (indexer.Starter.Count).
@@ -57,7 +49,6 @@ type Set struct {
 
 	mu      sync.Mutex
 	claimed map[joinstore.Root]map[string]time.Time // claim time by session and pid
-	worst   map[joinstore.Root]reactor.EventType
 	redis   redisState
 }
 
@@ -95,7 +86,6 @@ func New(log *slog.Logger) *Set {
 		indexScrapeErrs: prometheus.NewCounter(prometheus.CounterOpts{Name: "xgr_indexer_scrape_errors_total",
 			Help: "Scrapes that could not read the chain's head or the index checkpoint (the xgr_indexer_* gauges are then absent)."}),
 		claimed: map[joinstore.Root]map[string]time.Time{},
-		worst:   map[joinstore.Root]reactor.EventType{},
 	}
 	for _, o := range Outcomes {
 		s.sessionsDone.WithLabelValues(o)
@@ -140,13 +130,6 @@ func (s *Set) Event(r joinstore.Root, e reactor.Event) {
 			s.stepDuration.Observe(e.At.Sub(at).Seconds())
 		}
 	}
-	if rank, ok := outcomeRank[e.Type]; ok {
-		s.mu.Lock()
-		if cur, seen := s.worst[r]; (seen && outcomeRank[cur].rank < rank.rank) || (!seen && len(s.worst) < maxTracked) {
-			s.worst[r] = e.Type
-		}
-		s.mu.Unlock()
-	}
 }
 
 // TriggerStart counts a trigger start outcome (indexer.Starter.Count).
@@ -156,8 +139,9 @@ func (s *Set) TriggerStart(outcome string) { s.triggerStarts.WithLabelValues(out
 func (s *Set) TriggerWaited(d time.Duration) { s.triggerToStart.Observe(d.Seconds()) }
 
 // Lifecycle returns the hooks of reactor.Manager.Lifecycle: it counts
-// finished sessions by outcome, takeovers and lease losses, and logs them
-// at INFO (a lease loss at WARN is the manager's own line).
+// finished sessions by outcome, takeovers and lease losses, and logs
+// takeovers at INFO (a finished session's INFO line and a lease loss's WARN
+// are the manager's own).
 func (s *Set) Lifecycle(replica string) reactor.Lifecycle {
 	return reactor.Lifecycle{
 		Adopted: func(r joinstore.Root, previous string, recovered int) {
@@ -172,24 +156,16 @@ func (s *Set) Lifecycle(replica string) reactor.Lifecycle {
 				"previous", previous, "recovered", recovered, "replica", replica)
 		},
 		LeaseLost: func(joinstore.Root) { s.leaseLosses.Inc() },
-		Finished: func(r joinstore.Root) {
-			outcome := s.outcome(r)
-			s.sessionsDone.WithLabelValues(outcome).Inc()
-			s.Log.Info("session finished", "session", r.String(), "outcome", outcome, "replica", replica)
+		Finished: func(r joinstore.Root, outcome joinstore.Outcome) {
+			s.forget(r)
+			s.sessionsDone.WithLabelValues(string(outcome)).Inc()
 		},
 	}
 }
 
-// outcome is a finished session's outcome from the events this replica
-// saw; it forgets the session and its claims.
-func (s *Set) outcome(r joinstore.Root) string {
+// forget drops what the set kept of a finished session's events.
+func (s *Set) forget(r joinstore.Root) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ev, ok := s.worst[r]
-	delete(s.worst, r)
 	delete(s.claimed, r)
-	if !ok {
-		return "finished"
-	}
-	return outcomeRank[ev].outcome
 }

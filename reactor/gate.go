@@ -277,6 +277,13 @@ type CommitOutcome struct {
 	Steps, Live     int64
 	Fence, LastIter int64
 	Finished        bool
+	// Tally is the session outcome tally the commit raises by one
+	// (joinstore.OutcomeOf): "failed" for a step aborted by its own hard
+	// error, "invalidEnds" for a done step that evaluated invalid, asked
+	// for no children and is no join's producer (its group has no target);
+	// "" otherwise.
+	// KillKind is the kill kind a cap or cancel records ("" when none).
+	Tally, KillKind string
 }
 
 // Cap reasons a commit kills its session with (after the commit's own
@@ -333,6 +340,10 @@ func CommitGate(s CommitState, token int64, pid string, c joinstore.Commit, caps
 		}
 		if out.CapReason != "" {
 			killed, status, children = true, joinstore.StatusAborted, nil
+			out.KillKind = joinstore.KillKindCap
+			if c.CancelSession != "" {
+				out.KillKind = joinstore.KillKindCancel
+			}
 		}
 	}
 	for _, ch := range children {
@@ -351,6 +362,12 @@ func CommitGate(s CommitState, token int64, pid string, c joinstore.Commit, caps
 		out.Reason = c.AbortReason
 	}
 	out.WakesQueued = !killed && len(c.WakeUps) > 0
+	switch {
+	case !killed && status == joinstore.StatusAborted:
+		out.Tally = "failed"
+	case status == joinstore.StatusDone && c.Valid != nil && !*c.Valid && len(c.Children) == 0 && s.Target.Iter == 0:
+		out.Tally = "invalidEnds"
+	}
 
 	// The spawn gate, over the whole scope of a nested join.
 	gated := map[string]bool{}

@@ -16,6 +16,8 @@ type Lifecycle struct {
 	// one was too slow to renew it).
 	LeaseLost func(root joinstore.Root)
 	// Finished: the session's last process ended and this replica handed
-	// the finished session back.
-	Finished func(root joinstore.Root)
+	// the finished session back (or took a finished one out of the index
+	// its holder left), with its outcome (joinstore.OutcomeOf); once per
+	// session. The replica logs it at INFO ("session finished").
+	Finished func(root joinstore.Root, outcome joinstore.Outcome)
 }

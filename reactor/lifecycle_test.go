@@ -43,7 +43,7 @@ func TestLifecycleReportsTakeoverAndFinish(t *testing.T) {
 					mu.Unlock()
 				}
 			},
-			Finished: func(r joinstore.Root) {
+			Finished: func(r joinstore.Root, _ joinstore.Outcome) {
 				mu.Lock()
 				finished[r]++
 				mu.Unlock()

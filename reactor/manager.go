@@ -308,7 +308,7 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 		case errors.Is(err, joinstore.ErrRootHeld):
 			continue
 		case errors.Is(err, joinstore.ErrFinished):
-			m.Store.MarkFinished(ctx, r, m.now())
+			m.markFinished(ctx, r)
 			continue
 		case err != nil:
 			first = cmp.Or(first, err)

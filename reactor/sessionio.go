@@ -396,17 +396,20 @@ func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
 	ctx = context.WithoutCancel(ctx)
 	switch {
 	case c.Finished:
-		if err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock()); err != nil {
+		meta, err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock())
+		if err != nil {
 			s.log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
-		} else if s.life.Finished != nil {
-			s.life.Finished(s.root)
+			return
 		}
+		s.finished(meta)
 		return
 	case c.Unmark:
-		// Only a finished session (one another session's wake or join
-		// ended) is unmarked.
-		if err := s.store.UnmarkRoot(ctx, s.root); err == nil && s.life.Finished != nil {
-			s.life.Finished(s.root)
+		// The session was found finished (a join step, the dispatch gate or
+		// a kill ended it, not this holder's last commit): report it too.
+		if err := s.store.UnmarkRoot(ctx, s.root); err == nil {
+			if meta, err := s.store.SessionMeta(ctx, s.root); err == nil && meta.Status == joinstore.SessionFinished {
+				s.finished(meta)
+			}
 		}
 	case !c.Mark.IsZero():
 		s.store.MarkRoot(ctx, s.root, c.Mark)

@@ -63,6 +63,9 @@ type Summary struct {
 	Joins     []JoinSummary    `json:"joins"`
 	// Stopped says why the run ended with work left (e.g. a step limit).
 	Stopped string `json:"stopped,omitempty"`
+	// Outcome is the finished session's outcome (joinstore.OutcomeOf; set
+	// by the caller from the session's meta, "" while it is live).
+	Outcome joinstore.Outcome `json:"outcome,omitempty"`
 }
 
 // Abort reasons the store records in a process's abortReason.

@@ -159,4 +159,9 @@ type SessionRow struct {
 	OstcID          string `json:"ostcId"`
 	JoinGroupID     string `json:"joinGroupId"`
 	JoinFromGroupID string `json:"joinFromGroupId"`
+	// Outcome is the session's outcome once it finished (an xgr
+	// extension; joinstore.OutcomeOf, docs/runtime.md#session-outcomes):
+	// killed, cancelled, failed, unfulfillable, invalid or ok; absent
+	// while the session is live.
+	Outcome string `json:"outcome,omitempty"`
 }

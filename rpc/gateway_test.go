@@ -325,6 +325,9 @@ func TestControlWakeAndList(t *testing.T) {
 	if err != nil || len(list.Sessions) != 2 || list.Sessions[1].Pid != root.Pid(2) || list.Sessions[1].ParentPid != root.Pid(1) {
 		t.Fatalf("owner mode: %+v %v", list, err)
 	}
+	if list.Sessions[0].Outcome != "" {
+		t.Errorf("a live session's rows carry outcome %q", list.Sessions[0].Outcome)
+	}
 
 	// A stranger's delegated step-mode wake is refused; the delegate's works.
 	_, err = g.client.Wake(ctx, stranger, runner, root.RootPid, "", "W1", nil)
@@ -385,6 +388,10 @@ func TestControlWakeAndList(t *testing.T) {
 	}
 	if g.keys0() != before {
 		t.Error("a second kill wrote to Redis")
+	}
+	// The killed session's rows carry its outcome.
+	if list, err = g.client.List(ctx, runnerKey, rpc.ListRequest{}); err != nil || len(list.Sessions) != 2 || list.Sessions[0].Outcome != "killed" || list.Sessions[1].Outcome != "killed" {
+		t.Fatalf("owner mode after the kill: %+v %v", list, err)
 	}
 	// A wake permit used where a kill is asked for.
 	wp, _ := g.client.ControlPermit(ctx, runnerKey, runner, root.RootPid, permit.ActionWake, "", false)

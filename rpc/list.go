@@ -89,8 +89,14 @@ func (s *Service) ListSessions(ctx context.Context, req ListRequest) (*ListResul
 		if err != nil {
 			return nil, internal("processes", err)
 		}
+		outcome := ""
+		if m, err := joinstore.ParseSessionMeta(meta); err == nil {
+			outcome = string(joinstore.OutcomeOf(m))
+		}
 		for _, p := range states {
-			out.Sessions = append(out.Sessions, stateRow(root, meta, p))
+			row := stateRow(root, meta, p)
+			row.Outcome = outcome
+			out.Sessions = append(out.Sessions, row)
 		}
 		if more {
 			out.Truncated = true

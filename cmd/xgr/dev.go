@@ -243,7 +243,13 @@ func devAction(c *cli.Context) error {
 		return err
 	}
 	defer stopGateway()
-	ui := newConsole(c, console.Config{Store: store, Source: source, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log})
+	steps := replica.Steps{Scripted: scripted, Log: log}
+	if scripted == nil {
+		steps = replica.Steps{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
+			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
+	}
+	ui := newConsole(c, console.Config{Store: store, Redis: rdb, Source: source, Rules: steps.Rules, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log,
+		Authority: authority.NewChecker(authority.NewChainReader(dev.Backend()))})
 	if addr := c.String("listen"); addr != "" {
 		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), metrics.Registry, store, "dev", time.Second, func() error { return ctx.Err() }, ui)
 		if err != nil {
@@ -268,11 +274,6 @@ func devAction(c *cli.Context) error {
 	owner := strings.ToLower(dev.Address(0).Hex())
 	watch := newSessionWatch(store, owner, say, log)
 	timeline := c.Bool("timeline")
-	steps := replica.Steps{Scripted: scripted, Log: log}
-	if scripted == nil {
-		steps = replica.Steps{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
-			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
-	}
 	exec, err := steps.Executor()
 	if err != nil {
 		return err

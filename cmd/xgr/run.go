@@ -180,7 +180,7 @@ func runAction(c *cli.Context) error {
 	if tracer != nil {
 		observe = tracer.Observe
 	}
-	exec, closeExec, err := runExecutor(c, client, cache, addrs, ev, observe)
+	exec, rules, closeExec, err := runExecutor(c, client, cache, addrs, ev, observe)
 	if err != nil {
 		return err
 	}
@@ -214,6 +214,11 @@ func runAction(c *cli.Context) error {
 		metrics.AddIndex(client, idx)
 		metrics.AddIndexLease(service.Leading)
 	}
+	finished := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_sessions_finished_total",
+		Help: "Sessions this replica finished, by outcome (docs/runtime.md#session-outcomes)."}, []string{"outcome"})
+	for _, o := range joinstore.Outcomes {
+		finished.WithLabelValues(string(o))
+	}
 	var gateway http.Handler
 	if c.String("rpc-listen") != "" {
 		if client == nil {
@@ -231,9 +236,10 @@ func runAction(c *cli.Context) error {
 		defer stop()
 		gateway = h
 	}
-	uiCfg := console.Config{Store: store, Source: source, Gateway: gateway, ChainID: chainID, Log: slog.Default()}
+	uiCfg := console.Config{Store: store, Redis: rdb, Source: source, Rules: rules, Gateway: gateway, ChainID: chainID, Log: slog.Default()}
 	if client != nil {
 		uiCfg.Chain, uiCfg.Index = client, idx
+		uiCfg.Authority = authority.NewChecker(authority.NewChainReader(client))
 	}
 	ui := newConsole(c, uiCfg)
 	fin := indexer.Finality{Mode: "auto", Confirmations: 12}
@@ -445,16 +451,17 @@ func serveOps(addr string, hc httpserve.Config, reg *prometheus.Registry, store 
 
 // runExecutor is the step executor of a replica: XRC-137 rules from the
 // chain (with a client) and from --rules, --outcomes for steps no rule
-// covers.
-func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses, ev *evidenceWiring, observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)) (reactor.Executor, func(), error) {
+// covers; and its rule source (nil when no rule is loaded), which the
+// console builds wake forms from.
+func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses, ev *evidenceWiring, observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)) (reactor.Executor, rulesource.Source, func(), error) {
 	var scripted *reactor.Scripted
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, cli.Exit(err.Error(), 2)
+			return nil, nil, nil, cli.Exit(err.Error(), 2)
 		}
 		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
-			return nil, nil, cli.Exit("run: "+err.Error(), 2)
+			return nil, nil, nil, cli.Exit("run: "+err.Error(), 2)
 		}
 		// delayMs is an execution time: spend it, also while draining (the
 		// execution finishes and commits).
@@ -462,9 +469,9 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 	}
 	if client == nil && c.String("rules") == "" {
 		if scripted == nil {
-			return nil, nil, cli.Exit("run: give --rpc (rules from XRC-137 contracts), --rules DIR or --outcomes FILE", 2)
+			return nil, nil, nil, cli.Exit("run: give --rpc (rules from XRC-137 contracts), --rules DIR or --outcomes FILE", 2)
 		}
-		return scripted, func() {}, nil
+		return scripted, nil, func() {}, nil
 	}
 	if addrs == nil {
 		addrs = rulesource.Addresses{} // an alias reference is refused by name
@@ -473,12 +480,12 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 	if dir := c.String("rules"); dir != "" {
 		var err error
 		if loader.Files, err = rulesource.OpenDir(dir); err != nil {
-			return nil, nil, cli.Exit("run: --rules: "+err.Error(), 2)
+			return nil, nil, nil, cli.Exit("run: --rules: "+err.Error(), 2)
 		}
 	}
 	api := &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}
 	if err := api.Check(); err != nil {
-		return nil, nil, cli.Exit("run: --allow-host: "+err.Error(), 2)
+		return nil, nil, nil, cli.Exit("run: --allow-host: "+err.Error(), 2)
 	}
 	reads := &chain.Reads{}
 	var backends []*ethclient.Client
@@ -497,12 +504,12 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		name, url, ok := strings.Cut(spec, "=")
 		if !ok || name == "" || url == "" {
 			closeAll()
-			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %q: want NAME=URL", spec), 2)
+			return nil, nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %q: want NAME=URL", spec), 2)
 		}
 		b, _, err := chain.Dial(c.Context, url)
 		if err != nil {
 			closeAll()
-			return nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 1)
+			return nil, nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 1)
 		}
 		backends = append(backends, b)
 		if reads.Backends == nil {
@@ -513,7 +520,7 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 	x, err := replica.Steps{Rules: loader, API: api, Reads: reads, Scripted: scripted, Observe: observe, Evidence: ev.Bundles != nil}.Executor()
 	if err != nil {
 		closeAll()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return x, closeAll, nil
+	return x, loader, closeAll, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -89,6 +90,7 @@ Example:
 					&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many"},
 					&cli.IntFlag{Name: "offset", Usage: "skip this many"},
 					&cli.BoolFlag{Name: "asc", Usage: "oldest first"},
+					&cli.StringFlag{Name: "outcome", Usage: "only finished sessions with this outcome: killed, cancelled, failed, unfulfillable, invalid or ok (docs/runtime.md#session-outcomes)"},
 					jsonFlag(),
 				),
 				Action: sessionListAction,
@@ -343,21 +345,16 @@ func sessionListAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		s.CollectGarbage(ctx, owner, time.Now())
-		refs, err := s.Sessions(ctx, owner, c.Int("offset"), c.Int("limit"), c.Bool("asc"))
-		if err != nil {
-			return cli.Exit(err.Error(), 2)
+		var want joinstore.Outcome
+		if o := c.String("outcome"); o != "" {
+			if want, err = joinstore.ParseOutcome(o); err != nil {
+				return cli.Exit("session list: --outcome: "+err.Error(), 2)
+			}
 		}
-		rows := []joinstore.SessionMeta{}
-		for _, r := range refs {
-			meta, err := s.SessionMeta(ctx, r.Root)
-			if errors.Is(err, joinstore.ErrNotFound) {
-				continue // expired since the index was read
-			}
-			if err != nil {
-				return cli.Exit(err.Error(), 1)
-			}
-			rows = append(rows, meta)
+		s.CollectGarbage(ctx, owner, time.Now())
+		rows, err := listSessions(ctx, s, owner, c.Int("offset"), c.Int("limit"), c.Bool("asc"), want)
+		if err != nil {
+			return err
 		}
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(rows)
@@ -371,12 +368,52 @@ func sessionListAction(c *cli.Context) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tCREATED\tSTATUS\tLIVE\tORCHESTRATION\tSTART")
+		fmt.Fprintln(tw, "SESSION\tCREATED\tSTATUS\tOUTCOME\tLIVE\tORCHESTRATION\tSTART")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status, r.Live, r.OstcID, r.StartStep)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status,
+				cmp.Or(string(joinstore.OutcomeOf(r)), "-"), r.Live, r.OstcID, r.StartStep)
 		}
 		return tw.Flush()
 	})
+}
+
+// listScan bounds how many index entries one filtered list reads.
+const listScan = 10000
+
+// listSessions reads an owner's sessions from offset, at most limit (20
+// when 0); with an outcome, only finished sessions with it, reading further
+// pages of the index until limit match or listScan entries were read.
+func listSessions(ctx context.Context, s *joinstore.Store, owner string, offset, limit int, asc bool, want joinstore.Outcome) ([]joinstore.SessionMeta, error) {
+	if limit <= 0 {
+		limit = 20
+	}
+	rows := []joinstore.SessionMeta{}
+	for scanned := 0; scanned < listScan; {
+		refs, err := s.Sessions(ctx, owner, offset+scanned, limit, asc)
+		if err != nil {
+			return nil, cli.Exit(err.Error(), 2)
+		}
+		for _, r := range refs {
+			meta, err := s.SessionMeta(ctx, r.Root)
+			if errors.Is(err, joinstore.ErrNotFound) {
+				continue // expired since the index was read
+			}
+			if err != nil {
+				return nil, cli.Exit(err.Error(), 1)
+			}
+			if want == "" || joinstore.OutcomeOf(meta) == want {
+				rows = append(rows, meta)
+			}
+			if len(rows) == limit {
+				return rows, nil
+			}
+		}
+		if want == "" || len(refs) < limit {
+			break
+		}
+		scanned += len(refs)
+	}
+	return rows, nil
 }
 
 func sessionShowAction(c *cli.Context) error {
@@ -410,7 +447,14 @@ func sessionShowAction(c *cli.Context) error {
 			}
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum, "history": history})
 		}
-		fmt.Fprintf(c.App.Writer, "session %d of %s: %s (ostc %s, hash %s), %d live", root.RootPid, root.Owner, meta.Status, meta.OstcID, meta.OstcHash, meta.Live)
+		fmt.Fprintf(c.App.Writer, "session %d of %s: %s", root.RootPid, root.Owner, meta.Status)
+		if o := joinstore.OutcomeOf(meta); o != "" {
+			fmt.Fprintf(c.App.Writer, ", outcome %s", o)
+		}
+		fmt.Fprintf(c.App.Writer, " (ostc %s, hash %s), %d live", meta.OstcID, meta.OstcHash, meta.Live)
+		if meta.KillReason != "" {
+			fmt.Fprintf(c.App.Writer, ", killed: %s", meta.KillReason)
+		}
 		if meta.StartKey != "" {
 			fmt.Fprintf(c.App.Writer, ", start key %s", meta.StartKey)
 		}

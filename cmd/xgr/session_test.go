@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,8 +113,40 @@ func TestSessionCommandsAndRun(t *testing.T) {
 		t.Fatalf("wake of a killed process: %d %s", code, out)
 	}
 
+	// Outcomes: the list's column and filter.
+	if out, code = run(t, append([]string{"session", "list"}, common...)...); code != 0 || !strings.Contains(out, "OUTCOME") ||
+		!regexp.MustCompile(`(?m)^3 .* finished +killed `).MatchString(out) || !regexp.MustCompile(`(?m)^1 .* finished +ok `).MatchString(out) {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	for outcome, want := range map[string]string{"killed": "3", "ok": "2,1", "failed": ""} {
+		out, code = run(t, append([]string{"session", "list", "--outcome", outcome, "--json"}, common...)...)
+		var rows []struct {
+			RootPid int64  `json:"rootPid"`
+			Outcome string `json:"outcome"`
+		}
+		if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil {
+			t.Fatalf("list --outcome %s: %d %v %s", outcome, code, err, out)
+		}
+		var ids []string
+		for _, r := range rows {
+			ids = append(ids, strconv.FormatInt(r.RootPid, 10))
+			if r.Outcome != outcome {
+				t.Errorf("list --outcome %s: row %d has outcome %q", outcome, r.RootPid, r.Outcome)
+			}
+		}
+		if got := strings.Join(ids, ","); got != want {
+			t.Errorf("list --outcome %s: sessions %q, want %q", outcome, got, want)
+		}
+	}
+	if out, code = run(t, append([]string{"session", "list", "--outcome", "bogus"}, common...)...); code != 2 || !strings.Contains(out, "want one of killed") {
+		t.Errorf("list --outcome bogus: %d %s", code, out)
+	}
+	if out, _ = run(t, append([]string{"session", "show", "3"}, common...)...); !strings.Contains(out, "finished, outcome killed") {
+		t.Errorf("show 3: %s", out)
+	}
+
 	// Ops endpoints of the running replica.
-	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `xgr_events_total{type="executed"}`} {
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `xgr_sessions_finished_total{outcome="ok"} 2`} {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
 			t.Fatal(err)

@@ -208,6 +208,9 @@ func simulateAction(c *cli.Context) error {
 		sum.Stopped = fmt.Sprintf("interrupted after %d executed steps; %d live process(es) not run", runner.Executed(), live)
 		runErr = errors.New(sum.Stopped)
 	}
+	if meta, err := store.SessionMeta(context.WithoutCancel(ctx), res.Root); err == nil {
+		sum.Outcome = joinstore.OutcomeOf(meta)
+	}
 	if asJSON {
 		if err := json.NewEncoder(w).Encode(sum); err != nil {
 			return err
@@ -303,6 +306,9 @@ func printSummary(w io.Writer, s reactor.Summary) {
 	}
 	if s.Stopped != "" {
 		fmt.Fprintln(w, s.Stopped)
+	}
+	if s.Outcome != "" {
+		fmt.Fprintf(w, "outcome: %s\n", s.Outcome)
 	}
 }
 

@@ -27,7 +27,7 @@ func TestSimulateIsDeterministic(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
 		t.Fatalf("last line is not the summary: %v\n%s", err, lines[len(lines)-1])
 	}
-	if len(sum.Processes) != 8 || len(sum.Joins) != 2 || sum.Joins[0].Status != "closed" || strings.Join(sum.Joins[1].Got, ",") != "P1,Q1" {
+	if len(sum.Processes) != 8 || len(sum.Joins) != 2 || sum.Joins[0].Status != "closed" || strings.Join(sum.Joins[1].Got, ",") != "P1,Q1" || sum.Outcome != "ok" {
 		t.Errorf("summary: %+v", sum)
 	}
 	var ev struct {
@@ -120,6 +120,9 @@ func TestSimulateJoinClosedThenTargetFails(t *testing.T) {
 	if j.TargetStatus != "aborted" || !strings.Contains(j.TargetReason, "hard error") {
 		t.Errorf("target: %q [%q], want aborted by a hard error", j.TargetStatus, j.TargetReason)
 	}
+	if o := lastSummary(t, out).Outcome; o != "failed" {
+		t.Errorf("outcome %q, want failed (J1's hard error)", o)
+	}
 
 	out, code = run(t, args...)
 	if code != 0 {
@@ -128,6 +131,9 @@ func TestSimulateJoinClosedThenTargetFails(t *testing.T) {
 	joinLine := regexp.MustCompile(`(?m)^  1:2 +J1 +closed +k=2 got \[B1 C1\] payload (\{.*\}); target aborted \[.*hard error\]$`)
 	if m := joinLine.FindStringSubmatch(out); m == nil || m[1] != merged {
 		t.Errorf("text summary lacks the closed join with its payload and the aborted target:\n%s", out)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(out), "outcome: failed") {
+		t.Errorf("text summary does not end with the outcome:\n%s", out)
 	}
 	if !regexp.MustCompile(`(?m)^  1:2 +J1 +aborted .*parent 1:1 \[.*hard error\]$`).MatchString(out) {
 		t.Errorf("text summary lacks J1 aborted with its reason:\n%s", out)

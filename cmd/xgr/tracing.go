@@ -46,10 +46,10 @@ func withTracing(l reactor.Lifecycle, t *tracing.Sessions) reactor.Lifecycle {
 		return l
 	}
 	finished := l.Finished
-	l.Finished = func(root joinstore.Root) {
+	l.Finished = func(root joinstore.Root, outcome joinstore.Outcome) {
 		t.Finished(root)
 		if finished != nil {
-			finished(root)
+			finished(root, outcome)
 		}
 	}
 	return l

@@ -12,7 +12,7 @@ import { mountJSON, isObjectText } from './json.js';
 import * as act from './actions.js';
 
 const main = document.getElementById('main');
-let config = { actions: 'off', statuses: [], sortKeys: [] };
+let config = { actions: 'off', statuses: [], outcomes: [], sortKeys: [] };
 let current = null; // { render(), busy() } of the view shown
 const PAGE = 25;
 
@@ -53,10 +53,12 @@ function localInput(ms) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+const opts = (l) => l.map((s) => `<option>${esc(s)}</option>`).join('');
+
 function sessionsView(query) {
   nav('sessions');
   const q = {
-    owner: query.get('owner') || '', status: query.get('status') || '', sort: query.get('sort') || 'created',
+    owner: query.get('owner') || '', status: query.get('status') || '', outcome: query.get('outcome') || '', sort: query.get('sort') || 'created',
     order: query.get('order') || 'desc', offset: Number(query.get('offset') || 0),
     q: query.get('q') || '', ostc: query.get('ostc') || '', from: query.get('from') || '', to: query.get('to') || '',
   };
@@ -68,12 +70,13 @@ function sessionsView(query) {
   main.innerHTML = `<h1>Sessions</h1>
     <form class="filters" id="filters">
       <label>Owner <select name="owner" id="f-owner"><option value="">every owner</option></select></label>
-      <label>Status <select name="status" id="f-status"><option value="">any</option>${config.statuses.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
+      <label>Status <select name="status" id="f-status"><option value="">any</option>${opts(config.statuses)}</select></label>
+      <label>Outcome <select name="outcome" id="f-outcome"><option value="">any</option>${opts(config.outcomes)}</select></label>
       <label>Session id or start key <input name="q" id="f-q" type="search" maxlength="200" placeholder="12 or order-7"></label>
       <label>Orchestration <input name="ostc" id="f-ostc" type="search" maxlength="200"></label>
       <label>Created from <input name="from" id="f-from" type="datetime-local" step="1"></label>
       <label>to <input name="to" id="f-to" type="datetime-local" step="1"></label>
-      <label>Sort <select name="sort" id="f-sort">${config.sortKeys.map((s) => `<option>${esc(s)}</option>`).join('')}</select></label>
+      <label>Sort <select name="sort" id="f-sort">${opts(config.sortKeys)}</select></label>
       <label>Order <select name="order" id="f-order"><option value="desc">newest / largest first</option><option value="asc">oldest / smallest first</option></select></label>
       <button type="submit">Apply</button>
     </form>
@@ -88,6 +91,7 @@ function sessionsView(query) {
     <div id="list" aria-live="polite"></div>`;
   const form = document.getElementById('filters');
   form.status.value = q.status;
+  form.outcome.value = q.outcome;
   form.sort.value = q.sort;
   form.order.value = q.order;
   form.q.value = q.q;
@@ -98,7 +102,7 @@ function sessionsView(query) {
     ev.preventDefault();
     // The inputs have whole seconds: "to" takes in its whole second.
     const ms = (v, end) => (v ? String(new Date(v).getTime() + (end ? 999 : 0)) : '');
-    location.hash = link({ owner: form.owner.value, status: form.status.value, sort: form.sort.value, order: form.order.value, offset: 0,
+    location.hash = link({ owner: form.owner.value, status: form.status.value, outcome: form.outcome.value, sort: form.sort.value, order: form.order.value, offset: 0,
       q: form.q.value.trim(), ostc: form.ostc.value.trim(), from: ms(form.from.value), to: ms(form.to.value, true) });
   });
   // Selected sessions ("owner/root"), kept across refreshes of the list.
@@ -146,8 +150,7 @@ function sessionsView(query) {
   async function render() {
     const p = new URLSearchParams({ sort: q.sort, order: q.order, offset: q.offset, limit: PAGE });
     if (q.owner) p.set('owner', q.owner);
-    if (q.status) p.set('status', q.status);
-    for (const k of ['q', 'ostc', 'from', 'to']) if (q[k]) p.set(k, q[k]);
+    for (const k of ['status', 'outcome', 'q', 'ostc', 'from', 'to']) if (q[k]) p.set(k, q[k]);
     const data = await api('/ui/api/sessions?' + p);
     const sel = form.owner;
     if (sel.options.length !== data.owners.length + 1) {
@@ -164,7 +167,7 @@ function sessionsView(query) {
       ${bulkOn ? `<td><input type="checkbox" class="pick" data-owner="${esc(r.owner)}" data-root="${r.rootPid}" aria-label="select session ${r.rootPid}"${selected.has(r.owner + '/' + r.rootPid) ? ' checked' : ''}></td>` : ''}
       <td><a class="session-link" href="#/session/${esc(r.owner)}/${r.rootPid}">${r.rootPid}</a>${r.startKey ? `<div class="dim mono key" title="start key">${esc(r.startKey)}</div>` : ''}</td>
       <td class="mono" title="${esc(r.owner)}">${esc(short(r.owner))}</td>
-      <td>${pill(r.status)}${r.paused ? ' ' + pill('paused') : ''}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
+      <td>${pill(r.outcome || r.status)}${r.paused ? ' ' + pill('paused') : ''}</td><td class="num">${r.live}</td><td>${esc(r.startStep)}</td>
       <td>${esc(r.ostcId)} <span class="mono dim" title="${esc(r.ostcHash)}">${esc(short(r.ostcHash))}</span></td>
       <td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`).join('');
     const last = Math.min(q.offset + data.rows.length, data.total);
@@ -197,7 +200,7 @@ function sessionsView(query) {
 
 function sessionHeader(d, which) {
   const s = d.session;
-  const status = s.killedAt ? 'killed' : s.status;
+  const status = s.outcome || (s.killedAt ? 'killed' : s.status);
   const base = `${esc(d.owner)}/${d.rootPid}`;
   const q = `owner=${encodeURIComponent(d.owner)}&root=${d.rootPid}`;
   return `<h1>Session ${d.rootPid} ${pill(status)}</h1>

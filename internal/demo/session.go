@@ -7,21 +7,24 @@ import (
 	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/reactor"
 )
 
-// Session statuses (Session.Status), judged from the records when the
-// session finished; StatusLive while it has not.
+// Session statuses (Session.Status): a finished session's outcome
+// (joinstore.OutcomeOf, docs/runtime.md "Session outcomes"); StatusLive
+// while it has not finished.
 const (
-	// StatusOK: every step ran and every rule chose its onValid branch.
-	StatusOK = "ok"
-	// StatusInvalid: every step ran, but some rule chose onInvalid.
-	StatusInvalid = "invalid"
-	// StatusFailed: a process aborted (a hard error of its step, an
-	// unfulfillable join, a cap).
-	StatusFailed = "failed"
+	// StatusOK: none of the below.
+	StatusOK = string(joinstore.OutcomeOK)
+	// StatusInvalid: a step evaluated invalid and led nowhere.
+	StatusInvalid = string(joinstore.OutcomeInvalid)
+	// StatusUnfulfillable: a join could no longer close.
+	StatusUnfulfillable = string(joinstore.OutcomeUnfulfillable)
+	// StatusFailed: a step's hard error, an abandoned process, a cap.
+	StatusFailed = string(joinstore.OutcomeFailed)
+	// StatusCancelled: a step's cancelSession rule ended the session.
+	StatusCancelled = string(joinstore.OutcomeCancelled)
 	// StatusKilled: the session or one of its processes was killed.
-	StatusKilled = "killed"
+	StatusKilled = string(joinstore.OutcomeKilled)
 	// StatusLive: not finished yet.
 	StatusLive = "live"
 )
@@ -80,29 +83,12 @@ func Judge(root joinstore.Root, meta map[string]string, procs []joinstore.Proces
 	}
 	s.Duration = time.Duration(finished-created) * time.Millisecond
 	s.Ended = time.UnixMilli(finished)
-	s.Status = status(meta, procs)
+	m, err := joinstore.ParseSessionMeta(meta)
+	if err != nil {
+		return s, err
+	}
+	s.Status = string(joinstore.OutcomeOf(m))
 	return s, nil
-}
-
-// status judges a finished session: killed before failed before invalid.
-func status(meta map[string]string, procs []joinstore.Process) string {
-	if meta["killedAt"] != "" {
-		return StatusKilled
-	}
-	out := StatusOK
-	for _, p := range procs {
-		switch reason := reactor.AbortReason(p); reason {
-		case "", "join-kill", "gated": // a closed join's losers, dropped spawns: the design
-		case "killed":
-			return StatusKilled
-		default:
-			out = StatusFailed
-		}
-		if p.Status == joinstore.StatusDone && p.Valid != nil && !*p.Valid && out == StatusOK {
-			out = StatusInvalid
-		}
-	}
-	return out
 }
 
 // result is the "result" value of a process's payload, as text.

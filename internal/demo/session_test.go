@@ -42,17 +42,29 @@ func TestJudge(t *testing.T) {
 			proc("7:1", "done", "1", "", `{}`),
 			proc("7:2", "aborted", "", "join-kill", `{"result":"never ran"}`),
 		}, StatusOK, ""},
-		{"an invalid branch", finished, []joinstore.Process{
+		// The status is the outcome the transitions tallied in the meta
+		// (joinstore.OutcomeOf), whatever the processes say.
+		{"an invalid end", with(finished, "invalidEnds", "1"), []joinstore.Process{
 			proc("7:1", "done", "0", "", `{"result":"timed out"}`),
 		}, StatusInvalid, "timed out"},
-		{"a hard error wins over invalid", finished, []joinstore.Process{
+		{"an invalid step whose branch continued", finished, []joinstore.Process{
+			proc("7:1", "done", "0", "", `{}`),
+			proc("7:2", "done", "1", "", `{"result":"rejected"}`),
+		}, StatusOK, "rejected"},
+		{"a hard error wins over invalid", with(with(finished, "invalidEnds", "1"), "failed", "1"), []joinstore.Process{
 			proc("7:1", "done", "0", "", `{}`),
 			proc("7:2", "aborted", "", "step B1: boom", `{}`),
 		}, StatusFailed, ""},
-		{"a killed process", finished, []joinstore.Process{
+		{"an unfulfillable join", with(finished, "unfulfillable", "1"), []joinstore.Process{
+			proc("7:1", "aborted", "", "unfulfillable", `{}`),
+		}, StatusUnfulfillable, ""},
+		{"a cancel", with(with(finished, "killedAt", "1200"), "killKind", "cancel"), []joinstore.Process{
+			proc("7:1", "aborted", "", "cancelled", `{}`),
+		}, StatusCancelled, ""},
+		{"a killed process", with(finished, "killed", "1"), []joinstore.Process{
 			proc("7:1", "aborted", "", "killed", `{}`),
 		}, StatusKilled, ""},
-		{"a killed session", with(finished, "killedAt", "1200"), []joinstore.Process{
+		{"a killed session", with(with(finished, "killedAt", "1200"), "killKind", "kill"), []joinstore.Process{
 			proc("7:1", "done", "1", "", `{"result":42}`),
 		}, StatusKilled, "42"},
 		{"live", with(finished, "status", "live"), []joinstore.Process{

@@ -34,6 +34,7 @@
 --          cancelSession rule; the commit kills the session with this
 --          reason as a cap does (killedAt, killReason), is recorded aborted
 --          with it and creates nothing
+--          (killKind "cancel"; a cap's killKind is "cap")
 -- ARGV[18] the execution's outcome (JSON; "" = the step executed nothing):
 --          kept on the process as execOutcome
 -- ARGV[19 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
@@ -54,6 +55,12 @@
 -- iter ("" = none, as claim.lua reads it).
 -- Errors: LEASE_LOST (token not current, or the lease expired before now;
 -- nothing changed), BAD_CHILD (child iter not reserved by this lease).
+-- Outcome tallies (docs/runtime.md "Session outcomes"), in the meta hash:
+-- a commit recorded aborted by its own hard error (not killed, no cap, no
+-- cancel) adds 1 to failed; a done step that evaluated invalid and leads
+-- nowhere (no children asked for, and not a producer of a join: its group
+-- has no join target, open or closed, so the count does not depend on
+-- timing) adds 1 to invalidEnds.
 -- Invariants: a step is committed at most once, by its current lease holder;
 -- child pids are unique (they come from the lease's reservation); no process
 -- is created into a group whose join closed with kill, nor into the fresh
@@ -110,7 +117,11 @@ if not killed then
     capReason = fmt("live process cap: the session would have %d live processes, at most %s are allowed (XGR_MAX_LIVE)", liveAfter, ARGV[13])
   end
   if capReason ~= "" then
-    redis.call("HSET", KEYS[1], "killedAt", nowS, "killReason", capReason)
+    local kind = "cap"
+    if ARGV[17] ~= "" then
+      kind = "cancel"
+    end
+    redis.call("HSET", KEYS[1], "killedAt", nowS, "killReason", capReason, "killKind", kind)
     killed, status, nChildren = true, "aborted", 0
   end
 end
@@ -279,6 +290,12 @@ if #runArgs > 0 then
 else
   redis.call("ZREM", KEYS[2], ARGV[1])
   redis.call("HSET", KEYS[1], "steps", int(steps), "live", int(live))
+end
+
+if not killed and status == "aborted" then
+  redis.call("HINCRBY", KEYS[1], "failed", 1)
+elseif status == "done" and ARGV[5] == "0" and ARGV[16] == "0" and targetIter == "" then
+  redis.call("HINCRBY", KEYS[1], "invalidEnds", 1)
 end
 
 local deliveredTo = ""

@@ -25,6 +25,8 @@
 -- Errors: LOCK_LOST (token not current: nothing changed); STALE_VIEW (a
 -- member joined the group after the read, so a kill would miss it; the lock
 -- is released and nothing changed).
+-- An unfulfillable close adds 1 to the meta's unfulfillable tally (the
+-- session's outcome, docs/runtime.md "Session outcomes").
 -- Invariants: only the lock holder applies; deliveries are consumed exactly
 -- once; a closed join never reopens; on a close with kill every waiting
 -- member of the group is aborted at once.
@@ -85,6 +87,7 @@ if closing then
     -- Unfulfillable: the target aborts, and as a finished process of its own
     -- group P it fails its step there (cascade).
     abort(KEYS[2], titer, ARGV[10])
+    redis.call("HINCRBY", KEYS[5], "unfulfillable", 1)
     redis.call("HDEL", KEYS[10], titer)
     if ARGV[9] ~= "" then
       local pt = redis.call("HMGET", KEYS[11], "closed", "policy")

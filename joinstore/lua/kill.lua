@@ -17,16 +17,24 @@
 -- sent) is "killing" too; and for each aborted waiting join target its
 -- iter prefixed "target:" (its own group may have to be killed), and
 -- "deliver:<t>" for each target that got a failure delivery.
+-- A process killed here while its session is not killed as a whole adds 1
+-- to the meta's killed tally (the session's outcome, docs/runtime.md
+-- "Session outcomes"), once per process.
 -- Invariant: a killed process never runs again and never creates processes;
 -- a killed waiting process fails its step at its group's open join target.
 local now, ttl = ARGV[1], tonumber(ARGV[2])
 local out = {}
 local delivered = {}
 local n = (#ARGV - 2) / 2
+local sk = redis.call("HGET", KEYS[1], "killedAt")
+local tally = not sk or sk == ""
 for i = 1, n do
   local iter, titer = ARGV[2 + 2 * i - 1], ARGV[2 + 2 * i]
   local pkey, gkey, tkey, qkey = KEYS[4 * i], KEYS[4 * i + 1], KEYS[4 * i + 2], KEYS[4 * i + 3]
-  local p = redis.call("HMGET", pkey, "status", "pid", "resumeStep", "target", "closed", "policy")
+  local p = redis.call("HMGET", pkey, "status", "pid", "resumeStep", "target", "closed", "policy", "killedAt")
+  if tally and (p[1] == "waiting" or ((p[1] == "running" or p[1] == "executing") and (not p[7] or p[7] == ""))) then
+    redis.call("HINCRBY", KEYS[1], "killed", 1)
+  end
   if p[1] == "waiting" then
     redis.call("HSET", pkey, "status", "aborted", "abortReason", "killed", "killedAt", now, "updatedAt", now)
     redis.call("ZREM", KEYS[2], iter)

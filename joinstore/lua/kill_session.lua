@@ -5,7 +5,8 @@
 -- recovery if their replica died.
 --
 -- KEYS[1] xgr:T:meta
--- ARGV[1] now (ms)  ARGV[2] reason
+-- ARGV[1] now (ms)  ARGV[2] reason  ARGV[3] kind (killKind: "kill" for an
+--          operator's kill; see docs/runtime.md "Session outcomes")
 --
 -- Returns {live, "killed"} (marked now), {live, "already"} (killed
 -- before), or {0, "gone"} when the session does not exist.
@@ -19,5 +20,5 @@ local k = redis.call("HGET", KEYS[1], "killedAt")
 if k and k ~= "" then
   return {live, "already"}
 end
-redis.call("HSET", KEYS[1], "killedAt", ARGV[1], "killReason", ARGV[2])
+redis.call("HSET", KEYS[1], "killedAt", ARGV[1], "killReason", ARGV[2], "killKind", ARGV[3])
 return {live, "killed"}

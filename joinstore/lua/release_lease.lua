@@ -26,6 +26,8 @@
 -- aborted now, failed at its group's open join target), or "stale"
 -- when the token is no longer the current lease (a second release is a
 -- reported no-op, never a second effect).
+-- An abandoned process adds 1 to the meta's failed tally (the session's
+-- outcome, docs/runtime.md "Session outcomes").
 -- Invariant: an executing process keeps its status and execution record;
 -- a lease is released at most once; a stale holder changes
 -- nothing; a process is recovered at most ARGV[8] - 1 times; nothing runs in a group whose join closed with kill; a killed
@@ -90,6 +92,7 @@ if ARGV[7] ~= "" then
   if cap > 0 and n >= cap then
     finish("abandoned: the lease of step " .. p[3] .. " expired " .. n ..
       " times while it ran (each time its replica stopped: a crash or an out-of-memory kill); it is not run again")
+    redis.call("HINCRBY", KEYS[4], "failed", 1)
     failAtTarget()
     return "abandoned"
   end
