@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 )
 
@@ -142,5 +143,20 @@ executions:
 	}
 	if n := target.Calls(t, anvil.Client, "pay-0"); n != 0 {
 		t.Fatalf("a reverted settle counted %d calls", n)
+	}
+}
+
+// xgr scenario run performs the steps' executions on its private anvil,
+// sent by the last development account: A1's settle() on the plan's setup
+// contract lands, and B1's contract read (its rule wants exactly one call
+// under the reference) sees it.
+func TestScenarioPerformsExecutions(t *testing.T) {
+	out, code, stderr := runScenario(t, "--timeout", "2m", "--exec-poll", "100ms", filepath.Join("testdata", "execution_plan.json"))
+	if code != 0 || !out.Passed || out.Checks != 4 {
+		t.Fatalf("exit %d, %d checks, %d failed:\n%s\nstderr:\n%s", code, out.Checks, out.Failed, failures(&out.Report), stderr)
+	}
+	keys, _ := testenv.DevKeys(10)
+	if want := strings.ToLower(chain.Address(keys[9]).Hex()); out.Environment.Executor != want {
+		t.Errorf("executor %q, want development account 9 %s", out.Environment.Executor, want)
 	}
 }

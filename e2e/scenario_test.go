@@ -29,6 +29,7 @@ type scenarioOut struct {
 		PrivateAnvil bool   `json:"privateAnvil"`
 		Redis        string `json:"redis"`
 		PrivateRedis bool   `json:"privateRedis"`
+		Executor     string `json:"executor"`
 	} `json:"environment"`
 	Actors []struct {
 		Alias   string `json:"alias"`

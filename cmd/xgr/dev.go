@@ -16,6 +16,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/console"
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
@@ -176,9 +177,13 @@ func devAction(c *cli.Context) error {
 	for i, o := range orchs {
 		texts[i] = o.Raw()
 	}
+	var settle *devSettlement
 	if rules != nil {
 		if err := rules.Deploy(ctx, sender); err != nil {
 			return fmt.Errorf("dev: %w", err)
+		}
+		if settle, err = deploySettlement(ctx, sender, rules, c.String("rules-dir"), c.String("flow"), orchs); err != nil {
+			return fmt.Errorf("dev: settlement: %w", err)
 		}
 		for i, o := range orchs {
 			if texts[i], err = rules.Rewrite(o); err != nil {
@@ -211,6 +216,16 @@ func devAction(c *cli.Context) error {
 	defer rdb.Close()
 	metrics := metric.New(log)
 	rdb.AddHook(metrics.RedisHook())
+	// The executor outlives the session manager's drain.
+	xctx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopExec()
+	var actuator execution.Actuator
+	if settle != nil {
+		if err := settle.start(xctx, dev, rdb); err != nil {
+			return fmt.Errorf("dev: %w", err)
+		}
+		actuator = settle.Sender
+	}
 	store, err := replica.OpenStore(ctx, rdb, joinstore.Config{SessionTTL: time.Hour})
 	if err != nil {
 		return fmt.Errorf("dev: redis: %w", err)
@@ -227,6 +242,9 @@ func devAction(c *cli.Context) error {
 	}
 	if rules != nil {
 		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
+		if settle != nil {
+			fmt.Fprint(w, settle.line())
+		}
 	} else {
 		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
 	}
@@ -279,9 +297,13 @@ func devAction(c *cli.Context) error {
 		return err
 	}
 	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: "dev", Poll: 50 * time.Millisecond, Log: log, Lifecycle: metrics.Lifecycle("dev"), Bundles: bundleWriter(bundles),
+		Actuator: actuator, ExecPoll: 50 * time.Millisecond,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			metrics.Event(r, e)
 			watch.add(r)
+			if e.Type == reactor.EvExecOutcome {
+				say("%s", demo.SettledLine(demo.Label(r.Owner, r.RootPid, owner), e.Step, e.Detail))
+			}
 			if ui != nil {
 				ui.Record(r, e)
 			}

@@ -38,8 +38,9 @@ func finished(out string) map[string]string {
 // examples/rules through the executor (A1's rule computes the total that
 // Z1's rule writes into the result), the wake-up flow completes (the
 // waiting session approves with the waking session's id, which reached it
-// through the wake-up), and each session's end is printed as it happens,
-// then a summary table.
+// through the wake-up), Z1 settles each order with a real execution whose
+// transaction is printed, and each session's end is printed as it
+// happens, then a summary table.
 func TestDevRunsRulesAndTheWakeFlow(t *testing.T) {
 	xgrBinary(t) // the build does not count
 	start := time.Now()
@@ -75,8 +76,8 @@ func TestDevRunsRulesAndTheWakeFlow(t *testing.T) {
 	for _, row := range []string{
 		`(?m)^SESSION +FLOW +STATUS +STEPS +DURATION +RESULT$`,
 		`(?m)^1 +kyc_review +ok +3 +[0-9.]+(µs|ms|s) +KYC of alice approved for order order-kyc-1 of shop session 1$`,
-		`(?m)^2 +nested_join_example +ok +8 +[0-9.]+(µs|ms|s) +order order-1: 3 x 25 = 75, shipped$`,
-		`(?m)^3 +nested_join_example +ok +8 +[0-9.]+(µs|ms|s) +order order-2: 3 x 25 = 75, shipped$`,
+		`(?m)^2 +nested_join_example +ok +8 +[0-9.]+(µs|ms|s) +order order-1: 3 x 25 = 75, shipped and settled$`,
+		`(?m)^3 +nested_join_example +ok +8 +[0-9.]+(µs|ms|s) +order order-2: 3 x 25 = 75, shipped and settled$`,
 		`(?m)^1 of 0x7099…79c8 +shop_checkout +ok +1 +[0-9.]+(µs|ms|s) +checked out order-kyc-1; woke KYC session 1 at await_order$`,
 	} {
 		if !regexp.MustCompile(row).MatchString(table) {
@@ -85,6 +86,17 @@ func TestDevRunsRulesAndTheWakeFlow(t *testing.T) {
 	}
 	if strings.Contains(out, "join_closed") {
 		t.Errorf("the timeline is printed without --timeline:\n%s", out)
+	}
+	// Z1 settles each order on chain: one transaction per order session,
+	// printed with its hash, block, gas and status.
+	if !regexp.MustCompile(`(?m)^xgr dev: settlement contract 0x[0-9a-fA-F]{40}: step Z1 of nested_join_example settles each order with settle\(total, orderId\), sent by executor 0xa0ee7a142d267c1f36714e4a8f75612f20a79720 \(dev account 9\)$`).MatchString(out) {
+		t.Errorf("no settlement line:\n%s", out)
+	}
+	for _, session := range []string{"2", "3"} {
+		settled := regexp.MustCompile(`(?m)^xgr dev: session ` + session + ` step Z1 settled on chain: tx 0x[0-9a-f]{64} in block [1-9][0-9]*, gas [1-9][0-9]*: success$`)
+		if n := len(settled.FindAllString(out, -1)); n != 1 {
+			t.Errorf("session %s: %d settlement transaction lines, want 1:\n%s", session, n, out)
+		}
 	}
 }
 

@@ -45,6 +45,8 @@ type ruleWiring struct {
 	API   *rule.HTTPCaller
 	Reads *chain.Reads
 	Chain *rulesource.Chain
+	// Node is the --rpc client (nil without --rpc).
+	Node *ethclient.Client
 
 	clients []*ethclient.Client
 }
@@ -81,7 +83,7 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.Reads.Default = client
+		w.Reads.Default, w.Node = client, client
 		w.Chain = rulesource.NewChain(client)
 	}
 	for _, spec := range c.StringSlice(rpcBackendFlag().Name) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/console"
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
@@ -140,11 +141,13 @@ func runAction(c *cli.Context) error {
 	// references (rulesource); the rest is the indexer's.
 	var addrs rulesource.Addresses
 	var indexCfg []byte
-	execCfg, _, err := executionsOf(c, "", nil)
-	if err != nil {
-		return err
-	}
-	if file := c.String("config"); file != "" {
+	var execCfg execution.Config
+	if file := c.String("config"); file == "" {
+		// --executions alone: the policy is the default one (no target), refused.
+		if execCfg, _, err = executionsOf(c, "", nil); err != nil {
+			return err
+		}
+	} else {
 		raw, err := os.ReadFile(file)
 		if err != nil {
 			return cli.Exit(err.Error(), 2)

@@ -64,6 +64,13 @@ Actors (owner, owner1, $actor.address:ALIAS) get anvil's development keys in
 order of first use; --actor ALIAS=0xKEY overrides one (repeatable; also
 XGR_SCENARIO_ACTORS=a=0x…,b=0x… or --actors-file with ALIAS=0xKEY lines).
 
+Executions (a branch's XRC-137 "execution") are performed: sent to the
+chain, to any target (the run deploys its own contracts), final once mined;
+a revert flips the step to its onInvalid branch. The executor key is
+XGR_EXECUTOR_KEY, or --executor-keystore with --password-file, else the
+last development account no actor uses (funded on anvil); the report names
+it ("executor", also in --json's environment).
+
 Exit status: 0 when every check passed, 1 when one failed (or the run could
 not finish), 2 for usage errors (a bad file is reported with the JSON path
 and line:column of each problem).
@@ -82,6 +89,7 @@ Examples:
 					&cli.DurationFlag{Name: "settle", Value: 5 * time.Second, EnvVars: []string{"XGR_SCENARIO_SETTLE"}, Usage: "how long an assertSession waits for its session to finish before checking"},
 					&cli.DurationFlag{Name: "plan-wait", Value: 2 * time.Minute, EnvVars: []string{"XGR_SCENARIO_PLAN_WAIT"}, Usage: "how long a plan run waits for its session to finish before checking"},
 					allowHostFlag(),
+					executionFlags()[1], executionFlags()[2], executionFlags()[3],
 					jsonFlag(),
 				},
 				Action: scenarioRunAction,
@@ -287,6 +295,8 @@ type scenarioEnv struct {
 	Anvil   bool   `json:"privateAnvil"`
 	Redis   string `json:"redis"`
 	Private bool   `json:"privateRedis"`
+	// Executor is the address that sends the steps' executions.
+	Executor string `json:"executor"`
 
 	client  *ethclient.Client
 	rdb     redis.UniversalClient
@@ -295,7 +305,7 @@ type scenarioEnv struct {
 
 // shown is e for a report: the addresses without their secrets.
 func (e *scenarioEnv) shown() *scenarioEnv {
-	return &scenarioEnv{RPC: redact.URL(e.RPC), ChainID: e.ChainID, Anvil: e.Anvil, Redis: redact.URL(e.Redis), Private: e.Private}
+	return &scenarioEnv{RPC: redact.URL(e.RPC), ChainID: e.ChainID, Anvil: e.Anvil, Redis: redact.URL(e.Redis), Private: e.Private, Executor: e.Executor}
 }
 
 func (e *scenarioEnv) close() {
@@ -377,7 +387,16 @@ func scenarioRunAction(c *cli.Context) error {
 	}
 	defer env.close()
 
-	eng, err := engine.New(ctx, engine.Config{Chain: env.client, ChainID: env.ChainID, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api})
+	// The transaction manager outlives the session manager's drain.
+	xctx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopExec()
+	executor, executorSource, err := scenarioExecutor(xctx, c, env, keys)
+	if err != nil {
+		return err
+	}
+	env.Executor = strings.ToLower(executor.Address().Hex())
+	eng, err := engine.New(ctx, engine.Config{Chain: env.client, ChainID: env.ChainID, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api,
+		Actuator: executor, ExecPoll: c.Duration("exec-poll")})
 	if err != nil {
 		return cli.Exit("scenario run: "+err.Error(), 1)
 	}
@@ -410,6 +429,7 @@ func scenarioRunAction(c *cli.Context) error {
 		for _, a := range aliases {
 			fmt.Fprintf(w, "actor %s = %s (%s)\n", a, actors[a], keySource[a])
 		}
+		fmt.Fprintln(w, executorLine(executor, executorSource))
 	}
 	var last *scenario.RunReport
 	runner := &scenario.Runner{Engine: eng, Actors: actors, Settle: c.Duration("settle"), PlanWait: c.Duration("plan-wait")}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
@@ -61,6 +62,18 @@ cancels its session, as a holding cancelSession rule); payload is the step's
 output, overlaid on its input; waitSec delays the children; delayMs is an
 execution time (ignored under --deterministic).
 
+Executions (a branch's XRC-137 "execution"): without --rpc they are not
+performed (the step says so). With --rpc and executions on (--executions,
+XGR_EXECUTIONS or executions: {enabled: true} in --config, as xgr run) they
+are sent to that node, signed by the executor key (--executor-keystore with
+--password-file, or XGR_EXECUTOR_KEY), under the config's policy; receipts
+are final under its finality (without --config: once mined); a revert flips
+the step to its onInvalid branch. With --rpc and executions off each one is
+previewed with eth_call from the would-be sender (--executor, else the
+executor key's address if one is given, else --owner) and nothing is sent:
+the timeline says "preview: would succeed (gas N)" or "preview: reverts:
+REASON", and the step goes on as it would on chain (a revert flips it).
+
 --wait-override SECONDS replaces every step's wait (waitSec), e.g. 0 to run
 an hourly loop at once. --max-steps N stops after N executed steps, for
 orchestrations that spawn themselves forever; the summary then says so
@@ -88,8 +101,9 @@ Examples:
    xgr simulate examples/ostc/nested_join.json --outcomes outcomes.json --deterministic
    xgr simulate flow.json --outcomes o.json --step A1 --payload in.json --json
    xgr simulate IterationofPiOSTC.json --rules rules/ --payload pi0.json --wait-override 0 --max-steps 1000
-   xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal:8080`,
-		Flags: []cli.Flag{
+   xgr simulate flow.json --rpc http://127.0.0.1:8545 --allow-host prices.internal:8080
+   XGR_EXECUTOR_KEY=… xgr simulate flow.json --rules rules/ --rpc http://127.0.0.1:8545 --executions --config xgr.yaml`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "outcomes", Usage: "scripted outcomes file (for steps no rule source covers; required without --rules and --rpc)"},
 			&cli.StringFlag{Name: "rules", Usage: "rule directory: DIR/rules.json and files named after rule references"},
 			evalRPCFlag(), rpcBackendFlag(), allowHostFlag(),
@@ -100,10 +114,12 @@ Examples:
 			&cli.StringFlag{Name: "redis", Usage: "run on this Redis (host:port or URL; default: a private redis-server; XGR_REDIS is not read): the session is held by simulate and deleted at the end"},
 			redisPasswordFileFlag(),
 			&cli.StringFlag{Name: "owner", Value: "0x0000000000000000000000000000000000000001", Usage: "session owner"},
+			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "xgr run's YAML config: its executions: section (policy) and finality (default without it: final once mined)"},
+			&cli.StringFlag{Name: "executor", Usage: "with --rpc and executions off: the address previews are sent from (default: the executor key's, else --owner)"},
 			&cli.BoolFlag{Name: "deterministic", Usage: "virtual clock: the same input always gives the same output"},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after this long"},
 			jsonFlag(),
-		},
+		}, executionFlags()...),
 		Action: simulateAction,
 	}
 }
@@ -132,17 +148,27 @@ func simulateAction(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
-	exec, scripted, closeExec, err := simulationExecutor(ctx, c, o)
+	exec, scripted, node, closeExec, err := simulationExecutor(ctx, c, o)
 	if err != nil {
 		return err
 	}
 	defer closeExec()
+	flipper, _ := exec.(reactor.Flipper)
+	if fw, ok := exec.(reactor.FixedWait); ok {
+		flipper, _ = fw.Exec.(reactor.Flipper)
+	}
 
 	rdb, shared, stop, err := simulationRedis(c)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	execCtx, stopExec := context.WithCancel(ctx)
+	defer stopExec()
+	sx, err := simulationExecutions(execCtx, c, rdb, node)
+	if err != nil {
+		return err
+	}
 	// Not a replica's store (replica.OpenStore): the caller's clock, virtual
 	// under --deterministic, judges leases and due times.
 	store := joinstore.New(rdb, joinstore.Config{})
@@ -179,7 +205,8 @@ func simulateAction(c *cli.Context) error {
 		defer release()
 	}
 	runner := &reactor.Runner{Store: store, Orch: o, Exec: exec, Worker: "simulate", Now: now, Advance: advance,
-		MaxSteps: c.Int("max-steps"), OnEvent: func(e reactor.Event) { printEvent(w, e, t0, asJSON) }}
+		MaxSteps: c.Int("max-steps"), OnEvent: func(e reactor.Event) { printEvent(w, sx.describe(res.Root, e), t0, asJSON) },
+		Actuator: sx.actuator(advance != nil, c.Duration("exec-poll")), Flipper: flipper, ExecPoll: c.Duration("exec-poll")}
 	runErr := runner.Run(ctx, res.Root)
 	// The summary is read even when the run was stopped (a signal or
 	// --timeout ended ctx).
@@ -323,61 +350,61 @@ func bracketed(reason string) string {
 // simulationExecutor builds the step executor from --rules, --rpc,
 // --rpc-backend, --allow-host, --outcomes and --wait-override. scripted is
 // the outcomes executor, if any.
-func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchestration) (exec reactor.Executor, scripted *reactor.Scripted, closer func(), err error) {
+func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchestration) (exec reactor.Executor, scripted *reactor.Scripted, node *ethclient.Client, closer func(), err error) {
 	closer = func() {}
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, nil, cli.Exit(err.Error(), 2)
+			return nil, nil, nil, nil, cli.Exit(err.Error(), 2)
 		}
 		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
-			return nil, nil, nil, cli.Exit("simulate: "+err.Error(), 2)
+			return nil, nil, nil, nil, cli.Exit("simulate: "+err.Error(), 2)
 		}
 		exec = scripted
 	}
 	if n := c.Int("max-steps"); n < 0 {
-		return nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
+		return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
 	}
 	if c.String("rules") != "" || c.String(evalRPCFlag().Name) != "" {
 		loader := &rulesource.Loader{}
 		if dir := c.String("rules"); dir != "" {
 			if loader.Files, err = rulesource.OpenDir(dir); err != nil {
-				return nil, nil, nil, cli.Exit("simulate: --rules: "+err.Error(), 2)
+				return nil, nil, nil, nil, cli.Exit("simulate: --rules: "+err.Error(), 2)
 			}
 		}
 		wiring, err := wireRules(ctx, c)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		loader.Chain = wiring.Chain
 		uncovered, err := ruleSteps(ctx, "simulate", o, loader)
 		if err != nil {
 			wiring.Close()
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		if len(uncovered) > 0 && scripted == nil {
 			wiring.Close()
-			return nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: no rule for step(s) %s: map their rules in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script them with --outcomes", strings.Join(uncovered, ", ")), 2)
+			return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: no rule for step(s) %s: map their rules in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script them with --outcomes", strings.Join(uncovered, ", ")), 2)
 		}
 		if len(uncovered) > 0 {
 			slog.Info("steps run from --outcomes", "steps", uncovered)
 		}
 		if exec, err = (replica.Steps{Rules: loader, API: wiring.API, Reads: wiring.Reads, Scripted: scripted}).Executor(); err != nil {
 			wiring.Close()
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		closer = wiring.Close
+		closer, node = wiring.Close, wiring.Node
 	}
 	if exec == nil {
-		return nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
+		return nil, nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
 	}
 	if c.IsSet("wait-override") {
 		secs := c.Float64("wait-override")
 		if secs < 0 || math.IsNaN(secs) || secs > math.MaxInt64/float64(time.Second) {
 			closer()
-			return nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --wait-override %v: give seconds, 0 or more", secs), 2)
+			return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --wait-override %v: give seconds, 0 or more", secs), 2)
 		}
 		exec = reactor.FixedWait{Exec: exec, Wait: time.Duration(secs * float64(time.Second))}
 	}
-	return exec, scripted, closer, nil
+	return exec, scripted, node, closer, nil
 }

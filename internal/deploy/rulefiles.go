@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -139,4 +140,17 @@ func (p *RuleFiles) Rewrite(o *registry.Orchestration) ([]byte, error) {
 // Contract is the deployed contract of a step's rule ("" when unknown).
 func (p *RuleFiles) Contract(ostcID, step string) string {
 	return p.addrs[p.steps[ostcID][step]]
+}
+
+// UseContract makes a step of an orchestration run the rule contract addr
+// instead of its rule file (xgr dev's settlement rule); call it before
+// Rewrite. A step the plan does not hold is an error.
+func (p *RuleFiles) UseContract(ostcID, step, addr string) error {
+	if _, ok := p.steps[ostcID][step]; !ok {
+		return fmt.Errorf("orchestration %q has no step %q with a rule file", ostcID, step)
+	}
+	key := "contract " + strings.ToLower(addr)
+	p.steps[ostcID][step] = key
+	p.addrs[key] = strings.ToLower(addr)
+	return nil
 }

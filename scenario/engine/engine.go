@@ -17,6 +17,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
@@ -40,7 +41,12 @@ type Config struct {
 	Keys map[string]*ecdsa.PrivateKey
 	// API performs the rules' apiCalls.
 	API rule.APICaller
-	Log *slog.Logger
+	// Actuator performs the steps' executions (nil: not performed);
+	// ExecPoll is how often an executing step asks for its outcome
+	// (0: 50 ms).
+	Actuator execution.Actuator
+	ExecPoll time.Duration
+	Log      *slog.Logger
 }
 
 // Engine implements scenario.Engine. Run runs its replica; Deploy, Start
@@ -83,8 +89,14 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The recording wrapper hides the executor's revert flip: pass it on.
+	flip, _ := exec.(reactor.Flipper)
+	poll := cfg.ExecPoll
+	if poll <= 0 {
+		poll = 50 * time.Millisecond
+	}
 	e.manager, err = replica.New(replica.Config{Store: store, Source: e.source, Exec: recordingExecutor{exec, e.recorder}, Name: "xgr-scenario",
-		Poll: 20 * time.Millisecond, Log: cfg.Log})
+		Poll: 20 * time.Millisecond, Log: cfg.Log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: poll})
 	if err != nil {
 		return nil, err
 	}
