@@ -90,6 +90,7 @@ func BenchmarkExecutionSteps(b *testing.B) {
 	var mu sync.Mutex
 	began := map[string]time.Time{}
 	var latencies []time.Duration
+	var lastRetry string
 	src := reactor.NewStaticSource(orch)
 	m, err := replica.New(replica.Config{Store: store, Source: src, Exec: exec, Name: "bench", Poll: 20 * time.Millisecond,
 		MaxRoots: 1024, Actuator: sender, ExecPoll: 100 * time.Millisecond,
@@ -100,6 +101,8 @@ func BenchmarkExecutionSteps(b *testing.B) {
 			switch e.Type {
 			case reactor.EvExecuting:
 				began[k] = time.Now()
+			case reactor.EvRetry, reactor.EvAborted:
+				lastRetry = string(e.Type) + ": " + e.Detail
 			case reactor.EvExecOutcome:
 				if t, ok := began[k]; ok {
 					latencies = append(latencies, time.Since(t))
@@ -151,8 +154,12 @@ func BenchmarkExecutionSteps(b *testing.B) {
 					break
 				}
 				if time.Now().After(deadline) {
-					procs, _ := store.Processes(ctx, r)
-					b.Fatalf("session %s not finished after 2 minutes: %+v %v; processes %+v", r, meta, err, procs)
+					rec, serr := sender.Manager().Status(ctx, fmt.Sprintf("%s/%d/%d:1", owner, r.RootPid, r.RootPid))
+					head, _ := anvil.Client.BlockNumber(ctx)
+					mu.Lock()
+					retry := lastRetry
+					mu.Unlock()
+					b.Fatalf("session %s not finished after 2 minutes (status %s): its execution %+v %v; chain head %d; last retry %q", r, meta.Status, rec, serr, head, retry)
 				}
 				time.Sleep(20 * time.Millisecond)
 			}

@@ -141,23 +141,32 @@ func (s *scopeActuator) Send(ctx context.Context, sc execution.Scope, key string
 	return s.Actuator.Send(ctx, sc, key, c)
 }
 
+// An execution's scope names the session's registry when the session's
+// xrc729 is a registry address; a session started from a file ("file",
+// "bench": not an address, e.g. "bench" is not 0x…0bench) has none, so
+// authority is not read from a contract that is not its registry.
 func TestRunnerExecutionScope(t *testing.T) {
-	act := &scopeActuator{Actuator: &scripted.Actuator{}}
-	s := newSim(t, execOstc, "")
-	ctx := context.Background()
-	res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: "0x00000000000000000000000000000000000000f1", MaxTotalGas: 777})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &Runner{Store: s.store, Orch: s.orch, Exec: &callingExec{}, Worker: "test", Actuator: act,
-		Now: func() time.Time { return s.clock }, Advance: func(at time.Time) { s.clock = at }}
-	if err := r.Run(ctx, res.Root); err != nil {
-		t.Fatal(err)
-	}
-	want := execution.Scope{Owner: common.HexToAddress(owner), Session: uint64(res.Root.RootPid), Pid: res.Pid,
-		Registry: common.HexToAddress("0xf1"), RuleContract: common.HexToAddress("0x01"), MaxTotalGas: 777}
-	if len(act.scopes) != 1 || act.scopes[0] != want {
-		t.Fatalf("scopes %+v, want %+v", act.scopes, want)
+	for _, tc := range []struct {
+		xrc729   string
+		registry common.Address
+	}{{"0x00000000000000000000000000000000000000f1", common.HexToAddress("0xf1")}, {"bench", common.Address{}}, {"file", common.Address{}}} {
+		act := &scopeActuator{Actuator: &scripted.Actuator{}}
+		s := newSim(t, execOstc, "")
+		ctx := context.Background()
+		res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: tc.xrc729, MaxTotalGas: 777})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Runner{Store: s.store, Orch: s.orch, Exec: &callingExec{}, Worker: "test", Actuator: act,
+			Now: func() time.Time { return s.clock }, Advance: func(at time.Time) { s.clock = at }}
+		if err := r.Run(ctx, res.Root); err != nil {
+			t.Fatal(err)
+		}
+		want := execution.Scope{Owner: common.HexToAddress(owner), Session: uint64(res.Root.RootPid), Pid: res.Pid,
+			Registry: tc.registry, RuleContract: common.HexToAddress("0x01"), MaxTotalGas: 777}
+		if len(act.scopes) != 1 || act.scopes[0] != want {
+			t.Fatalf("xrc729 %q: scopes %+v, want %+v", tc.xrc729, act.scopes, want)
+		}
 	}
 }
 
