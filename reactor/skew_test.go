@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestSlowReplicaClockRunsOnRedisClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	m := &Manager{Store: store, Source: staticSource{o}, Exec: &flaky{}, Replica: "slow", Poll: 20 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, nil)), wall: func() time.Time { return time.Now().Add(-10 * time.Minute) }}
 	runCtx, stop := context.WithCancel(ctx)
@@ -49,4 +50,22 @@ func TestSlowReplicaClockRunsOnRedisClock(t *testing.T) {
 	if !strings.Contains(logs.String(), "clock differs from Redis") || !strings.Contains(logs.String(), "redis_ahead_by=10m0") {
 		t.Errorf("no warning about the replica's clock:\n%s", logs.String())
 	}
+}
+
+// lockedBuffer is a bytes.Buffer a logger may write while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

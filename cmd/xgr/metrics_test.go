@@ -156,7 +156,7 @@ func TestDeployFilesUseRegisteredMetrics(t *testing.T) {
 		sample string
 		min    float64
 	}{
-		{`xgr_sessions_finished_total{outcome="finished"}`, 3},
+		{`xgr_sessions_finished_total{outcome="ok"}`, 3},
 		{`xgr_trigger_starts_total{outcome="started"}`, 1},
 		{`xgr_trigger_to_start_seconds_count`, 1},
 		{`xgr_step_duration_seconds_count`, 10},
@@ -197,7 +197,7 @@ func TestDeployFilesUseRegisteredMetrics(t *testing.T) {
 	}
 
 	// The lifecycle lines at INFO.
-	if !regexp.MustCompile(`level=INFO msg="session finished" session=0x[0-9a-f]+:\d+ outcome=finished replica=dev`).MatchString(out.String()) {
+	if !regexp.MustCompile(`level=INFO msg="session finished" session=0x[0-9a-f]+:\d+ outcome=ok steps=\d+ replica=dev`).MatchString(out.String()) {
 		t.Errorf("no INFO line for a finished session with its outcome:\n%s", out.String())
 	}
 }
