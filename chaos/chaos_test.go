@@ -282,7 +282,7 @@ func (rn *run) plan(n int, special ...fault) []fault {
 func (rn *run) busiest() (slot int, held []joinstore.Root, summary string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	hs, err := holders(ctx, rn.rdb, rn.startedRoots())
+	hs, err := rn.store.RootHolders(ctx, rn.startedRoots())
 	by := map[string][]joinstore.Root{}
 	for r, h := range hs {
 		by[h] = append(by[h], r)

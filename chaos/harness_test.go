@@ -21,8 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
@@ -540,33 +538,4 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// leaseKey is a session's root lease key (joinstore/keys.go: "lease" under
-// the session's hash tag; value "<replica> <token>"). The suite reads it
-// only to know which sessions a replica held just before it is killed.
-func leaseKey(r joinstore.Root) string {
-	return "xgr:{" + r.Owner + ":" + strconv.FormatInt(r.RootPid, 10) + "}:lease"
-}
-
-// holders maps each session's root lease holder (sessions without one are
-// left out). Read errors leave the snapshot partial.
-func holders(ctx context.Context, rdb redis.UniversalClient, roots []joinstore.Root) (map[joinstore.Root]string, error) {
-	pipe := rdb.Pipeline()
-	cmds := make([]*redis.StringCmd, len(roots))
-	for i, r := range roots {
-		cmds[i] = pipe.Get(ctx, leaseKey(r))
-	}
-	_, err := pipe.Exec(ctx)
-	if errors.Is(err, redis.Nil) {
-		err = nil
-	}
-	out := map[joinstore.Root]string{}
-	for i, c := range cmds {
-		if v, e := c.Result(); e == nil {
-			holder, _, _ := strings.Cut(v, " ")
-			out[roots[i]] = holder
-		}
-	}
-	return out, err
 }

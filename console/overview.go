@@ -88,11 +88,12 @@ type DueQueue struct {
 }
 
 // ReplicaLoad is one replica (a worker name in the histories or in a
-// process lease): the steps it committed in the window and the process
-// leases it holds now.
+// lease): the steps it committed in the window, and the sessions (root
+// leases) and process leases it holds now.
 type ReplicaLoad struct {
 	Name       string `json:"name"`
 	Steps      int    `json:"steps"`
+	RootLeases int    `json:"rootLeases"`
 	ProcLeases int    `json:"procLeases"`
 }
 
@@ -103,8 +104,8 @@ type LeaseNote struct {
 	// were live than LeaseReads.
 	LiveRead int  `json:"liveRead"`
 	Capped   bool `json:"capped"`
-	// RootLeases is false: the store offers no read of who holds a
-	// session's root lease, so the page counts process leases only.
+	// RootLeases: the root leases (who runs each live session) were read
+	// too, for the same sessions.
 	RootLeases bool `json:"rootLeases"`
 }
 
@@ -211,8 +212,9 @@ func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 	steps, byWorker := StepsSince(histories, since)
 	rep.Through.Steps, rep.Through.PerSec = steps, float64(steps)/ThroughputWindow.Seconds()
 
-	// Process leases held now, in the live sessions.
-	leases := map[string]int{}
+	// Root and process leases held now, in the live sessions.
+	leases, roots := map[string]int{}, map[string]int{}
+	var live []joinstore.Root
 	for _, row := range rows {
 		if row.Status == "finished" || row.Live == 0 {
 			continue
@@ -222,6 +224,7 @@ func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		rep.Leases.LiveRead++
+		live = append(live, joinstore.Root{Owner: row.Owner, RootPid: row.RootPid})
 		procs, err := c.cfg.Store.Processes(ctx, joinstore.Root{Owner: row.Owner, RootPid: row.RootPid})
 		if err != nil {
 			rep.Errors["leases"] = err.Error()
@@ -233,22 +236,29 @@ func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	rep.Replicas = replicaLoads(byWorker, leases)
+	if holders, err := c.cfg.Store.RootHolders(ctx, live); err != nil {
+		rep.Errors["rootLeases"] = err.Error()
+	} else {
+		rep.Leases.RootLeases = true
+		for _, h := range holders {
+			roots[h]++
+		}
+	}
+	rep.Replicas = replicaLoads(byWorker, roots, leases)
 
 	rep.Due = c.dueQueue(ctx, now, rep.Errors)
 	rep.Redis = c.redisMemory(ctx, rep.Errors)
 	writeJSON(w, http.StatusOK, rep)
 }
 
-// replicaLoads merges the steps and process leases per replica, sorted by
-// name.
-func replicaLoads(steps, leases map[string]int) []ReplicaLoad {
+// replicaLoads merges the steps, root leases and process leases per
+// replica, sorted by name.
+func replicaLoads(steps, roots, leases map[string]int) []ReplicaLoad {
 	names := map[string]bool{}
-	for n := range steps {
-		names[n] = true
-	}
-	for n := range leases {
-		names[n] = true
+	for _, m := range []map[string]int{steps, roots, leases} {
+		for n := range m {
+			names[n] = true
+		}
 	}
 	out := make([]ReplicaLoad, 0, len(names))
 	for n := range names {
@@ -256,7 +266,7 @@ func replicaLoads(steps, leases map[string]int) []ReplicaLoad {
 		if name == "" {
 			name = "(unnamed)"
 		}
-		out = append(out, ReplicaLoad{Name: name, Steps: steps[n], ProcLeases: leases[n]})
+		out = append(out, ReplicaLoad{Name: name, Steps: steps[n], RootLeases: roots[n], ProcLeases: leases[n]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

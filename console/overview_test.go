@@ -35,7 +35,8 @@ func TestCountSessionsAndSteps(t *testing.T) {
 
 // The overview page shows what the store holds: sessions per status, the
 // steps of the last minute per replica, the due queue and its oldest step,
-// a process lease another replica holds, and Redis's memory.
+// a process lease another replica holds, a session a third one holds (its
+// root lease), and Redis's memory.
 func TestOverviewInBrowser(t *testing.T) {
 	env := newBrowserEnv(t, false)
 	ctx := context.Background()
@@ -44,6 +45,10 @@ func TestOverviewInBrowser(t *testing.T) {
 	claims, err := env.store.Claim(ctx, env.due[0], time.Now(), time.Hour, "replica-b", reactor.Table(o), []int64{1})
 	if err != nil || len(claims) != 1 {
 		t.Fatalf("claim: %v %v", claims, err)
+	}
+	// A third replica holds the second due session's root lease (runs it).
+	if _, err := env.store.AcquireRoot(ctx, env.due[1], "replica-c", time.Hour); err != nil {
+		t.Fatal(err)
 	}
 	steps := 0
 	for _, r := range env.finished {
@@ -91,8 +96,11 @@ func TestOverviewInBrowser(t *testing.T) {
 	if got := get(`document.querySelector('[data-replica="replica-a"]').textContent`); !strings.Contains(got, strconv.Itoa(steps)) {
 		t.Errorf("replica-a row: %q, want its %d steps", got, steps)
 	}
-	if got := get(`[...document.querySelectorAll('[data-replica="replica-b"] td')].map(td => td.textContent).join('|')`); got != "replica-b|0|1" {
-		t.Errorf("replica-b row: %q, want no steps and one process lease", got)
+	if got := get(`[...document.querySelectorAll('[data-replica="replica-b"] td')].map(td => td.textContent).join('|')`); got != "replica-b|0|0|1" {
+		t.Errorf("replica-b row: %q, want no steps, no session and one process lease", got)
+	}
+	if got := get(`[...document.querySelectorAll('[data-replica="replica-c"] td')].map(td => td.textContent).join('|')`); got != "replica-c|0|1|0" {
+		t.Errorf("replica-c row: %q, want one session held (its root lease) and nothing else", got)
 	}
 	if got := get(`document.querySelector('[data-key="dueSteps"]').textContent`); got != "1" {
 		t.Errorf("due steps shown: %q, want 1", got)

@@ -481,10 +481,10 @@ function overviewView() {
         ['Oldest due step', q.oldestAt ? `${time(q.oldestAt)} <span class="dim">(waiting ${(q.oldestAgeMs / 1000).toFixed(1)} s)</span>` : '–', 'oldest'],
       ])}</section>
       <section aria-labelledby="ov-r"><h2 id="ov-r">Replicas</h2>
-        <table class="compact" id="ov-replicas"><thead><tr><th scope="col">Replica</th><th scope="col">Steps, last ${t.windowSec} s</th><th scope="col">Process leases held</th></tr></thead>
-        <tbody>${d.replicas.map((r) => `<tr data-replica="${esc(r.name)}"><td class="mono">${esc(r.name)}</td><td class="num">${r.steps}</td><td class="num">${r.procLeases}</td></tr>`).join('')
-          || '<tr><td colspan="3" class="dim">no replica committed a step or holds a lease</td></tr>'}</tbody></table>
-        <p class="dim">Process leases counted in ${d.leases.liveRead} live sessions${capNote(d.leases.capped, 'more sessions are live')}. Root leases are not shown: the store has no read of their holders.</p>
+        <table class="compact" id="ov-replicas"><thead><tr><th scope="col">Replica</th><th scope="col">Steps, last ${t.windowSec} s</th><th scope="col">Sessions held</th><th scope="col">Process leases</th></tr></thead>
+        <tbody>${d.replicas.map((r) => `<tr data-replica="${esc(r.name)}"><td class="mono">${esc(r.name)}</td><td class="num">${r.steps}</td><td class="num">${r.rootLeases}</td><td class="num">${r.procLeases}</td></tr>`).join('')
+          || '<tr><td colspan="4" class="dim">no replica committed a step or holds a lease</td></tr>'}</tbody></table>
+        <p class="dim">Leases counted in ${d.leases.liveRead} live sessions${capNote(d.leases.capped, 'more sessions are live')}.</p>
       </section>
       <section aria-labelledby="ov-m"><h2 id="ov-m">Redis memory</h2>
         ${d.redis && d.redis.length ? `<table class="compact" id="ov-redis"><thead><tr><th scope="col">Server</th><th scope="col">Used</th><th scope="col">Peak</th><th scope="col">Max</th><th scope="col">Policy</th><th scope="col">Fragmentation</th></tr></thead>
