@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
 // replica is one incarnation of an `xgr run` process. A slot is restarted
