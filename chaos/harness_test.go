@@ -20,7 +20,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // replica is one incarnation of an `xgr run` process. A slot is restarted
