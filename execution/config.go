@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"bytes"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/xgr-sidecar/xgr/internal/yamlsection"
 )
 
 // ConfigKey is the config file's section that ParseConfig reads.
@@ -103,11 +104,7 @@ func ParseConfig(file string, raw []byte) (Config, []byte, error) {
 		if len(p.problems) > 0 {
 			return c, nil, fmt.Errorf("invalid %s section in %s:\n  %s", ConfigKey, file, strings.Join(p.problems, "\n  "))
 		}
-		end := -1
-		if i+2 < len(top.Content) {
-			end = top.Content[i+2].Line - 1
-		}
-		return c, blankLines(raw, k.Line, end), nil
+		return c, yamlsection.Blank(raw, top, i), nil
 	}
 	return c, raw, nil
 }
@@ -259,22 +256,4 @@ func digits(s string) bool {
 		}
 	}
 	return true
-}
-
-// blankLines empties lines first..last (1-based; last < 0: to the end) of
-// raw, keeping the line breaks.
-func blankLines(raw []byte, first, last int) []byte {
-	lines := bytes.SplitAfter(raw, []byte("\n"))
-	out := make([]byte, 0, len(raw))
-	for i, l := range lines {
-		n := i + 1
-		if n >= first && (last < 0 || n <= last) {
-			if bytes.HasSuffix(l, []byte("\n")) {
-				out = append(out, '\n')
-			}
-			continue
-		}
-		out = append(out, l...)
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package rulesource
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/xgr-sidecar/xgr/internal/yamlsection"
 
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
@@ -81,11 +82,7 @@ func ParseAddresses(file string, raw []byte) (Addresses, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		end := -1 // the last line of the section: before the next key
-		if i+2 < len(top.Content) {
-			end = top.Content[i+2].Line - 1
-		}
-		return addrs, blankLines(raw, k.Line, end), nil
+		return addrs, yamlsection.Blank(raw, top, i), nil
 	}
 	return nil, raw, nil
 }
@@ -127,24 +124,6 @@ func parseAddressMap(file string, v *yaml.Node) (Addresses, error) {
 		return nil, fmt.Errorf("invalid %s section in %s:\n  %s", AddressesKey, file, strings.Join(problems, "\n  "))
 	}
 	return out, nil
-}
-
-// blankLines empties lines first..last (1-based; last < 0: to the end) of
-// raw, keeping the line breaks.
-func blankLines(raw []byte, first, last int) []byte {
-	lines := bytes.SplitAfter(raw, []byte("\n"))
-	out := make([]byte, 0, len(raw))
-	for i, l := range lines {
-		n := i + 1
-		if n >= first && (last < 0 || n <= last) {
-			if bytes.HasSuffix(l, []byte("\n")) {
-				out = append(out, '\n')
-			}
-			continue
-		}
-		out = append(out, l...)
-	}
-	return out
 }
 
 // Names lists the bound names, sorted.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -26,15 +25,7 @@ func TestRunStoppedWhileRedisDownExitsNonZero(t *testing.T) {
 		done <- runApp(ctx, newApp(io.Discard, &stderr), []string{"xgr", "run", "--listen", addr, "--redis", "redis://" + srv.Addr + "/0",
 			"--outcomes", outcomes, "--poll", "20ms", "--health-timeout", "300ms"})
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("xgr run did not serve /healthz")
-		}
-	}
+	waitHealthz(t, addr)
 	srv.Stop()
 	cancel()
 	var err error

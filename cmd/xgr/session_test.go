@@ -55,18 +55,7 @@ func TestSessionCommandsAndRun(t *testing.T) {
 		}
 		done <- 0
 	}()
-	// urfave/cli's help flag is one package-level value that every app
-	// writes while parsing; let the replica get past parsing (it answers
-	// /healthz) before this goroutine runs more commands.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("xgr run did not serve /healthz")
-		}
-	}
+	waitHealthz(t, addr)
 	waitStatus(t, url, 1, "finished")
 
 	out, _ = run(t, append([]string{"session", "show", "1"}, common...)...)
@@ -203,5 +192,22 @@ func TestSessionCommandsNeedANamedRedis(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "SESSION") || !strings.Contains(lines[0], "ORCHESTRATION") || !strings.HasPrefix(lines[1], "1 ") {
 		t.Fatalf("list: %d\n%s", code, out)
+	}
+}
+
+// waitHealthz waits until an in-process xgr run serves /healthz on addr:
+// it got past flag parsing (urfave/cli's help flag is one package-level
+// value every app writes while parsing, so the test may run more commands
+// only then) and its store answers.
+func waitHealthz(t *testing.T, addr string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("xgr run did not serve /healthz within 10s")
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
-	"time"
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -61,17 +60,7 @@ func TestRunExportsTraces(t *testing.T) {
 		done <- runApp(ctx, newApp(io.Discard, io.Discard), []string{"xgr", "run", "--redis", url, "--ostc", flow, "--outcomes", outcomes,
 			"--poll", "20ms", "--listen", addr, "--otlp-endpoint", collector.URL})
 	}()
-	// urfave/cli's help flag is one package-level value every app writes
-	// while parsing: let the replica get past parsing before more commands.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("xgr run did not serve /healthz")
-		}
-	}
+	waitHealthz(t, addr)
 	waitStatus(t, url, 1, "finished")
 	cancel() // the replica drains and flushes its spans
 	if err := <-done; err != nil {

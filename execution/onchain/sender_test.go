@@ -2,10 +2,8 @@ package onchain_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math/big"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,26 +29,8 @@ type target struct {
 
 func deployTarget(t testing.TB, a *testenv.Anvil) target {
 	t.Helper()
-	raw, err := os.ReadFile("../../contracts/testdata/build/ExecTarget.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var art struct {
-		ABI      json.RawMessage `json:"abi"`
-		Bytecode string          `json:"bytecode"`
-	}
-	if err := json.Unmarshal(raw, &art); err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := abi.JSON(strings.NewReader(string(art.ABI)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := testenv.Sender(t, a, 0).Deploy(context.Background(), "deploy ExecTarget", common.FromHex(art.Bytecode), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return target{addr: r.ContractAddress, abi: parsed}
+	x := testenv.DeployExecTarget(t, a)
+	return target{addr: x.Address, abi: x.ABI}
 }
 
 // settle is the call settle(amount, ref) of the target.
