@@ -114,7 +114,7 @@ CHAOS_RUN ?= TestChaos
 chaos:
 	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
 
-## chaos-short: the short preset (about a minute; what CI may run)
+## chaos-short: the short preset (about three minutes; what CI runs)
 chaos-short:
 	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-60} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
 	XGR_CHAOS_DURATION=$${XGR_CHAOS_DURATION:-15s} XGR_CHAOS_SETTLE=$${XGR_CHAOS_SETTLE:-30s} \
