@@ -36,3 +36,25 @@ func TestAdoptNamesThePreviousHolder(t *testing.T) {
 		}
 	})
 }
+
+// A lease taken through AcquireRoot (a replica's claim round) records its
+// holder too, so that the replica that adopts the session after it died
+// names it.
+func TestAcquireRecordsTheHolder(t *testing.T) {
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := newStore(rdb), context.Background()
+		root := start(t, s, StartRequest{}).Root
+		if _, err := s.AcquireRoot(ctx, root, "r1", 100*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+		later := t0.Add(time.Second)
+		ad, err := s.Adopt(ctx, root, "r2", 10*time.Second, 30*time.Second, later, later)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ad.Meta[MetaHolder] != "r2" || ad.Meta[MetaPrevHolder] != "r1" {
+			t.Fatalf("adoption after an acquired lease: holder %q, prevHolder %q", ad.Meta[MetaHolder], ad.Meta[MetaPrevHolder])
+		}
+	})
+}

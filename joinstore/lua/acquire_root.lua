@@ -10,7 +10,9 @@
 --
 -- Returns the lease's fencing token, "held" when another replica holds it,
 -- or "finished" when the session is gone or has no live process and no
--- queued wake-up.
+-- queued wake-up. A new lease records its replica in meta field holder and
+-- the one before in prevHolder, as adopt_root does, so that a later
+-- takeover can name the replica it took over from.
 -- Invariant: at most one replica holds a session's root lease at a time;
 -- every new holder gets a larger token than any before.
 local meta = redis.call("HMGET", KEYS[2], "status")
@@ -28,4 +30,6 @@ if cur then
 end
 local token = redis.call("HINCRBY", KEYS[2], "fence", 1)
 redis.call("SET", KEYS[1], ARGV[1] .. " " .. token, "PX", ARGV[2])
+local prev = redis.call("HGET", KEYS[2], "holder")
+redis.call("HSET", KEYS[2], "holder", ARGV[1], "prevHolder", prev or "")
 return tostring(token)
