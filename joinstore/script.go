@@ -10,7 +10,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/luascript"
 )
 
-//go:embed lua/*.lua
+//go:embed lua/*.lua lua/lib/*.lua
 var luaFS embed.FS
 
 // scripts are the transitions, each with the shared clock prelude
@@ -27,7 +27,7 @@ var (
 	scriptClaim        = load("claim")
 	scriptRenewLease   = load("renew_lease")
 	scriptReleaseLease = load("release_lease")
-	scriptCommitStep   = load("commit_step")
+	scriptCommitStep   = scripts.LoadWith("commit_step", "lua/lib/join_decide.lua")
 	scriptJoinLock     = load("join_lock")
 	scriptJoinApply    = load("join_apply")
 	scriptJoinUnlock   = load("join_unlock")

@@ -399,6 +399,12 @@ type JoinSpec struct {
 	From      []registry.From
 	K         int
 	Policy    registry.Policy
+	// Reach is, for each from node, the steps of the join group's scope
+	// that can reach it (registry.Orchestration.CanReach; reactor.JoinReach
+	// computes it). The target's record keeps it, so that a commit
+	// delivering to the target can decide its join in the same script
+	// (Commit.DecideJoin). Nil: its join is decided by join steps only.
+	Reach map[string][]string
 }
 
 // Commit is the result of one execution.
@@ -444,6 +450,37 @@ type Commit struct {
 	// sees the delivery): the join step that follows needs one round trip
 	// instead of two (CommitResult.Lock, JoinStepLocked).
 	LockTarget time.Duration
+	// DecideJoin, when the process's group has an open join target, applies
+	// the commit's delivery and decides the join in the commit's own script
+	// (lua/lib/join_decide.lua: the same decision as reactor.DecideJoin), then
+	// claims the children the decision left waiting: a join-closing step in
+	// one round trip (CommitResult.Joins). It falls back to a pending
+	// delivery (CommitResult.DeliveredTo, for a join step) when the target's
+	// join lock is held, its record has no reachability (JoinSpec.Reach) or
+	// a pending delivery has no canonical payload. Payload must then be a
+	// JSON object.
+	DecideJoin bool
+}
+
+// JoinDecided is a join decided inside a commit (Commit.DecideJoin).
+type JoinDecided struct {
+	Target int64
+	// Verdict is VerdictOpen, VerdictSatisfied or VerdictUnfulfillable.
+	Verdict string
+	// Applied are the deliveries applied, in order, with what each did
+	// (reactor.DeliveryResult's names: delivered, failed, ignored_…).
+	Applied []AppliedDelivery
+	// Killed are the waiting members a close with kill aborted.
+	Killed []int64
+	// FollowUps are targets that need a join step now: the parent target
+	// an aborted target failed into when it could not be decided in the
+	// commit, and kill-policy targets the kill aborted (Kill).
+	FollowUps []FollowUp
+}
+
+// AppliedDelivery is one delivery a join applied and what it did.
+type AppliedDelivery struct {
+	Pid, From, Result string
 }
 
 // PendingWake is a committed wake-up not yet performed.
@@ -477,6 +514,9 @@ type CommitResult struct {
 	// Claims are the children the commit claimed (Commit.ClaimLease):
 	// running under their own leases, to be executed by the caller.
 	Claims []Claim
+	// Joins are the joins the commit decided (Commit.DecideJoin), in order:
+	// its group's target first, then targets that target failed into.
+	Joins []JoinDecided
 	// Lock is the join lock of the target the commit delivered to, taken
 	// in the commit's round trip (Commit.LockTarget), with what the join
 	// step needs to decide: pass it to JoinStepLocked. Nil when none was
@@ -508,10 +548,19 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
 	}
-	args := make([]any, 0, 18+12*len(r.Children)+2*len(r.WakeUps))
+	piece := ""
+	if r.DecideJoin && c.GroupTarget != 0 {
+		canon, err := canonicalObject(payload)
+		if err != nil {
+			return CommitResult{}, fmt.Errorf("commit %s: payload: %w", c.Pid, err)
+		}
+		piece = string(canon)
+	}
+	args := make([]any, 0, 20+13*len(r.Children)+2*len(r.WakeUps))
 	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
 		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), r.AbortReason,
-		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, string(r.ExecOutcome))
+		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, string(r.ExecOutcome),
+		piece, s.cfg.MaxPayloadBytes)
 	for _, ch := range r.Children {
 		plain := ""
 		switch {
@@ -537,9 +586,17 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			}
 			e, _ := json.Marshal(expect)
 			w, _ := json.Marshal(when)
-			args = append(args, j.FromGroup, string(e), string(w), j.K, j.Policy.String())
+			reach := ""
+			if j.Reach != nil {
+				rb, err := json.Marshal(nonNilLists(j.Reach))
+				if err != nil {
+					return CommitResult{}, fmt.Errorf("commit %s: child %d: reach: %w", c.Pid, ch.Iter, err)
+				}
+				reach = string(rb)
+			}
+			args = append(args, j.FromGroup, string(e), string(w), j.K, j.Policy.String(), reach)
 		} else {
-			args = append(args, "", "", "", "", "")
+			args = append(args, "", "", "", "", "", "")
 		}
 		keys = append(keys, k.proc(ch.Iter), k.group(ch.JoinGroupID))
 	}
@@ -567,7 +624,12 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		res.Capped, res.Cancelled = "", true
 	}
 	if len(vals) > 5 {
-		res.Claims = claimedChildren(c, r, vals[5:], now)
+		if res.Joins, err = parseJoins(c.Root, vals[5]); err != nil {
+			return res, fmt.Errorf("commit %s: %w", c.Pid, err)
+		}
+	}
+	if len(vals) > 6 {
+		res.Claims = claimedChildren(c, r, vals[6:], now)
 	}
 	if lock != nil {
 		if res.DeliveredTo == c.GroupTarget {

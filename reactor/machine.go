@@ -33,10 +33,6 @@ type machineConfig struct {
 	// MaxSteps ends a serial run with ErrStepLimit once this many steps
 	// ran (0: no bound).
 	MaxSteps int
-	// JoinLock is how long a join lock lasts; a commit that delivers to a
-	// join target takes its lock along (one round trip less per join
-	// step).
-	JoinLock time.Duration
 	// Worker names the committer.
 	Worker string
 	// Check is the store's payload check (size and shape): pure.
@@ -107,6 +103,9 @@ type machine struct {
 	sleeping   bool
 	// executed counts the steps executed.
 	executed int
+	// reach caches the reachability a join target's record keeps
+	// (JoinReach), by creating step and outcome.
+	reach map[joinReachKey]map[string][]string
 	seq      uint64
 	out      ready
 }
@@ -129,7 +128,8 @@ type ready struct {
 // newMachine returns a machine; orch is nil for a replica (cmdOpen loads
 // it), set for the serial driver.
 func newMachine(cfg machineConfig, root joinstore.Root, orch *registry.Orchestration, now time.Time) *machine {
-	m := &machine{cfg: cfg, root: root, inflight: map[int64]joinstore.Claim{}, retries: map[int64]int{}, execs: map[int64]*execState{}, lastRenew: now}
+	m := &machine{cfg: cfg, root: root, inflight: map[int64]joinstore.Claim{}, retries: map[int64]int{}, execs: map[int64]*execState{}, lastRenew: now,
+		reach: map[joinReachKey]map[string][]string{}}
 	if orch != nil {
 		m.orch, m.table, m.mode, m.needClaim = orch, Table(orch), modeRunning, true
 	}
@@ -427,8 +427,13 @@ func (m *machine) commit(now time.Time) {
 	if m.cfg.ClaimLease > 0 {
 		commit.ClaimLease, commit.DeferFinish = m.cfg.ClaimLease, true
 	}
+	if step != nil {
+		withJoinReach(m.orch, step, r.res.Valid, commit.Children, m.reach)
+	}
 	if c.GroupTarget != 0 {
-		commit.LockTarget = m.cfg.JoinLock
+		// The delivery and the join's decision go with the commit: a
+		// join-closing step in one round trip.
+		commit.DecideJoin = true
 	}
 	if r.done != nil {
 		commit.ExecOutcome = r.done.outcome
@@ -497,14 +502,20 @@ func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 			}
 		}
 	}
-	// Children the commit claimed run at once (after their spawned lines).
+	// The joins the commit decided, then the children it claimed, which
+	// run at once (after their spawned lines and the decision's).
+	decided := false
+	for _, j := range cr.Joins {
+		decided = decided || j.Target == c.GroupTarget
+		follow = append(follow, m.joinLines(now, j.Target, appliedOf(j.Applied), joinstore.JoinResult{Verdicts: []string{j.Verdict}, Killed: j.Killed, FollowUps: j.FollowUps})...)
+	}
 	m.run(now, cr.Claims, pc.next)
 	if cr.Gated > 0 {
 		m.emit(now, EvGated, c.Pid, c.ResumeStep, fmt.Sprintf("%d spawns dropped", cr.Gated))
 	}
 	if cr.DeliveredTo != 0 {
 		follow = append(follow, cmdJoinStep{Target: cr.DeliveredTo, Lock: cr.Lock})
-	} else if c.GroupTarget != 0 && !cr.Killed {
+	} else if c.GroupTarget != 0 && !cr.Killed && !decided {
 		m.emit(now, EvIgnored, c.Root.Pid(c.GroupTarget), c.ResumeStep, "join already decided")
 	}
 	if m.killed {
@@ -527,9 +538,16 @@ func (m *machine) joined(now time.Time, in inJoined) {
 	if in.Err != nil {
 		return
 	}
-	res := in.Res
-	pid := m.pid(in.Target)
-	for _, d := range in.Applied {
+	m.front(m.joinLines(now, in.Target, in.Applied, in.Res)...)
+}
+
+// joinLines records what a join step of target did, in a join step of its
+// own or in the commit that delivered to it: the deliveries applied, its
+// verdicts, the processes a kill policy aborted; it returns the follow-ups
+// (targets it failed into, kill-policy targets aborted) that run next.
+func (m *machine) joinLines(now time.Time, target int64, applied []Applied, res joinstore.JoinResult) []command {
+	pid := m.pid(target)
+	for _, d := range applied {
 		typ := EvIgnored
 		if d.Result == Delivered || d.Result == Failed {
 			typ = EvDelivered
@@ -541,7 +559,7 @@ func (m *machine) joined(now time.Time, in inJoined) {
 		case joinstore.VerdictSatisfied:
 			m.emit(now, EvJoinClosed, pid, "", "")
 			m.emit(now, EvPromoted, pid, "", "")
-			m.ready = append(m.ready, in.Target) // a claim skips it while its nextWakeAt is later
+			m.ready = append(m.ready, target) // a claim skips it while its nextWakeAt is later
 			m.needClaim = true
 		case joinstore.VerdictUnfulfillable:
 			m.emit(now, EvJoinAborted, pid, "", "")
@@ -554,7 +572,23 @@ func (m *machine) joined(now time.Time, in inJoined) {
 	for _, f := range res.FollowUps {
 		follow = append(follow, cmdJoinStep{Target: f.Target, Kill: f.Kill})
 	}
-	m.front(follow...)
+	return follow
+}
+
+// appliedOf reads the deliveries a commit's join applied (their results by
+// name, DeliveryResult.String).
+func appliedOf(list []joinstore.AppliedDelivery) []Applied {
+	out := make([]Applied, len(list))
+	for i, a := range list {
+		r := IgnoredNotExpected
+		for n, name := range deliveryNames {
+			if name == a.Result {
+				r = DeliveryResult(n)
+			}
+		}
+		out[i] = Applied{Pid: a.Pid, From: a.From, Result: r}
+	}
+	return out
 }
 
 // inspected acts on the reads before a hand-back (a replica) or at the end

@@ -44,3 +44,14 @@ func (s *Set) read(path string) string {
 func (s *Set) Load(name string) *redis.Script {
 	return redis.NewScript(s.prelude + s.read("lua/"+name+".lua"))
 }
+
+// LoadWith is Load with the library files libs (paths in the set's files)
+// between the prelude and the transition: a library only some transitions
+// use.
+func (s *Set) LoadWith(name string, libs ...string) *redis.Script {
+	src := s.prelude
+	for _, l := range libs {
+		src += s.read(l)
+	}
+	return redis.NewScript(src + s.read("lua/"+name+".lua"))
+}

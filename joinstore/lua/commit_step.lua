@@ -37,20 +37,42 @@
 --          (killKind "cancel"; a cap's killKind is "cap")
 -- ARGV[18] the execution's outcome (JSON; "" = the step executed nothing):
 --          kept on the process as execOutcome
--- ARGV[19 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
+-- ARGV[19] the next payload in canonical form (Go's encoding of it) when
+--          this commit decides its group's join itself ("" = it does not:
+--          a delivery is left pending for a join step); see "Joins" below
+-- ARGV[20] the payload cap (bytes) a merged payload must keep to
+-- ARGV[21 ..] per child 13 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
 --          it reserves), bypass (1: may exceed the window), then for a join
---          target fromGroup, expect, requireWhen, k, policy ("" otherwise)
--- ARGV[19 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
+--          target fromGroup, expect, requireWhen, k, policy, reach (JSON:
+--          per from node the steps of the group's scope that can reach it;
+--          "" = none, its join is decided by join steps only) ("" otherwise)
+-- ARGV[21 + 13C ..] the branch's wake-ups, two values each: wake id, wake-up
 --          JSON (queued in KEYS[11] unless the process was killed)
 --
--- Returns {result, live, deliveredTo, gated, cap, claims...}: result
+-- Joins: with ARGV[19], a delivery to the group's open target is applied
+-- and the join decided here (lib/join_decide.lua), after the children are
+-- created and before any is claimed, when no join lock is held on the
+-- target, the target keeps its reachability and every pending delivery
+-- carries a canonical payload: the pending ones first, then this one. A
+-- close promotes the target or aborts it (failing it into its own group's
+-- target, decided here too when it can be), kills waiting members under
+-- policy kill; the children it left waiting are claimed after. Otherwise
+-- the delivery is left pending (canonical, when ARGV[19] gave it) and
+-- deliveredTo names the target: a join step decides.
+--
+-- Returns {result, live, deliveredTo, gated, cap, joins, claims...}: result
 -- "committed" or "killed" (killed while running, or by a cap: recorded
 -- aborted, no children); live is the session's live process count (a
 -- session whose last process ends with wake-ups queued is finished, but
 -- stays adoptable until they are performed); deliveredTo the target iter
 -- that got a pending delivery or ""; gated the number of children dropped
--- by the spawn gate; cap the cap's reason or ""; then per claimed child
+-- by the spawn gate; cap the cap's reason or ""; joins the joins decided
+-- here, one entry per target in order: {target, verdict (open, satisfied,
+-- unfulfillable), {pid, from, delivery result ...}, {iters killed},
+-- {follow-up target, kill (1|0) ...}} (a follow-up needs a join step: a
+-- target this one failed into that could not be decided here, or a
+-- kill-policy target the kill aborted); then per claimed child
 -- four values: iter, token, first reserved iter, its group's join target
 -- iter ("" = none, as claim.lua reads it).
 -- Errors: LEASE_LOST (token not current, or the lease expired before now;
@@ -78,7 +100,7 @@
 -- expiry, window counts start at now, and recovery drops such entries.
 -- Numbers reach Redis as strings made once (nowS, int(): lib/clock.lua).
 local fmt = string.format
-local PROC, WQ, CHILD0, CF = 5, 11, 11, 12
+local PROC, WQ, CHILD0, C0, CF = 5, 11, 11, 21, 13
 local now, nowS = clock(ARGV[3])
 local ttl = ARGV[8]
 local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil", "threadHeadPid")
@@ -96,7 +118,7 @@ if m[2] == "1" then
 end
 local status = ARGV[4]
 local nChildren = tonumber(ARGV[16])
-local W0 = 19 + CF * nChildren
+local W0 = C0 + CF * nChildren
 if killed then
   status, nChildren = "aborted", 0
 end
@@ -131,7 +153,7 @@ if p[4] and p[4] ~= "" then
   first, count = tonumber(a), tonumber(b)
 end
 for i = 1, nChildren do
-  local it = tonumber(ARGV[19 + CF * (i - 1)])
+  local it = tonumber(ARGV[C0 + CF * (i - 1)])
   if it < first or it >= first + count then
     return redis.error_reply("BAD_CHILD child iter " .. it .. " is outside the lease's reservation")
   end
@@ -146,6 +168,14 @@ if targetIter ~= "" then
   local t = redis.call("HMGET", KEYS[8], "closed", "policy")
   targetOpen = t[1] ~= "1"
   gateKill = t[1] == "1" and t[2] == "kill"
+end
+-- Whether this script decides the open target's join (Joins above), and
+-- the pending deliveries it applies before this one: read before anything
+-- changes.
+local decider, pendingJoin
+if targetOpen and ARGV[19] ~= "" then
+  decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(ARGV[20]))
+  pendingJoin = decider.pending(targetIter)
 end
 
 local reason = ARGV[12]
@@ -179,13 +209,14 @@ end
 -- The spawn gate covers the whole join scope: a nested join's target gated
 -- into the closed group takes its producers (its fresh group, named by the
 -- target's iter) with it, so no half of a join is created. Child i's values
--- are ARGV[C + 0 .. C + 11] with C = 19 + 12 (i - 1): iter, step, wakeIn,
--- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy.
+-- are ARGV[C + 0 .. C + 12] with C = 21 + 13 (i - 1): iter, step, wakeIn,
+-- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy,
+-- reach.
 local gatedGroup = {}
 if gateKill then
   gatedGroup[group] = true
   for i = 1, nChildren do
-    local b = 19 + CF * (i - 1)
+    local b = C0 + CF * (i - 1)
     if ARGV[b + 8] ~= "" and ARGV[b + 4] == group then
       gatedGroup[ARGV[b]] = true
     end
@@ -201,29 +232,31 @@ end
 -- group's waiting members, these children among them), and no producer of
 -- a join this commit creates (the join's first decision comes first). Such
 -- children wait in the due set; the driver runs the join steps, then
--- claims what the gates let run.
+-- claims what the gates let run. When this script decides the join
+-- itself, the children it leaves waiting are claimed after the decision.
 local claimLease = tonumber(ARGV[15])
+local loopLease, deferClaims = claimLease, false
 if targetOpen then
-  claimLease = 0
+  loopLease, deferClaims = 0, pendingJoin ~= nil and claimLease > 0
 end
 local freshJoin = {}
 for i = 1, nChildren do
-  local b = 19 + CF * (i - 1)
+  local b = C0 + CF * (i - 1)
   if ARGV[b + 8] ~= "" then
     freshJoin[ARGV[b + 7]] = true
   end
 end
 local free = -1 -- no window
-if claimLease > 0 and m[5] and m[5] ~= "" and m[5] ~= "0" then
+if (loopLease > 0 or deferClaims) and m[5] and m[5] ~= "" and m[5] ~= "0" then
   -- Join-creating steps bypass the window, so more may be running than it
   -- allows: then there is no room (0), never the -1 of no window.
   free = math.max(tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
 end
 local fence, iterNext -- read when a child is claimed
-local created, gated, claims, runArgs = {}, 0, {}, {}
+local created, gated, claims, runArgs, deferred = {}, 0, {}, {}, {}
 local untilS = int(now + claimLease)
 for i = 1, nChildren do
-  local b = 19 + CF * (i - 1)
+  local b = C0 + CF * (i - 1)
   local citer, cstep, wakeIn, cgroup, expect = ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 4], ARGV[b + 8]
   if gatedGroup[cgroup] then
     gated = gated + 1
@@ -246,8 +279,11 @@ for i = 1, nChildren do
         "target", "1", "joinFromGroupId", ARGV[b + 7], "expect", expect,
         "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", ARGV[b + 11],
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
+      if ARGV[b + 12] ~= "" then
+        redis.call("HSET", pkey, "reach", ARGV[b + 12])
+      end
       redis.call("HSET", KEYS[6], ARGV[b + 7], citer)
-    elseif claimLease > 0 and ready and not freshJoin[cgroup] and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
+    elseif loopLease > 0 and ready and not freshJoin[cgroup] and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
       -- Ready now: created running, under a lease of its own.
       if not fence then
         fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
@@ -275,6 +311,9 @@ for i = 1, nChildren do
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS)
       if childPaused ~= "1" then
         redis.call("ZADD", KEYS[3], wake, citer)
+        if deferClaims and ready and not freshJoin[cgroup] then
+          deferred[#deferred + 1] = i
+        end
       end
     end
     if cgroup ~= group or targetIter ~= "" then
@@ -284,6 +323,43 @@ for i = 1, nChildren do
   end
 end
 live = live - 1 + #created
+if pendingJoin then
+  -- The join step, here: the pending deliveries, then this one.
+  local valid
+  if ARGV[5] ~= "" then
+    valid = ARGV[5] == "1"
+  end
+  pendingJoin[#pendingJoin + 1] = {pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[19]}
+  decider.decide(targetIter, pendingJoin)
+  live = live - decider.aborted
+  -- The children it left waiting that may run now are claimed, as the
+  -- claim above would have claimed them.
+  for _, i in ipairs(deferred) do
+    local b = C0 + CF * (i - 1)
+    local pkey, citer = KEYS[CHILD0 + 2 * i - 1], ARGV[b]
+    if (free ~= 0 or ARGV[b + 6] == "1") and redis.call("HGET", pkey, "status") == "waiting" then
+      if not fence then
+        fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
+      end
+      fence = fence + 1
+      local reserve, firstChild = ARGV[b + 5], "0"
+      if reserve ~= "0" then
+        firstChild = int(iterNext + 1)
+        iterNext = iterNext + tonumber(reserve)
+      end
+      local fenceS = int(fence)
+      redis.call("HSET", pkey, "status", "running", "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[7],
+        "reserved", firstChild .. ":" .. reserve)
+      redis.call("ZREM", KEYS[3], citer)
+      runArgs[#runArgs + 1] = untilS
+      runArgs[#runArgs + 1] = citer
+      claims[#claims + 1] = {citer, fenceS, firstChild, ARGV[b + 4]}
+      if free > 0 then
+        free = free - 1
+      end
+    end
+  end
+end
 if #runArgs > 0 then
   redis.call("ZADD", KEYS[2], "0", ARGV[1], unpack(runArgs))
   redis.call("HSET", KEYS[1], "steps", int(steps), "live", int(live), "fence", int(fence), "iter", int(iterNext))
@@ -299,12 +375,17 @@ elseif status == "done" and ARGV[5] == "0" and ARGV[16] == "0" and targetIter ==
 end
 
 local deliveredTo = ""
-if targetOpen then
+if targetOpen and not pendingJoin then
   local valid = cjson.null
   if ARGV[5] ~= "" then
     valid = ARGV[5] == "1"
   end
-  redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[11]}))
+  if ARGV[19] ~= "" then
+    -- Canonical: a later decision in a script may take it into an inbox.
+    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[19], canon = true}))
+  else
+    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[11]}))
+  end
   redis.call("ZADD", KEYS[10], "NX", nowS, targetIter)
   deliveredTo = targetIter
 end
@@ -331,13 +412,17 @@ local result = "committed"
 if killed then
   result = "killed"
 end
+local joins = {}
+if decider then
+  joins = decider.joins
+end
 if #claims == 0 then
-  return {result, live, deliveredTo, gated, capReason}
+  return {result, live, deliveredTo, gated, capReason, joins}
 end
 -- Each claimed child's group target is read as claim.lua reads it, after
 -- every child exists (a join this commit created maps its group; a
 -- decided group this commit emptied is forgotten).
-local out = {result, live, deliveredTo, gated, capReason}
+local out = {result, live, deliveredTo, gated, capReason, joins}
 for _, c in ipairs(claims) do
   local target = ""
   if c[4] ~= "0" then
