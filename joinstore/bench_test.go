@@ -3,6 +3,7 @@ package joinstore_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"sort"
 	"strconv"
@@ -84,10 +85,40 @@ func BenchmarkPlainStep(b *testing.B) {
 const benchOwner = "0x00000000000000000000000000000000000000be"
 
 // BenchmarkJoinClose measures a delivery that closes a join: the last of
-// eight producers commits, taking the join lock along (Commit.LockTarget,
-// as the replicas do), and its join step closes the join (commit + join
-// lock and read in one pipeline, then the join apply).
+// eight producers commits and its commit decides the join (Commit.DecideJoin,
+// as the replicas and the simulator do): delivery, decision, close and
+// promotion of the target in the commit's one script, one round trip.
 func BenchmarkJoinClose(b *testing.B) {
+	benchJoinClose(b, func(ctx context.Context, s *joinstore.Store, o *registry.Orchestration, c joinstore.Claim, payload json.RawMessage) (string, error) {
+		valid := true
+		cr, err := s.Commit(ctx, c, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: payload, DecideJoin: true})
+		if err != nil || len(cr.Joins) != 1 {
+			return "", fmt.Errorf("commit: %+v %v", cr, err)
+		}
+		return cr.Joins[0].Verdict, nil
+	})
+}
+
+// BenchmarkJoinCloseJoinStep measures the same close through a join step
+// (the path of a join whose decision a commit leaves to one): the commit
+// with the join lock taken along in one pipeline (Commit.LockTarget), then
+// the Go decision and join_apply.
+func BenchmarkJoinCloseJoinStep(b *testing.B) {
+	benchJoinClose(b, func(ctx context.Context, s *joinstore.Store, o *registry.Orchestration, c joinstore.Claim, payload json.RawMessage) (string, error) {
+		valid := true
+		cr, err := s.Commit(ctx, c, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: payload, LockTarget: time.Minute})
+		if err != nil || cr.Lock == nil {
+			return "", fmt.Errorf("commit: %+v %v", cr, err)
+		}
+		res, err := s.JoinStepLocked(ctx, cr.Lock, t0, time.Minute, decider(o))
+		if err != nil {
+			return "", err
+		}
+		return res.Verdicts[0], nil
+	})
+}
+
+func benchJoinClose(b *testing.B, close func(context.Context, *joinstore.Store, *registry.Orchestration, joinstore.Claim, json.RawMessage) (string, error)) {
 	rdb := testenv.StartRedis(b).Client()
 	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
 	s.Preload(ctx)
@@ -107,13 +138,9 @@ func BenchmarkJoinClose(b *testing.B) {
 		before := rt.N()
 		b.StartTimer()
 		start := time.Now()
-		cr, err := s.Commit(ctx, producers[7], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"x":1}`), LockTarget: time.Minute})
-		if err != nil || cr.Lock == nil {
-			b.Fatalf("commit: %+v %v", cr, err)
-		}
-		res, err := s.JoinStepLocked(ctx, cr.Lock, t0, time.Minute, decider(o))
-		if err != nil || res.Verdicts[0] != joinstore.VerdictSatisfied {
-			b.Fatalf("join: %+v %v", res, err)
+		verdict, err := close(ctx, s, o, producers[7], json.RawMessage(`{"x":1}`))
+		if err != nil || verdict != joinstore.VerdictSatisfied {
+			b.Fatalf("close: %s %v", verdict, err)
 		}
 		lat = append(lat, time.Since(start))
 		trips += rt.N() - before

@@ -56,6 +56,9 @@ func startFan(t testing.TB, s *joinstore.Store, o *registry.Orchestration) (join
 	a := claims[0]
 	valid := true
 	children := reactor.Children(o.Step("A1"), false, true, reactor.Parent{Group: a.JoinGroupID, FirstChild: a.FirstChild}, json.RawMessage(`{"in":1}`), t0, 0)
+	// The target keeps its reachability, as the machine's commits give it:
+	// a commit with DecideJoin may decide the join.
+	children[0].Join.Reach = reactor.JoinReach(o, o.Step("A1").OnValid)
 	if _, err := s.Commit(ctx, a, t0, joinstore.Commit{Status: "done", Valid: &valid, Children: children}); err != nil {
 		t.Fatal(err)
 	}
