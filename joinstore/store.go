@@ -548,19 +548,19 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
 	}
-	piece := ""
+	var piece, joinCap any = "", "" // constants: no allocation on a plain step
 	if r.DecideJoin && c.GroupTarget != 0 {
 		canon, err := canonicalObject(payload)
 		if err != nil {
 			return CommitResult{}, fmt.Errorf("commit %s: payload: %w", c.Pid, err)
 		}
-		piece = string(canon)
+		piece, joinCap = string(canon), s.cfg.MaxPayloadBytes
 	}
 	args := make([]any, 0, 20+13*len(r.Children)+2*len(r.WakeUps))
 	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
 		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), r.AbortReason,
 		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, string(r.ExecOutcome),
-		piece, s.cfg.MaxPayloadBytes)
+		piece, joinCap)
 	for _, ch := range r.Children {
 		plain := ""
 		switch {

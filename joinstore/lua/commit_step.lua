@@ -40,7 +40,7 @@
 -- ARGV[19] the next payload in canonical form (Go's encoding of it) when
 --          this commit decides its group's join itself ("" = it does not:
 --          a delivery is left pending for a join step); see "Joins" below
--- ARGV[20] the payload cap (bytes) a merged payload must keep to
+-- ARGV[20] the payload cap (bytes) a merged payload must keep to (with ARGV[19])
 -- ARGV[21 ..] per child 13 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
 --          it reserves), bypass (1: may exceed the window), then for a join
@@ -68,7 +68,7 @@
 -- stays adoptable until they are performed); deliveredTo the target iter
 -- that got a pending delivery or ""; gated the number of children dropped
 -- by the spawn gate; cap the cap's reason or ""; joins the joins decided
--- here, one entry per target in order: {target, verdict (open, satisfied,
+-- here ("" when none), one entry per target in order: {target, verdict (open, satisfied,
 -- unfulfillable), {pid, from, delivery result ...}, {iters killed},
 -- {follow-up target, kill (1|0) ...}} (a follow-up needs a join step: a
 -- target this one failed into that could not be decided here, or a
@@ -253,7 +253,11 @@ if (loopLease > 0 or deferClaims) and m[5] and m[5] ~= "" and m[5] ~= "0" then
   free = math.max(tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
 end
 local fence, iterNext -- read when a child is claimed
-local created, gated, claims, runArgs, deferred = {}, 0, {}, {}, {}
+local created, gated, claims, runArgs = {}, 0, {}, {}
+local deferred -- children the join decision may leave to claim
+if deferClaims then
+  deferred = {}
+end
 local untilS = int(now + claimLease)
 for i = 1, nChildren do
   local b = C0 + CF * (i - 1)
@@ -334,7 +338,7 @@ if pendingJoin then
   live = live - decider.aborted
   -- The children it left waiting that may run now are claimed, as the
   -- claim above would have claimed them.
-  for _, i in ipairs(deferred) do
+  for _, i in ipairs(deferred or {}) do
     local b = C0 + CF * (i - 1)
     local pkey, citer = KEYS[CHILD0 + 2 * i - 1], ARGV[b]
     if (free ~= 0 or ARGV[b + 6] == "1") and redis.call("HGET", pkey, "status") == "waiting" then
@@ -412,8 +416,8 @@ local result = "committed"
 if killed then
   result = "killed"
 end
-local joins = {}
-if decider then
+local joins = "" -- none decided
+if decider and #decider.joins > 0 then
   joins = decider.joins
 end
 if #claims == 0 then
