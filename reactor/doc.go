@@ -11,8 +11,19 @@
 // lifecycle (execstep.go: cmdBeginExec, cmdSend, cmdPoll, cmdFlip) before
 // its commit.
 // The other pure decisions it uses — delivery, join promotion,
-// unfulfillable detection, kill selection (DecideJoin, KillGroup), payload
-// flow (commitFor, NextPayload, Children) — live beside it.
+// unfulfillable detection, kill selection (DecideJoin, KillGroup, for join
+// steps), payload flow (commitFor, NextPayload, Children) — live beside it.
+//
+// A commit that delivers to its group's open join target decides that
+// join in its own Lua transition (joinstore.Commit.DecideJoin,
+// commit_step with lib/join_decide.lua): a join-closing step is one round
+// trip, and the machine records the decision it returns as a join step's
+// lines (joinLines). The decision is DecideJoin's; join steps still decide
+// in Go what a commit leaves to them (a join's first decision, deliveries
+// of kills and recoveries, a join whose lock a join step holds).
+// joinstore's TestInlineJoinMatchesDecideJoin holds the script equal to
+// DecideJoin over generated states on a real Redis, single and Cluster.
+// JoinReach is the reachability a target's record keeps for it.
 //
 // Two drivers carry the commands out and feed the outcomes back, nothing
 // more: rootActor (rootactor.go), one per session on a replica of `xgr run`

@@ -106,8 +106,8 @@ type machine struct {
 	// reach caches the reachability a join target's record keeps
 	// (JoinReach), by creating step and outcome.
 	reach map[joinReachKey]map[string][]string
-	seq      uint64
-	out      ready
+	seq   uint64
+	out   ready
 }
 
 // pendingCommit is a commit in flight: the result and the payload its
