@@ -39,7 +39,10 @@ var joinStates = flag.Int("join.states", 2000, "generated states per backend in 
 // and join_apply would apply: verdicts, deliveries applied, inbox, fail,
 // the merged payload byte for byte, the target promoted (due time) or
 // aborted, members killed, children claimed, the parent's decision, the
-// live count and follow-ups.
+// live count and follow-ups. Some commits also create a join, whose first
+// decision the commit takes before its delivery's (as the join step right
+// after the commit took it), failing into the group's target when it can
+// never be met.
 func TestInlineJoinMatchesDecideJoin(t *testing.T) {
 	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
 		var roots atomic.Int64
@@ -60,7 +63,8 @@ func TestInlineJoinMatchesDecideJoin(t *testing.T) {
 		}
 		t.Logf("%d states: %v", *joinStates, seen)
 		// Every kind of outcome must have come up, or the states test little.
-		for _, kind := range []string{"satisfied", "unfulfillable", "open", "fallback", "killed", "claimed", "parent-decided", "merged-capped", "payload-merged"} {
+		for _, kind := range []string{"satisfied", "unfulfillable", "open", "fallback", "killed", "claimed", "parent-decided", "merged-capped", "payload-merged",
+			"created-open", "created-unfulfillable"} {
 			if seen[kind] == 0 && *joinStates >= 1000 {
 				t.Errorf("no generated state had outcome %q", kind)
 			}
@@ -137,7 +141,20 @@ type joinCase struct {
 	ParentMembers []joinMember
 	// Fallbacks: a join lock held, a target without reachability.
 	Locked, NoReach bool
+	// Creates: the committer's branch also creates a join (target 50,
+	// step "K", in the committer's group, fed by the producers 51.. in the
+	// fresh group "50"): the commit takes its first decision.
+	Creates *joinCreate
 }
+
+type joinCreate struct {
+	From      []joinFrom
+	K         int
+	Kill      bool
+	Producers []joinChild
+}
+
+const jCreated = 50
 
 type joinChild struct {
 	Step  int
@@ -188,6 +205,17 @@ func genJoinCase(r *rand.Rand) joinCase {
 		}
 	}
 	c.Locked, c.NoReach = r.Intn(40) == 0, r.Intn(40) == 0
+	if r.Intn(3) == 0 {
+		j := &joinCreate{Kill: r.Intn(2) == 0}
+		for _, n := range r.Perm(len(joinSteps))[:1+r.Intn(3)] {
+			j.From = append(j.From, joinFrom{Node: n, When: r.Intn(3)})
+		}
+		j.K = 1 + r.Intn(len(j.From))
+		for i := r.Intn(4); i > 0; i-- {
+			j.Producers = append(j.Producers, joinChild{Step: r.Intn(len(joinSteps)), Later: r.Intn(4) == 0})
+		}
+		c.Creates = j
+	}
 	return c
 }
 
@@ -354,7 +382,7 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 	pipe.HSet(ctx, key("targets"), strconv.Itoa(jTarget), jTarget)
 	pipe.HSet(ctx, pkey(jCommitter), "pid", root.Pid(jCommitter), "status", "running", "lease", 5, "leaseUntil", jNow+60000,
 		"worker", "w", "resumeStep", joinSteps[c.Step%len(joinSteps)], "joinGroupId", strconv.Itoa(jTarget), "threadHeadPid", root.Pid(jCommitter),
-		"parentPid", root.Pid(1), "reserved", fmt.Sprintf("%d:%d", jChild0, 10), "paused", "0")
+		"parentPid", root.Pid(1), "reserved", fmt.Sprintf("%d:%d", jChild0, 30), "paused", "0")
 	pipe.ZAdd(ctx, key("run"), redis.Z{Score: jNow + 60000, Member: jCommitter})
 	pipe.HSet(ctx, key("g:"+strconv.Itoa(jTarget)), jCommitter, joinSteps[c.Step%len(joinSteps)])
 	writeMember := func(it int64, m joinMember, group string) {
@@ -455,6 +483,45 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 		cm.Children = append(cm.Children, joinstore.Child{Iter: int64(jChild0 + i), ResumeStep: joinSteps[ch.Step%len(joinSteps)], NextWakeAt: w,
 			ResumePlain: payload, JoinGroupID: strconv.Itoa(jTarget)})
 	}
+	var created []reactor.Member
+	var createdState reactor.JoinState
+	if c.Creates != nil && len(c.Creates.From) == 0 {
+		c.Creates = nil // a join has at least one from node
+	}
+	if j := c.Creates; j != nil {
+		spec := &joinstore.JoinSpec{FromGroup: strconv.Itoa(jCreated), K: 1, Reach: map[string][]string{}}
+		if j.Kill {
+			spec.Policy = registry.PolicyKill
+		}
+		for _, f := range j.From {
+			n := joinSteps[f.Node%len(joinSteps)]
+			if spec.Reach[n] != nil {
+				continue
+			}
+			spec.From = append(spec.From, registry.From{Node: n, When: []registry.When{registry.WhenAny, registry.WhenValid, registry.WhenInvalid}[f.When%3]})
+			list := []string{}
+			for _, st := range append(append([]string{}, joinSteps...), "J", "K") {
+				if reach(st, n) {
+					list = append(list, st)
+				}
+			}
+			spec.Reach[n] = list
+		}
+		spec.K = min(max(j.K, 1), len(spec.From))
+		cm.Children = append(cm.Children, joinstore.Child{Iter: jCreated, ResumeStep: "K", NextWakeAt: now, ResumePlain: json.RawMessage("{}"),
+			JoinGroupID: strconv.Itoa(jTarget), Join: spec})
+		for i, ch := range j.Producers {
+			w := now
+			if ch.Later {
+				w = now.Add(time.Second)
+			}
+			it := int64(jCreated + 1 + i)
+			step := joinSteps[ch.Step%len(joinSteps)]
+			cm.Children = append(cm.Children, joinstore.Child{Iter: it, ResumeStep: step, NextWakeAt: w, ResumePlain: payload, JoinGroupID: strconv.Itoa(jCreated)})
+			created = append(created, reactor.Member{Pid: root.Pid(it), Step: step})
+		}
+		createdState = reactor.JoinState{From: spec.From, K: spec.K, Policy: spec.Policy}
+	}
 	before, err := store.Process(ctx, root, jTarget)
 	if err != nil {
 		t.Fatal(err)
@@ -493,7 +560,41 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 	own := joinstore.Delivery{Pid: root.Pid(jCommitter), From: joinSteps[c.Step%len(joinSteps)], Aborted: c.Aborted, Valid: cm.Valid, Payload: payload}
 	view.Pending = append(append([]joinstore.Delivery{}, pending...), own)
 	want.Fallback = c.Locked || c.NoReach || notCanon
+	createdGated := false
 	claimable := func(i int) bool { return c.Claim && !c.Children[i].Later }
+	// The created join's first decision comes first (its join step ran
+	// right after the commit): no delivery yet, its producers live.
+	createdFailed := false
+	if c.Creates != nil {
+		want.Live += 1 + int64(len(created))
+		want.Statuses[jCreated] = "waiting"
+		for _, m := range created {
+			_, it, _ := joinstore.ParsePid(m.Pid)
+			want.Statuses[it] = "waiting"
+		}
+		d := reactor.Decide(createdState, created, reach)
+		var killed []int64
+		if d.Verdict == reactor.Unfulfillable {
+			createdFailed = true
+			want.Statuses[jCreated] = "aborted"
+			want.Live--
+			want.Tally++
+			for _, pid := range d.Kill {
+				_, it, _ := joinstore.ParsePid(pid)
+				want.Statuses[it] = "aborted"
+				killed = append(killed, it)
+				want.Live--
+			}
+			failure := joinstore.Delivery{Pid: root.Pid(jCreated), From: "K", Aborted: true}
+			view.Pending = append(view.Pending, failure)
+			if want.Fallback {
+				want.FollowUps = append(want.FollowUps, strconv.Itoa(jTarget))
+			}
+		} else {
+			view.Members[jCreated] = "K"
+		}
+		want.Joins = append(want.Joins, joinLine(jCreated, d.Verdict.String(), nil)+fmt.Sprintf(" killed=%v", killed))
+	}
 	if want.Fallback {
 		want.Inbox, want.Fail = decodeInbox(t, inboxText), fail
 		want.Target = "waiting open"
@@ -511,6 +612,7 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 			reason = fmt.Sprintf("the join's merged payload is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD)", len(a.Merged), cfg.MaxPayloadBytes)
 		}
 		want.Joins = append(want.Joins, joinLine(jTarget, verdict, out.Deliveries))
+		i0 := len(want.Joins) - 1
 		want.Inbox, want.Fail = decodeInbox(t, a.Inbox), decodeFail(t, a.Fail)
 		var killed []int64
 		switch verdict {
@@ -525,7 +627,7 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 			want.Target = "aborted closed " + reason
 			want.Statuses[jTarget] = "aborted"
 			want.Live--
-			want.Tally = 1
+			want.Tally++
 		default:
 			want.Target = "waiting open"
 		}
@@ -538,10 +640,14 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 					if i := int(it) - 20; i >= 0 && i < len(c.Members) && c.Members[i].Target && c.Members[i].Kill {
 						want.FollowUps = append(want.FollowUps, fmt.Sprintf("%d kill", it))
 					}
+					if it == jCreated && c.Creates.Kill {
+						want.FollowUps = append(want.FollowUps, fmt.Sprintf("%d kill", it))
+						createdGated = true
+					}
 				}
 			}
 		}
-		want.Joins[0] += fmt.Sprintf(" killed=%v", killed)
+		want.Joins[i0] += fmt.Sprintf(" killed=%v", killed)
 		if c.Parent > 0 {
 			want.Parent = targetState(parentBefore.Join.Closed, "waiting", "")
 		}
@@ -580,12 +686,23 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 			want.Joins = append(want.Joins, joinLine(jParent, pa.Verdict, pout.Deliveries)+fmt.Sprintf(" killed=%v", pkilled))
 		}
 	}
+	if c.Creates != nil && !createdGated {
+		for i, ch := range c.Creates.Producers {
+			it := int64(jCreated + 1 + i)
+			if c.Claim && !ch.Later && want.Statuses[it] == "waiting" && !(createdFailed && c.Creates.Kill) {
+				want.Statuses[it] = "running"
+				want.Claimed = append(want.Claimed, it)
+			}
+		}
+	}
 	for i := range c.Children {
 		if !want.Fallback && want.Statuses[int64(jChild0+i)] == "waiting" && claimable(i) {
 			want.Statuses[int64(jChild0+i)] = "running"
 			want.Claimed = append(want.Claimed, int64(jChild0+i))
 		}
 	}
+
+	sort.Slice(want.Claimed, func(i, j int) bool { return want.Claimed[i] < want.Claimed[j] })
 
 	// What the script did.
 	got := joinOutcome{Statuses: map[int64]string{}, Live: res.Live}
@@ -649,8 +766,8 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 		extra = append(extra, fmt.Sprintf("the commit reports live %d, the session holds %d", res.Live, n))
 	}
 	q, _ := rdb.LLen(ctx, key("jq:"+strconv.Itoa(jTarget))).Result()
-	if want.Fallback && q != int64(len(c.Pending))+1 {
-		extra = append(extra, fmt.Sprintf("a delivery left to a join step: %d pending, want %d", q, len(c.Pending)+1))
+	if n := int64(len(c.Pending)) + 1; want.Fallback && createdFailed && q != n+1 || want.Fallback && !createdFailed && q != n {
+		extra = append(extra, fmt.Sprintf("a delivery left to a join step: %d pending, want %d (and the created join's failure: %v)", q, n, createdFailed))
 	}
 	if !want.Fallback && q != 0 {
 		extra = append(extra, fmt.Sprintf("%d deliveries left pending after the decision", q))
@@ -661,18 +778,20 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 		}
 	}
 	if seen != nil {
-		switch {
-		case want.Fallback:
+		if want.Fallback {
 			seen["fallback"]++
-		case len(want.Joins) > 0:
+		}
+		for _, j := range want.Joins {
 			for _, v := range []string{"satisfied", "unfulfillable", "open"} {
-				if bytes.Contains([]byte(want.Joins[0]), []byte(" "+v+":")) {
+				switch {
+				case bytes.HasPrefix([]byte(j), []byte(fmt.Sprintf("%d %s:", jTarget, v))):
 					seen[v]++
+				case bytes.HasPrefix([]byte(j), []byte(fmt.Sprintf("%d %s:", jCreated, v))):
+					seen["created-"+v]++
+				case bytes.HasPrefix([]byte(j), []byte(fmt.Sprintf("%d %s:", jParent, v))):
+					seen["parent-decided"]++
 				}
 			}
-		}
-		if len(want.Joins) > 1 {
-			seen["parent-decided"]++
 		}
 		if want.Merged != "" && want.Merged != "{}" {
 			seen["payload-merged"]++

@@ -450,14 +450,16 @@ type Commit struct {
 	// sees the delivery): the join step that follows needs one round trip
 	// instead of two (CommitResult.Lock, JoinStepLocked).
 	LockTarget time.Duration
-	// DecideJoin, when the process's group has an open join target, applies
-	// the commit's delivery and decides the join in the commit's own script
-	// (lua/lib/join_decide.lua: the same decision as reactor.DecideJoin), then
-	// claims the children the decision left waiting: a join-closing step in
-	// one round trip (CommitResult.Joins). It falls back to a pending
-	// delivery (CommitResult.DeliveredTo, for a join step) when the target's
-	// join lock is held, its record has no reachability (JoinSpec.Reach) or
-	// a pending delivery has no canonical payload. Payload must then be a
+	// DecideJoin decides joins in the commit's own script
+	// (lua/lib/join_decide.lua: the same decision as reactor.DecideJoin)
+	// and claims the children the decisions left waiting (CommitResult.Joins):
+	// the first decision of every join the commit creates whose target has
+	// its reachability (JoinSpec.Reach), then, when the process's group has
+	// an open join target, the commit's delivery and that join's decision —
+	// a join-closing step in one round trip. The delivery falls back to a
+	// pending one (CommitResult.DeliveredTo, for a join step) when the
+	// target's join lock is held, its record has no reachability or a
+	// pending delivery has no canonical payload. Payload must then be a
 	// JSON object.
 	DecideJoin bool
 }
@@ -555,6 +557,13 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			return CommitResult{}, fmt.Errorf("commit %s: payload: %w", c.Pid, err)
 		}
 		piece, joinCap = string(canon), s.cfg.MaxPayloadBytes
+	}
+	if r.DecideJoin {
+		for _, ch := range r.Children {
+			if ch.Join != nil && ch.Join.Reach != nil {
+				joinCap = s.cfg.MaxPayloadBytes
+			}
+		}
 	}
 	args := make([]any, 0, 20+13*len(r.Children)+2*len(r.WakeUps))
 	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,

@@ -430,11 +430,10 @@ func (m *machine) commit(now time.Time) {
 	if step != nil {
 		withJoinReach(m.orch, step, r.res.Valid, commit.Children, m.reach)
 	}
-	if c.GroupTarget != 0 {
-		// The delivery and the join's decision go with the commit: a
-		// join-closing step in one round trip.
-		commit.DecideJoin = true
-	}
+	// The delivery, the decision of the group's join and the first decision
+	// of the joins the step creates go with the commit: a join-closing step
+	// in one round trip.
+	commit.DecideJoin = true
 	if r.done != nil {
 		commit.ExecOutcome = r.done.outcome
 	}
@@ -488,10 +487,16 @@ func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 		claimed[cl.Iter] = true
 	}
 	var follow []command
+	decidedHere := make(map[int64]bool, len(cr.Joins))
+	for _, j := range cr.Joins {
+		decidedHere[j.Target] = true
+	}
 	if !cr.Killed {
 		for _, ch := range pc.commit.Children {
 			m.emit(now, EvSpawned, c.Root.Pid(ch.Iter), ch.ResumeStep, "group "+ch.JoinGroupID)
 			switch {
+			case ch.Join != nil && decidedHere[ch.Iter]:
+				// its first decision was the commit's
 			case ch.Join != nil:
 				follow = append(follow, cmdJoinStep{Target: ch.Iter})
 			case claimed[ch.Iter]:

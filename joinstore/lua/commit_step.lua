@@ -177,6 +177,17 @@ if targetOpen and ARGV[19] ~= "" then
   decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(ARGV[20]))
   pendingJoin = decider.pending(targetIter)
 end
+-- The joins this commit creates whose first decision it takes (their
+-- targets keep their reachability): their fresh groups, by group id.
+local decideFresh = {}
+if ARGV[20] ~= "" then
+  for i = 1, nChildren do
+    local b = C0 + CF * (i - 1)
+    if ARGV[b + 8] ~= "" and ARGV[b + 12] ~= "" then
+      decideFresh[ARGV[b + 7]] = true
+    end
+  end
+end
 
 local reason = ARGV[12]
 if capReason ~= "" then
@@ -235,9 +246,9 @@ end
 -- claims what the gates let run. When this script decides the join
 -- itself, the children it leaves waiting are claimed after the decision.
 local claimLease = tonumber(ARGV[15])
-local loopLease, deferClaims = claimLease, false
+local loopLease, deferClaims = claimLease, claimLease > 0 and next(decideFresh) ~= nil
 if targetOpen then
-  loopLease, deferClaims = 0, pendingJoin ~= nil and claimLease > 0
+  loopLease, deferClaims = 0, claimLease > 0 and (pendingJoin ~= nil or deferClaims)
 end
 local freshJoin = {}
 for i = 1, nChildren do
@@ -253,8 +264,8 @@ if (loopLease > 0 or deferClaims) and m[5] and m[5] ~= "" and m[5] ~= "0" then
   free = math.max(tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
 end
 local fence, iterNext -- read when a child is claimed
-local created, gated, claims, runArgs = {}, 0, {}, {}
-local deferred -- children the join decision may leave to claim
+local created, gated, claims, runArgs, fresh = {}, 0, {}, {}, {}
+local deferred -- children the join decisions may leave to claim
 if deferClaims then
   deferred = {}
 end
@@ -287,6 +298,9 @@ for i = 1, nChildren do
         redis.call("HSET", pkey, "reach", ARGV[b + 12])
       end
       redis.call("HSET", KEYS[6], ARGV[b + 7], citer)
+      if decideFresh[ARGV[b + 7]] then
+        fresh[#fresh + 1] = citer
+      end
     elseif loopLease > 0 and ready and not freshJoin[cgroup] and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
       -- Ready now: created running, under a lease of its own.
       if not fence then
@@ -315,7 +329,7 @@ for i = 1, nChildren do
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS)
       if childPaused ~= "1" then
         redis.call("ZADD", KEYS[3], wake, citer)
-        if deferClaims and ready and not freshJoin[cgroup] then
+        if deferClaims and ready and (not freshJoin[cgroup] and pendingJoin ~= nil or decideFresh[cgroup]) then
           deferred[#deferred + 1] = i
         end
       end
@@ -327,21 +341,66 @@ for i = 1, nChildren do
   end
 end
 live = live - 1 + #created
-if pendingJoin then
-  -- The join step, here: the pending deliveries, then this one.
-  local valid
-  if ARGV[5] ~= "" then
-    valid = ARGV[5] == "1"
+local valid -- of this process's delivery
+if ARGV[5] ~= "" then
+  valid = ARGV[5] == "1"
+end
+if targetOpen and not pendingJoin then
+  -- The delivery is left to a join step; pushed before any failure of a
+  -- join this commit creates and decides unfulfillable.
+  local v = valid
+  if v == nil then
+    v = cjson.null
   end
+  if ARGV[19] ~= "" then
+    -- Canonical: a later decision in a script may take it into an inbox.
+    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = ARGV[19], canon = true}))
+  else
+    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = ARGV[11]}))
+  end
+  redis.call("ZADD", KEYS[10], "NX", nowS, targetIter)
+end
+if #fresh > 0 then
+  -- The first decision of each join this commit created, as its join step
+  -- would take it right after the commit.
+  if not decider then
+    decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(ARGV[20]))
+  end
+  if pendingJoin then
+    decider.hold = targetIter
+  end
+  for _, t in ipairs(fresh) do
+    decider.decide(t, {})
+  end
+end
+if pendingJoin then
+  -- The join step, here: the pending deliveries, then this one, then the
+  -- failures of joins just created and found unfulfillable.
   pendingJoin[#pendingJoin + 1] = {pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[19]}
+  for _, x in ipairs(decider.held) do
+    pendingJoin[#pendingJoin + 1] = x
+  end
+  decider.hold = nil
   decider.decide(targetIter, pendingJoin)
+end
+if decider then
   live = live - decider.aborted
-  -- The children it left waiting that may run now are claimed, as the
-  -- claim above would have claimed them.
+  -- The children they left waiting that may run now are claimed, as the
+  -- claim above would have claimed them, and as claim.lua would: not one
+  -- whose group's target a decision here closed with kill (the dispatch
+  -- gate; the kill's join step aborts it).
   for _, i in ipairs(deferred or {}) do
     local b = C0 + CF * (i - 1)
     local pkey, citer = KEYS[CHILD0 + 2 * i - 1], ARGV[b]
-    if (free ~= 0 or ARGV[b + 6] == "1") and redis.call("HGET", pkey, "status") == "waiting" then
+    local open = redis.call("HGET", pkey, "status") == "waiting"
+    if open then
+      local gt = redis.call("HGET", KEYS[6], ARGV[b + 4])
+      if gt then
+        local g = redis.call("HMGET", string.sub(KEYS[1], 1, #KEYS[1] - 4) .. "p:" .. gt, "closed", "policy")
+        open = not (g[1] == "1" and g[2] == "kill")
+      end
+    end
+    if (free ~= 0 or ARGV[b + 6] == "1") and open then
       if not fence then
         fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
       end
@@ -380,17 +439,6 @@ end
 
 local deliveredTo = ""
 if targetOpen and not pendingJoin then
-  local valid = cjson.null
-  if ARGV[5] ~= "" then
-    valid = ARGV[5] == "1"
-  end
-  if ARGV[19] ~= "" then
-    -- Canonical: a later decision in a script may take it into an inbox.
-    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[19], canon = true}))
-  else
-    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[11]}))
-  end
-  redis.call("ZADD", KEYS[10], "NX", nowS, targetIter)
   deliveredTo = targetIter
 end
 

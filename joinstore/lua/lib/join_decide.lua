@@ -19,7 +19,11 @@
 --     reachability (field reach) and every pending delivery that may enter
 --     the inbox carries a canonical payload (canon) — else nil.
 --   d.decide(t, pending): apply pending (a list of {pid, from, aborted,
---     valid (true, false or nil), payload}) to open target t and decide.
+--     valid (true, false or nil), payload}) to open target t and decide
+--     (with none: the first decision of a target just created).
+--   d.hold: a target whose failures from targets this decider aborts are
+--     kept in d.held instead of delivered (the commit delivers its own
+--     delivery to it first, then those).
 --   d.aborted: processes this decider aborted (the session's live count
 --     drops by as many); d.joins: one entry per decided target, in order:
 --     {target, verdict, {pid, from, result ...}, {killed iters},
@@ -32,7 +36,7 @@
 -- sorts them: byte for byte what reactor.MarshalPayload(reactor.Merge(..))
 -- gives.
 local function joinDecider(prefix, now, nowS, ttl, cap)
-  local d = {aborted = 0, joins = {}}
+  local d = {aborted = 0, joins = {}, held = {}}
   local metaKey, dueKey, jpendKey, targetsKey = prefix .. "meta", prefix .. "due", prefix .. "jpend", prefix .. "targets"
 
   -- JSON text, scanned without decoding values.
@@ -407,8 +411,15 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
     d.joins[#d.joins + 1] = entry
     if cascade then
       local parent, x = cascade[1], cascade[2]
-      local more = d.pending(parent)
-      if more then
+      local more
+      if parent == d.hold then
+        d.held[#d.held + 1] = x
+      else
+        more = d.pending(parent)
+      end
+      if parent == d.hold then
+        -- delivered after the commit's own delivery
+      elseif more then
         more[#more + 1] = x
         d.decide(parent, more)
       else
