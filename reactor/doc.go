@@ -18,9 +18,10 @@
 // join in its own Lua transition (joinstore.Commit.DecideJoin,
 // commit_step with lib/join_decide.lua): a join-closing step is one round
 // trip, and the machine records the decision it returns as a join step's
-// lines (joinLines). The decision is DecideJoin's; join steps still decide
-// in Go what a commit leaves to them (a join's first decision, deliveries
-// of kills and recoveries, a join whose lock a join step holds).
+// lines (joinLines); it also takes the first decision of the joins the
+// step creates. The decision is DecideJoin's; join steps still decide in Go
+// what a commit leaves to them (deliveries of kills and recoveries, a join
+// whose lock a join step holds, kill-policy cascades).
 // joinstore's TestInlineJoinMatchesDecideJoin holds the script equal to
 // DecideJoin over generated states on a real Redis, single and Cluster.
 // JoinReach is the reachability a target's record keeps for it.

@@ -50,16 +50,20 @@
 -- ARGV[21 + 13C ..] the branch's wake-ups, two values each: wake id, wake-up
 --          JSON (queued in KEYS[11] unless the process was killed)
 --
--- Joins: with ARGV[19], a delivery to the group's open target is applied
--- and the join decided here (lib/join_decide.lua), after the children are
--- created and before any is claimed, when no join lock is held on the
--- target, the target keeps its reachability and every pending delivery
--- carries a canonical payload: the pending ones first, then this one. A
--- close promotes the target or aborts it (failing it into its own group's
--- target, decided here too when it can be), kills waiting members under
--- policy kill; the children it left waiting are claimed after. Otherwise
--- the delivery is left pending (canonical, when ARGV[19] gave it) and
--- deliveredTo names the target: a join step decides.
+-- Joins (lib/join_decide.lua), after the children are created and before
+-- any of them is claimed, in the order the join steps after a commit took
+-- them: with ARGV[20], first the first decision of every join this commit
+-- creates whose target has reach (its producers are its members; no
+-- delivery yet); then, with ARGV[19], the delivery to the group's open
+-- target, when no join lock is held on it, it keeps its reachability and
+-- every pending delivery carries a canonical payload: the pending ones,
+-- this one, then the failures of joins just created and found
+-- unfulfillable. A close promotes the target or aborts it (failing it into
+-- its own group's target, decided here too when it can be), kills waiting
+-- members under policy kill. The children and producers the decisions
+-- leave waiting are claimed after them. Otherwise the delivery is left
+-- pending (canonical, when ARGV[19] gave it) and deliveredTo names the
+-- target: a join step decides.
 --
 -- Returns {result, live, deliveredTo, gated, cap, joins, claims...}: result
 -- "committed" or "killed" (killed while running, or by a cap: recorded
@@ -243,8 +247,9 @@ end
 -- group's waiting members, these children among them), and no producer of
 -- a join this commit creates (the join's first decision comes first). Such
 -- children wait in the due set; the driver runs the join steps, then
--- claims what the gates let run. When this script decides the join
--- itself, the children it leaves waiting are claimed after the decision.
+-- claims what the gates let run. When this script takes those decisions
+-- itself (Joins above), the children they leave waiting are claimed after
+-- them (deferred).
 local claimLease = tonumber(ARGV[15])
 local loopLease, deferClaims = claimLease, claimLease > 0 and next(decideFresh) ~= nil
 if targetOpen then
