@@ -550,26 +550,27 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
 	}
-	var piece, joinCap any = "", "" // constants: no allocation on a plain step
+	// The join decisions: "" (a constant: no allocation on a plain step),
+	// or the payload cap and, with a delivery, the canonical payload.
+	var joins any = ""
 	if r.DecideJoin && c.GroupTarget != 0 {
 		canon, err := canonicalObject(payload)
 		if err != nil {
 			return CommitResult{}, fmt.Errorf("commit %s: payload: %w", c.Pid, err)
 		}
-		piece, joinCap = string(canon), s.cfg.MaxPayloadBytes
-	}
-	if r.DecideJoin {
+		joins = strconv.Itoa(s.cfg.MaxPayloadBytes) + " " + string(canon)
+	} else if r.DecideJoin {
 		for _, ch := range r.Children {
 			if ch.Join != nil && ch.Join.Reach != nil {
-				joinCap = s.cfg.MaxPayloadBytes
+				joins = strconv.Itoa(s.cfg.MaxPayloadBytes)
 			}
 		}
 	}
-	args := make([]any, 0, 20+13*len(r.Children)+2*len(r.WakeUps))
+	args := make([]any, 0, 19+12*len(r.Children)+2*len(r.WakeUps))
 	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
 		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), r.AbortReason,
 		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, string(r.ExecOutcome),
-		piece, joinCap)
+		joins)
 	for _, ch := range r.Children {
 		plain := ""
 		switch {
@@ -595,17 +596,17 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			}
 			e, _ := json.Marshal(expect)
 			w, _ := json.Marshal(when)
-			reach := ""
+			policy := j.Policy.String()
 			if j.Reach != nil {
 				rb, err := json.Marshal(nonNilLists(j.Reach))
 				if err != nil {
 					return CommitResult{}, fmt.Errorf("commit %s: child %d: reach: %w", c.Pid, ch.Iter, err)
 				}
-				reach = string(rb)
+				policy += " " + string(rb) // the script splits them at the space
 			}
-			args = append(args, j.FromGroup, string(e), string(w), j.K, j.Policy.String(), reach)
+			args = append(args, j.FromGroup, string(e), string(w), j.K, policy)
 		} else {
-			args = append(args, "", "", "", "", "", "")
+			args = append(args, "", "", "", "", "")
 		}
 		keys = append(keys, k.proc(ch.Iter), k.group(ch.JoinGroupID))
 	}

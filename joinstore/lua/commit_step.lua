@@ -37,24 +37,26 @@
 --          (killKind "cancel"; a cap's killKind is "cap")
 -- ARGV[18] the execution's outcome (JSON; "" = the step executed nothing):
 --          kept on the process as execOutcome
--- ARGV[19] the next payload in canonical form (Go's encoding of it) when
---          this commit decides its group's join itself ("" = it does not:
---          a delivery is left pending for a join step); see "Joins" below
--- ARGV[20] the payload cap (bytes) a merged payload must keep to (with ARGV[19])
--- ARGV[21 ..] per child 13 values: iter, step, wakeIn (ms after now), plain
+-- ARGV[19] join decisions: "" = none (a delivery is left pending for a
+--          join step); else the payload cap (bytes) a merged payload must
+--          keep to, then, when the commit delivers to its group's target,
+--          a space and the next payload in canonical form (Go's encoding
+--          of it); see "Joins" below
+-- ARGV[20 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
 --          it reserves), bypass (1: may exceed the window), then for a join
---          target fromGroup, expect, requireWhen, k, policy, reach (JSON:
+--          target fromGroup, expect, requireWhen, k, policy (followed, when
+--          the target keeps its reachability, by a space and its reach: JSON,
 --          per from node the steps of the group's scope that can reach it;
---          "" = none, its join is decided by join steps only) ("" otherwise)
--- ARGV[21 + 13C ..] the branch's wake-ups, two values each: wake id, wake-up
+--          without, its join is decided by join steps only) ("" otherwise)
+-- ARGV[20 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
 --          JSON (queued in KEYS[11] unless the process was killed)
 --
 -- Joins (lib/join_decide.lua), after the children are created and before
 -- any of them is claimed, in the order the join steps after a commit took
--- them: with ARGV[20], first the first decision of every join this commit
+-- them: with ARGV[19], first the first decision of every join this commit
 -- creates whose target has reach (its producers are its members; no
--- delivery yet); then, with ARGV[19], the delivery to the group's open
+-- delivery yet); then, with its payload, the delivery to the group's open
 -- target, when no join lock is held on it, it keeps its reachability and
 -- every pending delivery carries a canonical payload: the pending ones,
 -- this one, then the failures of joins just created and found
@@ -104,7 +106,17 @@
 -- expiry, window counts start at now, and recovery drops such entries.
 -- Numbers reach Redis as strings made once (nowS, int(): lib/clock.lua).
 local fmt = string.format
-local PROC, WQ, CHILD0, C0, CF = 5, 11, 11, 21, 13
+local PROC, WQ, CHILD0, C0, CF = 5, 11, 11, 20, 12
+-- ARGV[19]: the join decisions' payload cap and this commit's canonical payload
+local joinCap, joinPiece = "", ""
+if ARGV[19] ~= "" then
+  local sp = string.find(ARGV[19], " ", 1, true)
+  if sp then
+    joinCap, joinPiece = string.sub(ARGV[19], 1, sp - 1), string.sub(ARGV[19], sp + 1)
+  else
+    joinCap = ARGV[19]
+  end
+end
 local now, nowS = clock(ARGV[3])
 local ttl = ARGV[8]
 local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil", "threadHeadPid")
@@ -177,17 +189,18 @@ end
 -- the pending deliveries it applies before this one: read before anything
 -- changes.
 local decider, pendingJoin
-if targetOpen and ARGV[19] ~= "" then
-  decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(ARGV[20]))
+if targetOpen and joinPiece ~= "" then
+  decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(joinCap))
   pendingJoin = decider.pending(targetIter)
 end
 -- The joins this commit creates whose first decision it takes (their
 -- targets keep their reachability): their fresh groups, by group id.
-local decideFresh = {}
-if ARGV[20] ~= "" then
+local decideFresh -- nil: none (no table on a plain step)
+if joinCap ~= "" then
   for i = 1, nChildren do
     local b = C0 + CF * (i - 1)
-    if ARGV[b + 8] ~= "" and ARGV[b + 12] ~= "" then
+    if ARGV[b + 8] ~= "" and string.find(ARGV[b + 11], " ", 1, true) then
+      decideFresh = decideFresh or {}
       decideFresh[ARGV[b + 7]] = true
     end
   end
@@ -224,9 +237,9 @@ end
 -- The spawn gate covers the whole join scope: a nested join's target gated
 -- into the closed group takes its producers (its fresh group, named by the
 -- target's iter) with it, so no half of a join is created. Child i's values
--- are ARGV[C + 0 .. C + 12] with C = 21 + 13 (i - 1): iter, step, wakeIn,
--- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy,
--- reach.
+-- are ARGV[C + 0 .. C + 11] with C = 20 + 12 (i - 1): iter, step, wakeIn,
+-- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy
+-- (and reach).
 local gatedGroup = {}
 if gateKill then
   gatedGroup[group] = true
@@ -251,7 +264,7 @@ end
 -- itself (Joins above), the children they leave waiting are claimed after
 -- them (deferred).
 local claimLease = tonumber(ARGV[15])
-local loopLease, deferClaims = claimLease, claimLease > 0 and next(decideFresh) ~= nil
+local loopLease, deferClaims = claimLease, claimLease > 0 and decideFresh ~= nil
 if targetOpen then
   loopLease, deferClaims = 0, claimLease > 0 and (pendingJoin ~= nil or deferClaims)
 end
@@ -269,7 +282,7 @@ if (loopLease > 0 or deferClaims) and m[5] and m[5] ~= "" and m[5] ~= "0" then
   free = math.max(tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
 end
 local fence, iterNext -- read when a child is claimed
-local created, gated, claims, runArgs, fresh = {}, 0, {}, {}, {}
+local created, gated, claims, runArgs, fresh = {}, 0, {}, {}, nil
 local deferred -- children the join decisions may leave to claim
 if deferClaims then
   deferred = {}
@@ -293,17 +306,23 @@ for i = 1, nChildren do
     end
     if expect ~= "" then
       -- A join target: never due by time; it waits for its join.
+      local policy, reach = ARGV[b + 11], ""
+      local sp = string.find(policy, " ", 1, true)
+      if sp then
+        policy, reach = string.sub(policy, 1, sp - 1), string.sub(policy, sp + 1)
+      end
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", p[10] or pid, "status", "waiting",
         "paused", childPaused, "resumeStep", cstep,
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
         "target", "1", "joinFromGroupId", ARGV[b + 7], "expect", expect,
-        "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", ARGV[b + 11],
+        "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", policy,
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
-      if ARGV[b + 12] ~= "" then
-        redis.call("HSET", pkey, "reach", ARGV[b + 12])
+      if reach ~= "" then
+        redis.call("HSET", pkey, "reach", reach)
       end
       redis.call("HSET", KEYS[6], ARGV[b + 7], citer)
-      if decideFresh[ARGV[b + 7]] then
+      if decideFresh and decideFresh[ARGV[b + 7]] then
+        fresh = fresh or {}
         fresh[#fresh + 1] = citer
       end
     elseif loopLease > 0 and ready and not freshJoin[cgroup] and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
@@ -334,7 +353,7 @@ for i = 1, nChildren do
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS)
       if childPaused ~= "1" then
         redis.call("ZADD", KEYS[3], wake, citer)
-        if deferClaims and ready and (not freshJoin[cgroup] and pendingJoin ~= nil or decideFresh[cgroup]) then
+        if deferClaims and ready and (not freshJoin[cgroup] and pendingJoin ~= nil or decideFresh and decideFresh[cgroup]) then
           deferred[#deferred + 1] = i
         end
       end
@@ -357,19 +376,19 @@ if targetOpen and not pendingJoin then
   if v == nil then
     v = cjson.null
   end
-  if ARGV[19] ~= "" then
+  if joinPiece ~= "" then
     -- Canonical: a later decision in a script may take it into an inbox.
-    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = ARGV[19], canon = true}))
+    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = joinPiece, canon = true}))
   else
     redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = ARGV[11]}))
   end
   redis.call("ZADD", KEYS[10], "NX", nowS, targetIter)
 end
-if #fresh > 0 then
+if fresh then
   -- The first decision of each join this commit created, as its join step
   -- would take it right after the commit.
   if not decider then
-    decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(ARGV[20]))
+    decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(joinCap))
   end
   if pendingJoin then
     decider.hold = targetIter
@@ -381,7 +400,7 @@ end
 if pendingJoin then
   -- The join step, here: the pending deliveries, then this one, then the
   -- failures of joins just created and found unfulfillable.
-  pendingJoin[#pendingJoin + 1] = {pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = ARGV[19]}
+  pendingJoin[#pendingJoin + 1] = {pid = pid, from = step, aborted = status == "aborted", valid = valid, payload = joinPiece}
   for _, x in ipairs(decider.held) do
     pendingJoin[#pendingJoin + 1] = x
   end
