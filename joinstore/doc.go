@@ -4,7 +4,12 @@
 // (gates, delivery, promotion, unfulfillable joins) are pure Go in the
 // reactor. Where the two must meet atomically, a script guards and applies a
 // decision Go computed from a fresh read under a lock, and rejects it when
-// the lock's fencing token is stale.
+// the lock's fencing token is stale. One decision is also taken in Lua: the
+// join decision of a commit that delivers to its group's join target or
+// creates joins (Commit.DecideJoin, lua/lib/join_decide.lua), so that a
+// join-closing step costs one round trip; it is reactor.DecideJoin's, and
+// TestInlineJoinMatchesDecideJoin holds the two equal over generated states
+// on a single Redis and a Cluster.
 //
 // # Keys
 //
@@ -46,8 +51,10 @@
 // field as empty. Join targets add target (1),
 // joinFromGroupId, expect (JSON array of from nodes), requireWhen (JSON
 // object node → valid|invalid|any), k, policy (kill|drain), inbox (JSON object
-// node → piece), fromSeen, fail (JSON object node → reason), closed (0|1) and
-// closedAt. Times are unix milliseconds in decimal. The session's
+// node → piece), fromSeen, fail (JSON object node → reason), closed (0|1),
+// closedAt and reach (JSON object node → the steps of the join group's scope
+// that can reach it; for decisions in commit_step, absent on targets
+// created before it). Times are unix milliseconds in decimal. The session's
 // xrc729, ostcId and ostcHash live once in xgr:T:meta rather than in every
 // process, which keeps process hashes small.
 //
