@@ -8,10 +8,10 @@
 // their children when expanded; a container shows PAGE children, a string
 // STRING characters, and one render (the first, an expand, a "show more")
 // at most BUDGET characters, the rest behind a "show more" button.
-export const OPEN = 2;
-export const PAGE = 100;
-export const STRING = 2000;
-export const BUDGET = 20000;
+const OPEN = 2;
+const PAGE = 100;
+const STRING = 2000;
+const BUDGET = 20000;
 
 const WS = ' \t\r\n';
 
