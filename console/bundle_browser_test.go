@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/execution"
@@ -132,6 +136,7 @@ func TestStepBundleInBrowser(t *testing.T) {
 		t.Errorf("readers %q", readers)
 	}
 	env.shot("bundle")
+	env.shotOf("bundle-panel", "#panel")
 
 	// A process that never ran a step has no bundle: the panel says so.
 	env.open("#/session/" + testOwner + "/" + strconv.FormatInt(plain.RootPid, 10) + "/" + strconv.FormatInt(plain.RootPid, 10) + ":99")
@@ -157,5 +162,23 @@ func TestStepBundleInBrowser(t *testing.T) {
 		}
 	}
 	env.shot("bundle-sealed")
+	env.shotOf("bundle-sealed-panel", "#panel")
 	env.onlyHere()
+}
+
+// shotOf saves a screenshot of the element sel to $XGR_CONSOLE_SHOTS (when
+// set): docs/console-bundle.png is bundle-panel.
+func (e *browserEnv) shotOf(name, sel string) {
+	e.t.Helper()
+	dir := os.Getenv("XGR_CONSOLE_SHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(e.ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err != nil {
+		e.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
 }

@@ -73,8 +73,8 @@ func TestStepLog(t *testing.T) {
 		RuleHash: "0x1111111111111111111111111111111111111111111111111111111111111111", Executed: 1,
 		Payload:  json.RawMessage(`{"amount":18446744073709551617,"price":0.1000000000000000055511151231257827}`),
 		APISaves: json.RawMessage(`{"fx":"1.08"}`), ContractSaves: json.RawMessage(`{"limit":900000000000000000001}`),
-		Outcome:  evidence.Outcome{Result: evidence.Valid, Output: json.RawMessage(`{"checked":true}`)},
-		Receipt:  &evidence.Receipt{TxHash: testTx, Block: 9007199254740993, GasUsed: 48211, Status: "success"}, Time: now.UnixMilli()}
+		Outcome: evidence.Outcome{Result: evidence.Valid, Output: json.RawMessage(`{"checked":true}`)},
+		Receipt: &evidence.Receipt{TxHash: testTx, Block: 9007199254740993, GasUsed: 48211, Status: "success"}, Time: now.UnixMilli()}
 	if _, err := ev.Put(ctx, plain, auditorPolicy(false), now); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,9 @@ func TestStepLog(t *testing.T) {
 	c := New(Config{Store: joinstore.New(rdb, joinstore.Config{}), Bundles: ev, Grants: gs, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	hs := httptest.NewServer(c.Handler())
 	t.Cleanup(func() { c.Close(); hs.Close() })
-	get := func(q string) (int, string) { return do(t, http.MethodGet, hs.URL+"/ui/api/steplog?owner="+testOwner+"&root=1&"+q, "", false) }
+	get := func(q string) (int, string) {
+		return do(t, http.MethodGet, hs.URL+"/ui/api/steplog?owner="+testOwner+"&root=1&"+q, "", false)
+	}
 
 	code, body := get("pid=1:1")
 	var v StepLogView

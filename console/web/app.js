@@ -83,8 +83,7 @@ function sessionsView(query) {
   for (const k of ['status', 'outcome', 'sort', 'order', 'q', 'ostc']) form[k].value = q[k];
   form.from.value = localInput(q.from);
   form.to.value = localInput(q.to);
-  form.addEventListener('submit', (ev) => {
-    ev.preventDefault();
+  onSubmit('filters', () => {
     // The inputs have whole seconds: "to" takes in its whole second.
     const ms = (v, end) => (v ? String(new Date(v).getTime() + (end ? 999 : 0)) : '');
     const v = Object.fromEntries(['owner', 'status', 'outcome', 'sort', 'order', 'q', 'ostc'].map((k) => [k, form[k].value.trim()]));
@@ -222,11 +221,11 @@ function startForm(d) {
     <button type="submit" id="st-go">Start</button></form></details>`;
 }
 
+// onSubmit runs fn when the form id (if shown) is submitted.
+const onSubmit = (id, fn) => $(id)?.addEventListener('submit', (ev) => { ev.preventDefault(); fn(); });
+
 function wireStart(d) {
-  const f = $('st-form');
-  if (!f) return;
-  f.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
+  onSubmit('st-form', async () => {
     const v = (id) => $(id).value.trim();
     const text = v('st-payload') || '{}';
     if (!isObjectText(text)) return toast('the start payload must be a JSON object', true);
@@ -273,7 +272,7 @@ function processPanel(d, pid) {
     ${p.status === 'done' || p.status === 'aborted' ? '<h3>Log bundle</h3><div id="bundle"></div>' : ''}
     <h3>History</h3>
     ${hist.length ? `<table class="compact">${thead(['At', 'Event', 'Replica', 'Result', 'Children'])}<tbody>
-      ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td><td class="mono">${esc(h.worker || '')}</td>
+      ${hist.map((h) => `<tr><td>${time(h.at)}</td><td>${esc(h.event || 'commit')}</td><td class="mono">${esc(h.worker)}</td>
         <td>${esc(h.event ? (h.by || h.outcome) : h.status + ({ 1: ' valid', 0: ' invalid' }[h.valid] || '') + (h.abortReason ? ': ' + h.abortReason : ''))}</td>
         <td>${esc((h.children || []).join(', '))}</td></tr>`).join('')}</tbody></table>` : '<p class="dim">no proc_steps entry yet</p>'}`;
 }
@@ -290,10 +289,7 @@ function mountPayloads(d, pid) {
 }
 
 function wireWake(d, pid, after) {
-  const f = $('wake-form');
-  if (!f) return;
-  f.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
+  onSubmit('wake-form', async () => {
     const text = $('wake-payload').value;
     if (text.trim() && !isObjectText(text)) {
       toast('the wake payload must be a JSON object, e.g. {"approved": true}', true);
@@ -312,10 +308,10 @@ function took(ms) {
 function timelineTable(entries) {
   return `<table class="compact timeline"><caption>Timeline (${entries.length} events)</caption>
     ${thead(['At', 'Event', 'Process', 'Step', 'Replica', 'Took', 'Detail'])}
-    <tbody>${entries.map((e) => `<tr class="t-${esc(e.type)}" data-type="${esc(e.type)}" data-pid="${esc(e.pid || '')}"><td>${time(e.at)}</td><td>${esc(e.type)}</td><td>${esc(e.pid || '')}</td><td>${esc(e.step || '')}</td>
-      <td class="mono" data-col="worker">${esc(e.worker || '')}</td>
+    <tbody>${entries.map((e) => `<tr class="t-${esc(e.type)}" data-type="${esc(e.type)}" data-pid="${esc(e.pid)}"><td>${time(e.at)}</td><td>${esc(e.type)}</td><td>${esc(e.pid)}</td><td>${esc(e.step)}</td>
+      <td class="mono" data-col="worker">${esc(e.worker)}</td>
       <td class="num" data-col="took" ${e.durationMs === undefined && (e.type === 'executed' || e.type === 'aborted') ? 'title="claimed by another replica: Redis keeps no claim time"' : ''}>${took(e.durationMs)}</td>
-      <td>${esc(e.detail || '')}${e.source === 'replica' ? ' <span class="dim">(this replica)</span>' : ''}
+      <td>${esc(e.detail)}${e.source === 'replica' ? ' <span class="dim">(this replica)</span>' : ''}
         ${e.output ? `<details class="output"><summary>payload handed on${e.outputCut ? ' (first 4 KiB)' : ''}</summary><code data-col="output">${esc(e.output)}</code></details>` : ''}</td></tr>`).join('')}</tbody></table>`;
 }
 

@@ -74,6 +74,7 @@ function count(t, at, isObj) {
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
+  if (tag === 'button') e.type = 'button';
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;
   return e;
@@ -81,7 +82,6 @@ function el(tag, cls, text) {
 
 function moreButton(label, onClick) {
   const b = el('button', 'j-more', label);
-  b.type = 'button';
   b.addEventListener('click', () => onClick(b));
   return b;
 }
@@ -120,7 +120,6 @@ function value(t, at, end, depth, budget) {
   }
   const box = el('span', 'j-box');
   const toggle = el('button', 'j-toggle');
-  toggle.type = 'button';
   const summary = `${open}…${close} ${n} ${isObj ? (n === 1 ? 'key' : 'keys') : n === 1 ? 'item' : 'items'}`;
   const kids = el('div', 'j-kids');
   const closing = el('span', 'j-close', close);
