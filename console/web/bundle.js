@@ -25,7 +25,7 @@ function html(l) {
     `<h4>Transaction</h4>` + (r ? facts([['Tx hash', mono(r.txHash)], ['Block', esc(r.block)], ['Gas used', esc(r.gasUsed)], ['Status', pill(r.status)]], 'bundle-tx')
       : '<p class="dim" id="bundle-tx">no execution</p>') +
     (b.truncated ? `<p class="warn">Over the size cap: ${esc(b.truncated.join(', '))} replaced by a marker (size and sha256).</p>` : '') +
-    SECTIONS.filter(([k]) => b[k]).map(([k, name]) => `<h4>${name}</h4><pre class="json" data-bundle="${k}"></pre>`).join('') + stored + readers(l);
+    SECTIONS.filter(([k]) => b[k]).map(([k, name]) => `<h4>${name}</h4><pre class="json" data-bundle="${k}"></pre>`).join('') + '<h4>Stored</h4>' + stored + readers(l);
 }
 
 // showBundle fills el with the bundle of process pid (api: the page's GET)
