@@ -94,7 +94,8 @@ func pidParam(r *http.Request, root joinstore.Root) (int64, *problem) {
 		pid = strconv.FormatInt(root.RootPid, 10) + ":" + pid
 	}
 	rp, iter, err := joinstore.ParsePid(pid)
-	if err != nil || rp != root.RootPid {
+	// Only the canonical form: decimal digits, no sign or leading zero.
+	if err != nil || rp != root.RootPid || pid != strconv.FormatInt(rp, 10)+":"+strconv.FormatInt(iter, 10) {
 		return 0, badRequest("query pid %q: want <rootPid>:<iter> of session %d, or the iteration", s, root.RootPid)
 	}
 	return iter, nil
