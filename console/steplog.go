@@ -117,9 +117,12 @@ func (c *Console) handleStepLog(ctx context.Context, w http.ResponseWriter, r *h
 		return
 	}
 	pid := fmt.Sprintf("%d:%d", root.RootPid, iter)
+	none := func() {
+		writeJSON(w, http.StatusNotFound, problem{Error: fmt.Sprintf("no log bundle for process %s (never written: the step has not committed or the replica stores no bundles; or expired)", pid)})
+	}
 	h, err := c.cfg.Bundles.Head(ctx, root.Owner, root.RootPid, iter)
 	if errors.Is(err, evidence.ErrNotFound) {
-		writeJSON(w, http.StatusNotFound, problem{Error: fmt.Sprintf("no log bundle for process %s (never written: the step has not committed or the replica stores no bundles; or expired)", pid)})
+		none()
 		return
 	} else if err != nil {
 		serverError(w, err)
@@ -136,7 +139,10 @@ func (c *Console) handleStepLog(ctx context.Context, w http.ResponseWriter, r *h
 			return
 		}
 		body, err := c.cfg.Bundles.Body(ctx, root.Owner, root.RootPid, iter)
-		if err != nil {
+		if errors.Is(err, evidence.ErrNotFound) { // expired since its head was read
+			none()
+			return
+		} else if err != nil {
 			serverError(w, err)
 			return
 		}

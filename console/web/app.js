@@ -334,7 +334,7 @@ function sessionView(owner, root, pid) {
   const refresh = () => current && current.render();
   let stepsKey = null;
   const flow = $('flow');
-  const pz = panZoom(flow, flow.previousElementSibling);
+  const pz = panZoom(flow);
   async function render() {
     const [d, tl] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/timeline?' + q)]);
     const key = `${d.session.status}/${d.session.killedAt || ''}/${d.session.live}`;
@@ -374,8 +374,8 @@ function sessionView(owner, root, pid) {
       bundled = false;
     }
     // A bundle is written right after its step's commit: until it is
-    // there, every refresh asks again.
-    if (!bundled && $('bundle')) showBundle($('bundle'), api, q, sel).then((ok) => (bundled = ok));
+    // there, refreshes ask again, for a minute after the commit.
+    if (!bundled && $('bundle')) showBundle($('bundle'), api, q, sel).then((ok) => (bundled = ok || d.now - p.updatedAt > 6e4));
     $('timeline').innerHTML = timelineTable(tl);
   }
   // Do not redraw under an operator who is typing a payload or confirming.
@@ -393,7 +393,7 @@ function orchestrationView(owner, root) {
     <p class="dim">Steps of the OSTC with this session's processes counted on them. Green: onValid spawns; red dashed: onInvalid; blue dotted: join producers (labelled with their "when").</p>
     ${graphHTML('orch', 'orchestration')}</section>`;
   const wrap = $('orch');
-  const pz = panZoom(wrap, wrap.previousElementSibling);
+  const pz = panZoom(wrap);
   async function render() {
     const [d, o] = await Promise.all([api('/ui/api/session?' + q), api('/ui/api/orchestration?' + q)]);
     $('s-head').innerHTML = sessionHeader(d, 'orch');

@@ -7,8 +7,9 @@
 const MIN = 0.1, MAX = 4, STEP = 1.25;
 
 // panZoom wires wrap (an element holding one svg.graph, redrawn at will)
-// and its toolbar; call the returned apply() after every redraw.
-export function panZoom(wrap, toolbar) {
+// and its toolbar (graphHTML's); call the returned apply() after every
+// redraw.
+export function panZoom(wrap, toolbar = wrap.previousElementSibling) {
   const view = { scale: 1, x: 0, y: 0, fitted: false, user: false };
   let drag = null;
   let moved = false;
