@@ -17,6 +17,7 @@ import (
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/execution"
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
@@ -266,8 +267,11 @@ func devAction(c *cli.Context) error {
 		steps = replica.Steps{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
 			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
 	}
+	if grants == nil {
+		grants = grant.New(rdb)
+	}
 	ui := newConsole(c, console.Config{Store: store, Redis: rdb, Source: source, Rules: steps.Rules, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log,
-		Authority: authority.NewChecker(authority.NewChainReader(dev.Backend()))})
+		Authority: authority.NewChecker(authority.NewChainReader(dev.Backend())), Bundles: consoleBundles(rdb, bundles, grants), Grants: grants})
 	if addr := c.String("listen"); addr != "" {
 		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), metrics.Registry, store, "dev", time.Second, func() error { return ctx.Err() }, ui)
 		if err != nil {
