@@ -177,12 +177,12 @@ func devAction(c *cli.Context) error {
 	for i, o := range orchs {
 		texts[i] = o.Raw()
 	}
-	var settle *devSettlement
+	var settle *demo.Settlement
 	if rules != nil {
 		if err := rules.Deploy(ctx, sender); err != nil {
 			return fmt.Errorf("dev: %w", err)
 		}
-		if settle, err = deploySettlement(ctx, sender, rules, c.String("rules-dir"), c.String("flow"), orchs); err != nil {
+		if settle, err = demo.DeploySettlement(ctx, sender, rules, c.String("rules-dir"), c.String("flow"), orchs); err != nil {
 			return fmt.Errorf("dev: settlement: %w", err)
 		}
 		for i, o := range orchs {
@@ -202,12 +202,7 @@ func devAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("dev: deploy the demo orders contract: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "xgr-dev-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
+	srv, err := redisserver.StartPrivate("dev")
 	if err != nil {
 		return err
 	}
@@ -221,7 +216,7 @@ func devAction(c *cli.Context) error {
 	defer stopExec()
 	var actuator execution.Actuator
 	if settle != nil {
-		if err := settle.start(xctx, dev, rdb); err != nil {
+		if err := settle.Start(xctx, dev, rdb); err != nil {
 			return fmt.Errorf("dev: %w", err)
 		}
 		actuator = settle.Sender
@@ -243,7 +238,7 @@ func devAction(c *cli.Context) error {
 	if rules != nil {
 		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
 		if settle != nil {
-			fmt.Fprint(w, settle.line())
+			fmt.Fprint(w, settle.Line())
 		}
 	} else {
 		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
@@ -290,7 +285,7 @@ func devAction(c *cli.Context) error {
 		fmt.Fprintf(w, format, args...)
 	}
 	owner := strings.ToLower(dev.Address(0).Hex())
-	watch := newSessionWatch(store, owner, say, log)
+	watch := demo.NewWatch(store, owner, say, log)
 	timeline := c.Bool("timeline")
 	exec, err := steps.Executor()
 	if err != nil {
@@ -300,7 +295,7 @@ func devAction(c *cli.Context) error {
 		Actuator: actuator, ExecPoll: 50 * time.Millisecond,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			metrics.Event(r, e)
-			watch.add(r)
+			watch.Add(r)
 			if e.Type == reactor.EvExecOutcome {
 				say("%s", demo.SettledLine(demo.Label(r.Owner, r.RootPid, owner), e.Step, e.Detail))
 			}
@@ -331,16 +326,16 @@ func devAction(c *cli.Context) error {
 	demos := c.Int("orders")
 	say("%s", wakeNote)
 	if wake {
-		flow := &wakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
+		flow := &demo.WakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
 			WaitStart: firstStep(orchs, demo.WaitingFlow), WakeStart: firstStep(orchs, demo.WakingFlow)}
 		flow.WakerRule = rules.Contract(demo.WakingFlow, flow.WakeStart)
-		waiting, waking, err := flow.start(ctx)
+		waiting, waking, err := flow.Start(ctx)
 		if err != nil {
 			log.Error("dev: wake-up flow", "err", err)
 		} else {
 			demos += 2
-			watch.add(waiting)
-			watch.add(waking)
+			watch.Add(waiting)
+			watch.Add(waking)
 			say("xgr dev: wake-up flow: session %s (%s) waits at %s; session %s (%s), allowed by its __wakeUp list, wakes it\n",
 				demo.Label(waiting.Owner, waiting.RootPid, owner), demo.WaitingFlow, demo.WaitingStep,
 				demo.Label(waking.Owner, waking.RootPid, owner), demo.WakingFlow)
@@ -353,7 +348,7 @@ func devAction(c *cli.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-poll.C:
-			watch.poll(ctx)
+			watch.Poll(ctx)
 		case <-next:
 			id := fmt.Sprintf("order-%d", i)
 			if _, err := orders.Put(ctx, sender, id, []byte(fmt.Sprintf(`{"order":%q}`, id))); err != nil {
@@ -366,7 +361,7 @@ func devAction(c *cli.Context) error {
 		}
 	}
 	for ctx.Err() == nil {
-		done := watch.poll(ctx)
+		done := watch.Poll(ctx)
 		if c.Bool("exit-when-done") && done >= demos {
 			say("xgr dev: all %d demo sessions finished\n", demos)
 			break
@@ -382,7 +377,7 @@ func devAction(c *cli.Context) error {
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	fmt.Fprintln(w)
-	return watch.table(rctx, w)
+	return watch.Table(rctx, w)
 }
 
 // indexOf is the position of id in ids, or -1.
