@@ -323,54 +323,19 @@ func devAction(c *cli.Context) error {
 	go func() { defer wg.Done(); svc.Run(ctx) }()
 	go func() { defer wg.Done(); m.Run(ctx) }()
 
-	demos := c.Int("orders")
 	say("%s", wakeNote)
+	driver := &demo.Driver{Watch: watch, Home: owner, Orders: c.Int("orders"), Every: c.Duration("every"), Flow: c.String("flow"),
+		ExitWhenDone: c.Bool("exit-when-done"), Say: say, Log: log,
+		Put: func(ctx context.Context, id string, text []byte) error {
+			_, err := orders.Put(ctx, sender, id, text)
+			return err
+		}}
 	if wake {
-		flow := &demo.WakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
+		driver.Wake = &demo.WakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
 			WaitStart: firstStep(orchs, demo.WaitingFlow), WakeStart: firstStep(orchs, demo.WakingFlow)}
-		flow.WakerRule = rules.Contract(demo.WakingFlow, flow.WakeStart)
-		waiting, waking, err := flow.Start(ctx)
-		if err != nil {
-			log.Error("dev: wake-up flow", "err", err)
-		} else {
-			demos += 2
-			watch.Add(waiting)
-			watch.Add(waking)
-			say("xgr dev: wake-up flow: session %s (%s) waits at %s; session %s (%s), allowed by its __wakeUp list, wakes it\n",
-				demo.Label(waiting.Owner, waiting.RootPid, owner), demo.WaitingFlow, demo.WaitingStep,
-				demo.Label(waking.Owner, waking.RootPid, owner), demo.WakingFlow)
-		}
+		driver.Wake.WakerRule = rules.Contract(demo.WakingFlow, driver.Wake.WakeStart)
 	}
-	poll := time.NewTicker(100 * time.Millisecond)
-	defer poll.Stop()
-	next := time.After(c.Duration("every"))
-	for i := 1; i <= c.Int("orders") && ctx.Err() == nil; {
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-			watch.Poll(ctx)
-		case <-next:
-			id := fmt.Sprintf("order-%d", i)
-			if _, err := orders.Put(ctx, sender, id, []byte(fmt.Sprintf(`{"order":%q}`, id))); err != nil {
-				log.Error("demo order", "err", err)
-			} else {
-				say("xgr dev: registered %s on the demo orders contract (a trigger event: a session of %s)\n", id, c.String("flow"))
-			}
-			i++
-			next = time.After(c.Duration("every"))
-		}
-	}
-	for ctx.Err() == nil {
-		done := watch.Poll(ctx)
-		if c.Bool("exit-when-done") && done >= demos {
-			say("xgr dev: all %d demo sessions finished\n", demos)
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-		}
-	}
+	driver.Run(ctx)
 	cancel()
 	wg.Wait()
 	// The summary of every session this run saw; Redis is still up.
