@@ -109,7 +109,7 @@ difftest:
 ## master failover, then an audit of Redis; TestChaosExecutions kills replicas at every
 ## boundary of an execution (failpoints) and audits anvil. Knobs: XGR_CHAOS_SESSIONS,
 ## _REPLICAS, _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, _EXEC_SESSIONS,
-## _FAILPOINT_P, _FAILPOINT_KILLS, XGR_CHAOS_RACE=1 (docs/testing.md).
+## _FAILPOINT_HIT, _FAILPOINT_KILLS, XGR_CHAOS_RACE=1 (docs/testing.md).
 CHAOS_RUN ?= TestChaos
 chaos:
 	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
