@@ -56,9 +56,9 @@ func TestChaosFleet(t *testing.T) {
 		t.Errorf("%d unexpected exits recorded, want the %d outside kills:\n%s", len(unexpected), external, strings.Join(unexpected, "\n"))
 	}
 
-	// stop while slot 1 is being restarted (the supervisor waits a second
+	// stop while slot 1 is being restarted: the supervisor waits a second
 	// after an exit of its own, then starts the next incarnation, which
-	// takes a while to serve /metrics).
+	// takes a while to serve /metrics; stop comes as soon as it exists.
 	r := fl.current(1)
 	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("SIGKILL %s: %v", r.name, err)
@@ -66,7 +66,19 @@ func TestChaosFleet(t *testing.T) {
 	if err := awaitExit(r, exitAfterKill); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	next := r
+	for deadline := time.Now().Add(10 * time.Second); next == r; next = fl.current(1) {
+		if time.Now().After(deadline) {
+			t.Fatalf("slot 1: no incarnation after %s within 10s", r.name)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	serving := "starting"
+	select {
+	case <-next.ready:
+		serving = "serving already"
+	default:
+	}
 	const grace = 2 * time.Second
 	begin := time.Now()
 	fl.stop(grace)
@@ -84,7 +96,7 @@ func TestChaosFleet(t *testing.T) {
 	if n := len(fl.incarnations()); n < 2+2*3+1 {
 		t.Errorf("%d incarnations started, want at least %d (2 first, 2 per kill9 round, 1 restart)", n, 2+2*3+1)
 	}
-	t.Logf("stop took %s; incarnations: %s", took.Round(time.Millisecond), names(fl.incarnations()))
+	t.Logf("stop (%s %s) took %s; incarnations: %s", next.name, serving, took.Round(time.Millisecond), names(fl.incarnations()))
 }
 
 // checkOneLivePerSlot fails the test unless every slot has exactly one
