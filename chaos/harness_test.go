@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
 )
 
 // replica is one incarnation of an `xgr run` process. A slot is restarted
@@ -690,6 +692,28 @@ func jsonField(line, key string) string {
 	}
 	v, _, _ := strings.Cut(rest, `"`)
 	return v
+}
+
+// awaitGroup waits up to limit for wg, told to finish, and fails the test
+// naming what it waited for when it does not.
+func awaitGroup(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		t.Errorf("%s had not finished %s after it was told to", what, limit)
+	}
+}
+
+// mineBlock asks anvil for one block (evm_mine), within 2 s.
+func mineBlock(anvil *testenv.Anvil) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	anvil.Client.Client().CallContext(ctx, nil, "evm_mine")
 }
 
 // cleanEnv is the test's environment without XGR_* variables, so a
