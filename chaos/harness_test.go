@@ -146,7 +146,7 @@ func (r *replica) count(typ string) float64 {
 // fleet runs R replica slots of `xgr run`. Each slot has one supervisor
 // goroutine (supervise), the only one that starts the slot's
 // incarnations: it starts one, waits for its exit and starts the next —
-// at once after a deliberate kill (kill9), after 200 ms after a failpoint
+// at once after a deliberate kill (kill9), 200 ms after a failpoint
 // kill, after a second when one exits on its own (counted as an unexpected
 // exit and reported) or does not start. kill9 only kills and then waits for
 // the supervisor's next incarnation; stop cancels ctx, and every supervisor
