@@ -77,7 +77,7 @@ func (w *Watch) Poll(ctx context.Context) int {
 }
 
 func (w *Watch) read(ctx context.Context, r joinstore.Root) (Session, error) {
-	meta, err := w.store.Session(ctx, r)
+	meta, err := w.store.SessionMeta(ctx, r)
 	if err != nil {
 		return Session{}, err
 	}
