@@ -109,19 +109,19 @@ difftest:
 ## master failover, then an audit of Redis; TestChaosExecutions kills replicas at every
 ## boundary of an execution (failpoints) and audits anvil. Knobs: XGR_CHAOS_SESSIONS,
 ## _REPLICAS, _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, _EXEC_SESSIONS,
-## _FAILPOINT_P, _FAILPOINT_KILLS, XGR_CHAOS_RACE=1 (docs/testing.md).
+## _FAILPOINT_HIT, _FAILPOINT_KILLS, XGR_CHAOS_RACE=1 (docs/testing.md).
 CHAOS_RUN ?= TestChaos
 chaos:
 	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
 
-## chaos-short: the short preset (about two minutes; what CI runs): every run but
-## TestChaosExecutions, whose cluster run once did not settle in CI's time (make chaos
-## runs it)
-CHAOS_SHORT_RUN ?= ^(TestChaos|TestChaosTriggers|TestChaosAOFTail)$$
+## chaos-short: the short preset (three to five minutes; what CI runs): every run, and
+## the fleet's own test; TestChaosExecutions with 20 sessions, one kill per failpoint
+CHAOS_SHORT_RUN ?= ^(TestChaos|TestChaosTriggers|TestChaosAOFTail|TestChaosExecutions|TestChaosFleet)$$
 chaos-short:
 	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-60} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
 	XGR_CHAOS_DURATION=$${XGR_CHAOS_DURATION:-15s} XGR_CHAOS_SETTLE=$${XGR_CHAOS_SETTLE:-30s} \
-	$(GO) test -tags chaos -count=1 -timeout 8m -run '$(CHAOS_SHORT_RUN)' ./chaos -v
+	XGR_CHAOS_EXEC_SESSIONS=$${XGR_CHAOS_EXEC_SESSIONS:-20} XGR_CHAOS_FAILPOINT_KILLS=$${XGR_CHAOS_FAILPOINT_KILLS:-1} \
+	$(GO) test -tags chaos -count=1 -timeout 12m -run '$(CHAOS_SHORT_RUN)' ./chaos -v
 
 ## chaos-lint: vet and staticcheck of the chaos suite (its files carry the chaos tag)
 chaos-lint:

@@ -82,16 +82,11 @@ func Redis(opts *redis.Options) (dial func() *redis.Client, where string, stop f
 	if opts != nil {
 		return func() *redis.Client { return redis.NewClient(opts) }, opts.Addr, func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "xgr-bench-")
+	srv, err := redisserver.StartPrivate("bench")
 	if err != nil {
 		return nil, "", nil, err
 	}
-	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, "", nil, err
-	}
-	return srv.Client, "private (unix socket)", func() { srv.Stop(); os.RemoveAll(dir) }, nil
+	return srv.Client, "private (unix socket)", srv.Stop, nil
 }
 
 // newOwner is a fresh random owner address for one run's sessions.

@@ -332,7 +332,10 @@ func (rn *run) runFaults(fs []fault) {
 		rn.t.Log(line)
 	}
 	time.Sleep(time.Until(rn.begin.Add(rn.cfg.duration)))
-	rn.startWG.Wait()
+	// startLoad gives up at duration + settle/2; one start attempt takes
+	// 3.2 s at most.
+	awaitGroup(rn.t, &rn.startWG, time.Until(rn.begin.Add(rn.cfg.duration+rn.cfg.settle/2))+10*time.Second,
+		rn.name+": the session starter (startLoad)")
 }
 
 // settle waits until every started session finished or the settle time

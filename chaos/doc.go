@@ -6,18 +6,23 @@
 // holds.
 //
 // The suite itself is behind the build tag "chaos" (chaos_test.go,
-// harness_test.go, cluster_test.go), so `go test ./...` never builds it:
+// harness_test.go, cluster_test.go, …), so `go test ./...` never builds it:
 //
 //	make chaos        # long preset
-//	make chaos-short  # about a minute
+//	make chaos-short  # three to five minutes; what CI runs
 //	go test -tags chaos -run TestChaos ./chaos -v
 //
 // Knobs (environment): XGR_CHAOS_SESSIONS, XGR_CHAOS_REPLICAS,
 // XGR_CHAOS_KILLS, XGR_CHAOS_MASTER_KILLS, XGR_CHAOS_DURATION,
 // XGR_CHAOS_SETTLE, XGR_CHAOS_SEED, XGR_CHAOS_RACE=1 (build xgr with the
 // race detector), and for TestChaosExecutions XGR_CHAOS_EXEC_SESSIONS,
-// XGR_CHAOS_FAILPOINT_P, XGR_CHAOS_FAILPOINT_KILLS; docs/testing.md
+// XGR_CHAOS_FAILPOINT_HIT, XGR_CHAOS_FAILPOINT_KILLS; docs/testing.md
 // describes them and the report.
+//
+// The replicas run in a fleet (harness_test.go): one supervisor goroutine
+// per slot starts every incarnation of it, so a slot never has two live
+// ones, and stopping the fleet awaits every process it started, each wait
+// bounded (TestChaosFleet).
 //
 // The suite's xgr is built with the tag xgrfailpoint (internal/failpoint):
 // TestChaosExecutions starts its replicas with XGR_FAILPOINTS, so they die

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -213,9 +214,10 @@ executions:
 	// Automine, and a block every 250 ms on top, so that the last receipts
 	// get their confirmation.
 	stopMining := make(chan struct{})
-	mined := make(chan struct{})
+	var mining sync.WaitGroup
+	mining.Add(1)
 	go func() {
-		defer close(mined)
+		defer mining.Done()
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -223,7 +225,7 @@ executions:
 			case <-stopMining:
 				return
 			case <-tick.C:
-				anvil.Client.Client().CallContext(context.Background(), nil, "evm_mine")
+				mineBlock(anvil)
 			}
 		}
 	}()
@@ -235,7 +237,7 @@ executions:
 	txm := "xgr:txm:{txm:" + anvil.ChainID().String() + ":" + strings.ToLower(executor.Hex()) + "}:"
 	quiet := waitTxmQuiet(rdb, anvil, executor, txm, 20*time.Second)
 	close(stopMining)
-	<-mined
+	awaitGroup(t, &mining, 5*time.Second, "the block miner (evm_mine every 250 ms)")
 	fl.scrapeAll()
 	fl.stop(10 * time.Second)
 	rep := rn.audit()

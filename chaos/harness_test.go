@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
 )
 
 // replica is one incarnation of an `xgr run` process. A slot is restarted
@@ -27,10 +29,13 @@ import (
 // incarnations apart.
 type replica struct {
 	name, addr, logPath string
+	slot                int
 	cmd                 *exec.Cmd
-	done                chan struct{}
-	exitErr             error
-	started             time.Time
+	// done closes once the process exited and was reaped (exitErr and
+	// failpoint are set then); ready once it served /metrics.
+	done, ready chan struct{}
+	exitErr     error
+	started     time.Time
 	// failpoint is the point that killed it ("" when none did), read from
 	// its log before done closes.
 	failpoint string
@@ -49,8 +54,14 @@ func (r *replica) setDeliberate() {
 	r.mu.Unlock()
 }
 
+func (r *replica) isDeliberate() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deliberate
+}
+
 // claimKill marks the replica as deliberately killed unless it has exited
-// already (a failpoint killed it and its exit restarts the slot).
+// already (a failpoint killed it and its supervisor restarts the slot).
 func (r *replica) claimKill() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -61,12 +72,11 @@ func (r *replica) claimKill() bool {
 	return true
 }
 
-// markExited records the exit and reports whether it was deliberate.
-func (r *replica) markExited() (deliberate bool) {
+// markExited records the exit.
+func (r *replica) markExited() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.exited = true
-	return r.deliberate
 }
 
 // scrape reads the replica's /metrics (xgr_events_total by type). A
@@ -133,9 +143,16 @@ func (r *replica) count(typ string) float64 {
 	return r.counts[typ]
 }
 
-// fleet runs R replica slots of `xgr run` and restarts them: at once after
-// a deliberate kill, after a second when one exits on its own (counted as
-// an unexpected exit and reported).
+// fleet runs R replica slots of `xgr run`. Each slot has one supervisor
+// goroutine (supervise), the only one that starts the slot's
+// incarnations: it starts one, waits for its exit and starts the next —
+// at once after a deliberate kill (kill9), 200 ms after a failpoint
+// kill, after a second when one exits on its own (counted as an unexpected
+// exit and reported) or does not start. kill9 only kills and then waits for
+// the supervisor's next incarnation; stop cancels ctx, and every supervisor
+// drains its own live incarnation and returns. So a slot never has two live
+// incarnations, and stop awaits everything the fleet started, each wait
+// bounded.
 type fleet struct {
 	t         *testing.T
 	dir       string
@@ -150,8 +167,14 @@ type fleet struct {
 	all        []*replica
 	incarn     []int
 	stopping   bool
+	grace      time.Duration // stop's SIGTERM grace, set before ctx is cancelled
 	unexpected []string
-	wg         sync.WaitGroup
+	stopErrs   []string // what a supervisor could not do while stopping (stop reports it)
+
+	// supervised[slot] closes when slot's supervisor returned; scraped
+	// when scrapeLoop returned.
+	supervised []chan struct{}
+	scraped    chan struct{}
 
 	// opts: extra environment and failpoints (newFleetOpts); fpKills
 	// counts the replicas a failpoint killed, fpArmed the incarnations
@@ -159,6 +182,15 @@ type fleet struct {
 	opts             fleetOpts
 	fpKills, fpArmed map[string]int
 }
+
+// The fleet's bounds: how long an incarnation may take to serve /metrics,
+// how long a process may take to exit after SIGKILL, how long kill9 waits
+// for the next incarnation of its slot.
+const (
+	serveWithin    = 20 * time.Second
+	exitAfterKill  = 10 * time.Second
+	nextIncarnWait = serveWithin + 10*time.Second
+)
 
 // fleetOpts are a fleet's extras: environment for every replica
 // (XGR_EXECUTOR_KEY, …) and failpoints. Each incarnation starts with one
@@ -181,34 +213,103 @@ func newFleet(t *testing.T, n int, redisArgs, ostcs []string, outcomes string) *
 	return newFleetOpts(t, n, redisArgs, ostcs, outcomes, fleetOpts{})
 }
 
+// newFleetOpts starts n supervised slots and waits until each slot's
+// first incarnation serves /metrics (or a failpoint killed it, when its
+// supervisor starts the next).
 func newFleetOpts(t *testing.T, n int, redisArgs, ostcs []string, outcomes string, opts fleetOpts) *fleet {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fleet{t: t, dir: t.TempDir(), args: redisArgs, ostcs: ostcs, outcomes: outcomes,
-		cur: make([]*replica, n), incarn: make([]int, n), ctx: ctx, cancelCtx: cancel, opts: opts, fpKills: map[string]int{}, fpArmed: map[string]int{}}
+		cur: make([]*replica, n), incarn: make([]int, n), ctx: ctx, cancelCtx: cancel, opts: opts, fpKills: map[string]int{}, fpArmed: map[string]int{},
+		supervised: make([]chan struct{}, n), scraped: make(chan struct{})}
 	t.Cleanup(func() {
 		f.stop(5 * time.Second)
 		if t.Failed() {
-			for _, r := range f.all {
+			for _, r := range f.incarnations() {
 				t.Logf("--- %s log (last lines):\n%s", r.name, tail(r.logPath, 15))
 			}
 		}
 	})
-	for slot := range f.cur {
-		if err := f.start(slot); err != nil {
+	for slot := range f.supervised {
+		f.supervised[slot] = make(chan struct{})
+		go f.supervise(slot, f.supervised[slot])
+	}
+	go f.scrapeLoop()
+	for slot := range f.supervised {
+		if err := f.awaitNext(slot, nil, nextIncarnWait); err != nil {
 			t.Fatal(err)
 		}
 	}
-	go f.scrapeLoop()
 	return f
 }
 
-// start starts a new incarnation in slot and waits until it serves /metrics.
-func (f *fleet) start(slot int) error {
-	f.mu.Lock()
-	if f.stopping {
-		f.mu.Unlock()
-		return errors.New("fleet stopping")
+// supervise is slot's supervisor (see fleet); done closes when it returns.
+func (f *fleet) supervise(slot int, done chan<- struct{}) {
+	defer close(done)
+	for f.ctx.Err() == nil {
+		r, err := f.launch(slot)
+		if err != nil {
+			f.noteUnexpected(err.Error())
+			if !f.pause(time.Second) {
+				return
+			}
+			continue
+		}
+		select {
+		case <-r.done:
+		case <-f.ctx.Done():
+			f.drain(r)
+			return
+		}
+		delay := time.Duration(0)
+		switch {
+		case r.isDeliberate():
+			// kill9 killed it and waits for the next incarnation.
+		case r.failpoint != "":
+			delay = 200 * time.Millisecond
+		default:
+			f.noteUnexpected(fmt.Sprintf("%s exited on its own after %s: %v; last log lines:\n%s",
+				r.name, time.Since(r.started).Round(time.Millisecond), r.exitErr, tail(r.logPath, 8)))
+			// A supervisor would restart it; so does the fleet, after a second.
+			delay = time.Second
+		}
+		if !f.pause(delay) {
+			return
+		}
 	}
+}
+
+// pause sleeps for d unless the fleet stops first; it reports whether the
+// fleet still runs.
+func (f *fleet) pause(d time.Duration) bool {
+	if d <= 0 {
+		return f.ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-f.ctx.Done():
+		return false
+	}
+}
+
+// noteUnexpected records an exit or a failed start the test did not
+// cause, unless the fleet is stopping.
+func (f *fleet) noteUnexpected(msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.stopping {
+		f.unexpected = append(f.unexpected, msg)
+	}
+}
+
+// launch starts slot's next incarnation and waits until it serves /metrics,
+// exits (its supervisor looks at why) or the fleet stops (its supervisor
+// drains it). An error means no incarnation runs: it did not start, or it
+// did not serve /metrics within serveWithin and was killed.
+func (f *fleet) launch(slot int) (*replica, error) {
+	f.mu.Lock()
 	name := fmt.Sprintf("r%d.%d", slot, f.incarn[slot])
 	f.incarn[slot]++
 	env := append(cleanEnv(), f.opts.env...)
@@ -225,13 +326,13 @@ func (f *fleet) start(slot int) error {
 	f.mu.Unlock()
 	port, err := freePort()
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%s not started: %w", name, err)
 	}
-	r := &replica{name: name, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		logPath: filepath.Join(f.dir, name+".log"), done: make(chan struct{})}
+	r := &replica{name: name, slot: slot, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		logPath: filepath.Join(f.dir, name+".log"), done: make(chan struct{}), ready: make(chan struct{})}
 	logf, err := os.Create(r.logPath)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%s not started: %w", name, err)
 	}
 	args := []string{"--log-format", "json", "--log-level", "info", "run"}
 	args = append(args, f.args...)
@@ -247,86 +348,123 @@ func (f *fleet) start(slot int) error {
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := r.cmd.Start(); err != nil {
 		logf.Close()
-		return err
+		return nil, fmt.Errorf("%s not started: %w", name, err)
 	}
 	r.started = time.Now()
 	f.mu.Lock()
-	if f.stopping {
-		// stop has already signalled the replicas it knew of.
-		f.mu.Unlock()
-		r.cmd.Process.Kill()
-		r.cmd.Wait()
-		logf.Close()
-		return errors.New("fleet stopping")
-	}
 	f.cur[slot] = r
 	f.all = append(f.all, r)
-	f.wg.Add(1)
 	f.mu.Unlock()
 	go func() {
-		defer f.wg.Done()
 		r.exitErr = r.cmd.Wait()
 		logf.Close()
 		r.failpoint = failpointKill(r.logPath)
-		deliberate := r.markExited()
-		close(r.done)
+		r.markExited()
 		f.mu.Lock()
 		if r.failpoint != "" {
 			f.fpKills[r.failpoint]++
 		}
-		stopping := f.stopping
-		if deliberate {
-			f.mu.Unlock()
-			return
-		}
-		if r.failpoint != "" {
-			f.mu.Unlock()
-			if !stopping {
-				f.restart(slot, 200*time.Millisecond)
-			}
-			return
-		}
-		if !stopping {
-			f.unexpected = append(f.unexpected, fmt.Sprintf("%s exited on its own after %s: %v; last log lines:\n%s",
-				r.name, time.Since(r.started).Round(time.Millisecond), r.exitErr, tail(r.logPath, 8)))
-		}
 		f.mu.Unlock()
-		if stopping {
-			return
-		}
-		// A supervisor would restart it; so does the fleet, after a second.
-		f.restart(slot, time.Second)
+		close(r.done)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(serveWithin)
 	for time.Now().Before(deadline) {
 		select {
 		case <-r.done:
-			if r.failpoint != "" {
-				return nil // killed at a failpoint: its exit restarts the slot
-			}
-			return fmt.Errorf("replica %s exited at start: %v\n%s", name, r.exitErr, tail(r.logPath, 10))
+			return r, nil
+		case <-f.ctx.Done():
+			return r, nil
 		default:
 		}
 		if r.scrape(500*time.Millisecond) == nil {
-			return nil
+			close(r.ready)
+			return r, nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Errorf("replica %s did not serve /metrics within 20s\n%s", name, tail(r.logPath, 10))
+	r.setDeliberate()
+	r.cmd.Process.Kill()
+	msg := fmt.Sprintf("%s did not serve /metrics within %s; killed", name, serveWithin)
+	if err := awaitExit(r, exitAfterKill); err != nil {
+		msg += "; " + err.Error()
+	}
+	return nil, fmt.Errorf("%s; last log lines:\n%s", msg, tail(r.logPath, 10))
 }
 
-// restart starts slot's next incarnation after delay, retrying for 30 s.
-func (f *fleet) restart(slot int, delay time.Duration) {
+// awaitExit waits up to limit for r's process to have exited and been
+// reaped.
+func awaitExit(r *replica, limit time.Duration) error {
+	t := time.NewTimer(limit)
+	defer t.Stop()
 	select {
-	case <-time.After(delay):
-	case <-f.ctx.Done():
-		return
+	case <-r.done:
+		return nil
+	case <-t.C:
+		return fmt.Errorf("replica %s (pid %d) had not exited %s after SIGKILL", r.name, r.cmd.Process.Pid, limit)
 	}
-	for attempt := 0; attempt < 30 && f.ctx.Err() == nil; attempt++ {
-		if err := f.start(slot); err == nil {
-			return
+}
+
+// drain stops r because the fleet stops: SIGCONT (it may be frozen),
+// SIGTERM, SIGKILL when it has not exited after the grace, then its exit
+// within exitAfterKill; a process still there is recorded for stop.
+func (f *fleet) drain(r *replica) {
+	f.mu.Lock()
+	grace := f.grace
+	f.mu.Unlock()
+	r.setDeliberate()
+	r.cmd.Process.Signal(syscall.SIGCONT)
+	r.cmd.Process.Signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return
+	case <-t.C:
+	}
+	r.cmd.Process.Kill()
+	if err := awaitExit(r, exitAfterKill); err != nil {
+		f.mu.Lock()
+		f.stopErrs = append(f.stopErrs, "draining: "+err.Error())
+		f.mu.Unlock()
+	}
+}
+
+// awaitNext waits up to limit until slot holds an incarnation other than
+// prev that serves /metrics (a failpoint killing it before it did counts:
+// the supervisor starts the next). The error names what it waited for.
+func (f *fleet) awaitNext(slot int, prev *replica, limit time.Duration) error {
+	after := "the fleet started"
+	if prev != nil {
+		after = prev.name + " exited"
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		if f.ctx.Err() != nil {
+			return fmt.Errorf("slot %d: the fleet stopped while waiting for the incarnation after %s", slot, after)
 		}
-		time.Sleep(time.Second)
+		if r := f.current(slot); r != nil && r != prev {
+			select {
+			case <-r.ready:
+				return nil
+			case <-r.done:
+				if r.failpoint != "" {
+					return nil
+				}
+				if !r.isDeliberate() {
+					return fmt.Errorf("slot %d: %s, the incarnation after %s, exited before it served /metrics: %v\n%s",
+						slot, r.name, after, r.exitErr, tail(r.logPath, 10))
+				}
+			default:
+			}
+		}
+		if time.Now().After(deadline) {
+			cur := "none"
+			if r := f.current(slot); r != nil && r != prev {
+				cur = r.name + ", not serving /metrics yet"
+			}
+			return fmt.Errorf("slot %d: no incarnation served /metrics within %s after %s (current: %s)", slot, limit, after, cur)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -355,6 +493,7 @@ func failpointKill(logPath string) string {
 // scrapeLoop reads every live replica's metrics four times a second, so
 // that a replica that dies unexpectedly leaves recent figures.
 func (f *fleet) scrapeLoop() {
+	defer close(f.scraped)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -367,6 +506,9 @@ func (f *fleet) scrapeLoop() {
 		cur := append([]*replica(nil), f.cur...)
 		f.mu.Unlock()
 		for _, r := range cur {
+			if r == nil {
+				continue
+			}
 			select {
 			case <-r.done:
 			default:
@@ -383,14 +525,15 @@ func (f *fleet) current(slot int) *replica {
 }
 
 // kill9 kills slot's replica with SIGKILL, right after reading its
-// metrics, and starts the next incarnation.
+// metrics, and waits until its supervisor's next incarnation serves
+// /metrics.
 func (f *fleet) kill9(slot int) (victim string, at time.Time, err error) {
 	r := f.current(slot)
-	// A replica a failpoint killed is being restarted by its exit: kill
-	// the next incarnation instead.
-	for deadline := time.Now().Add(30 * time.Second); !r.claimKill(); r = f.current(slot) {
+	// A replica that exited (a failpoint killed it) is being replaced by
+	// its supervisor: kill the next incarnation instead.
+	for deadline := time.Now().Add(nextIncarnWait); !r.claimKill(); r = f.current(slot) {
 		if time.Now().After(deadline) {
-			return r.name, time.Now(), fmt.Errorf("slot %d: no live replica to kill for 30s", slot)
+			return r.name, time.Now(), fmt.Errorf("slot %d: no live replica to kill within %s (the last one, %s, exited)", slot, nextIncarnWait, r.name)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -399,8 +542,10 @@ func (f *fleet) kill9(slot int) (victim string, at time.Time, err error) {
 		return r.name, time.Now(), err
 	}
 	at = time.Now()
-	<-r.done
-	return r.name, at, f.start(slot)
+	if err := awaitExit(r, exitAfterKill); err != nil {
+		return r.name, at, err
+	}
+	return r.name, at, f.awaitNext(slot, r, nextIncarnWait)
 }
 
 // freeze stops slot's replica with SIGSTOP for d, then continues it: its
@@ -420,6 +565,9 @@ func (f *fleet) scrapeAll() {
 	cur := append([]*replica(nil), f.cur...)
 	f.mu.Unlock()
 	for _, r := range cur {
+		if r == nil {
+			continue
+		}
 		select {
 		case <-r.done:
 		default:
@@ -443,8 +591,12 @@ func (f *fleet) unexpectedExits() []string {
 	return append([]string(nil), f.unexpected...)
 }
 
-// stop drains every replica with SIGTERM (SIGKILL after grace) and stops
-// restarting them.
+// stop stops the fleet and awaits everything it started: it cancels ctx,
+// so that no supervisor starts another incarnation and each drains its
+// live one (SIGTERM, SIGKILL after grace); then it waits for the
+// supervisors, the scrape loop and the exit of every incarnation, all
+// within one bound, and fails the test naming whatever did not finish.
+// A second call does nothing.
 func (f *fleet) stop(grace time.Duration) {
 	f.mu.Lock()
 	if f.stopping {
@@ -452,23 +604,61 @@ func (f *fleet) stop(grace time.Duration) {
 		return
 	}
 	f.stopping = true
-	cur := append([]*replica(nil), f.cur...)
+	f.grace = grace
 	f.mu.Unlock()
 	f.cancelCtx()
-	for _, r := range cur {
-		r.setDeliberate()
-		r.cmd.Process.Signal(syscall.SIGCONT)
-		r.cmd.Process.Signal(syscall.SIGTERM)
-	}
-	for _, r := range cur {
+	// A supervisor may be in launch's scrape (≤ 500 ms) before it sees
+	// ctx, then drains: grace, exitAfterKill.
+	limit := grace + exitAfterKill + 5*time.Second
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	expired := false
+	await := func(done <-chan struct{}, what func() string) {
+		if expired {
+			select {
+			case <-done:
+			default:
+				f.t.Errorf("fleet stop: %s had not finished %s after stop began", what(), limit)
+			}
+			return
+		}
 		select {
-		case <-r.done:
-		case <-time.After(grace):
-			r.cmd.Process.Kill()
-			<-r.done
+		case <-done:
+		case <-timer.C:
+			expired = true
+			f.t.Errorf("fleet stop: %s had not finished %s after stop began", what(), limit)
 		}
 	}
-	f.wg.Wait()
+	for slot, done := range f.supervised {
+		if done == nil {
+			continue
+		}
+		await(done, func() string {
+			name := "no incarnation"
+			if r := f.current(slot); r != nil {
+				name = "incarnation " + r.name
+			}
+			return fmt.Sprintf("the supervisor of slot %d (%s)", slot, name)
+		})
+	}
+	await(f.scraped, func() string { return "the metrics scrape loop" })
+	// Every supervisor awaited its incarnations' exits; one still running
+	// here is one a supervisor reported it could not stop (stopErrs), or
+	// one that a supervisor that did not finish holds.
+	for _, r := range f.incarnations() {
+		select {
+		case <-r.done:
+		default:
+			r.cmd.Process.Kill()
+			f.t.Errorf("fleet stop: replica %s (pid %d) was still running after its supervisor returned or gave up; sent SIGKILL", r.name, r.cmd.Process.Pid)
+		}
+	}
+	f.mu.Lock()
+	errs := append([]string(nil), f.stopErrs...)
+	f.mu.Unlock()
+	for _, e := range errs {
+		f.t.Errorf("fleet stop: %s", e)
+	}
 }
 
 // warnings counts the replicas' log records by level and message (WARN
@@ -502,6 +692,28 @@ func jsonField(line, key string) string {
 	}
 	v, _, _ := strings.Cut(rest, `"`)
 	return v
+}
+
+// awaitGroup waits up to limit for wg, told to finish, and fails the test
+// naming what it waited for when it does not.
+func awaitGroup(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		t.Errorf("%s had not finished %s after it was told to", what, limit)
+	}
+}
+
+// mineBlock asks anvil for one block (evm_mine), within 2 s.
+func mineBlock(anvil *testenv.Anvil) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	anvil.Client.Client().CallContext(ctx, nil, "evm_mine")
 }
 
 // cleanEnv is the test's environment without XGR_* variables, so a

@@ -105,7 +105,7 @@ triggers:
 			case <-stopMining:
 				return
 			case <-tick.C:
-				anvil.Client.Client().CallContext(context.Background(), nil, "evm_mine")
+				mineBlock(anvil)
 			}
 		}
 	}()
@@ -147,7 +147,9 @@ triggers:
 		time.Sleep(300 * time.Millisecond)
 	}
 	close(stopMining)
-	load.Wait()
+	// The writer's puts take 20 s at most each; it is done once the
+	// faults are over unless puts time out.
+	awaitGroup(t, &load, 60*time.Second, "the trigger load (the log writer and the block miner)")
 	settled := time.Since(settleStart)
 	fl.scrapeAll()
 	fl.stop(10 * time.Second)

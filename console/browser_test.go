@@ -66,9 +66,8 @@ func loadOrchestration(t *testing.T, file string) *registry.Orchestration {
 // once; then serves the console and opens Chromium.
 func newBrowserEnv(t *testing.T, direct bool) *browserEnv {
 	t.Helper()
-	chromium, err := toolbin.Find("chromium")
-	if err != nil {
-		t.Fatal(err)
+	if _, err := toolbin.Find("chromium"); err != nil {
+		t.Fatal(err) // before the sessions run
 	}
 	srv := testenv.StartRedis(t)
 	rdb := srv.Client()
@@ -133,9 +132,23 @@ func newBrowserEnv(t *testing.T, direct bool) *browserEnv {
 		env.due = append(env.due, start(mj, fmt.Sprintf("due-%d", i), time.Time{}))
 	}
 
+	env.serve(c)
+	return env
+}
+
+// serve serves the console c on httptest and opens headless Chromium on
+// it, recording every URL the page requests.
+func (env *browserEnv) serve(c *Console) {
+	t := env.t
+	t.Helper()
+	chromium, err := toolbin.Find("chromium")
+	if err != nil {
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(c.Handler())
 	t.Cleanup(func() { c.Close(); hs.Close() })
 	env.base = hs.URL
+	ctx := context.Background()
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.WindowSize(1400, 1000), chromedp.Flag("disable-dev-shm-usage", true))
@@ -157,7 +170,6 @@ func newBrowserEnv(t *testing.T, direct bool) *browserEnv {
 		_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
 		return err
 	}))
-	return env
 }
 
 // do runs browser actions, failing the test on an error.

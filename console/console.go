@@ -10,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/authority"
+	"github.com/xgr-sidecar/xgr/evidence"
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -33,6 +35,12 @@ type Config struct {
 	// Rules loads the steps' rules (optional): the wake-by-step form is
 	// built from a rule's payload schema.
 	Rules rulesource.Source
+	// Bundles reads the steps' log bundles (optional; nil: the step view
+	// says this replica reads none) and Grants their readers (optional).
+	// The console reads them as `xgr session log` does, as an operator; it
+	// holds no read key and opens no encrypted bundle.
+	Bundles *evidence.Store
+	Grants  *grant.Store
 	// Authority checks an owner's authority on a chain registry (optional):
 	// without it the page starts sessions of file registries only.
 	Authority *authority.Checker
@@ -94,6 +102,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /ui/api/orchestration", sessionRoute(c.handleOrchestration))
 	m.HandleFunc("GET /ui/api/timeline", sessionRoute(c.handleTimeline))
 	m.HandleFunc("GET /ui/api/stepform", sessionRoute(c.handleStepForm))
+	m.HandleFunc("GET /ui/api/steplog", sessionRoute(c.handleStepLog))
 	m.HandleFunc("GET /ui/api/index", c.handleIndex)
 	m.HandleFunc("GET /ui/api/events", c.handleEvents)
 	m.HandleFunc("POST /ui/api/permit", c.handlePermit)

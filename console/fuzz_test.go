@@ -1,7 +1,9 @@
 package console
 
 import (
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +73,28 @@ func FuzzParseInfoMemory(f *testing.F) {
 		m := ParseInfoMemory("n", info)
 		if len(m.UsedMemory) > len(info) || strings.Contains(m.Policy, "\n") {
 			t.Fatalf("parsed %+v from %q", m, info)
+		}
+	})
+}
+
+// The pid of a step log request names one process of its session: a
+// positive iteration, whatever the query holds.
+func FuzzPidParam(f *testing.F) {
+	for _, s := range []string{"7:3", "3", "8:3", "7:0", "-1", "+3", "07:3", "7:3:1", " 3", "99999999999999999999", strings.Repeat("1", 60)} {
+		f.Add(s)
+	}
+	root := joinstore.Root{Owner: testOwner, RootPid: 7}
+	f.Fuzz(func(t *testing.T, pid string) {
+		r := &http.Request{URL: &url.URL{RawQuery: url.Values{"pid": {pid}}.Encode()}}
+		iter, p := pidParam(r, root)
+		if p != nil {
+			return
+		}
+		if iter <= 0 || len(pid) > maxPidParam {
+			t.Fatalf("pid %q: accepted iteration %d", pid, iter)
+		}
+		if want := "7:" + strconv.FormatInt(iter, 10); pid != want && pid != strconv.FormatInt(iter, 10) {
+			t.Fatalf("pid %q: accepted as %s", pid, want)
 		}
 	})
 }

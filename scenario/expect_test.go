@@ -28,6 +28,16 @@ func orderRecords() (map[string]string, []map[string]string, []HistoryEntry) {
 }
 
 // records are the processes of stored records' fields.
+// sessionMeta types a meta hash as the store reads it.
+func sessionMeta(t *testing.T, fields map[string]string) joinstore.SessionMeta {
+	t.Helper()
+	m, err := joinstore.ParseSessionMeta(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func records(t *testing.T, fields []map[string]string) []joinstore.Process {
 	t.Helper()
 	out := make([]joinstore.Process, len(fields))
@@ -44,7 +54,7 @@ func records(t *testing.T, fields []map[string]string) []joinstore.Process {
 func TestObservedFrom(t *testing.T) {
 	meta, procs, hist := orderRecords()
 	procs = append(procs, map[string]string{"pid": "1:5", "resumeStep": "late", "status": "waiting", "updatedAt": "1500"})
-	o := ObservedFrom(meta, records(t, procs), hist, map[string]Evaluation{"1:2": {Input: map[string]any{"orderId": "ORD-1"}}})
+	o := ObservedFrom(sessionMeta(t, meta), records(t, procs), hist, map[string]Evaluation{"1:2": {Input: map[string]any{"orderId": "ORD-1"}}})
 	if !o.Finished || len(o.Procs) != 5 {
 		t.Fatalf("observed: %+v", o)
 	}
@@ -123,7 +133,7 @@ func TestEvaluateKYCOrderAssert(t *testing.T) {
 	}
 	exp := f.Scenarios[0].Steps[7].Expect
 	meta, procs, hist := orderRecords()
-	checks := Evaluate(exp, ObservedFrom(meta, records(t, procs), hist, nil))
+	checks := Evaluate(exp, ObservedFrom(sessionMeta(t, meta), records(t, procs), hist, nil))
 	if len(checks) != 7 {
 		t.Fatalf("%d checks: %+v", len(checks), checks)
 	}
@@ -139,7 +149,7 @@ func TestEvaluateKYCOrderAssert(t *testing.T) {
 	procs[2]["lastEvalValid"] = "0"
 	procs[3] = map[string]string{"pid": "1:3", "resumeStep": "cancel_order", "status": "done", "lastEvalValid": "1", "lastStep": "cancel_order", "updatedAt": "1400"}
 	procs[0] = map[string]string{"pid": "1:4", "resumeStep": "other", "status": "done", "lastStep": "other", "updatedAt": "1000"}
-	checks = Evaluate(exp, ObservedFrom(meta, records(t, procs), hist, nil))
+	checks = Evaluate(exp, ObservedFrom(sessionMeta(t, meta), records(t, procs), hist, nil))
 	byName := map[string]Check{}
 	for _, c := range checks {
 		byName[c.Name] = c

@@ -65,12 +65,12 @@ type HistoryEntry struct {
 	Pid string
 }
 
-// ObservedFrom builds an Observed from store records: the session's meta
-// fields, its process records (proc_rt fields, any order), its proc_steps
+// ObservedFrom builds an Observed from store records: the session's meta,
+// its process records (proc_rt fields, any order), its proc_steps
 // history and the executor's evaluations by pid (the last one of a pid
 // wins). It is pure.
-func ObservedFrom(meta map[string]string, procs []joinstore.Process, history []HistoryEntry, evals map[string]Evaluation) *Observed {
-	o := &Observed{Finished: meta["status"] == "finished"}
+func ObservedFrom(meta joinstore.SessionMeta, procs []joinstore.Process, history []HistoryEntry, evals map[string]Evaluation) *Observed {
+	o := &Observed{Finished: meta.Status == joinstore.SessionFinished}
 	commit := map[string]int{}
 	for i, h := range history {
 		commit[h.Pid] = i

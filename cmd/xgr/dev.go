@@ -17,6 +17,7 @@ import (
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/execution"
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/chain"
@@ -177,12 +178,12 @@ func devAction(c *cli.Context) error {
 	for i, o := range orchs {
 		texts[i] = o.Raw()
 	}
-	var settle *devSettlement
+	var settle *demo.Settlement
 	if rules != nil {
 		if err := rules.Deploy(ctx, sender); err != nil {
 			return fmt.Errorf("dev: %w", err)
 		}
-		if settle, err = deploySettlement(ctx, sender, rules, c.String("rules-dir"), c.String("flow"), orchs); err != nil {
+		if settle, err = demo.DeploySettlement(ctx, sender, rules, c.String("rules-dir"), c.String("flow"), orchs); err != nil {
 			return fmt.Errorf("dev: settlement: %w", err)
 		}
 		for i, o := range orchs {
@@ -202,12 +203,7 @@ func devAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("dev: deploy the demo orders contract: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "xgr-dev-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
+	srv, err := redisserver.StartPrivate("dev")
 	if err != nil {
 		return err
 	}
@@ -221,7 +217,7 @@ func devAction(c *cli.Context) error {
 	defer stopExec()
 	var actuator execution.Actuator
 	if settle != nil {
-		if err := settle.start(xctx, dev, rdb); err != nil {
+		if err := settle.Start(xctx, dev, rdb); err != nil {
 			return fmt.Errorf("dev: %w", err)
 		}
 		actuator = settle.Sender
@@ -243,7 +239,7 @@ func devAction(c *cli.Context) error {
 	if rules != nil {
 		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
 		if settle != nil {
-			fmt.Fprint(w, settle.line())
+			fmt.Fprint(w, settle.Line())
 		}
 	} else {
 		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
@@ -266,8 +262,11 @@ func devAction(c *cli.Context) error {
 		steps = replica.Steps{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
 			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
 	}
+	if grants == nil {
+		grants = grant.New(rdb)
+	}
 	ui := newConsole(c, console.Config{Store: store, Redis: rdb, Source: source, Rules: steps.Rules, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log,
-		Authority: authority.NewChecker(authority.NewChainReader(dev.Backend()))})
+		Authority: authority.NewChecker(authority.NewChainReader(dev.Backend())), Bundles: consoleBundles(rdb, bundles, grants), Grants: grants})
 	if addr := c.String("listen"); addr != "" {
 		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), metrics.Registry, store, "dev", time.Second, func() error { return ctx.Err() }, ui)
 		if err != nil {
@@ -290,7 +289,7 @@ func devAction(c *cli.Context) error {
 		fmt.Fprintf(w, format, args...)
 	}
 	owner := strings.ToLower(dev.Address(0).Hex())
-	watch := newSessionWatch(store, owner, say, log)
+	watch := demo.NewWatch(store, owner, say, log)
 	timeline := c.Bool("timeline")
 	exec, err := steps.Executor()
 	if err != nil {
@@ -300,7 +299,7 @@ func devAction(c *cli.Context) error {
 		Actuator: actuator, ExecPoll: 50 * time.Millisecond,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			metrics.Event(r, e)
-			watch.add(r)
+			watch.Add(r)
 			if e.Type == reactor.EvExecOutcome {
 				say("%s", demo.SettledLine(demo.Label(r.Owner, r.RootPid, owner), e.Step, e.Detail))
 			}
@@ -328,61 +327,26 @@ func devAction(c *cli.Context) error {
 	go func() { defer wg.Done(); svc.Run(ctx) }()
 	go func() { defer wg.Done(); m.Run(ctx) }()
 
-	demos := c.Int("orders")
 	say("%s", wakeNote)
+	driver := &demo.Driver{Watch: watch, Home: owner, Orders: c.Int("orders"), Every: c.Duration("every"), Flow: c.String("flow"),
+		ExitWhenDone: c.Bool("exit-when-done"), Say: say, Log: log,
+		Put: func(ctx context.Context, id string, text []byte) error {
+			_, err := orders.Put(ctx, sender, id, text)
+			return err
+		}}
 	if wake {
-		flow := &wakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
+		driver.Wake = &demo.WakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
 			WaitStart: firstStep(orchs, demo.WaitingFlow), WakeStart: firstStep(orchs, demo.WakingFlow)}
-		flow.WakerRule = rules.Contract(demo.WakingFlow, flow.WakeStart)
-		waiting, waking, err := flow.start(ctx)
-		if err != nil {
-			log.Error("dev: wake-up flow", "err", err)
-		} else {
-			demos += 2
-			watch.add(waiting)
-			watch.add(waking)
-			say("xgr dev: wake-up flow: session %s (%s) waits at %s; session %s (%s), allowed by its __wakeUp list, wakes it\n",
-				demo.Label(waiting.Owner, waiting.RootPid, owner), demo.WaitingFlow, demo.WaitingStep,
-				demo.Label(waking.Owner, waking.RootPid, owner), demo.WakingFlow)
-		}
+		driver.Wake.WakerRule = rules.Contract(demo.WakingFlow, driver.Wake.WakeStart)
 	}
-	poll := time.NewTicker(100 * time.Millisecond)
-	defer poll.Stop()
-	next := time.After(c.Duration("every"))
-	for i := 1; i <= c.Int("orders") && ctx.Err() == nil; {
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-			watch.poll(ctx)
-		case <-next:
-			id := fmt.Sprintf("order-%d", i)
-			if _, err := orders.Put(ctx, sender, id, []byte(fmt.Sprintf(`{"order":%q}`, id))); err != nil {
-				log.Error("demo order", "err", err)
-			} else {
-				say("xgr dev: registered %s on the demo orders contract (a trigger event: a session of %s)\n", id, c.String("flow"))
-			}
-			i++
-			next = time.After(c.Duration("every"))
-		}
-	}
-	for ctx.Err() == nil {
-		done := watch.poll(ctx)
-		if c.Bool("exit-when-done") && done >= demos {
-			say("xgr dev: all %d demo sessions finished\n", demos)
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-		}
-	}
+	driver.Run(ctx)
 	cancel()
 	wg.Wait()
 	// The summary of every session this run saw; Redis is still up.
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	fmt.Fprintln(w)
-	return watch.table(rctx, w)
+	return watch.Table(rctx, w)
 }
 
 // indexOf is the position of id in ids, or -1.

@@ -122,6 +122,20 @@ func devBundles(c *cli.Context, rdb redis.UniversalClient) (*evidence.Store, *gr
 	return st, gs, err
 }
 
+// consoleBundles is the store the console reads log bundles with: the
+// replica's (with --log-bundles), else one that only reads, as `xgr
+// session log` does (other replicas may write them).
+func consoleBundles(rdb redis.UniversalClient, st *evidence.Store, grants *grant.Store) *evidence.Store {
+	if st != nil {
+		return st
+	}
+	st, err := evidence.New(rdb, evidence.Config{Grants: grants})
+	if err != nil {
+		return nil // the defaults are valid; nil: the console reads no bundles
+	}
+	return st
+}
+
 // bundleWriter is st as a reactor.BundleWriter: nil (off) when st is nil.
 func bundleWriter(st *evidence.Store) reactor.BundleWriter {
 	if st == nil {

@@ -239,7 +239,8 @@ func runAction(c *cli.Context) error {
 		defer stop()
 		gateway = h
 	}
-	uiCfg := console.Config{Store: store, Redis: rdb, Source: source, Rules: rules, Gateway: gateway, ChainID: chainID, Log: slog.Default()}
+	uiCfg := console.Config{Store: store, Redis: rdb, Source: source, Rules: rules, Gateway: gateway, ChainID: chainID, Log: slog.Default(),
+		Bundles: consoleBundles(rdb, ev.Bundles, ev.Grants), Grants: ev.Grants}
 	if client != nil {
 		uiCfg.Chain, uiCfg.Index = client, idx
 		uiCfg.Authority = authority.NewChecker(authority.NewChainReader(client))

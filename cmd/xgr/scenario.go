@@ -336,14 +336,9 @@ func openScenarioEnv(ctx context.Context, c *cli.Context) (*scenarioEnv, error) 
 	e.cleanup = append(e.cleanup, client.Close)
 	e.client, e.ChainID = client, id.Uint64()
 	if e.Redis == "" {
-		dir, err := os.MkdirTemp("", "xgr-scenario-")
+		srv, err := redisserver.StartPrivate("scenario")
 		if err != nil {
-			return fail(1, "%v", err)
-		}
-		e.cleanup = append(e.cleanup, func() { os.RemoveAll(dir) })
-		srv, err := redisserver.Start(redisserver.Options{Dir: dir})
-		if err != nil {
-			return fail(2, "cannot start a private redis-server: %v", err)
+			return fail(2, "%v", err)
 		}
 		e.cleanup = append(e.cleanup, srv.Stop)
 		e.rdb, e.Redis, e.Private = srv.Client(), "unix:"+srv.Addr, true

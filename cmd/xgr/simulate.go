@@ -271,17 +271,12 @@ func simulationRedis(c *cli.Context) (rdb redis.UniversalClient, shared bool, st
 		}
 		return rdb, true, func() { rdb.Close() }, nil
 	}
-	dir, err := os.MkdirTemp("", "xgr-simulate-")
+	srv, err := redisserver.StartPrivate("simulate")
 	if err != nil {
 		return nil, false, nil, cli.Exit("simulate: "+err.Error(), 1)
 	}
-	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, false, nil, cli.Exit("simulate: cannot start a private redis-server: "+err.Error(), 1)
-	}
 	rdb = srv.Client()
-	return rdb, false, func() { rdb.Close(); srv.Stop(); os.RemoveAll(dir) }, nil
+	return rdb, false, func() { rdb.Close(); srv.Stop() }, nil
 }
 
 // holdSession makes a session created paused on a shared Redis runnable by

@@ -7,8 +7,10 @@
 
 const HEADERS = { 'Content-Type': 'application/json', 'X-XGR-Console': '1' };
 
-async function post(path, bodyText) {
-  const res = await fetch(path, { method: 'POST', headers: HEADERS, body: bodyText });
+// request fetches a console API path and returns its JSON answer; an
+// error answer throws its message (the page's reads use it too).
+export async function request(path, init) {
+  const res = await fetch(path, init);
   const text = await res.text();
   let data;
   try {
@@ -19,6 +21,8 @@ async function post(path, bodyText) {
   if (!res.ok) throw new Error(data.error || `${path}: HTTP ${res.status}`);
   return data;
 }
+
+const post = (path, body) => request(path, { method: 'POST', headers: HEADERS, body });
 
 async function account() {
   const eth = window.ethereum;
@@ -79,17 +83,11 @@ export async function wake(mode, owner, pid, payloadText) {
 // bulk kills, pauses or resumes whole sessions ([{owner, rootPid}]),
 // directly (a replica started with --ui-actions); it resolves to the
 // server's account of each session.
-export async function bulk(action, sessions) {
-  return post('/ui/api/bulk', JSON.stringify({ action, sessions }));
-}
+export const bulk = (action, sessions) => post('/ui/api/bulk', JSON.stringify({ action, sessions }));
 
 // wakeStep wakes every process of the session waiting on step (direct).
-export async function wakeStep(owner, rootPid, step, payloadText) {
-  const r = await post('/ui/api/wake', `{"owner":${JSON.stringify(owner)},"rootPid":${rootPid},"step":${JSON.stringify(step)},"payload":${payloadText}}`);
-  return r.outcome;
-}
+export const wakeStep = (owner, rootPid, step, payloadText) =>
+  post('/ui/api/wake', `{"owner":${JSON.stringify(owner)},"rootPid":${rootPid},"step":${JSON.stringify(step)},"payload":${payloadText}}`).then((r) => r.outcome);
 
 // start starts a session (direct) from the request's JSON text.
-export async function start(bodyText) {
-  return post('/ui/api/start', bodyText);
-}
+export const start = (bodyText) => post('/ui/api/start', bodyText);

@@ -7,13 +7,20 @@ export function esc(s) {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
 }
 
+export const $ = (id) => document.getElementById(id);
+
+// stamp is unix milliseconds as local time, date and time joined by sep
+// ('T': a datetime-local input's value), to the second.
+export function stamp(ms, sep) {
+  const d = new Date(Number(ms));
+  const pad = (x) => String(x).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}${sep}${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
 // time formats unix milliseconds (a number or decimal text) as local ISO-like time.
 export function time(ms) {
   const n = Number(ms);
-  if (!n) return '–';
-  const d = new Date(n);
-  const pad = (x, w = 2) => String(x).padStart(w, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return n ? `${stamp(n, ' ')}.${String(n % 1000).padStart(3, '0')}` : '–';
 }
 
 // rel says how far a time is from now: "in 59m 58s" or "3s ago".
@@ -36,6 +43,16 @@ export function short(s) {
   return s.length > 14 && s.startsWith('0x') ? s.slice(0, 6) + '…' + s.slice(-4) : s;
 }
 
+export const mono = (s) => `<span class="mono">${esc(s)}</span>`;
+
 export function pill(status) {
   return `<span class="pill s-${esc(status || 'none')}">${esc(status || '–')}</span>`;
 }
+
+// facts is a definition list of [term, html] rows, empty values left out.
+export function facts(rows, id) {
+  return `<dl class="facts"${id ? ` id="${id}"` : ''}>${rows.map(([k, v]) => (v === '' || v === undefined ? '' : `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`)).join('')}</dl>`;
+}
+
+// thead is a table head of column names (the page's own text, not escaped).
+export const thead = (cols) => `<thead><tr>${cols.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>`;

@@ -5,9 +5,7 @@ import { esc } from './dom.js';
 
 const W = 184, H = 76, GX = 64, GY = 26, PAD = 16;
 
-function nodeHeight(n) {
-  return n.join ? H + 30 : H;
-}
+const nodeHeight = (n) => (n.join ? H + 30 : H);
 
 export function drawGraph(graph, { href, selected, label } = {}) {
   const rowsH = {};

@@ -8,10 +8,10 @@
 // their children when expanded; a container shows PAGE children, a string
 // STRING characters, and one render (the first, an expand, a "show more")
 // at most BUDGET characters, the rest behind a "show more" button.
-export const OPEN = 2;
-export const PAGE = 100;
-export const STRING = 2000;
-export const BUDGET = 20000;
+const OPEN = 2;
+const PAGE = 100;
+const STRING = 2000;
+const BUDGET = 20000;
 
 const WS = ' \t\r\n';
 
@@ -74,6 +74,7 @@ function count(t, at, isObj) {
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
+  if (tag === 'button') e.type = 'button';
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;
   return e;
@@ -81,7 +82,6 @@ function el(tag, cls, text) {
 
 function moreButton(label, onClick) {
   const b = el('button', 'j-more', label);
-  b.type = 'button';
   b.addEventListener('click', () => onClick(b));
   return b;
 }
@@ -120,7 +120,6 @@ function value(t, at, end, depth, budget) {
   }
   const box = el('span', 'j-box');
   const toggle = el('button', 'j-toggle');
-  toggle.type = 'button';
   const summary = `${open}…${close} ${n} ${isObj ? (n === 1 ? 'key' : 'keys') : n === 1 ? 'item' : 'items'}`;
   const kids = el('div', 'j-kids');
   const closing = el('span', 'j-close', close);

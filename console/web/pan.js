@@ -7,8 +7,9 @@
 const MIN = 0.1, MAX = 4, STEP = 1.25;
 
 // panZoom wires wrap (an element holding one svg.graph, redrawn at will)
-// and its toolbar; call the returned apply() after every redraw.
-export function panZoom(wrap, toolbar) {
+// and its toolbar (graphHTML's); call the returned apply() after every
+// redraw.
+export function panZoom(wrap, toolbar = wrap.previousElementSibling) {
   const view = { scale: 1, x: 0, y: 0, fitted: false, user: false };
   let drag = null;
   let moved = false;
@@ -64,13 +65,12 @@ export function panZoom(wrap, toolbar) {
     apply();
   }
 
-  const center = () => { const { w, h } = size(); return [w / 2, h / 2]; };
+  // The toolbar's buttons (data-zoom) and the keys do the same.
+  const zoom = (f) => { const { w, h } = size(); zoomAt(f, w / 2, h / 2); };
+  const cmd = { in: () => zoom(STEP), out: () => zoom(1 / STEP), fit: () => fit() };
   toolbar.addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-zoom]');
-    if (!b) return;
-    if (b.dataset.zoom === 'in') zoomAt(STEP, ...center());
-    if (b.dataset.zoom === 'out') zoomAt(1 / STEP, ...center());
-    if (b.dataset.zoom === 'fit') fit();
+    if (b && cmd[b.dataset.zoom]) cmd[b.dataset.zoom]();
   });
   wrap.addEventListener('wheel', (ev) => {
     ev.preventDefault();
@@ -110,28 +110,26 @@ export function panZoom(wrap, toolbar) {
   }, true);
   wrap.addEventListener('keydown', (ev) => {
     if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    const pan = 40 / view.scale;
-    const act = {
-      '+': () => zoomAt(STEP, ...center()), '=': () => zoomAt(STEP, ...center()),
-      '-': () => zoomAt(1 / STEP, ...center()), '0': () => fit(),
-      ArrowLeft: () => { view.x -= pan; apply(); }, ArrowRight: () => { view.x += pan; apply(); },
-      ArrowUp: () => { view.y -= pan; apply(); }, ArrowDown: () => { view.y += pan; apply(); },
-    }[ev.key];
-    if (act) {
-      ev.preventDefault();
-      act();
-    }
+    const c = cmd[{ '+': 'in', '=': 'in', '-': 'out', 0: 'fit' }[ev.key]];
+    const d = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[ev.key];
+    if (!c && !d) return;
+    ev.preventDefault();
+    if (c) return c();
+    view.x += (d[0] * 40) / view.scale;
+    view.y += (d[1] * 40) / view.scale;
+    apply();
   });
   window.addEventListener('resize', () => wrap.isConnected && (view.user ? apply() : fit(1)));
   return { apply, fit, view };
 }
 
-// toolbarHTML is the zoom toolbar a graph's wrap goes with.
-export function toolbarHTML(label) {
-  return `<div class="zoom" role="toolbar" aria-label="${label}">
+// graphHTML is a graph's zoom toolbar and its wrap (id), for panZoom.
+export function graphHTML(id, what) {
+  return `<div class="zoom" role="toolbar" aria-label="zoom the ${what} graph">
     <button type="button" data-zoom="out" aria-label="zoom out" title="zoom out (-)">−</button>
     <span data-zoom="level" aria-live="polite">100%</span>
     <button type="button" data-zoom="in" aria-label="zoom in" title="zoom in (+)">+</button>
     <button type="button" data-zoom="fit" title="show the whole graph (0)">Fit</button>
-    <span class="dim">wheel: zoom · drag: pan · keys + − 0 and arrows on the graph</span></div>`;
+    <span class="dim">wheel: zoom · drag: pan · keys + − 0 and arrows on the graph</span></div>
+    <div class="graph-wrap" id="${id}" tabindex="0" aria-label="${what} graph: + − 0 zoom and fit, arrows pan"></div>`;
 }

@@ -1,6 +1,6 @@
 // Wake by step: a form built from the step rule's payload schema
 // (GET /ui/api/stepform); its values go out as JSON text, numbers as typed.
-import { esc } from './dom.js';
+import { $, esc } from './dom.js';
 
 const NUM = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const NUMERIC = new Set(['int64', 'uint64', 'int256', 'uint256', 'double', 'decimal', 'timestamp_ms', 'duration_ms']);
@@ -24,7 +24,7 @@ function input(f) {
 export function payloadText(fields) {
   const parts = [];
   for (const f of fields) {
-    const v = document.getElementById(`sw-f-${f.name}`).value.trim();
+    const v = $(`sw-f-${f.name}`).value.trim();
     if (v === '') {
       if (f.required) throw new Error(`${f.name} (${f.type}) is required`);
       continue;
@@ -42,11 +42,11 @@ export function payloadText(fields) {
 
 // wireStep loads the form of the chosen step; submit(step, text) wakes.
 export function wireStep(q, api, submit, fail) {
-  const sel = document.getElementById('sw-step');
+  const sel = $('sw-step');
   if (!sel) return;
   let form = null;
   sel.addEventListener('change', async () => {
-    const box = document.getElementById('sw-fields');
+    const box = $('sw-fields');
     form = null;
     box.innerHTML = '';
     if (!sel.value) return;
@@ -59,7 +59,7 @@ export function wireStep(q, api, submit, fail) {
     box.innerHTML = `<p class="dim">Rule ${esc(form.rule)} (${esc(form.origin)}); waiting: ${esc(form.waiting.join(', ') || 'none')}</p>
       ${form.fields.map(input).join('')}<button type="submit" id="sw-wake">Wake ${esc(form.step)}</button>`;
   });
-  document.getElementById('sw-form').addEventListener('submit', async (ev) => {
+  $('sw-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     if (!form) return;
     try {

@@ -50,17 +50,10 @@ type Session struct {
 // Finished reports whether the session has ended.
 func (s Session) Finished() bool { return s.Status != StatusLive }
 
-// Judge reads a session's meta record and its processes' records
-// (joinstore.Store.Session and Processes).
-func Judge(root joinstore.Root, meta map[string]string, procs []joinstore.Process) (Session, error) {
-	s := Session{Owner: root.Owner, ID: root.RootPid, Flow: meta["ostcId"], Status: StatusLive}
-	if v := meta["steps"]; v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return s, fmt.Errorf("session %s: steps %q is not a count", root, v)
-		}
-		s.Steps = n
-	}
+// Judge reads a session's typed meta and its processes' records
+// (joinstore.Store.SessionMeta and Processes).
+func Judge(root joinstore.Root, meta joinstore.SessionMeta, procs []joinstore.Process) (Session, error) {
+	s := Session{Owner: root.Owner, ID: root.RootPid, Flow: meta.OstcID, Status: StatusLive, Steps: int(meta.Steps)}
 	var last int64
 	for _, p := range procs {
 		if _, _, err := joinstore.ParsePid(p.Pid); err != nil {
@@ -70,25 +63,23 @@ func Judge(root joinstore.Root, meta map[string]string, procs []joinstore.Proces
 			s.Result, last = r, p.Iter
 		}
 	}
-	if meta["status"] != "finished" {
+	if meta.Status != joinstore.SessionFinished {
 		return s, nil
 	}
-	created, err := millis(meta, "createdAt")
-	if err != nil {
-		return s, fmt.Errorf("session %s: %w", root, err)
+	if meta.CreatedAt.IsZero() || meta.FinishedAt.IsZero() {
+		return s, fmt.Errorf("session %s: finished, but createdAt (%s) or finishedAt (%s) is missing", root, stampOf(meta.CreatedAt), stampOf(meta.FinishedAt))
 	}
-	finished, err := millis(meta, "finishedAt")
-	if err != nil {
-		return s, fmt.Errorf("session %s: %w", root, err)
-	}
-	s.Duration = time.Duration(finished-created) * time.Millisecond
-	s.Ended = time.UnixMilli(finished)
-	m, err := joinstore.ParseSessionMeta(meta)
-	if err != nil {
-		return s, err
-	}
-	s.Status = string(joinstore.OutcomeOf(m))
+	s.Duration = meta.FinishedAt.Sub(meta.CreatedAt)
+	s.Ended = meta.FinishedAt
+	s.Status = string(joinstore.OutcomeOf(meta))
 	return s, nil
+}
+
+func stampOf(t time.Time) string {
+	if t.IsZero() {
+		return "none"
+	}
+	return strconv.FormatInt(t.UnixMilli(), 10)
 }
 
 // result is the "result" value of a process's payload, as text.
@@ -106,12 +97,4 @@ func result(p joinstore.Process) (string, bool) {
 		b, _ := json.Marshal(v)
 		return string(b), true
 	}
-}
-
-func millis(meta map[string]string, key string) (int64, error) {
-	n, err := strconv.ParseInt(meta[key], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s %q is not a time in milliseconds", key, meta[key])
-	}
-	return n, nil
 }

@@ -72,7 +72,7 @@ func TestJudge(t *testing.T) {
 		}, StatusLive, "so far"},
 	}
 	for _, c := range cases {
-		s, err := Judge(root, c.meta, c.procs)
+		s, err := Judge(root, typed(t, c.meta), c.procs)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -95,12 +95,21 @@ func TestJudgeRefusesBrokenRecords(t *testing.T) {
 		procs []joinstore.Process
 		want  string
 	}{
-		{map[string]string{"steps": "many"}, nil, `steps "many" is not a count`},
-		{map[string]string{"status": "finished", "createdAt": "1"}, nil, `finishedAt "" is not a time in milliseconds`},
+		{map[string]string{"status": "finished", "createdAt": "1"}, nil, `finishedAt (none) is missing`},
 		{map[string]string{}, []joinstore.Process{{Pid: "x"}}, `"x"`},
 	} {
-		if _, err := Judge(root, c.meta, c.procs); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), root.String()) {
+		if _, err := Judge(root, typed(t, c.meta), c.procs); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), root.String()) {
 			t.Errorf("%v: %v, want an error naming the session and %q", c.meta, err, c.want)
 		}
 	}
+}
+
+// typed reads a meta hash as the store does (joinstore.ParseSessionMeta).
+func typed(t *testing.T, fields map[string]string) joinstore.SessionMeta {
+	t.Helper()
+	m, err := joinstore.ParseSessionMeta(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

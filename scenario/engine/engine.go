@@ -142,7 +142,7 @@ func (e *Engine) Start(ctx context.Context, req scenario.StartRequest) (scenario
 // Observe implements scenario.Engine.
 func (e *Engine) Observe(ctx context.Context, s scenario.SessionRef) (*scenario.Observed, error) {
 	root := joinstore.Root{Owner: s.Owner, RootPid: s.ID}
-	meta, err := e.store.Session(ctx, root)
+	meta, err := e.store.SessionMeta(ctx, root)
 	if err != nil {
 		return nil, err
 	}

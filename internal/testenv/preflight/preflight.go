@@ -43,7 +43,7 @@ func (p Problem) String() string { return p.What + ": " + p.Detail }
 // Binaries lists the binaries every run of the suite needs and which
 // tests need them; redis-cli is added for the local provider.
 var Binaries = []struct{ Name, UsedBy string }{
-	{"redis-server", "every Redis test and xgr's private servers (simulate, dev)"},
+	{"redis-server", "every Redis test and xgr's private servers (dev, simulate, scenario run, bench)"},
 	{"anvil", "the chain tests, xgr dev and the documentation checks"},
 	{"solcjs", "xgr scenario run (compiles setup contracts)"},
 	{"node", "the ethers.js permit cross-checks and solc-js"},

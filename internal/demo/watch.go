@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -7,14 +7,13 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/xgr-sidecar/xgr/internal/demo"
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
 
-// sessionWatch follows every session the manager runs in xgr dev (the
-// demo's, and any a client starts through the gateway): it prints
-// "session N finished (…)" once as each ends, and the summary table.
-type sessionWatch struct {
+// Watch follows every session the manager runs in xgr dev (the demo's, and
+// any a client starts through the gateway): Poll prints "session N
+// finished (…)" once as each ends, Table the summary table.
+type Watch struct {
 	store *joinstore.Store
 	// home is the owner whose sessions are named by their root id alone.
 	home string
@@ -24,16 +23,20 @@ type sessionWatch struct {
 	mu    sync.Mutex
 	roots []joinstore.Root
 	known map[joinstore.Root]bool
-	ended map[joinstore.Root]demo.Session
+	ended map[joinstore.Root]Session
 }
 
-func newSessionWatch(store *joinstore.Store, home string, say func(string, ...any), log *slog.Logger) *sessionWatch {
-	return &sessionWatch{store: store, home: home, say: say, log: log,
-		known: map[joinstore.Root]bool{}, ended: map[joinstore.Root]demo.Session{}}
+// NewWatch follows sessions of store. say prints a line (Poll calls it;
+// xgr dev's say also serves other goroutines, so it holds its own lock);
+// log gets the sessions whose records cannot be judged; sessions of the
+// owner home are named by their root id alone.
+func NewWatch(store *joinstore.Store, home string, say func(format string, args ...any), log *slog.Logger) *Watch {
+	return &Watch{store: store, home: home, say: say, log: log,
+		known: map[joinstore.Root]bool{}, ended: map[joinstore.Root]Session{}}
 }
 
-// add follows a session (safe to call for every event of it).
-func (w *sessionWatch) add(r joinstore.Root) {
+// Add follows a session (safe to call for every event of it).
+func (w *Watch) Add(r joinstore.Root) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.known[r] {
@@ -42,9 +45,9 @@ func (w *sessionWatch) add(r joinstore.Root) {
 	}
 }
 
-// poll reads the sessions not yet seen finished, prints a line for each
+// Poll reads the sessions not yet seen finished, prints a line for each
 // that has finished since, and returns how many have finished in all.
-func (w *sessionWatch) poll(ctx context.Context) int {
+func (w *Watch) Poll(ctx context.Context) int {
 	w.mu.Lock()
 	var open []joinstore.Root
 	for _, r := range w.roots {
@@ -53,7 +56,7 @@ func (w *sessionWatch) poll(ctx context.Context) int {
 		}
 	}
 	w.mu.Unlock()
-	var ended []demo.Session
+	var ended []Session
 	for _, r := range open {
 		s, err := w.read(ctx, r)
 		if err != nil || !s.Finished() {
@@ -66,36 +69,36 @@ func (w *sessionWatch) poll(ctx context.Context) int {
 	}
 	sort.SliceStable(ended, func(i, j int) bool { return ended[i].Ended.Before(ended[j].Ended) })
 	for _, s := range ended {
-		w.say("%s\n", demo.FinishedLine(s, w.home))
+		w.say("%s\n", FinishedLine(s, w.home))
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.ended)
 }
 
-func (w *sessionWatch) read(ctx context.Context, r joinstore.Root) (demo.Session, error) {
-	meta, err := w.store.Session(ctx, r)
+func (w *Watch) read(ctx context.Context, r joinstore.Root) (Session, error) {
+	meta, err := w.store.SessionMeta(ctx, r)
 	if err != nil {
-		return demo.Session{}, err
+		return Session{}, err
 	}
 	procs, err := w.store.Processes(ctx, r)
 	if err != nil {
-		return demo.Session{}, err
+		return Session{}, err
 	}
-	s, err := demo.Judge(r, meta, procs)
+	s, err := Judge(r, meta, procs)
 	if err != nil {
 		w.log.Warn("dev: session records", "session", r.String(), "err", err)
 	}
 	return s, err
 }
 
-// table writes the summary table of every session followed, the live ones
+// Table writes the summary table of every session followed, the live ones
 // read once more.
-func (w *sessionWatch) table(ctx context.Context, out io.Writer) error {
+func (w *Watch) Table(ctx context.Context, out io.Writer) error {
 	w.mu.Lock()
 	roots := append([]joinstore.Root(nil), w.roots...)
 	w.mu.Unlock()
-	list := make([]demo.Session, 0, len(roots))
+	list := make([]Session, 0, len(roots))
 	for _, r := range roots {
 		w.mu.Lock()
 		s, done := w.ended[r]
@@ -108,6 +111,6 @@ func (w *sessionWatch) table(ctx context.Context, out io.Writer) error {
 		}
 		list = append(list, s)
 	}
-	demo.Sort(list, w.home)
-	return demo.WriteTable(out, list, w.home)
+	Sort(list, w.home)
+	return WriteTable(out, list, w.home)
 }

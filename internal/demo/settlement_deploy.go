@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -12,69 +12,68 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/redis/go-redis/v9"
+
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/onchain"
 	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/demo"
 	"github.com/xgr-sidecar/xgr/internal/deploy"
 	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/txmanager"
 )
 
-// devSettlement is the demo's settlement: the contract, the step that
-// settles and the executor that sends it.
-type devSettlement struct {
+// Settlement is the demo's settlement on the development chain: the
+// contract, the step that settles and the executor that sends it.
+type Settlement struct {
 	Contract common.Address
 	Step     string
 	Sender   *onchain.Sender
 }
 
-// deploySettlement deploys the settlement contract and the rule
-// demo.SettlementRuleFile of rulesDir bound to it, and makes the order
-// flow's last step run that rule. nil when the flow is not demo.OrderFlow
-// or rulesDir has no such file. Call it before rules.Rewrite.
-func deploySettlement(ctx context.Context, s *chain.Sender, rules *deploy.RuleFiles, rulesDir, flow string, orchs []*registry.Orchestration) (*devSettlement, error) {
+// DeploySettlement deploys the settlement contract and the rule
+// SettlementRuleFile of rulesDir bound to it, and makes the order flow's
+// last step run that rule. nil when the flow is not OrderFlow, there are
+// no rules or rulesDir has no such file. Call it before rules.Rewrite.
+func DeploySettlement(ctx context.Context, s *chain.Sender, rules *deploy.RuleFiles, rulesDir, flow string, orchs []*registry.Orchestration) (*Settlement, error) {
 	var o *registry.Orchestration
 	for _, x := range orchs {
-		if x.ID == flow && flow == demo.OrderFlow && len(x.Steps) > 0 {
+		if x.ID == flow && flow == OrderFlow && len(x.Steps) > 0 {
 			o = x
 		}
 	}
 	if o == nil || rules == nil {
 		return nil, nil
 	}
-	raw, err := os.ReadFile(filepath.Join(rulesDir, demo.SettlementRuleFile))
+	raw, err := os.ReadFile(filepath.Join(rulesDir, SettlementRuleFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
-	rc, err := s.Deploy(ctx, "deploy the demo settlement contract", demo.SettlementBytecode(), nil)
+	rc, err := s.Deploy(ctx, "deploy the demo settlement contract", SettlementBytecode(), nil)
 	if err != nil {
 		return nil, err
 	}
-	text, err := demo.SettlementRule(raw, rc.ContractAddress)
+	text, err := SettlementRule(raw, rc.ContractAddress)
 	if err != nil {
 		return nil, err
 	}
 	ruleAddr, err := deploy.Rule(ctx, s, text)
 	if err != nil {
-		return nil, fmt.Errorf("deploy rule %s: %w", demo.SettlementRuleFile, err)
+		return nil, fmt.Errorf("deploy rule %s: %w", SettlementRuleFile, err)
 	}
 	step := o.Steps[len(o.Steps)-1].ID
 	if err := rules.UseContract(o.ID, step, ruleAddr); err != nil {
 		return nil, err
 	}
-	return &devSettlement{Contract: rc.ContractAddress, Step: step}, nil
+	return &Settlement{Contract: rc.ContractAddress, Step: step}, nil
 }
 
-// startSettlement starts the executor of the settlement: the last
+// Start starts the executor of the settlement (Sender): the last
 // development account signs, only the settlement contract may be called,
 // receipts are final once mined. Its upkeep runs until ctx ends.
-func (d *devSettlement) start(ctx context.Context, dev *devchain.Chain, rdb redis.UniversalClient) error {
+func (d *Settlement) Start(ctx context.Context, dev *devchain.Chain, rdb redis.UniversalClient) error {
 	node, ok := dev.Backend().(onchain.Chain)
 	if !ok {
 		return errors.New("the development chain cannot send executions")
@@ -95,8 +94,8 @@ func (d *devSettlement) start(ctx context.Context, dev *devchain.Chain, rdb redi
 	return nil
 }
 
-// line is what xgr dev prints about the settlement at start.
-func (d *devSettlement) line() string {
+// Line is what xgr dev prints about the settlement at start.
+func (d *Settlement) Line() string {
 	return fmt.Sprintf("xgr dev: settlement contract %s: step %s of %s settles each order with settle(total, orderId), sent by executor %s (dev account %d)\n",
-		d.Contract.Hex(), d.Step, demo.OrderFlow, strings.ToLower(d.Sender.Address().Hex()), devchain.DevAccounts-1)
+		d.Contract.Hex(), d.Step, OrderFlow, strings.ToLower(d.Sender.Address().Hex()), devchain.DevAccounts-1)
 }
