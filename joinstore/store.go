@@ -474,6 +474,10 @@ type CommitResult struct {
 	// Cancelled is true when this commit cancelled its session
 	// (Commit.CancelSession; Killed is then true).
 	Cancelled bool
+	// Steps is the session's count of committed steps after this commit
+	// when the commit read it back (one that stored a bundle,
+	// Commit.Bundle); 0 otherwise.
+	Steps int64
 	// Claims are the children the commit claimed (Commit.ClaimLease):
 	// running under their own leases, to be executed by the caller.
 	Claims []Claim

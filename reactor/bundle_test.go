@@ -57,6 +57,40 @@ func bundlesOf(t *testing.T, rdb redis.UniversalClient, ev *evidence.Store, r jo
 	return out
 }
 
+// checkExecuted: every bundle's executed is the ordinal of its step's
+// commit in the session's history (proc_steps), the session's count of
+// committed steps with it included, and steps its meta's count.
+func checkExecuted(t *testing.T, rdb redis.UniversalClient, r joinstore.Root, got map[int64]evidence.Bundle) {
+	t.Helper()
+	ctx := context.Background()
+	entries, err := rdb.XRange(ctx, fmt.Sprintf("xgr:{%s:%d}:steps", r.Owner, r.RootPid), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPid := map[string]evidence.Bundle{}
+	for _, b := range got {
+		byPid[b.Pid] = b
+	}
+	n := int64(0)
+	for _, e := range entries {
+		if _, ok := e.Values["status"]; !ok {
+			continue // a wake-up's line
+		}
+		n++
+		pid, _ := e.Values["pid"].(string)
+		if b, ok := byPid[pid]; !ok || b.Executed != n {
+			t.Fatalf("session %s: commit %d is %s, its bundle says executed %d (found %v)", r, n, pid, b.Executed, ok)
+		}
+	}
+	if n != int64(len(got)) {
+		t.Fatalf("session %s: %d commits, %d bundles", r, n, len(got))
+	}
+	steps, _ := rdb.HGet(ctx, fmt.Sprintf("xgr:{%s:%d}:meta", r.Owner, r.RootPid), "steps").Int64()
+	if steps != n {
+		t.Fatalf("session %s: meta steps %d, %d commits", r, steps, n)
+	}
+}
+
 // The serial driver stores one bundle per executed step, each with the
 // step's input payload and outcome, and none while bundles are off.
 func TestRunnerWritesOneBundlePerCommittedStep(t *testing.T) {
@@ -97,6 +131,7 @@ func TestRunnerWritesOneBundlePerCommittedStep(t *testing.T) {
 			if len(executed) < 5 || len(got) != len(executed) {
 				t.Fatalf("%d bundles for %d executed steps %v", len(got), len(executed), executed)
 			}
+			checkExecuted(t, rdb, res.Root, got)
 			for it, b := range got {
 				if step, ok := executed[b.Pid]; !ok || step != b.Step || b.Iter != it {
 					t.Fatalf("bundle %d: pid %s step %s; executed %v", it, b.Pid, b.Step, executed)
@@ -139,6 +174,7 @@ func TestManagerWritesOneBundlePerCommittedStep(t *testing.T) {
 		if n == 0 || int64(len(got)) != n {
 			t.Fatalf("session %s: %d bundles for %d committed steps", r, len(got), n)
 		}
+		checkExecuted(t, rdb, r, got)
 	}
 }
 
