@@ -113,8 +113,8 @@ type machine struct {
 	// machine (commits are one at a time) and taken from a commit's
 	// answer when it has it. A step's bundle says steps+1 (executed).
 	steps int64
-	seq      uint64
-	out      ready
+	seq   uint64
+	out   ready
 }
 
 // pendingCommit is a commit in flight: the result and the payload its
