@@ -23,7 +23,7 @@ func (s *Store) Record(ctx context.Context, b *Bundle, p Policy, now time.Time) 
 		}
 		return s.Write(ctx, prep, now)
 	}
-	prep, grants, err := s.prepare(ctx, b, p, now)
+	prep, grants, err := s.prepare(ctx, b, p, 0, now)
 	if err != nil {
 		return nil, err
 	}

@@ -219,12 +219,71 @@ func TestFencedCommitWritesNoBundle(t *testing.T) {
 	if got := bundlesOf(t, rdb, ev, res.Root); len(got) != 0 {
 		t.Fatalf("fenced commit stored %d bundles", len(got))
 	}
+	gs := grant.New(rdb)
+	if g, err := gs.Get(ctx, evidence.AttemptRID(owner, res.Root.RootPid, 1, old[0].Token), grant.ScopeLog, owner); err != nil || g != nil {
+		t.Fatalf("the fenced commit's grant is left: %+v %v", g, err)
+	}
 	in = io.carry(ctx, commitOf(cur[0], "new")).(inCommitted)
 	if in.Err != nil {
 		t.Fatal(in.Err)
 	}
-	if got := bundlesOf(t, rdb, ev, res.Root); len(got) != 1 || got[1].Outcome.Result != evidence.Valid {
+	got := bundlesOf(t, rdb, ev, res.Root)
+	if len(got) != 1 || got[1].Outcome.Result != evidence.Valid {
 		t.Fatalf("holder's commit: bundles %+v", got)
+	}
+	h, err := ev.Head(ctx, owner, res.Root.RootPid, 1)
+	if err != nil || h.Status != "done" || h.RID != evidence.AttemptRID(owner, res.Root.RootPid, 1, cur[0].Token) {
+		t.Fatalf("holder's bundle head %+v %v", h, err)
+	}
+	// The old holder tries again after the holder committed: fenced, and
+	// the holder's bundle and grant are as they were.
+	body, _ := ev.Body(ctx, owner, res.Root.RootPid, 1)
+	in = io.carry(ctx, commitOf(old[0], "old")).(inCommitted)
+	if !errors.Is(in.Err, joinstore.ErrLeaseLost) {
+		t.Fatalf("fenced commit after the holder's: %v, want ErrLeaseLost", in.Err)
+	}
+	if again, _ := ev.Body(ctx, owner, res.Root.RootPid, 1); again != body {
+		t.Fatal("a fenced commit changed the holder's bundle")
+	}
+	if g, err := gs.Get(ctx, h.RID, grant.ScopeLog, owner); err != nil || g == nil || !g.IsOwner {
+		t.Fatalf("the holder's owner grant: %+v %v", g, err)
+	}
+}
+
+// A step killed while it ran is committed aborted: its bundle keeps what
+// its rule decided, and its record says aborted and why.
+func TestKilledStepBundleSaysAborted(t *testing.T) {
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	ev := bundleStore(t, rdb)
+	o := loadExample(t, "nested_join.json")
+	ctx := context.Background()
+	now := time.UnixMilli(1_800_000_000_000)
+	res, err := store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: o.Steps[0].ID, Now: now, OstcHash: o.Hash.Hex()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := Table(o)
+	cl, err := store.Claim(ctx, res.Root, now, time.Minute, "r1", table, []int64{1})
+	if err != nil || len(cl) != 1 {
+		t.Fatalf("claim: %v %v", cl, err)
+	}
+	if _, err := store.KillSession(ctx, res.Root, now, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	io := &sessionIO{store: store, root: res.Root, orch: o, table: table, clock: func() time.Time { return now }, log: discardLog(), bundles: ev}
+	r := result{claim: cl[0], res: Result{Valid: true}, input: map[string]any{}, inputRaw: cl[0].ResumePlain}
+	commit, _, _ := commitFor(cl[0], o.Step(cl[0].ResumeStep), store.CheckPayload, r, now, "r1")
+	in := io.carry(ctx, cmdCommit{Claim: cl[0], Commit: commit, Bundle: bundleFor(res.Root, o.Step(cl[0].ResumeStep), r, commit, now)}).(inCommitted)
+	if in.Err != nil || !in.Res.Killed || !in.Res.Bundle {
+		t.Fatalf("killed commit: %+v %v", in.Res, in.Err)
+	}
+	h, err := ev.Head(ctx, owner, res.Root.RootPid, 1)
+	if err != nil || h.Status != "aborted" || h.AbortReason != "killed" {
+		t.Fatalf("head %+v %v, want status aborted, reason killed", h, err)
+	}
+	if got := bundlesOf(t, rdb, ev, res.Root); got[1].Outcome.Result != evidence.Valid {
+		t.Fatalf("bundle outcome %+v, want what the rule decided", got[1].Outcome)
 	}
 }
 
