@@ -14,6 +14,7 @@ import (
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/scripted"
 	"github.com/xgr-sidecar/xgr/grant"
+	"github.com/xgr-sidecar/xgr/internal/redisscan"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
@@ -31,7 +32,7 @@ func bundleStore(t *testing.T, rdb redis.UniversalClient) *evidence.Store {
 func bundlesOf(t *testing.T, rdb redis.UniversalClient, ev *evidence.Store, r joinstore.Root) map[int64]evidence.Bundle {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, fmt.Sprintf("xgr:log:{%s:%d}:*", r.Owner, r.RootPid)).Result()
+	keys, err := redisscan.Keys(ctx, rdb, fmt.Sprintf("xgr:log:{%s:%d}:*", r.Owner, r.RootPid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +151,15 @@ func TestRunnerWritesOneBundlePerCommittedStep(t *testing.T) {
 	}
 }
 
-// The replica driver stores one bundle per executed step of every session.
+// The replica driver stores one bundle per executed step of every session,
+// on one server and on a Redis Cluster (the commit's MULTI/EXEC is in the
+// session's slot).
 func TestManagerWritesOneBundlePerCommittedStep(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
+	t.Run("single", func(t *testing.T) { managerBundles(t, testenv.StartRedis(t).Client()) })
+	t.Run("cluster", func(t *testing.T) { managerBundles(t, testenv.StartCluster(t, 3).Client(t)) })
+}
+
+func managerBundles(t *testing.T, rdb redis.UniversalClient) {
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	ev := bundleStore(t, rdb)
 	o := loadExample(t, "nested_join.json")
