@@ -131,9 +131,11 @@ func TestEncryptXRC137Refusals(t *testing.T) {
 		"no registered key":   {g, req(func(r *rpc.EncryptXRC137Request) { r.ReadKey = "" }), rpc.CodeNotFound, "no-read-key", "readKey"},
 		"no key, no registry": {noRegistry, req(func(r *rpc.EncryptXRC137Request) { r.ReadKey = "" }), rpc.CodeInvalidParams, "invalid-params", "readKey"},
 		"past expiry":         {g, req(func(r *rpc.EncryptXRC137Request) { r.GrantExpireAt = 1000 }), rpc.CodeInvalidParams, "invalid-params", "grantExpireAt"},
-		"expiry too far":      {g, req(func(r *rpc.EncryptXRC137Request) { r.GrantExpireAt = uint64(time.Now().Add(11 * 365 * 24 * time.Hour).Unix()) }), rpc.CodeInvalidParams, "invalid-params", "grantExpireAt"},
-		"bad address":         {g, req(func(r *rpc.EncryptXRC137Request) { r.Address = "0x1234" }), rpc.CodeInvalidParams, "invalid-params", "address"},
-		"bad owner":           {g, req(func(r *rpc.EncryptXRC137Request) { r.Owner = "alice" }), rpc.CodeInvalidParams, "invalid-params", "owner"},
+		"expiry too far": {g, req(func(r *rpc.EncryptXRC137Request) {
+			r.GrantExpireAt = uint64(time.Now().Add(11 * 365 * 24 * time.Hour).Unix())
+		}), rpc.CodeInvalidParams, "invalid-params", "grantExpireAt"},
+		"bad address": {g, req(func(r *rpc.EncryptXRC137Request) { r.Address = "0x1234" }), rpc.CodeInvalidParams, "invalid-params", "address"},
+		"bad owner":   {g, req(func(r *rpc.EncryptXRC137Request) { r.Owner = "alice" }), rpc.CodeInvalidParams, "invalid-params", "owner"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := countKeys(t, rdb)
