@@ -232,7 +232,11 @@ func (s *Store) prepareWith(ctx context.Context, b *Bundle, p Policy, token int6
 	if err != nil {
 		return nil, err
 	}
-	if err := s.cfg.Grants.Put(ctx, prep.Stored.RID, grant.ScopeLog, grants, now); err != nil {
+	put := s.cfg.Grants.Put
+	if token > 0 {
+		put = s.queueGrants // one round trip: the commit waits for it
+	}
+	if err := put(ctx, prep.Stored.RID, grant.ScopeLog, grants, now); err != nil {
 		return nil, fmt.Errorf("%w: bundle %s: grants: %w", ErrUnavailable, b.Pid, err)
 	}
 	return prep, nil
