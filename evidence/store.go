@@ -213,6 +213,11 @@ type Prepared struct {
 	TTL    time.Duration
 	Fields []any
 	Stored Stored
+	// Before, set by PrepareCommit on a single Redis server, queues the
+	// grants in the commit's transaction (joinstore.BundleWrite.Before)
+	// instead of a round trip of their own; nil when they are written
+	// already.
+	Before func(redis.Pipeliner) error
 	// grantees are those that got a grant (for Forget); own is true when
 	// the RID is this write's alone (encrypted, or AttemptRID).
 	grantees []string
@@ -234,7 +239,16 @@ func (s *Store) prepareWith(ctx context.Context, b *Bundle, p Policy, token int6
 	}
 	put := s.cfg.Grants.Put
 	if token > 0 {
-		put = s.queueGrants // one round trip: the commit waits for it
+		if _, cluster := s.rdb.(*redis.ClusterClient); !cluster {
+			// With the commit, in its transaction: no round trip of
+			// their own.
+			rid := prep.Stored.RID
+			prep.Before = func(pipe redis.Pipeliner) error {
+				return s.cfg.Grants.QueueTx(ctx, pipe, rid, grant.ScopeLog, grants, now)
+			}
+			return prep, nil
+		}
+		put = s.queueGrants // one round trip (other slots), before the commit
 	}
 	if err := put(ctx, prep.Stored.RID, grant.ScopeLog, grants, now); err != nil {
 		return nil, fmt.Errorf("%w: bundle %s: grants: %w", ErrUnavailable, b.Pid, err)

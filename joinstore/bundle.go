@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/luascript"
 )
 
 // BundleWrite is a record that a commit writes with the step, atomically:
@@ -26,6 +28,12 @@ type BundleWrite struct {
 	Key    string
 	TTL    time.Duration
 	Fields []any
+	// Before, when set, queues commands that go first in the same
+	// transaction (the bundle's grants, grant.Store.QueueTx): they apply
+	// whether or not the commit does. On a single Redis server only (they
+	// are in other Cluster slots); their failures are in
+	// CommitResult.BundleErr.
+	Before func(redis.Pipeliner) error
 }
 
 // The two halves around commit_step. They run with EVAL (their text each
@@ -42,19 +50,15 @@ func rawScript(name string) *redis.Script {
 		panic("joinstore: missing script " + name)
 	}
 	// Sent whole with every commit: without its comment lines.
-	var code []string
-	for _, l := range strings.Split(string(src), "\n") {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
-			code = append(code, l)
-		}
-	}
-	return redis.NewScript(strings.Join(code, "\n"))
+	return redis.NewScript(luascript.Compact(string(src)))
 }
 
 // bundleOutcome is what the settle half read.
 type bundleOutcome struct {
 	stored bool
 	steps  int64
+	// before is the first error of Before's commands.
+	before error
 }
 
 // checkBundle refuses a record outside the session's slot or without a
@@ -71,6 +75,14 @@ func checkBundle(root Root, b *BundleWrite) error {
 	return nil
 }
 
+// checkBefore refuses commands of other slots in a Cluster's transaction.
+func checkBefore(rdb redis.UniversalClient, b *BundleWrite) error {
+	if _, ok := rdb.(*redis.ClusterClient); ok && b.Before != nil {
+		return fmt.Errorf("bundle %s: commands before it in the commit's transaction need one Redis server, not a Cluster (write them first)", b.Key)
+	}
+	return nil
+}
+
 // commitRun runs the commit: alone (or with its join lock, commitEval),
 // or, with a bundle, in one MULTI/EXEC with the bundle's two halves.
 func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string, args []any) ([]any, *JoinLock, bundleOutcome, error) {
@@ -81,6 +93,9 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 	if err := checkBundle(c.Root, r.Bundle); err != nil {
 		return nil, nil, bundleOutcome{}, err
 	}
+	if err := checkBefore(s.rdb, r.Bundle); err != nil {
+		return nil, nil, bundleOutcome{}, err
+	}
 	k := keysOf(c.Root)
 	b := r.Bundle
 	token := strconv.FormatInt(c.Token, 10)
@@ -88,7 +103,15 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 	takeLock := r.LockTarget > 0 && c.GroupTarget != 0
 	for try := 0; ; try++ {
 		var stage, commit, settle, lock *redis.Cmd
-		_, _ = s.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		var beforeErr error
+		nBefore := 0
+		cmds, txErr := s.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+			if b.Before != nil {
+				if beforeErr = b.Before(pipe); beforeErr != nil {
+					return beforeErr
+				}
+				nBefore = pipe.Len()
+			}
 			stage = scriptBundleStage.Eval(ctx, pipe, []string{b.Key, k.proc(c.Iter)}, stageArgs...)
 			commit = pipe.EvalSha(ctx, scriptCommitStep.Hash(), keys, args...)
 			settle = scriptBundleSettle.Eval(ctx, pipe, []string{b.Key, k.proc(c.Iter), k.meta()}, token)
@@ -97,7 +120,18 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 			}
 			return nil
 		})
+		if beforeErr != nil {
+			// Nothing was sent.
+			return nil, nil, bundleOutcome{}, fmt.Errorf("bundle %s: %w", b.Key, beforeErr)
+		}
 		var out bundleOutcome
+		for i := 0; i < nBefore && i < len(cmds); i++ {
+			if err := cmds[i].Err(); err != nil && err != redis.Nil {
+				out.before = err
+				break
+			}
+		}
+		_ = txErr // each command's own result is read below
 		if v, err := settle.Slice(); err == nil && len(v) == 2 {
 			n, _ := v[0].(int64)
 			out.stored = n == 1

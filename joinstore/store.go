@@ -482,8 +482,10 @@ type CommitResult struct {
 	// when the commit read it back (one with Commit.Bundle); 0 otherwise.
 	Steps int64
 	// Bundle is true when Commit.Bundle was written (false: it was there
-	// already, or none was asked).
-	Bundle bool
+	// already, or none was asked); BundleErr is the first error of the
+	// commands its Before queued.
+	Bundle    bool
+	BundleErr error
 	// Claims are the children the commit claimed (Commit.ClaimLease):
 	// running under their own leases, to be executed by the caller.
 	Claims []Claim
@@ -562,7 +564,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}
-	res := CommitResult{Killed: vals[0] == "killed", Steps: bo.steps, Bundle: bo.stored}
+	res := CommitResult{Killed: vals[0] == "killed", Steps: bo.steps, Bundle: bo.stored, BundleErr: bo.before}
 	if !res.Killed {
 		res.Wakes = wakes
 	}

@@ -128,9 +128,15 @@ func (s *sessionIO) prepareBundle(ctx context.Context, w *bundleWrite, token int
 }
 
 // bundleSettled removes the grants of a prepared bundle that its commit
-// did not keep (fenced off, failed, or the bundle was there already).
+// certainly did not keep: the commit answered that it applied without it
+// (the bundle was there already), or that it was fenced off. A commit
+// whose answer was lost may have applied with its bundle: its grants stay
+// (they expire with their term if not).
 func (s *sessionIO) bundleSettled(ctx context.Context, prep *evidence.Prepared, res joinstore.CommitResult, err error) {
-	if err == nil && res.Bundle {
+	if err == nil && res.BundleErr != nil {
+		s.log.Warn("log bundle: its grants were not written with the commit", "session", s.root.String(), "key", prep.Key, "err", res.BundleErr)
+	}
+	if (err == nil && res.Bundle) || (err != nil && !errors.Is(err, joinstore.ErrLeaseLost)) {
 		return
 	}
 	if ferr := s.bundles.Forget(context.WithoutCancel(ctx), prep, s.clock()); ferr != nil {

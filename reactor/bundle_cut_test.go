@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/evidence"
+	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
@@ -205,6 +206,14 @@ func TestCommitAndBundleSurviveAnyCut(t *testing.T) {
 			t.Fatalf("%s: the step is committed, its bundle %v (%v)", what, f, herr)
 		case !committed && len(f) != 0:
 			t.Fatalf("%s: the step is not committed, a bundle is stored: %v", what, f)
+		}
+		if committed {
+			// Its owner grant is there too (written in the same
+			// transaction, or before it).
+			g, err := grant.New(direct).Get(ctx, h.RID, grant.ScopeLog, owner)
+			if err != nil || g == nil || !g.IsOwner {
+				t.Fatalf("%s: the committed bundle's owner grant: %+v %v", what, g, err)
+			}
 		}
 	}
 

@@ -111,7 +111,7 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 				return inCommitted{Err: err}
 			}
 			if prep != nil {
-				commit.Bundle = &joinstore.BundleWrite{Key: prep.Key, TTL: prep.TTL, Fields: prep.Fields}
+				commit.Bundle = &joinstore.BundleWrite{Key: prep.Key, TTL: prep.TTL, Fields: prep.Fields, Before: prep.Before}
 			}
 		}
 		res, err := s.store.Commit(ctx, c.Claim, s.clock(), commit)
