@@ -239,10 +239,15 @@ func (s *Store) prepareWith(ctx context.Context, b *Bundle, p Policy, token int6
 	}
 	put := s.cfg.Grants.Put
 	if token > 0 {
+		rid := prep.Stored.RID
+		// Checked now (nothing is sent), so that writing them never fails
+		// on them: a refusal here is the bundle's, not the store's.
+		if err := s.cfg.Grants.QueueTx(ctx, s.rdb.Pipeline(), rid, grant.ScopeLog, grants, now); err != nil {
+			return nil, fmt.Errorf("evidence: bundle %s: grants: %w", b.Pid, err)
+		}
 		if _, cluster := s.rdb.(*redis.ClusterClient); !cluster {
 			// With the commit, in its transaction: no round trip of
 			// their own.
-			rid := prep.Stored.RID
 			prep.Before = func(pipe redis.Pipeliner) error {
 				return s.cfg.Grants.QueueTx(ctx, pipe, rid, grant.ScopeLog, grants, now)
 			}
