@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/evidence"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/redisscan"
 )
@@ -55,16 +56,22 @@ func (b *bench) bundles(ctx context.Context) (int64, float64, error) {
 }
 
 // deleteBundles removes the bench's log bundles and the owner grants on
-// them (plaintext bundles: their RID is evidence.LogRID).
+// them (each bundle's RID is its field rid).
 func (b *bench) deleteBundles(ctx context.Context) error {
-	keys, ids, err := b.bundleKeys(ctx)
+	keys, _, err := b.bundleKeys(ctx)
 	if err != nil {
 		return err
 	}
 	gs := grant.New(b.ctl)
-	for i, k := range keys {
-		if err := gs.Delete(ctx, evidence.LogRID(b.owner, ids[i][0], ids[i][1]), grant.ScopeLog, []string{b.owner}, time.Now()); err != nil {
+	for _, k := range keys {
+		raw, err := b.ctl.HGet(ctx, k, "rid").Result()
+		if err != nil && err != redis.Nil {
 			return err
+		}
+		if rid, perr := grant.ParseRID(raw); perr == nil {
+			if err := gs.Delete(ctx, rid, grant.ScopeLog, []string{b.owner}, time.Now()); err != nil {
+				return err
+			}
 		}
 		if err := b.ctl.Del(ctx, k).Err(); err != nil {
 			return err

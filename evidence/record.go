@@ -23,7 +23,7 @@ func (s *Store) Record(ctx context.Context, b *Bundle, p Policy, now time.Time) 
 		}
 		return s.Write(ctx, prep, now)
 	}
-	prep, grants, err := s.prepare(ctx, b, p, now)
+	prep, grants, err := s.prepare(ctx, b, p, 0, now)
 	if err != nil {
 		return nil, err
 	}
@@ -58,4 +58,27 @@ func (s *Store) loadScripts(ctx context.Context) error {
 		return fmt.Errorf("evidence: load scripts: %w", err)
 	}
 	return nil
+}
+
+// queueGrants writes grants as Put does, in one pipeline (grant.Store.Queue;
+// the scripts loaded and the pipeline sent again on NOSCRIPT: the writes
+// are idempotent).
+func (s *Store) queueGrants(ctx context.Context, rid grant.RID, scope uint8, grants []grant.Grant, now time.Time) error {
+	if len(grants) == 0 {
+		return nil
+	}
+	for try := 0; ; try++ {
+		pipe := s.rdb.Pipeline()
+		if err := s.cfg.Grants.Queue(ctx, pipe, rid, scope, grants, now); err != nil {
+			return err
+		}
+		_, err := pipe.Exec(ctx)
+		if err != nil && try == 0 && strings.Contains(err.Error(), "NOSCRIPT") {
+			if err := s.cfg.Grants.LoadScripts(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		return err
+	}
 }

@@ -181,6 +181,27 @@ func (s *Store) Put(ctx context.Context, b *Bundle, p Policy, now time.Time) (*S
 	return s.Write(ctx, prep, now)
 }
 
+// AttemptRID is the RID of a plaintext bundle written with its step's
+// commit (PrepareCommit): SHA-256 of
+// "xgr/log/v1|<owner>|<rootPid>|<iter>|<token>", token being the
+// committing lease's fencing token, so that the grants of a commit that is
+// fenced off name a RID no stored bundle has, and never touch the grants
+// of the commit that applied.
+func AttemptRID(owner string, rootPid, iter, token int64) grant.RID {
+	return sha256.Sum256([]byte("xgr/log/v1|" + owner + "|" + strconv.FormatInt(rootPid, 10) + "|" + strconv.FormatInt(iter, 10) + "|" + strconv.FormatInt(token, 10)))
+}
+
+// PrepareCommit is Prepare for a bundle that its step's commit writes
+// (joinstore.Commit.Bundle) under the lease token: a plaintext bundle's
+// RID is AttemptRID. Forget removes its grants when the commit did not
+// keep it.
+func (s *Store) PrepareCommit(ctx context.Context, b *Bundle, p Policy, token int64, now time.Time) (*Prepared, error) {
+	if token <= 0 {
+		return nil, fmt.Errorf("evidence: bundle %s: lease token %d: want a positive fencing token", b.Pid, token)
+	}
+	return s.prepareWith(ctx, b, p, token, now)
+}
+
 // Prepared is a bundle ready to be written: its key, TTL and hash fields
 // (Fields: v, rid, enc, bytes, body, as field/value pairs), its grants
 // already stored. A commit script may write it with the step (same hash
@@ -192,8 +213,15 @@ type Prepared struct {
 	TTL    time.Duration
 	Fields []any
 	Stored Stored
-	// grantees are those that got a grant (for Forget).
+	// Before, set by PrepareCommit on a single Redis server, queues the
+	// grants in the commit's transaction (joinstore.BundleWrite.Before)
+	// instead of a round trip of their own; nil when they are written
+	// already.
+	Before func(redis.Pipeliner) error
+	// grantees are those that got a grant (for Forget); own is true when
+	// the RID is this write's alone (encrypted, or AttemptRID).
 	grantees []string
+	own      bool
 }
 
 // Prepare does everything Put does but the bundle's own write: it checks
@@ -201,18 +229,45 @@ type Prepared struct {
 // stores its grants. A Prepared that is never written leaves grants that
 // name no bundle; they expire with it (or Forget removes them).
 func (s *Store) Prepare(ctx context.Context, b *Bundle, p Policy, now time.Time) (*Prepared, error) {
-	prep, grants, err := s.prepare(ctx, b, p, now)
+	return s.prepareWith(ctx, b, p, 0, now)
+}
+
+func (s *Store) prepareWith(ctx context.Context, b *Bundle, p Policy, token int64, now time.Time) (*Prepared, error) {
+	prep, grants, err := s.prepare(ctx, b, p, token, now)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.cfg.Grants.Put(ctx, prep.Stored.RID, grant.ScopeLog, grants, now); err != nil {
-		return nil, fmt.Errorf("evidence: bundle %s: grants: %w", b.Pid, err)
+	put := s.cfg.Grants.Put
+	if token > 0 {
+		rid := prep.Stored.RID
+		// Checked now (nothing is sent), so that writing them never fails
+		// on them: a refusal here is the bundle's, not the store's.
+		if err := s.cfg.Grants.QueueTx(ctx, s.rdb.Pipeline(), rid, grant.ScopeLog, grants, now); err != nil {
+			return nil, fmt.Errorf("evidence: bundle %s: grants: %w", b.Pid, err)
+		}
+		if _, cluster := s.rdb.(*redis.ClusterClient); !cluster {
+			// With the commit, in its transaction: no round trip of
+			// their own.
+			prep.Before = func(pipe redis.Pipeliner) error {
+				return s.cfg.Grants.QueueTx(ctx, pipe, rid, grant.ScopeLog, grants, now)
+			}
+			return prep, nil
+		}
+		put = s.queueGrants // one round trip (other slots), before the commit
+	}
+	if err := put(ctx, prep.Stored.RID, grant.ScopeLog, grants, now); err != nil {
+		return nil, fmt.Errorf("%w: bundle %s: grants: %w", ErrUnavailable, b.Pid, err)
 	}
 	return prep, nil
 }
 
-// prepare is Prepare without writing the grants, which it returns.
-func (s *Store) prepare(ctx context.Context, b *Bundle, p Policy, now time.Time) (*Prepared, []grant.Grant, error) {
+// ErrUnavailable: the store could not be written (Redis did not answer);
+// nothing about the bundle was refused.
+var ErrUnavailable = errors.New("evidence: store unavailable")
+
+// prepare is Prepare without writing the grants, which it returns; a
+// token > 0 gives a plaintext bundle its AttemptRID.
+func (s *Store) prepare(ctx context.Context, b *Bundle, p Policy, token int64, now time.Time) (*Prepared, []grant.Grant, error) {
 	if err := b.Check(); err != nil {
 		return nil, nil, fmt.Errorf("evidence: bundle: %w", err)
 	}
@@ -231,6 +286,9 @@ func (s *Store) prepare(ctx context.Context, b *Bundle, p Policy, now time.Time)
 	out.ExpireAt = now.Add(life)
 	body := string(plain)
 	out.RID = LogRID(b.Owner, b.SessionID, b.Iter)
+	if token > 0 {
+		out.RID = AttemptRID(b.Owner, b.SessionID, b.Iter, token)
+	}
 	grants := make([]grant.Grant, len(readers))
 	for i, r := range readers {
 		grants[i] = grant.Grant{Scope: grant.ScopeLog, Grantee: r.Address, Rights: r.Rights, ExpireAt: now.Add(s.readerLife(r, life)),
@@ -269,7 +327,7 @@ func (s *Store) prepare(ctx context.Context, b *Bundle, p Policy, now time.Time)
 		enc = "1"
 	}
 	out.Bytes = len(body)
-	return &Prepared{Key: key, TTL: life, Stored: out, grantees: names,
+	return &Prepared{Key: key, TTL: life, Stored: out, grantees: names, own: p.Encrypt || token > 0,
 		Fields: []any{"v", Version, "rid", out.RID.String(), "enc", enc, "bytes", len(body), "body", body}}, grants, nil
 }
 
@@ -291,10 +349,12 @@ func (s *Store) Write(ctx context.Context, prep *Prepared, now time.Time) (*Stor
 }
 
 // Forget removes the grants of a prepared bundle that was not written
-// because another was there (a step committed twice at once). Grants of a
-// plaintext bundle name its fixed RID, the stored bundle's too, and stay.
+// because another was there (a step committed twice at once) or its
+// commit did not apply. Grants of a bundle prepared by Prepare in
+// plaintext name its fixed RID (LogRID), the stored bundle's too, and
+// stay.
 func (s *Store) Forget(ctx context.Context, prep *Prepared, now time.Time) error {
-	if !prep.Stored.Encrypted {
+	if !prep.own || len(prep.grantees) == 0 {
 		return nil
 	}
 	return s.cfg.Grants.Delete(ctx, prep.Stored.RID, grant.ScopeLog, prep.grantees, now)
@@ -367,17 +427,24 @@ type Head struct {
 	RID       grant.RID
 	Encrypted bool
 	Bytes     int
+	// Status is the process's status as its commit recorded it (done or
+	// aborted), AbortReason why it aborted: set on bundles written with
+	// their commit ("" on others). A step killed while it ran keeps the
+	// outcome its rule decided in the bundle, and says aborted here.
+	Status, AbortReason string
 }
 
-// Head reads a bundle's RID, whether it is encrypted and its size (not
-// its body). ErrNotFound when there is none.
+// Head reads a bundle's RID, whether it is encrypted, its size and the
+// commit's status (not its body). ErrNotFound when there is none (a
+// record still staged by a commit in flight counts as none; see
+// joinstore.BundleWrite).
 func (s *Store) Head(ctx context.Context, owner string, rootPid, iter int64) (*Head, error) {
-	v, err := s.rdb.HMGet(ctx, Key(owner, rootPid, iter), "rid", "enc", "bytes").Result()
+	v, err := s.rdb.HMGet(ctx, Key(owner, rootPid, iter), "rid", "enc", "bytes", "pending", "status", "abortReason").Result()
 	if err != nil {
 		return nil, fmt.Errorf("evidence: bundle %d:%d: %w", rootPid, iter, err)
 	}
 	rid, _ := v[0].(string)
-	if rid == "" {
+	if pending, _ := v[3].(string); rid == "" || pending != "" {
 		return nil, ErrNotFound
 	}
 	r, err := grant.ParseRID(rid)
@@ -387,7 +454,9 @@ func (s *Store) Head(ctx context.Context, owner string, rootPid, iter int64) (*H
 	enc, _ := v[1].(string)
 	size, _ := v[2].(string)
 	n, _ := strconv.Atoi(size)
-	return &Head{RID: r, Encrypted: enc == "1", Bytes: n}, nil
+	st, _ := v[4].(string)
+	why, _ := v[5].(string)
+	return &Head{RID: r, Encrypted: enc == "1", Bytes: n, Status: st, AbortReason: why}, nil
 }
 
 // Body reads a bundle's body: its JSON, or its XGR1 envelope when

@@ -20,6 +20,9 @@ var (
 	scripts     = luascript.New("grant", luaFS)
 	scriptApply = scripts.Load("apply")
 	scriptIndex = scripts.Load("index")
+	// The same, sent whole (QueueTx).
+	scriptApplyTx = scripts.LoadCompact("apply")
+	scriptIndexTx = scripts.LoadCompact("index")
 )
 
 // ErrStale: the store changed between the read a change was decided on and
@@ -140,8 +143,25 @@ func (s *Store) Put(ctx context.Context, rid RID, scope uint8, grants []Grant, n
 // the scripts were not loaded (LoadScripts, then queue again: the writes
 // are idempotent).
 func (s *Store) Queue(ctx context.Context, pipe redis.Pipeliner, rid RID, scope uint8, grants []Grant, now time.Time) error {
+	return s.queue(ctx, pipe, rid, scope, grants, now, false)
+}
+
+// QueueTx is Queue for a MULTI/EXEC (a log bundle written with its step's
+// commit): the scripts go as EVAL, without their comment lines, so that
+// none can fail with NOSCRIPT while the rest of the transaction applies.
+// On a single Redis server only: the grants are in other Cluster slots
+// than the transaction's session.
+func (s *Store) QueueTx(ctx context.Context, pipe redis.Pipeliner, rid RID, scope uint8, grants []Grant, now time.Time) error {
+	return s.queue(ctx, pipe, rid, scope, grants, now, true)
+}
+
+func (s *Store) queue(ctx context.Context, pipe redis.Pipeliner, rid RID, scope uint8, grants []Grant, now time.Time, tx bool) error {
 	if len(grants) == 0 {
 		return nil
+	}
+	apply, index := scriptApply.EvalSha, scriptIndex.EvalSha
+	if tx {
+		apply, index = scriptApplyTx.Eval, scriptIndexTx.Eval
 	}
 	keys := []string{Key(rid, scope, grants[0].Grantee), granteesKey(rid, scope)}
 	args := []any{"", "0", strconv.FormatInt(now.UnixMilli(), 10)}
@@ -159,9 +179,9 @@ func (s *Store) Queue(ctx context.Context, pipe redis.Pipeliner, rid RID, scope 
 			args = append(args, x)
 		}
 	}
-	scriptApply.EvalSha(ctx, pipe, keys, args...)
+	apply(ctx, pipe, keys, args...)
 	for _, g := range grants {
-		scriptIndex.EvalSha(ctx, pipe, listKeys(g.Grantee), "add", member(rid, scope), strconv.FormatInt(g.ExpireAt.UnixMilli(), 10))
+		index(ctx, pipe, listKeys(g.Grantee), "add", member(rid, scope), strconv.FormatInt(g.ExpireAt.UnixMilli(), 10))
 	}
 	return nil
 }

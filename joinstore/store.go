@@ -462,6 +462,10 @@ type Commit struct {
 	// pending delivery has no canonical payload. Payload must then be a
 	// JSON object.
 	DecideJoin bool
+	// Bundle, when set, is written with the commit, atomically: kept if
+	// and only if the commit applies (BundleWrite; CommitResult.Bundle,
+	// Steps).
+	Bundle *BundleWrite
 }
 
 // JoinDecided is a join decided inside a commit (Commit.DecideJoin).
@@ -513,6 +517,14 @@ type CommitResult struct {
 	// Cancelled is true when this commit cancelled its session
 	// (Commit.CancelSession; Killed is then true).
 	Cancelled bool
+	// Steps is the session's count of committed steps after this commit
+	// when the commit read it back (one with Commit.Bundle); 0 otherwise.
+	Steps int64
+	// Bundle is true when Commit.Bundle was written (false: it was there
+	// already, or none was asked); BundleErr is the first error of the
+	// commands its Before queued.
+	Bundle    bool
+	BundleErr error
 	// Claims are the children the commit claimed (Commit.ClaimLease):
 	// running under their own leases, to be executed by the caller.
 	Claims []Claim
@@ -615,11 +627,11 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		wakes[i] = PendingWake{ID: c.Root.Owner + ":" + c.Pid + "#" + strconv.Itoa(i), Entry: w}
 		args = append(args, wakes[i].ID, string(w))
 	}
-	vals, lock, err := s.commitEval(ctx, c, r, keys, args)
+	vals, lock, bo, err := s.commitRun(ctx, c, r, keys, args)
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}
-	res := CommitResult{Killed: vals[0] == "killed"}
+	res := CommitResult{Killed: vals[0] == "killed", Steps: bo.steps, Bundle: bo.stored, BundleErr: bo.before}
 	if !res.Killed {
 		res.Wakes = wakes
 	}

@@ -3,6 +3,7 @@ package reactor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -30,16 +31,21 @@ type EvidenceInput struct {
 	Policy evidence.Policy `json:"policy"`
 }
 
-// BundleWriter stores a committed step's log bundle once per process
-// (*evidence.Store: Record). Its error never holds the bundle's
-// plaintext.
+// BundleWriter prepares a step's log bundle for its commit
+// (*evidence.Store): PrepareCommit encodes it, seals it when its branch
+// says encryptLogs (fail closed: evidence.ErrSeal) and stores its grants;
+// the commit then writes it atomically with the step
+// (joinstore.Commit.Bundle), and Forget removes the grants of one the
+// commit did not keep. Errors never hold the bundle's plaintext.
 type BundleWriter interface {
-	Record(ctx context.Context, b *evidence.Bundle, p evidence.Policy, now time.Time) (*evidence.Stored, error)
+	PrepareCommit(ctx context.Context, b *evidence.Bundle, p evidence.Policy, token int64, now time.Time) (*evidence.Prepared, error)
+	Forget(ctx context.Context, prep *evidence.Prepared, now time.Time) error
 }
 
-// bundleWrite is the log bundle a commit carries: written by the driver
-// once the commit succeeded (never for a commit fenced off by a lost
-// lease), under the key of its process (write-once).
+// bundleWrite is the log bundle a commit carries, built by the machine:
+// the driver prepares it and the commit writes it with the step (never
+// for a commit fenced off by a lost lease), under the key of its process
+// (write-once).
 type bundleWrite struct {
 	Bundle evidence.Bundle
 	Policy evidence.Policy
@@ -101,22 +107,39 @@ func receiptOf(o *execution.Outcome) *evidence.Receipt {
 	return &evidence.Receipt{TxHash: o.TxHash.Hex(), Block: o.Block, GasUsed: o.GasUsed, Status: st}
 }
 
-// writeBundle stores a committed step's bundle (the commit succeeded). A
-// process killed while it ran was recorded aborted: so is its bundle. A
-// failure is logged, never the bundle; the step stays committed.
-func (s *sessionIO) writeBundle(ctx context.Context, w *bundleWrite, res joinstore.CommitResult) {
+// prepareBundle prepares the commit's bundle: nil and no error when it
+// is refused for good (a seal that failed closed, a bundle over its cap),
+// which is logged without the bundle; an error when the store did not
+// answer (the commit is then not made, and is tried again as a failed
+// commit is).
+func (s *sessionIO) prepareBundle(ctx context.Context, w *bundleWrite, token int64) (*evidence.Prepared, error) {
 	b := w.Bundle
-	if res.Killed && b.Outcome.Result != evidence.Aborted {
-		b.Outcome = evidence.Outcome{Result: evidence.Aborted, Reasons: []string{"killed while running"}}
-		if res.Capped != "" {
-			b.Outcome.Reasons = []string{res.Capped}
-		}
-	}
-	st, err := s.bundles.Record(context.WithoutCancel(ctx), &b, w.Policy, s.clock())
+	prep, err := s.bundles.PrepareCommit(ctx, &b, w.Policy, token, s.clock())
 	switch {
+	case errors.Is(err, evidence.ErrUnavailable):
+		return nil, err
 	case err != nil:
-		s.log.Warn("log bundle not stored", "session", s.root.String(), "pid", b.Pid, "step", b.Step, "err", err)
-	case len(st.Unwrapped) > 0:
-		s.log.Warn("log bundle: grantees without a registered read key got no grant", "session", s.root.String(), "pid", b.Pid, "grantees", st.Unwrapped)
+		s.log.Warn("log bundle refused; the step is committed without it", "session", s.root.String(), "pid", b.Pid, "step", b.Step, "err", err)
+		return nil, nil
+	case len(prep.Stored.Unwrapped) > 0:
+		s.log.Warn("log bundle: grantees without a registered read key got no grant", "session", s.root.String(), "pid", b.Pid, "grantees", prep.Stored.Unwrapped)
+	}
+	return prep, nil
+}
+
+// bundleSettled removes the grants of a prepared bundle that its commit
+// certainly did not keep: the commit answered that it applied without it
+// (the bundle was there already), or that it was fenced off. A commit
+// whose answer was lost may have applied with its bundle: its grants stay
+// (they expire with their term if not).
+func (s *sessionIO) bundleSettled(ctx context.Context, prep *evidence.Prepared, res joinstore.CommitResult, err error) {
+	if err == nil && res.BundleErr != nil {
+		s.log.Warn("log bundle: its grants were not written with the commit", "session", s.root.String(), "key", prep.Key, "err", res.BundleErr)
+	}
+	if (err == nil && res.Bundle) || (err != nil && !errors.Is(err, joinstore.ErrLeaseLost)) {
+		return
+	}
+	if ferr := s.bundles.Forget(context.WithoutCancel(ctx), prep, s.clock()); ferr != nil {
+		s.log.Warn("log bundle: grants of a bundle not stored are left to expire", "session", s.root.String(), "key", prep.Key, "err", ferr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/scripted"
 	"github.com/xgr-sidecar/xgr/grant"
+	"github.com/xgr-sidecar/xgr/internal/redisscan"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
@@ -31,7 +32,7 @@ func bundleStore(t *testing.T, rdb redis.UniversalClient) *evidence.Store {
 func bundlesOf(t *testing.T, rdb redis.UniversalClient, ev *evidence.Store, r joinstore.Root) map[int64]evidence.Bundle {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, fmt.Sprintf("xgr:log:{%s:%d}:*", r.Owner, r.RootPid)).Result()
+	keys, err := redisscan.Keys(ctx, rdb, fmt.Sprintf("xgr:log:{%s:%d}:*", r.Owner, r.RootPid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +56,40 @@ func bundlesOf(t *testing.T, rdb redis.UniversalClient, ev *evidence.Store, r jo
 		out[it] = b
 	}
 	return out
+}
+
+// checkExecuted: every bundle's executed is the ordinal of its step's
+// commit in the session's history (proc_steps), the session's count of
+// committed steps with it included, and steps its meta's count.
+func checkExecuted(t *testing.T, rdb redis.UniversalClient, r joinstore.Root, got map[int64]evidence.Bundle) {
+	t.Helper()
+	ctx := context.Background()
+	entries, err := rdb.XRange(ctx, fmt.Sprintf("xgr:{%s:%d}:steps", r.Owner, r.RootPid), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPid := map[string]evidence.Bundle{}
+	for _, b := range got {
+		byPid[b.Pid] = b
+	}
+	n := int64(0)
+	for _, e := range entries {
+		if _, ok := e.Values["status"]; !ok {
+			continue // a wake-up's line
+		}
+		n++
+		pid, _ := e.Values["pid"].(string)
+		if b, ok := byPid[pid]; !ok || b.Executed != n {
+			t.Fatalf("session %s: commit %d is %s, its bundle says executed %d (found %v)", r, n, pid, b.Executed, ok)
+		}
+	}
+	if n != int64(len(got)) {
+		t.Fatalf("session %s: %d commits, %d bundles", r, n, len(got))
+	}
+	steps, _ := rdb.HGet(ctx, fmt.Sprintf("xgr:{%s:%d}:meta", r.Owner, r.RootPid), "steps").Int64()
+	if steps != n {
+		t.Fatalf("session %s: meta steps %d, %d commits", r, steps, n)
+	}
 }
 
 // The serial driver stores one bundle per executed step, each with the
@@ -97,6 +132,7 @@ func TestRunnerWritesOneBundlePerCommittedStep(t *testing.T) {
 			if len(executed) < 5 || len(got) != len(executed) {
 				t.Fatalf("%d bundles for %d executed steps %v", len(got), len(executed), executed)
 			}
+			checkExecuted(t, rdb, res.Root, got)
 			for it, b := range got {
 				if step, ok := executed[b.Pid]; !ok || step != b.Step || b.Iter != it {
 					t.Fatalf("bundle %d: pid %s step %s; executed %v", it, b.Pid, b.Step, executed)
@@ -115,9 +151,15 @@ func TestRunnerWritesOneBundlePerCommittedStep(t *testing.T) {
 	}
 }
 
-// The replica driver stores one bundle per executed step of every session.
+// The replica driver stores one bundle per executed step of every session,
+// on one server and on a Redis Cluster (the commit's MULTI/EXEC is in the
+// session's slot).
 func TestManagerWritesOneBundlePerCommittedStep(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
+	t.Run("single", func(t *testing.T) { managerBundles(t, testenv.StartRedis(t).Client()) })
+	t.Run("cluster", func(t *testing.T) { managerBundles(t, testenv.StartCluster(t, 3).Client(t)) })
+}
+
+func managerBundles(t *testing.T, rdb redis.UniversalClient) {
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	ev := bundleStore(t, rdb)
 	o := loadExample(t, "nested_join.json")
@@ -139,6 +181,7 @@ func TestManagerWritesOneBundlePerCommittedStep(t *testing.T) {
 		if n == 0 || int64(len(got)) != n {
 			t.Fatalf("session %s: %d bundles for %d committed steps", r, len(got), n)
 		}
+		checkExecuted(t, rdb, r, got)
 	}
 }
 
@@ -183,12 +226,71 @@ func TestFencedCommitWritesNoBundle(t *testing.T) {
 	if got := bundlesOf(t, rdb, ev, res.Root); len(got) != 0 {
 		t.Fatalf("fenced commit stored %d bundles", len(got))
 	}
+	gs := grant.New(rdb)
+	if g, err := gs.Get(ctx, evidence.AttemptRID(owner, res.Root.RootPid, 1, old[0].Token), grant.ScopeLog, owner); err != nil || g != nil {
+		t.Fatalf("the fenced commit's grant is left: %+v %v", g, err)
+	}
 	in = io.carry(ctx, commitOf(cur[0], "new")).(inCommitted)
 	if in.Err != nil {
 		t.Fatal(in.Err)
 	}
-	if got := bundlesOf(t, rdb, ev, res.Root); len(got) != 1 || got[1].Outcome.Result != evidence.Valid {
+	got := bundlesOf(t, rdb, ev, res.Root)
+	if len(got) != 1 || got[1].Outcome.Result != evidence.Valid {
 		t.Fatalf("holder's commit: bundles %+v", got)
+	}
+	h, err := ev.Head(ctx, owner, res.Root.RootPid, 1)
+	if err != nil || h.Status != "done" || h.RID != evidence.AttemptRID(owner, res.Root.RootPid, 1, cur[0].Token) {
+		t.Fatalf("holder's bundle head %+v %v", h, err)
+	}
+	// The old holder tries again after the holder committed: fenced, and
+	// the holder's bundle and grant are as they were.
+	body, _ := ev.Body(ctx, owner, res.Root.RootPid, 1)
+	in = io.carry(ctx, commitOf(old[0], "old")).(inCommitted)
+	if !errors.Is(in.Err, joinstore.ErrLeaseLost) {
+		t.Fatalf("fenced commit after the holder's: %v, want ErrLeaseLost", in.Err)
+	}
+	if again, _ := ev.Body(ctx, owner, res.Root.RootPid, 1); again != body {
+		t.Fatal("a fenced commit changed the holder's bundle")
+	}
+	if g, err := gs.Get(ctx, h.RID, grant.ScopeLog, owner); err != nil || g == nil || !g.IsOwner {
+		t.Fatalf("the holder's owner grant: %+v %v", g, err)
+	}
+}
+
+// A step killed while it ran is committed aborted: its bundle keeps what
+// its rule decided, and its record says aborted and why.
+func TestKilledStepBundleSaysAborted(t *testing.T) {
+	rdb := testenv.StartRedis(t).Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	ev := bundleStore(t, rdb)
+	o := loadExample(t, "nested_join.json")
+	ctx := context.Background()
+	now := time.UnixMilli(1_800_000_000_000)
+	res, err := store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: o.Steps[0].ID, Now: now, OstcHash: o.Hash.Hex()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := Table(o)
+	cl, err := store.Claim(ctx, res.Root, now, time.Minute, "r1", table, []int64{1})
+	if err != nil || len(cl) != 1 {
+		t.Fatalf("claim: %v %v", cl, err)
+	}
+	if _, err := store.KillSession(ctx, res.Root, now, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	io := &sessionIO{store: store, root: res.Root, orch: o, table: table, clock: func() time.Time { return now }, log: discardLog(), bundles: ev}
+	r := result{claim: cl[0], res: Result{Valid: true}, input: map[string]any{}, inputRaw: cl[0].ResumePlain}
+	commit, _, _ := commitFor(cl[0], o.Step(cl[0].ResumeStep), store.CheckPayload, r, now, "r1")
+	in := io.carry(ctx, cmdCommit{Claim: cl[0], Commit: commit, Bundle: bundleFor(res.Root, o.Step(cl[0].ResumeStep), r, commit, now)}).(inCommitted)
+	if in.Err != nil || !in.Res.Killed || !in.Res.Bundle {
+		t.Fatalf("killed commit: %+v %v", in.Res, in.Err)
+	}
+	h, err := ev.Head(ctx, owner, res.Root.RootPid, 1)
+	if err != nil || h.Status != "aborted" || h.AbortReason != "killed" {
+		t.Fatalf("head %+v %v, want status aborted, reason killed", h, err)
+	}
+	if got := bundlesOf(t, rdb, ev, res.Root); got[1].Outcome.Result != evidence.Valid {
+		t.Fatalf("bundle outcome %+v, want what the rule decided", got[1].Outcome)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,6 +107,11 @@ type machine struct {
 	// reach caches the reachability a join target's record keeps
 	// (JoinReach), by creating step and outcome.
 	reach map[joinReachKey]map[string][]string
+	// steps is the session's count of committed steps (its meta's steps):
+	// read when the session opens, counted up by every commit of this
+	// machine (commits are one at a time) and taken from a commit's
+	// answer when it has it. A step's bundle says steps+1 (executed).
+	steps int64
 	seq   uint64
 	out   ready
 }
@@ -186,6 +192,7 @@ func (m *machine) apply(in input, now time.Time) {
 		}
 		m.orch, m.table = in.Orch, Table(in.Orch)
 		m.next, m.hasNext = in.Opening.Next, in.Opening.NextOK
+		m.steps, _ = strconv.ParseInt(in.Opening.Meta["steps"], 10, 64)
 		m.resume(in.Opening)
 		m.run(now, in.Claims, nil)
 	case inRenewed:
@@ -443,6 +450,7 @@ func (m *machine) commit(now time.Time) {
 	cmd := cmdCommit{Claim: c, Commit: commit}
 	if m.cfg.Bundles {
 		cmd.Bundle = bundleFor(m.root, step, r, commit, now)
+		cmd.Bundle.Bundle.Executed = m.steps + 1
 	}
 	m.do(cmd)
 }
@@ -453,6 +461,14 @@ func (m *machine) commit(now time.Time) {
 // result is committed.
 func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 	c := pc.r.claim
+	if in.Err == nil {
+		// Every commit counts one step in the session's meta (a killed
+		// one too); a commit that stored a bundle read the count back.
+		m.steps++
+		if in.Res.Steps > 0 {
+			m.steps = in.Res.Steps
+		}
+	}
 	if pc.r.done != nil && m.execCommitted(now, pc, in) {
 		// The outcome is final; the commit is tried again after a poll.
 		return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/internal/failpoint"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -102,15 +103,29 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 			// Chaos: the execution is final (mined), its step not committed.
 			failpoint.Hit("reactor.exec-final")
 		}
-		res, err := s.store.Commit(ctx, c.Claim, s.clock(), c.Commit)
+		commit := c.Commit
+		var prep *evidence.Prepared
+		if c.Bundle != nil && s.bundles != nil {
+			var err error
+			if prep, err = s.prepareBundle(ctx, c.Bundle, c.Claim.Token); err != nil {
+				return inCommitted{Err: err}
+			}
+			if prep != nil {
+				commit.Bundle = &joinstore.BundleWrite{Key: prep.Key, TTL: prep.TTL, Fields: prep.Fields, Before: prep.Before}
+			}
+		}
+		res, err := s.store.Commit(ctx, c.Claim, s.clock(), commit)
+		// Chaos: the commit and its bundle are in Redis (or neither is),
+		// the machine not told.
+		failpoint.Hit("reactor.committed")
+		if prep != nil {
+			s.bundleSettled(ctx, prep, res, err)
+		}
 		switch {
 		case res.Cancelled:
 			s.log.Warn("session cancelled by its step", "session", s.root.String(), "pid", c.Claim.Pid, "reason", c.Commit.CancelSession)
 		case res.Capped != "":
 			s.log.Warn("session killed by a cap", "session", s.root.String(), "pid", c.Claim.Pid, "reason", res.Capped)
-		}
-		if err == nil && c.Bundle != nil && s.bundles != nil {
-			s.writeBundle(ctx, c.Bundle, res)
 		}
 		return inCommitted{Res: res, Err: err}
 	case cmdReleaseLease:

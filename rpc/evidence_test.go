@@ -45,6 +45,13 @@ func newEvidenceGateway(t *testing.T, rdb redis.UniversalClient) *evGateway {
 // bundles and a logger (each may be nil).
 func newEvidenceGatewayWith(t *testing.T, rdb redis.UniversalClient, sealer evidence.Sealer, log *slog.Logger) *evGateway {
 	t.Helper()
+	return newEvidenceGatewayCfg(t, rdb, sealer, log, nil)
+}
+
+// newEvidenceGatewayCfg is newEvidenceGatewayWith with a last change to
+// the gateway's config (nil: none).
+func newEvidenceGatewayCfg(t *testing.T, rdb redis.UniversalClient, sealer evidence.Sealer, log *slog.Logger, edit func(*rpc.Config)) *evGateway {
+	t.Helper()
 	o, err := registry_Parse(flowText)
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +67,13 @@ func newEvidenceGatewayWith(t *testing.T, rdb redis.UniversalClient, sealer evid
 	}
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	svc, err := rpc.NewService(rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners),
+	cfg := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second,
-		GrantStore: gs, Evidence: ev, Log: log})
+		GrantStore: gs, Evidence: ev, Log: log}
+	if edit != nil {
+		edit(&cfg)
+	}
+	svc, err := rpc.NewService(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

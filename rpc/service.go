@@ -88,6 +88,10 @@ type Config struct {
 	// Rules reads rule contracts for xgr_getXRC137Meta (nil: that method
 	// answers not-configured).
 	Rules RuleReader
+	// ReadKeys reads an account's registered XRC-563 read public key
+	// (*chain.KeyRegistry): xgr_encryptXRC137 wraps for the owner's when
+	// the request names no readKey (nil: the request must).
+	ReadKeys ReadKeySource
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	Log *slog.Logger

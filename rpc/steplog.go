@@ -29,15 +29,21 @@ type StepLogRequest struct {
 // or for an encrypted one its XGR1 envelope (Blob) and the reader's
 // wrapped data key (EncDEK, scope 2, for the envelope's RID).
 type StepLog struct {
-	Owner     string          `json:"owner"`
-	SessionID string          `json:"sessionId"`
-	Pid       string          `json:"pid"`
-	RID       string          `json:"rid"`
-	Encrypted bool            `json:"encrypted"`
-	Bundle    json.RawMessage `json:"bundle,omitempty"`
-	Suite     string          `json:"suite,omitempty"`
-	Blob      string          `json:"blob,omitempty"`
-	EncDEK    string          `json:"encDEK,omitempty"`
+	Owner     string `json:"owner"`
+	SessionID string `json:"sessionId"`
+	Pid       string `json:"pid"`
+	RID       string `json:"rid"`
+	Encrypted bool   `json:"encrypted"`
+	// Status is the process's status as its commit recorded it (done or
+	// aborted; "" for a bundle stored without its commit), AbortReason
+	// why it aborted (a step killed while it ran keeps the outcome its
+	// rule decided in the bundle).
+	Status      string          `json:"status,omitempty"`
+	AbortReason string          `json:"abortReason,omitempty"`
+	Bundle      json.RawMessage `json:"bundle,omitempty"`
+	Suite       string          `json:"suite,omitempty"`
+	Blob        string          `json:"blob,omitempty"`
+	EncDEK      string          `json:"encDEK,omitempty"`
 }
 
 // GetStepLog implements xgr_getStepLog. The reader is authorized before
@@ -115,7 +121,8 @@ func (s *Service) stepLog(ctx context.Context, own string, sid, iter int64, who 
 	} else if err != nil {
 		return nil, internal("log bundle", err)
 	}
-	out := &StepLog{Owner: own, SessionID: strconv.FormatInt(sid, 10), Pid: pid, RID: h.RID.String(), Encrypted: h.Encrypted}
+	out := &StepLog{Owner: own, SessionID: strconv.FormatInt(sid, 10), Pid: pid, RID: h.RID.String(), Encrypted: h.Encrypted,
+		Status: h.Status, AbortReason: h.AbortReason}
 	if !h.Encrypted {
 		out.Bundle = json.RawMessage(body)
 		return out, nil

@@ -40,6 +40,8 @@ type evidenceWiring struct {
 	Grants  *grant.Store
 	Bundles *evidence.Store
 	Opener  rulesource.Opener
+	// Keys is the XRC-563 key registry of --key-registry (nil without).
+	Keys *chain.KeyRegistry
 }
 
 // wireEvidence builds the evidence wiring. b is the node (nil without
@@ -57,6 +59,7 @@ func wireEvidence(c *cli.Context, rdb redis.UniversalClient, b chain.Backend) (*
 			return nil, cli.Exit(cmd+": --key-registry needs --rpc: the readers' keys are read from the chain", 2)
 		}
 		keys = chain.NewKeyRegistry(addr, b)
+		w.Keys = keys
 	}
 	if c.Bool("log-bundles") {
 		cfg := evidence.Config{Grants: w.Grants, DefaultDays: c.Uint64("log-expire-days"), MaxDays: c.Uint64("log-max-days"), Day: c.Duration("log-day")}

@@ -231,6 +231,9 @@ func runAction(c *cli.Context) error {
 		gcfg := rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(client)), Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()}
 		if ev.Bundles != nil || ev.Opener != nil {
 			gcfg.GrantStore, gcfg.Evidence, gcfg.Rules = ev.Grants, ev.Bundles, chainRules{client}
+			if ev.Keys != nil {
+				gcfg.ReadKeys = ev.Keys
+			}
 		}
 		_, h, stop, err := serveGateway(c, gcfg)
 		if err != nil {

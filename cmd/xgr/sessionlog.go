@@ -37,13 +37,17 @@ Example:
 
 // sessionLog is what `xgr session log --json` prints.
 type sessionLog struct {
-	Pid        string          `json:"pid"`
-	RID        string          `json:"rid"`
-	Encrypted  bool            `json:"encrypted"`
-	Bytes      int             `json:"bytes"`
-	TTLSeconds int64           `json:"ttlSeconds"`
-	Bundle     json.RawMessage `json:"bundle,omitempty"`
-	Blob       string          `json:"blob,omitempty"`
+	Pid        string `json:"pid"`
+	RID        string `json:"rid"`
+	Encrypted  bool   `json:"encrypted"`
+	Bytes      int    `json:"bytes"`
+	TTLSeconds int64  `json:"ttlSeconds"`
+	// Status and AbortReason are the commit's (the process's status:
+	// done or aborted).
+	Status      string          `json:"status,omitempty"`
+	AbortReason string          `json:"abortReason,omitempty"`
+	Bundle      json.RawMessage `json:"bundle,omitempty"`
+	Blob        string          `json:"blob,omitempty"`
 }
 
 func sessionLogAction(c *cli.Context) error {
@@ -93,7 +97,8 @@ func readLog(ctx context.Context, st *evidence.Store, root joinstore.Root, iter 
 	if err != nil {
 		return nil, err
 	}
-	out := &sessionLog{Pid: fmt.Sprintf("%d:%d", root.RootPid, iter), RID: h.RID.String(), Encrypted: h.Encrypted, Bytes: h.Bytes, TTLSeconds: int64(ttl / time.Second)}
+	out := &sessionLog{Pid: fmt.Sprintf("%d:%d", root.RootPid, iter), RID: h.RID.String(), Encrypted: h.Encrypted, Bytes: h.Bytes, TTLSeconds: int64(ttl / time.Second),
+		Status: h.Status, AbortReason: h.AbortReason}
 	if h.Encrypted {
 		out.Blob = body
 	} else {
@@ -107,7 +112,11 @@ func logText(l *sessionLog) string {
 	var sb strings.Builder
 	ttl := time.Duration(l.TTLSeconds) * time.Second
 	if l.Encrypted {
-		fmt.Fprintf(&sb, "process %s: encrypted log bundle (encryptLogs), %d bytes, rid %s, expires in %s\n%s\n", l.Pid, l.Bytes, l.RID, ttl, l.Blob)
+		fmt.Fprintf(&sb, "process %s: encrypted log bundle (encryptLogs), %d bytes, rid %s, expires in %s\n", l.Pid, l.Bytes, l.RID, ttl)
+		if l.Status == "aborted" {
+			fmt.Fprintf(&sb, "committed aborted (%s)\n", l.AbortReason)
+		}
+		fmt.Fprintf(&sb, "%s\n", l.Blob)
 		return sb.String()
 	}
 	var b evidence.Bundle
@@ -120,6 +129,9 @@ func logText(l *sessionLog) string {
 		fmt.Fprintf(&sb, "rule      %s %s\n", b.Rule, b.RuleHash)
 	}
 	fmt.Fprintf(&sb, "outcome   %s\n", b.Outcome.Result)
+	if l.Status == "aborted" && b.Outcome.Result != evidence.Aborted {
+		fmt.Fprintf(&sb, "committed aborted (%s): the outcome above is what the rule decided\n", l.AbortReason)
+	}
 	for _, r := range b.Outcome.Reasons {
 		fmt.Fprintf(&sb, "  reason  %s\n", r)
 	}

@@ -17,5 +17,7 @@
 // txmanager.broadcast, txmanager.bump-signed, txmanager.bump-recorded
 // (txmanager: Manager.crashed) and reactor.exec-begun (begin_exec
 // committed, nothing sent), reactor.exec-final (an execution's outcome is
-// final, the step's commit not made) in reactor/sessionio.go.
+// final, the step's commit not made), reactor.committed (a step's commit
+// and its log bundle are in Redis, or neither is; the machine not told)
+// in reactor/sessionio.go.
 package failpoint

@@ -8,6 +8,7 @@ package luascript
 import (
 	_ "embed"
 	"io/fs"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -54,4 +55,23 @@ func (s *Set) LoadWith(name string, libs ...string) *redis.Script {
 		src += s.read(l)
 	}
 	return redis.NewScript(src + s.read("lua/"+name+".lua"))
+}
+
+// LoadCompact is Load without the comment-only and blank lines: for a
+// script sent whole with EVAL (in a MULTI/EXEC, where a NOSCRIPT of
+// EVALSHA would fail one command while the others apply).
+func (s *Set) LoadCompact(name string) *redis.Script {
+	return redis.NewScript(Compact(s.prelude + s.read("lua/"+name+".lua")))
+}
+
+// Compact drops the lines of src that hold only a comment ("--" first),
+// or nothing.
+func Compact(src string) string {
+	var code []string
+	for _, l := range strings.Split(src, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
+			code = append(code, l)
+		}
+	}
+	return strings.Join(code, "\n")
 }

@@ -69,3 +69,18 @@ func (c *Client) StepLog(ctx context.Context, key *ecdsa.PrivateKey, owner strin
 	}
 	return &out, nil
 }
+
+// EncryptXRC137 calls xgr_encryptXRC137 signed by key (req.Owner must be
+// its address); req's Permit is set here.
+func (c *Client) EncryptXRC137(ctx context.Context, key *ecdsa.PrivateKey, req rpc.EncryptXRC137Request) (*rpc.EncryptXRC137Result, error) {
+	p, err := c.XdalaPermit(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	req.Permit = p
+	var out rpc.EncryptXRC137Result
+	if err := c.c.CallContext(ctx, &out, "xgr_encryptXRC137", req); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
