@@ -282,6 +282,21 @@ if (loopLease > 0 or deferClaims) and m[5] and m[5] ~= "" and m[5] ~= "0" then
   free = math.max(tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
 end
 local fence, iterNext -- read when a child is claimed
+-- nextLease takes the session's next fencing token for a child claimed
+-- here and reserves its child iters: returns the token and the first
+-- reserved iter ("0" when it reserves none).
+local function nextLease(reserve)
+  if not fence then
+    fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
+  end
+  fence = fence + 1
+  local firstChild = "0"
+  if reserve ~= "0" then
+    firstChild = int(iterNext + 1)
+    iterNext = iterNext + tonumber(reserve)
+  end
+  return int(fence), firstChild
+end
 local created, gated, claims, runArgs, fresh = {}, 0, {}, {}, nil
 local deferred -- children the join decisions may leave to claim
 if deferClaims then
@@ -327,16 +342,8 @@ for i = 1, nChildren do
       end
     elseif loopLease > 0 and ready and not freshJoin[cgroup] and childPaused ~= "1" and (free ~= 0 or ARGV[b + 6] == "1") then
       -- Ready now: created running, under a lease of its own.
-      if not fence then
-        fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
-      end
-      fence = fence + 1
-      local reserve, firstChild = ARGV[b + 5], "0"
-      if reserve ~= "0" then
-        firstChild = int(iterNext + 1)
-        iterNext = iterNext + tonumber(reserve)
-      end
-      local fenceS = int(fence)
+      local reserve = ARGV[b + 5]
+      local fenceS, firstChild = nextLease(reserve)
       redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "running",
         "paused", childPaused, "resumeStep", cstep,
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
@@ -425,16 +432,8 @@ if decider then
       end
     end
     if (free ~= 0 or ARGV[b + 6] == "1") and open then
-      if not fence then
-        fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
-      end
-      fence = fence + 1
-      local reserve, firstChild = ARGV[b + 5], "0"
-      if reserve ~= "0" then
-        firstChild = int(iterNext + 1)
-        iterNext = iterNext + tonumber(reserve)
-      end
-      local fenceS = int(fence)
+      local reserve = ARGV[b + 5]
+      local fenceS, firstChild = nextLease(reserve)
       redis.call("HSET", pkey, "status", "running", "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[7],
         "reserved", firstChild .. ":" .. reserve)
       redis.call("ZREM", KEYS[3], citer)
