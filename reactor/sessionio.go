@@ -387,7 +387,7 @@ func (s *sessionIO) renew(ctx context.Context, inflight []joinstore.Claim) input
 // are still queued.
 func (s *sessionIO) inspect(ctx context.Context) input {
 	var in inInspected
-	meta, err := s.store.Session(ctx, s.root)
+	meta, err := s.store.SessionMeta(ctx, s.root)
 	if err != nil {
 		in.Err = err
 		return in
@@ -397,13 +397,8 @@ func (s *sessionIO) inspect(ctx context.Context) input {
 		return in
 	}
 	wakes, err := s.store.PendingWakes(ctx, s.root)
-	in.Live, in.Finished, in.PendingWake, in.Err = parseLive(meta["live"]), meta["status"] == "finished", len(wakes) > 0, err
+	in.Live, in.Finished, in.PendingWake, in.Err = meta.Live, meta.Status == joinstore.SessionFinished, len(wakes) > 0, err
 	return in
-}
-
-func parseLive(s string) int64 {
-	n, _ := strconv.ParseInt(s, 10, 64)
-	return n
 }
 
 // release hands the session back.
