@@ -3,6 +3,7 @@ package joinstore_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"strconv"
 	"testing"
 	"time"
@@ -107,4 +108,116 @@ func TestReviewFreshProducersClaimedWhileDeliveryPending(t *testing.T) {
 
 func joinLockKey(root joinstore.Root, target int64) string {
 	return "xgr:{" + root.Owner + ":" + strconv.FormatInt(root.RootPid, 10) + "}:jl:" + strconv.FormatInt(target, 10)
+}
+
+// deepChain writes n nested join targets T1..Tn (iters 10+i): Ti is a
+// waiting member (step J) of T(i-1)'s group and expects J from its own
+// group; the committer (iter 5, step A, which can reach J) is the only
+// member of Tn's group. It returns the committer's claim.
+func deepChain(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, n int) joinstore.Claim {
+	ctx := context.Background()
+	key := func(s string) string {
+		return "xgr:{" + root.Owner + ":" + strconv.FormatInt(root.RootPid, 10) + "}:" + s
+	}
+	it := func(i int) string { return strconv.Itoa(10 + i) }
+	pipe := rdb.Pipeline()
+	pipe.HSet(ctx, key("meta"), "owner", root.Owner, "steps", 1, "live", n+1, "fence", 100, "iter", 100, "status", "running")
+	for i := 1; i <= n; i++ {
+		group := "0"
+		if i > 1 {
+			group = it(i - 1)
+		}
+		pipe.HSet(ctx, key("p:"+it(i)), "pid", root.Pid(int64(10+i)), "status", "waiting", "target", "1", "paused", "0",
+			"joinGroupId", group, "joinFromGroupId", it(i), "expect", `["J"]`, "requireWhen", `{}`, "k", 1, "policy", "drain",
+			"closed", "0", "closedAt", "", "resumeStep", "J", "nextWakeAt", 0, "resumePlain", "{}", "inbox", "{}", "fail", "{}",
+			"reach", `{"J":["A","J"]}`)
+		pipe.HSet(ctx, key("targets"), it(i), it(i))
+		if i > 1 {
+			pipe.HSet(ctx, key("g:"+group), it(i), "J")
+		}
+		if i%1000 == 0 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	now := t0.UnixMilli()
+	pipe.HSet(ctx, key("p:5"), "pid", root.Pid(5), "status", "running", "lease", 5, "leaseUntil", now+60000,
+		"worker", "w", "resumeStep", "A", "joinGroupId", it(n), "threadHeadPid", root.Pid(5), "parentPid", root.Pid(1),
+		"reserved", "", "paused", "0")
+	pipe.ZAdd(ctx, key("run"), redis.Z{Score: float64(now + 60000), Member: 5})
+	pipe.HSet(ctx, key("g:"+it(n)), 5, "A")
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return joinstore.Claim{Root: root, Iter: 5, Pid: root.Pid(5), Token: 5, JoinGroupID: it(n), GroupTarget: int64(10 + n), ResumeStep: "A"}
+}
+
+// A hostile orchestration nests joins deeply (a step that spawns itself
+// under a fresh join each time, the target staying in the outer group):
+// when the innermost producer ends, every level is unfulfillable in turn.
+// commit_step decides the whole cascade in one script, one Lua call level
+// per nested target (join_decide's d.decide recurses into the parent).
+// Past Lua's call depth (LUAI_MAXCALLS 20000) the script dies with "stack
+// overflow" after it has written the commit and part of the cascade (Redis
+// does not roll a script back): the committer is done, its lease gone, and
+// the commit reports an error. Without a live cap (MaxLive < 0, documented)
+// nothing bounds the depth.
+var deepN = flag.Int("review.deep", 21000, "nesting depth in TestReviewDeepCascadeIsBounded")
+
+func TestReviewDeepCascadeIsBounded(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		if _, ok := rdb.(*redis.ClusterClient); ok {
+			t.Skip("the single server shows it")
+		}
+		ctx := context.Background()
+		s := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, MaxLive: -1})
+		root := joinstore.Root{Owner: owner, RootPid: 9100}
+		n := *deepN
+		c := deepChain(t, rdb, root, n)
+		valid := false
+		start := time.Now()
+		cr, err := s.Commit(ctx, c, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{}`), DecideJoin: true})
+		took := time.Since(start)
+		t.Logf("commit over a %d-deep cascade: %v (%d joins decided in the script)", n, took, len(cr.Joins))
+		p, _ := s.Process(ctx, root, 5)
+		if err != nil {
+			top, _ := s.Process(ctx, root, 11)
+			t.Fatalf("commit failed: %v\nyet it wrote: committer status %q (lease gone), innermost target %q, outermost %q", err, p.Status, mustStatus(s, root, int64(10+n)), top.Status)
+		}
+		// A cascade the script leaves to join steps (follow-ups) is run
+		// as the machine runs it.
+		var queue []int64
+		for _, j := range cr.Joins {
+			for _, f := range j.FollowUps {
+				queue = append(queue, f.Target)
+			}
+		}
+		reach := func(from, to string) bool { return to == "J" && (from == "A" || from == "J") }
+		steps := 0
+		for len(queue) > 0 {
+			target := queue[0]
+			queue = queue[1:]
+			res, err := s.JoinStep(ctx, root, target, t0, time.Minute, func(v joinstore.JoinView) (joinstore.JoinApply, error) {
+				a, _, err := reactor.DecideJoin(v, reach)
+				return a, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps++
+			for _, f := range res.FollowUps {
+				queue = append(queue, f.Target)
+			}
+		}
+		t.Logf("%d join steps after the commit", steps)
+		if top, _ := s.Process(ctx, root, 11); top.Status != joinstore.StatusAborted {
+			t.Fatalf("outermost target %q", top.Status)
+		}
+	})
+}
+
+func mustStatus(s *joinstore.Store, root joinstore.Root, it int64) joinstore.ProcStatus {
+	p, _ := s.Process(context.Background(), root, it)
+	return p.Status
 }
