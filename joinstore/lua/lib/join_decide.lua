@@ -36,7 +36,11 @@
 -- sorts them: byte for byte what reactor.MarshalPayload(reactor.Merge(..))
 -- gives.
 local function joinDecider(prefix, now, nowS, ttl, cap)
-  local d = {aborted = 0, joins = {}, held = {}}
+  -- depth: how many cascades into a parent target this decider is inside;
+  -- past maxDepth a failure is left pending for the parent's join step, so
+  -- that one script's work stays bounded however deep the joins nest.
+  local d = {aborted = 0, joins = {}, held = {}, depth = 0}
+  local maxDepth = 16
   local metaKey, dueKey, jpendKey, targetsKey = prefix .. "meta", prefix .. "due", prefix .. "jpend", prefix .. "targets"
 
   -- JSON text, scanned without decoding values.
@@ -414,14 +418,16 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
       local more
       if parent == d.hold then
         d.held[#d.held + 1] = x
-      else
+      elseif d.depth < maxDepth then
         more = d.pending(parent)
       end
       if parent == d.hold then
         -- delivered after the commit's own delivery
       elseif more then
         more[#more + 1] = x
+        d.depth = d.depth + 1
         d.decide(parent, more)
+        d.depth = d.depth - 1
       else
         redis.call("RPUSH", prefix .. "jq:" .. parent, cjson.encode({pid = x.pid, from = x.from, aborted = true, valid = cjson.null, payload = "{}"}))
         redis.call("ZADD", jpendKey, "NX", nowS, parent)
