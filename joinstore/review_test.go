@@ -254,3 +254,71 @@ func TestReviewScriptsDeclareTheirKeys(t *testing.T) {
 		}
 	}
 }
+
+var pendingN = flag.Int("review.pending", 1000, "pending deliveries (and live members) in TestReviewManyPendingDecideBounded")
+
+// A join step's holder crashed (its lock lasts until it expires) while many
+// members of a join group finished: their deliveries queue up, canonical.
+// The first commit after the lock expired decides all of them in its
+// script. Here the join (k=1) expects A or one of B1..B15; the group has n
+// live members running W (W can reach A, nothing can reach a B: their
+// producers failed), and n pending deliveries from W (not expected). For
+// every delivery join_decide decides, and for every missing B it scans all
+// live members and every later pending delivery: O(F * n^2) inside Redis,
+// after the commit has written (the script can no longer be killed), while
+// every other session on the server waits. (The Go join step does the same
+// work outside Redis.)
+func TestReviewManyPendingDecideBounded(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		if _, ok := rdb.(*redis.ClusterClient); ok {
+			t.Skip("the single server shows it")
+		}
+		n := *pendingN
+		ctx := context.Background()
+		s := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+		root := joinstore.Root{Owner: owner, RootPid: 9200}
+		key := func(x string) string { return joinstore.KeyOf(root, x) }
+		from := []string{"A"}
+		reach := map[string][]string{"A": {"W"}}
+		for i := 1; i <= 15; i++ {
+			b := "B" + strconv.Itoa(i)
+			from = append(from, b)
+			reach[b] = []string{}
+		}
+		fromJSON, _ := json.Marshal(from)
+		reachJSON, _ := json.Marshal(reach)
+		now := t0.UnixMilli()
+		pipe := rdb.Pipeline()
+		pipe.HSet(ctx, key("meta"), "owner", root.Owner, "steps", 1, "live", n+2, "fence", 100, "iter", 100000, "status", "running")
+		pipe.HSet(ctx, key("p:2"), "pid", root.Pid(2), "status", "waiting", "target", "1", "paused", "0", "joinGroupId", "0",
+			"joinFromGroupId", "2", "expect", string(fromJSON), "requireWhen", "{}", "k", 1, "policy", "drain", "closed", "0",
+			"closedAt", "", "resumeStep", "J", "nextWakeAt", 0, "resumePlain", "{}", "inbox", "{}", "fail", "{}", "reach", string(reachJSON))
+		pipe.HSet(ctx, key("targets"), "2", "2")
+		for i := 0; i < n; i++ {
+			it := int64(10000 + i)
+			pipe.HSet(ctx, key("p:"+strconv.FormatInt(it, 10)), "pid", root.Pid(it), "status", "waiting", "resumeStep", "W", "joinGroupId", "2", "paused", "0")
+			pipe.HSet(ctx, key("g:2"), it, "W")
+			e, _ := json.Marshal(map[string]any{"pid": root.Pid(int64(50000 + i)), "from": "W", "aborted": false, "valid": true, "payload": "{}", "canon": true})
+			pipe.RPush(ctx, key("jq:2"), string(e))
+		}
+		pipe.HSet(ctx, key("p:5"), "pid", root.Pid(5), "status", "running", "lease", 5, "leaseUntil", now+60000,
+			"worker", "w", "resumeStep", "W", "joinGroupId", "2", "threadHeadPid", root.Pid(5), "parentPid", root.Pid(1), "reserved", "", "paused", "0")
+		pipe.ZAdd(ctx, key("run"), redis.Z{Score: float64(now + 60000), Member: 5})
+		pipe.HSet(ctx, key("g:2"), 5, "W")
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		valid := true
+		start := time.Now()
+		cr, err := s.Commit(ctx, joinstore.Claim{Root: root, Iter: 5, Pid: root.Pid(5), Token: 5, JoinGroupID: "2", GroupTarget: 2, ResumeStep: "W"},
+			t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"x":1}`), DecideJoin: true})
+		took := time.Since(start)
+		if err != nil || len(cr.Joins) != 1 || cr.Joins[0].Verdict != "open" || len(cr.Joins[0].Applied) != n+1 {
+			t.Fatalf("commit: %+v %v", cr, err)
+		}
+		t.Logf("one commit deciding %d pending deliveries over %d live members: %v", n+1, n, took)
+		if took > 300*time.Millisecond {
+			t.Fatalf("one commit_step deciding %d pending deliveries held Redis for %v", n+1, took)
+		}
+	})
+}
