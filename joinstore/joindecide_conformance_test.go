@@ -689,7 +689,7 @@ func runJoinCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c
 	if c.Creates != nil && !createdGated {
 		for i, ch := range c.Creates.Producers {
 			it := int64(jCreated + 1 + i)
-			if c.Claim && !ch.Later && want.Statuses[it] == "waiting" && !(createdFailed && c.Creates.Kill) {
+			if !want.Fallback && c.Claim && !ch.Later && want.Statuses[it] == "waiting" && !(createdFailed && c.Creates.Kill) {
 				want.Statuses[it] = "running"
 				want.Claimed = append(want.Claimed, it)
 			}

@@ -266,7 +266,11 @@ end
 local claimLease = tonumber(ARGV[15])
 local loopLease, deferClaims = claimLease, claimLease > 0 and decideFresh ~= nil
 if targetOpen then
-  loopLease, deferClaims = 0, claimLease > 0 and (pendingJoin ~= nil or deferClaims)
+  -- A delivery left pending for a join step may still close the group's
+  -- join with kill (its waiting members, a created join target among
+  -- them, and that target's producers under its own kill policy, end):
+  -- then nothing is claimed, the created joins' producers included.
+  loopLease, deferClaims = 0, claimLease > 0 and pendingJoin ~= nil
 end
 local freshJoin = {}
 for i = 1, nChildren do

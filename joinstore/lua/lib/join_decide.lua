@@ -36,7 +36,11 @@
 -- sorts them: byte for byte what reactor.MarshalPayload(reactor.Merge(..))
 -- gives.
 local function joinDecider(prefix, now, nowS, ttl, cap)
-  local d = {aborted = 0, joins = {}, held = {}}
+  -- depth: how many cascades into a parent target this decider is inside;
+  -- past maxDepth a failure is left pending for the parent's join step, so
+  -- that one script's work stays bounded however deep the joins nest.
+  local d = {aborted = 0, joins = {}, held = {}, depth = 0}
+  local maxDepth = 16
   local metaKey, dueKey, jpendKey, targetsKey = prefix .. "meta", prefix .. "due", prefix .. "jpend", prefix .. "targets"
 
   -- JSON text, scanned without decoding values.
@@ -267,6 +271,28 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
     local function produces(node, step)
       return step == node or reach[node] and reach[node][step]
     end
+    -- Per from node, once (the live members do not change while the
+    -- deliveries are applied): whether a live member can produce it, and
+    -- the last pending delivery whose producer can — so that each decision
+    -- costs O(|from|), not a scan of the members and the later deliveries.
+    local liveCan, lastCan = {}, {}
+    for _, node in ipairs(from) do
+      for _, m in ipairs(live) do
+        if produces(node, m[2]) then
+          liveCan[node] = true
+          break
+        end
+      end
+      lastCan[node] = 0
+      if not liveCan[node] then
+        for j = #pending, 1, -1 do
+          if produces(node, pending[j].from) then
+            lastCan[node] = j
+            break
+          end
+        end
+      end
+    end
     -- decide after the first n pending deliveries: the producers of the
     -- later ones count as members about to run their step
     local function decide(n)
@@ -275,20 +301,7 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
         if inbox[node] then
           got = got + 1
         else
-          local can = false
-          for _, m in ipairs(live) do
-            if produces(node, m[2]) then
-              can = true
-              break
-            end
-          end
-          for j = n + 1, #pending do
-            if can then
-              break
-            end
-            can = produces(node, pending[j].from)
-          end
-          if can then
+          if liveCan[node] or lastCan[node] > n then
             potential = potential + 1
           end
         end
@@ -414,14 +427,16 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
       local more
       if parent == d.hold then
         d.held[#d.held + 1] = x
-      else
+      elseif d.depth < maxDepth then
         more = d.pending(parent)
       end
       if parent == d.hold then
         -- delivered after the commit's own delivery
       elseif more then
         more[#more + 1] = x
+        d.depth = d.depth + 1
         d.decide(parent, more)
+        d.depth = d.depth - 1
       else
         redis.call("RPUSH", prefix .. "jq:" .. parent, cjson.encode({pid = x.pid, from = x.from, aborted = true, valid = cjson.null, payload = "{}"}))
         redis.call("ZADD", jpendKey, "NX", nowS, parent)

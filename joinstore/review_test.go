@@ -1,0 +1,324 @@
+package joinstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
+)
+
+// nestedKill: A1 spawns P0, P1 under join J1 (any, kill); P0 spawns Q0, Q1
+// under a join J2 (all, kill) that becomes a member of J1's group.
+func nestedKill(t testing.TB) *registry.Orchestration {
+	raw := `{"id":"nk","structure":{
+"A1":{"rule":"x","onValid":{"spawns":["P0","P1"],"join":{"joinid":"J1","mode":"any","waitonjoin":"kill","from":[{"node":"P0"},{"node":"P1"}]}}},
+"P0":{"rule":"x","onValid":{"spawns":["Q0","Q1"],"join":{"joinid":"J2","mode":"all","waitonjoin":"kill","from":[{"node":"Q0"},{"node":"Q1"}]}}},
+"P1":{"rule":"x"},"Q0":{"rule":"x"},"Q1":{"rule":"x"},"J1":{"rule":"x"},"J2":{"rule":"x"}}}`
+	o, err := registry.Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// A commit that leaves its delivery pending for a join step (here: the
+// target's join lock is held by a join step in progress) must not claim
+// anything that the pending decision can still kill. P0's commit creates
+// J2 (a waiting member of J1's group, policy kill) and its producers Q0,
+// Q1; the join step of J1 then closes J1 (any) with kill: J2 is aborted,
+// and with it its group's waiting members. The commit claimed Q0 and Q1
+// (the first decision of J2 left them waiting and the deferred claim does
+// not look at the pending delivery), so they run although their join's
+// target was killed (DESIGN "Gates": on close with kill waiting processes
+// are aborted at once).
+func TestReviewFreshProducersClaimedWhileDeliveryPending(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		o := nestedKill(t)
+		root, producers, j1 := startFan(t, s, o)
+		if len(producers) != 2 {
+			t.Fatalf("%d producers claimed", len(producers))
+		}
+		var p0 joinstore.Claim
+		for _, c := range producers {
+			if c.ResumeStep == "P0" {
+				p0 = c
+			}
+		}
+		// A join step of J1 holds its lock (e.g. P1's delivery being decided).
+		lock := joinLockKey(root, j1)
+		if err := rdb.Set(ctx, lock, "999999", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+		valid := true
+		children := reactor.Children(o.Step("P0"), false, true, reactor.Parent{Group: p0.JoinGroupID, FirstChild: p0.FirstChild}, json.RawMessage(`{"a":1}`), t0, 0)
+		for i := range children {
+			if children[i].Join != nil {
+				children[i].Join.Reach = reactor.JoinReach(o, o.Step("P0").OnValid)
+			}
+		}
+		cr, err := s.Commit(ctx, p0, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"a":1}`),
+			Children: children, DecideJoin: true, ClaimLease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cr.DeliveredTo != j1 {
+			t.Fatalf("delivery not left pending: %+v", cr)
+		}
+		if len(cr.Claims) != 0 {
+			var names []string
+			for _, c := range cr.Claims {
+				names = append(names, c.Pid+"("+c.ResumeStep+")")
+			}
+			t.Errorf("commit claimed %v while its delivery to J1 (policy kill) is pending: a kill of J1 cannot abort them", names)
+		}
+		// The holder lets go; the join step closes J1 with kill.
+		rdb.Del(ctx, lock)
+		res, err := s.JoinStep(ctx, root, j1, t0, time.Minute, decider(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.FollowUps {
+			if f.Kill {
+				if _, err := s.JoinStep(ctx, root, f.Target, t0, time.Minute, func(v joinstore.JoinView) (joinstore.JoinApply, error) { return reactor.KillGroup(v) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, ch := range children {
+			if ch.Join != nil {
+				continue
+			}
+			p, _ := s.Process(ctx, root, ch.Iter)
+			if p.Status == joinstore.StatusRunning {
+				t.Errorf("%s (%s) is running although its join target was killed", p.Pid, p.ResumeStep)
+			}
+		}
+	})
+}
+
+func joinLockKey(root joinstore.Root, target int64) string {
+	return "xgr:{" + root.Owner + ":" + strconv.FormatInt(root.RootPid, 10) + "}:jl:" + strconv.FormatInt(target, 10)
+}
+
+// deepChain writes n nested join targets T1..Tn (iters 10+i): Ti is a
+// waiting member (step J) of T(i-1)'s group and expects J from its own
+// group; the committer (iter 5, step A, which can reach J) is the only
+// member of Tn's group. It returns the committer's claim.
+func deepChain(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, n int) joinstore.Claim {
+	ctx := context.Background()
+	key := func(s string) string {
+		return "xgr:{" + root.Owner + ":" + strconv.FormatInt(root.RootPid, 10) + "}:" + s
+	}
+	it := func(i int) string { return strconv.Itoa(10 + i) }
+	pipe := rdb.Pipeline()
+	pipe.HSet(ctx, key("meta"), "owner", root.Owner, "steps", 1, "live", n+1, "fence", 100, "iter", 100, "status", "running")
+	for i := 1; i <= n; i++ {
+		group := "0"
+		if i > 1 {
+			group = it(i - 1)
+		}
+		pipe.HSet(ctx, key("p:"+it(i)), "pid", root.Pid(int64(10+i)), "status", "waiting", "target", "1", "paused", "0",
+			"joinGroupId", group, "joinFromGroupId", it(i), "expect", `["J"]`, "requireWhen", `{}`, "k", 1, "policy", "drain",
+			"closed", "0", "closedAt", "", "resumeStep", "J", "nextWakeAt", 0, "resumePlain", "{}", "inbox", "{}", "fail", "{}",
+			"reach", `{"J":["A","J"]}`)
+		pipe.HSet(ctx, key("targets"), it(i), it(i))
+		if i > 1 {
+			pipe.HSet(ctx, key("g:"+group), it(i), "J")
+		}
+		if i%1000 == 0 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	now := t0.UnixMilli()
+	pipe.HSet(ctx, key("p:5"), "pid", root.Pid(5), "status", "running", "lease", 5, "leaseUntil", now+60000,
+		"worker", "w", "resumeStep", "A", "joinGroupId", it(n), "threadHeadPid", root.Pid(5), "parentPid", root.Pid(1),
+		"reserved", "", "paused", "0")
+	pipe.ZAdd(ctx, key("run"), redis.Z{Score: float64(now + 60000), Member: 5})
+	pipe.HSet(ctx, key("g:"+it(n)), 5, "A")
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return joinstore.Claim{Root: root, Iter: 5, Pid: root.Pid(5), Token: 5, JoinGroupID: it(n), GroupTarget: int64(10 + n), ResumeStep: "A"}
+}
+
+// A hostile orchestration nests joins deeply (a step that spawns itself
+// under a fresh join each time, the target staying in the outer group):
+// when the innermost producer ends, every level is unfulfillable in turn.
+// commit_step decides the whole cascade in one script, one Lua call level
+// per nested target (join_decide's d.decide recurses into the parent).
+// Past Lua's call depth (LUAI_MAXCALLS 20000) the script dies with "stack
+// overflow" after it has written the commit and part of the cascade (Redis
+// does not roll a script back): the committer is done, its lease gone, and
+// the commit reports an error. Without a live cap (MaxLive < 0, documented)
+// nothing bounds the depth.
+var deepN = flag.Int("review.deep", 21000, "nesting depth in TestReviewDeepCascadeIsBounded")
+
+func TestReviewDeepCascadeIsBounded(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		if _, ok := rdb.(*redis.ClusterClient); ok {
+			t.Skip("the single server shows it")
+		}
+		ctx := context.Background()
+		s := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, MaxLive: -1})
+		root := joinstore.Root{Owner: owner, RootPid: 9100}
+		n := *deepN
+		c := deepChain(t, rdb, root, n)
+		valid := false
+		start := time.Now()
+		cr, err := s.Commit(ctx, c, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{}`), DecideJoin: true})
+		took := time.Since(start)
+		t.Logf("commit over a %d-deep cascade: %v (%d joins decided in the script)", n, took, len(cr.Joins))
+		p, _ := s.Process(ctx, root, 5)
+		if err != nil {
+			top, _ := s.Process(ctx, root, 11)
+			t.Fatalf("commit failed: %v\nyet it wrote: committer status %q (lease gone), innermost target %q, outermost %q", err, p.Status, mustStatus(s, root, int64(10+n)), top.Status)
+		}
+		// A cascade the script leaves to join steps (follow-ups) is run
+		// as the machine runs it.
+		var queue []int64
+		for _, j := range cr.Joins {
+			for _, f := range j.FollowUps {
+				queue = append(queue, f.Target)
+			}
+		}
+		reach := func(from, to string) bool { return to == "J" && (from == "A" || from == "J") }
+		steps := 0
+		for len(queue) > 0 {
+			target := queue[0]
+			queue = queue[1:]
+			res, err := s.JoinStep(ctx, root, target, t0, time.Minute, func(v joinstore.JoinView) (joinstore.JoinApply, error) {
+				a, _, err := reactor.DecideJoin(v, reach)
+				return a, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps++
+			for _, f := range res.FollowUps {
+				queue = append(queue, f.Target)
+			}
+		}
+		t.Logf("%d join steps after the commit", steps)
+		if top, _ := s.Process(ctx, root, 11); top.Status != joinstore.StatusAborted {
+			t.Fatalf("outermost target %q", top.Status)
+		}
+	})
+}
+
+func mustStatus(s *joinstore.Store, root joinstore.Root, it int64) joinstore.ProcStatus {
+	p, _ := s.Process(context.Background(), root, it)
+	return p.Status
+}
+
+// Every key a script touches must be in KEYS (Redis Cluster: only declared
+// keys are routed and checked; an undeclared key of the same slot works
+// until the slot migrates, when the script reads it as missing on the
+// source node — a held join lock, a parent target, a member to kill — and
+// writes it there). commit_step and lib/join_decide.lua build key names
+// from the session prefix: the join lock, the target, its group and queue,
+// the parent target, the members a kill aborts.
+func TestReviewScriptsDeclareTheirKeys(t *testing.T) {
+	for _, f := range []string{"lua/commit_step.lua", "lua/lib/join_decide.lua"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			code, _, _ := strings.Cut(line, "--")
+			// Keys rebuilt by name that KEYS does hold (meta, due, jpend,
+			// targets, the group target's record, group and queue) are not
+			// flagged; these never are in KEYS: the group target's join
+			// lock, the members a kill aborts, the parent target a failure
+			// cascades into (its record, queue, lock, its own group).
+			undeclared := false
+			for _, k := range []string{`"jl:" ..`, `"p:" .. m[1]`, `"p:" .. parent`, `"jq:" .. parent`, `"g:" .. group`} {
+				undeclared = undeclared || strings.Contains(code, k)
+			}
+			if undeclared {
+				t.Errorf("%s:%d builds a key name the script was not given: %s", f, i+1, strings.TrimSpace(code))
+			}
+		}
+	}
+}
+
+var pendingN = flag.Int("review.pending", 1000, "pending deliveries (and live members) in TestReviewManyPendingDecideBounded")
+
+// A join step's holder crashed (its lock lasts until it expires) while many
+// members of a join group finished: their deliveries queue up, canonical.
+// The first commit after the lock expired decides all of them in its
+// script. Here the join (k=1) expects A or one of B1..B15; the group has n
+// live members running W (W can reach A, nothing can reach a B: their
+// producers failed), and n pending deliveries from W (not expected). For
+// every delivery join_decide decides, and for every missing B it scans all
+// live members and every later pending delivery: O(F * n^2) inside Redis,
+// after the commit has written (the script can no longer be killed), while
+// every other session on the server waits. (The Go join step does the same
+// work outside Redis.)
+func TestReviewManyPendingDecideBounded(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		if _, ok := rdb.(*redis.ClusterClient); ok {
+			t.Skip("the single server shows it")
+		}
+		n := *pendingN
+		ctx := context.Background()
+		s := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+		root := joinstore.Root{Owner: owner, RootPid: 9200}
+		key := func(x string) string { return joinstore.KeyOf(root, x) }
+		from := []string{"A"}
+		reach := map[string][]string{"A": {"W"}}
+		for i := 1; i <= 15; i++ {
+			b := "B" + strconv.Itoa(i)
+			from = append(from, b)
+			reach[b] = []string{}
+		}
+		fromJSON, _ := json.Marshal(from)
+		reachJSON, _ := json.Marshal(reach)
+		now := t0.UnixMilli()
+		pipe := rdb.Pipeline()
+		pipe.HSet(ctx, key("meta"), "owner", root.Owner, "steps", 1, "live", n+2, "fence", 100, "iter", 100000, "status", "running")
+		pipe.HSet(ctx, key("p:2"), "pid", root.Pid(2), "status", "waiting", "target", "1", "paused", "0", "joinGroupId", "0",
+			"joinFromGroupId", "2", "expect", string(fromJSON), "requireWhen", "{}", "k", 1, "policy", "drain", "closed", "0",
+			"closedAt", "", "resumeStep", "J", "nextWakeAt", 0, "resumePlain", "{}", "inbox", "{}", "fail", "{}", "reach", string(reachJSON))
+		pipe.HSet(ctx, key("targets"), "2", "2")
+		for i := 0; i < n; i++ {
+			it := int64(10000 + i)
+			pipe.HSet(ctx, key("p:"+strconv.FormatInt(it, 10)), "pid", root.Pid(it), "status", "waiting", "resumeStep", "W", "joinGroupId", "2", "paused", "0")
+			pipe.HSet(ctx, key("g:2"), it, "W")
+			e, _ := json.Marshal(map[string]any{"pid": root.Pid(int64(50000 + i)), "from": "W", "aborted": false, "valid": true, "payload": "{}", "canon": true})
+			pipe.RPush(ctx, key("jq:2"), string(e))
+		}
+		pipe.HSet(ctx, key("p:5"), "pid", root.Pid(5), "status", "running", "lease", 5, "leaseUntil", now+60000,
+			"worker", "w", "resumeStep", "W", "joinGroupId", "2", "threadHeadPid", root.Pid(5), "parentPid", root.Pid(1), "reserved", "", "paused", "0")
+		pipe.ZAdd(ctx, key("run"), redis.Z{Score: float64(now + 60000), Member: 5})
+		pipe.HSet(ctx, key("g:2"), 5, "W")
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		valid := true
+		start := time.Now()
+		cr, err := s.Commit(ctx, joinstore.Claim{Root: root, Iter: 5, Pid: root.Pid(5), Token: 5, JoinGroupID: "2", GroupTarget: 2, ResumeStep: "W"},
+			t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: json.RawMessage(`{"x":1}`), DecideJoin: true})
+		took := time.Since(start)
+		if err != nil || len(cr.Joins) != 1 || cr.Joins[0].Verdict != "open" || len(cr.Joins[0].Applied) != n+1 {
+			t.Fatalf("commit: %+v %v", cr, err)
+		}
+		t.Logf("one commit deciding %d pending deliveries over %d live members: %v", n+1, n, took)
+		if took > 300*time.Millisecond {
+			t.Fatalf("one commit_step deciding %d pending deliveries held Redis for %v", n+1, took)
+		}
+	})
+}
