@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/xgr-sidecar/xgr/envelope"
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/grant"
@@ -81,29 +83,7 @@ func TestRunEncryptsLogBundles(t *testing.T) {
 	}
 	logs := 0
 	for _, k := range keys {
-		var vals []string
-		switch rdb.Type(ctx, k).Val() {
-		case "hash":
-			for f, v := range rdb.HGetAll(ctx, k).Val() {
-				vals = append(vals, f, v)
-			}
-		case "zset":
-			vals = rdb.ZRange(ctx, k, 0, -1).Val()
-		case "list":
-			vals = rdb.LRange(ctx, k, 0, -1).Val()
-		case "set":
-			vals = rdb.SMembers(ctx, k).Val()
-		case "string":
-			vals = []string{rdb.Get(ctx, k).Val()}
-		case "stream":
-			for _, m := range rdb.XRange(ctx, k, "-", "+").Val() {
-				for f, v := range m.Values {
-					vals = append(vals, f, strings.TrimSpace(strings.ReplaceAll(jsonText(v), "\n", "")))
-				}
-			}
-		default:
-			t.Fatalf("%s: type %s not scanned", k, rdb.Type(ctx, k).Val())
-		}
+		vals := redisValues(t, ctx, rdb, k)
 		// The session's own records hold its payload (live state, gone at
 		// the session TTL); nothing else may: not the bundle, not a grant.
 		if strings.Contains(strings.Join(vals, " "), secret) && !strings.HasPrefix(k, "xgr:{"+owner+":1}:") {
@@ -116,6 +96,36 @@ func TestRunEncryptsLogBundles(t *testing.T) {
 	if logs != 1 {
 		t.Fatalf("%d bundle keys, want 1", logs)
 	}
+}
+
+// redisValues is every field and value a key holds, as text, for scans
+// that look for plaintext in Redis.
+func redisValues(t *testing.T, ctx context.Context, rdb redis.UniversalClient, k string) []string {
+	t.Helper()
+	var vals []string
+	switch typ := rdb.Type(ctx, k).Val(); typ {
+	case "hash":
+		for f, v := range rdb.HGetAll(ctx, k).Val() {
+			vals = append(vals, f, v)
+		}
+	case "zset":
+		vals = rdb.ZRange(ctx, k, 0, -1).Val()
+	case "list":
+		vals = rdb.LRange(ctx, k, 0, -1).Val()
+	case "set":
+		vals = rdb.SMembers(ctx, k).Val()
+	case "string":
+		vals = []string{rdb.Get(ctx, k).Val()}
+	case "stream":
+		for _, m := range rdb.XRange(ctx, k, "-", "+").Val() {
+			for f, v := range m.Values {
+				vals = append(vals, f, jsonText(v))
+			}
+		}
+	default:
+		t.Fatalf("%s: type %s not scanned", k, typ)
+	}
+	return vals
 }
 
 func jsonText(v any) string {

@@ -167,29 +167,7 @@ func TestKYCReviewEncryptedLogsThroughGateway(t *testing.T) {
 	}
 	logs := 0
 	for _, k := range keys {
-		var vals []string
-		switch rdb.Type(ctx, k).Val() {
-		case "hash":
-			for f, v := range rdb.HGetAll(ctx, k).Val() {
-				vals = append(vals, f, v)
-			}
-		case "zset":
-			vals = rdb.ZRange(ctx, k, 0, -1).Val()
-		case "list":
-			vals = rdb.LRange(ctx, k, 0, -1).Val()
-		case "set":
-			vals = rdb.SMembers(ctx, k).Val()
-		case "string":
-			vals = []string{rdb.Get(ctx, k).Val()}
-		case "stream":
-			for _, m := range rdb.XRange(ctx, k, "-", "+").Val() {
-				for f, v := range m.Values {
-					vals = append(vals, f, jsonText(v))
-				}
-			}
-		default:
-			t.Fatalf("%s: type %s not scanned", k, rdb.Type(ctx, k).Val())
-		}
+		vals := redisValues(t, ctx, rdb, k)
 		text := strings.Join(vals, " ")
 		// The session's own records hold its payload (live state, gone at
 		// the session TTL); nothing else may: no bundle, no grant, no index.
