@@ -17,6 +17,7 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/redisscan"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
 )
 
 func bundleStore(t *testing.T, rdb redis.UniversalClient) *evidence.Store {
@@ -185,19 +186,26 @@ func managerBundles(t *testing.T, rdb redis.UniversalClient) {
 	}
 }
 
-// A commit fenced off (its lease was taken over) stores no bundle; the
-// holder's commit stores it.
-func TestFencedCommitWritesNoBundle(t *testing.T) {
+// startBundled starts a session of nested_join.json on a fresh Redis with a
+// bundle store.
+func startBundled(t *testing.T) (*redis.Client, *joinstore.Store, *evidence.Store, *registry.Orchestration, joinstore.StartResult, time.Time) {
+	t.Helper()
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	ev := bundleStore(t, rdb)
 	o := loadExample(t, "nested_join.json")
-	ctx := context.Background()
 	now := time.UnixMilli(1_800_000_000_000)
-	res, err := store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: o.Steps[0].ID, Now: now, OstcHash: o.Hash.Hex()})
+	res, err := store.Start(context.Background(), joinstore.StartRequest{Owner: owner, StartStep: o.Steps[0].ID, Now: now, OstcHash: o.Hash.Hex()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rdb, store, bundleStore(t, rdb), o, res, now
+}
+
+// A commit fenced off (its lease was taken over) stores no bundle; the
+// holder's commit stores it.
+func TestFencedCommitWritesNoBundle(t *testing.T) {
+	rdb, store, ev, o, res, now := startBundled(t)
+	ctx := context.Background()
 	table := Table(o)
 	old, err := store.Claim(ctx, res.Root, now, time.Second, "old", table, []int64{1})
 	if err != nil || len(old) != 1 {
@@ -260,16 +268,8 @@ func TestFencedCommitWritesNoBundle(t *testing.T) {
 // A step killed while it ran is committed aborted: its bundle keeps what
 // its rule decided, and its record says aborted and why.
 func TestKilledStepBundleSaysAborted(t *testing.T) {
-	rdb := testenv.StartRedis(t).Client()
-	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	ev := bundleStore(t, rdb)
-	o := loadExample(t, "nested_join.json")
+	rdb, store, ev, o, res, now := startBundled(t)
 	ctx := context.Background()
-	now := time.UnixMilli(1_800_000_000_000)
-	res, err := store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: o.Steps[0].ID, Now: now, OstcHash: o.Hash.Hex()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	table := Table(o)
 	cl, err := store.Claim(ctx, res.Root, now, time.Minute, "r1", table, []int64{1})
 	if err != nil || len(cl) != 1 {
