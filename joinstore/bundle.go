@@ -84,11 +84,16 @@ func checkBefore(rdb redis.UniversalClient, b *BundleWrite) error {
 }
 
 // commitRun runs the commit: alone (or with its join lock, commitEval),
-// or, with a bundle, in one MULTI/EXEC with the bundle's two halves.
+// or, with a bundle, in one MULTI/EXEC with the bundle's two halves (a
+// bundled commit takes no join lock along: the machine has its joins
+// decided in the commit, Commit.DecideJoin).
 func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string, args []any) ([]any, *JoinLock, bundleOutcome, error) {
 	if r.Bundle == nil {
 		vals, lock, err := s.commitEval(ctx, c, r, keys, args)
 		return vals, lock, bundleOutcome{}, err
+	}
+	if r.LockTarget > 0 {
+		return nil, nil, bundleOutcome{}, fmt.Errorf("bundle %s: a bundled commit takes no join lock along (LockTarget)", r.Bundle.Key)
 	}
 	if err := checkBundle(c.Root, r.Bundle); err != nil {
 		return nil, nil, bundleOutcome{}, err
@@ -100,9 +105,8 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 	b := r.Bundle
 	token := strconv.FormatInt(c.Token, 10)
 	stageArgs := append([]any{token, b.TTL.Milliseconds()}, b.Fields...)
-	takeLock := r.LockTarget > 0 && c.GroupTarget != 0
 	for try := 0; ; try++ {
-		var stage, commit, settle, lock *redis.Cmd
+		var stage, commit, settle *redis.Cmd
 		var beforeErr error
 		nBefore := 0
 		cmds, txErr := s.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
@@ -115,9 +119,6 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 			stage = scriptBundleStage.Eval(ctx, pipe, []string{b.Key, k.proc(c.Iter)}, stageArgs...)
 			commit = pipe.EvalSha(ctx, scriptCommitStep.Hash(), keys, args...)
 			settle = scriptBundleSettle.Eval(ctx, pipe, []string{b.Key, k.proc(c.Iter), k.meta()}, token)
-			if takeLock {
-				lock = pipe.EvalSha(ctx, scriptJoinLock.Hash(), joinLockKeys(c.Root, c.GroupTarget), r.LockTarget.Milliseconds())
-			}
 			return nil
 		})
 		if beforeErr != nil {
@@ -139,15 +140,7 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 		}
 		vals, err := commit.Slice()
 		if err != nil {
-			// Nothing was committed, so settle kept no bundle; a join lock
-			// taken along is given back.
-			if lock != nil {
-				if raw, lerr := lock.Slice(); lerr == nil {
-					if t, _ := raw[0].(string); t != "busy" && t != "gone" {
-						s.eval(ctx, scriptJoinUnlock, []string{k.joinLock(c.GroupTarget)}, t)
-					}
-				}
-			}
+			// Nothing was committed, so settle kept no bundle.
 			if try == 0 && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 				if lerr := s.loadCommitScripts(ctx); lerr != nil {
 					return nil, nil, bundleOutcome{}, lerr
@@ -159,29 +152,16 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 			}
 			return nil, nil, bundleOutcome{}, err
 		}
-		if !takeLock {
-			return vals, nil, out, nil
-		}
-		raw, err := lock.Slice()
-		if err != nil {
-			return vals, nil, out, nil // the join step takes its own lock
-		}
-		view, lt, err := s.parseJoinLock(ctx, c.Root, c.GroupTarget, raw)
-		if err != nil {
-			return vals, nil, out, nil // busy, gone or unreadable: the join step sees for itself
-		}
-		return vals, &JoinLock{View: view, token: lt}, out, nil
+		return vals, nil, out, nil
 	}
 }
 
-// loadCommitScripts loads what a bundled commit runs with EVALSHA (on
+// loadCommitScripts loads commit_step, which a bundled commit runs with EVALSHA (on
 // every master of a Cluster).
 func (s *Store) loadCommitScripts(ctx context.Context) error {
 	load := func(ctx context.Context, c redis.Scripter) error {
-		for _, sc := range []*redis.Script{scriptCommitStep, scriptJoinLock} {
-			if err := sc.Load(ctx, c).Err(); err != nil {
-				return fmt.Errorf("load scripts: %w", err)
-			}
+		if err := scriptCommitStep.Load(ctx, c).Err(); err != nil {
+			return fmt.Errorf("load commit_step: %w", err)
 		}
 		return nil
 	}
