@@ -31,15 +31,15 @@ func newProc(pid PID, p Process) *proc {
 
 func (p *proc) load() procState { return procState(p.state.Load()) }
 
-// notify applies the notify transition after an event was pushed. It
-// returns the action and whether the process was already complete (the
-// event is dropped then).
-func (p *proc) notify() (action, bool) {
+// notify applies the notify transition after an event was pushed and
+// returns the action. (Whether the process was complete here says nothing
+// about the event: the process may have consumed it first. See post.)
+func (p *proc) notify() action {
 	for {
 		old := p.load()
 		next, act := notify(old)
 		if next == old || p.state.CompareAndSwap(uint32(old), uint32(next)) {
-			return act, old.phase() == phaseComplete
+			return act
 		}
 	}
 }

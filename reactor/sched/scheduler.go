@@ -62,6 +62,10 @@ type Scheduler struct {
 
 	park parking
 	done sync.WaitGroup // workers
+
+	// afterPush, if set, runs in post between the push of an event and
+	// the notify: tests use it to force interleavings.
+	afterPush func()
 }
 
 // New starts a scheduler with its workers.
@@ -158,7 +162,9 @@ func (s *Scheduler) Send(pid PID, data any) error {
 // CompleteYield delivers the outcome of the yield tagged tag of process pid
 // as an EventYieldComplete and wakes the process if it waits. It may be
 // called from any goroutine, also from inside Handler.Dispatch. It fails
-// with ErrNoProcess when pid is not live.
+// with ErrNoProcess when pid is not live (never existed, or had completed
+// when the call began); a completion that arrives while the process
+// completes is dropped without an error (see post).
 func (s *Scheduler) CompleteYield(pid PID, tag uint64, data any, err error) error {
 	return s.deliver(pid, Event{Type: EventYieldComplete, Tag: tag, Data: data, Error: err})
 }
@@ -189,16 +195,27 @@ func (s *Scheduler) deliver(pid PID, e Event) error {
 }
 
 // post pushes e onto p's queue and wakes p: a parked process goes onto the
-// global queue, a running one gets its wakeup flag. It reports false when p
-// had completed (the event is dropped).
+// global queue, a running one gets its wakeup flag. It reports false, and
+// drops e, when p had completed before the call.
+//
+// The check comes before the push: once e is pushed, a worker running p may
+// consume it and complete p before notify, so a Complete phase seen by
+// notify does not mean e was dropped. A process that completes while e is
+// on its way drops e like any event still queued when it completes; post
+// reports true then, as it does when notify finds p running its last step.
 func (s *Scheduler) post(p *proc, e Event) bool {
+	if p.load().phase() == phaseComplete {
+		return false
+	}
 	p.events.push(e)
-	act, complete := p.notify()
-	if act == actEnqueue {
+	if s.afterPush != nil {
+		s.afterPush()
+	}
+	if p.notify() == actEnqueue {
 		s.global.push(p)
 		s.park.wake()
 	}
-	return !complete
+	return true
 }
 
 // finish forgets a completed process, closes it and reports its exit.

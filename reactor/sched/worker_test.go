@@ -1,6 +1,10 @@
 package sched
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
 
 func procs(from, n int) []*proc {
 	out := make([]*proc, n)
@@ -93,5 +97,91 @@ func TestFindOrder(t *testing.T) {
 	}
 	if got := w1.findOnce(); got == nil || got.pid < 200 {
 		t.Fatalf("next search found %v, want a local process", pids(got))
+	}
+}
+
+// TestCompletionConsumedBeforeNotify replays, with the workers not started
+// and the interleaving forced by channels, the race that made
+// TestWakeupsAfterSleep flaky: the last completion of a process is pushed,
+// and before its sender gets to notify, a worker that runs the process for
+// an earlier completion drains it too, steps to Complete and finishes the
+// process. The completion was delivered (the process needed it to finish),
+// so CompleteYield must report success, not ErrNoProcess.
+func TestCompletionConsumedBeforeNotify(t *testing.T) {
+	var dispatched []uint64
+	h := HandlerFunc(func(_ Completer, _ PID, y Yield) { dispatched = append(dispatched, y.Tag) })
+	var exits []error
+	s := newScheduler(Config{Workers: 1, Handler: h, OnExit: func(_ PID, err error) { exits = append(exits, err) }})
+	w := s.workers[0]
+
+	got := map[uint64]int{}
+	proc := &funcProc{step: func(events []Event, out *StepOutput) error {
+		for _, e := range events {
+			if e.Type != EventYieldComplete {
+				return fmt.Errorf("unexpected event %v", e.Type)
+			}
+			got[e.Tag]++
+		}
+		switch {
+		case len(events) == 0: // the first step
+			out.Yield(1, nil)
+			out.Yield(2, nil)
+			out.Status = StatusBlocked
+		case got[1] == 1 && got[2] == 1:
+			out.Status = StatusComplete
+		default:
+			out.Status = StatusBlocked
+		}
+		return nil
+	}}
+	pid, err := s.Submit(proc, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOne := func() {
+		t.Helper()
+		p := w.findOnce()
+		if p == nil {
+			t.Fatal("no runnable process")
+		}
+		w.run(p)
+	}
+	runOne() // first step: yields 1 and 2, parks Blocked
+	if len(dispatched) != 2 {
+		t.Fatalf("dispatched %v, want tags 1 and 2", dispatched)
+	}
+
+	// Tag 1 completes normally: the process becomes Ready and is queued.
+	if err := s.CompleteYield(pid, 1, nil, nil); err != nil {
+		t.Fatalf("complete tag 1: %v", err)
+	}
+	// Tag 2 completes from another goroutine that stops between its push
+	// and its notify.
+	pushed, resume := make(chan struct{}), make(chan struct{})
+	s.afterPush = func() {
+		close(pushed)
+		<-resume
+	}
+	res := make(chan error)
+	go func() { res <- s.CompleteYield(pid, 2, nil, nil) }()
+	<-pushed
+	// The worker runs the process for tag 1, drains tag 2 along with it,
+	// completes and finishes the process, all before tag 2's notify.
+	runOne()
+	if got[1] != 1 || got[2] != 1 {
+		t.Fatalf("completions seen %v, want tags 1 and 2 once each", got)
+	}
+	if len(exits) != 1 || exits[0] != nil {
+		t.Fatalf("exits %v, want one without error", exits)
+	}
+	close(resume)
+	if err := <-res; err != nil {
+		t.Fatalf("CompleteYield of a completion the process consumed: %v, want nil", err)
+	}
+	s.afterPush = nil
+
+	// After the process finished, delivery fails as before.
+	if err := s.CompleteYield(pid, 3, nil, nil); !errors.Is(err, ErrNoProcess) {
+		t.Fatalf("CompleteYield after the process finished: %v, want ErrNoProcess", err)
 	}
 }
