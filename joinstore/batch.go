@@ -28,6 +28,7 @@ type evalReq struct {
 	script *redis.Script
 	keys   []string
 	args   []any
+	argv   []any // instead of keys and args: the whole call (Store.evalArgv)
 	cmd    *redis.Cmd
 
 	group func(redis.Pipeliner)
@@ -74,6 +75,22 @@ func newBatcher(rdb redis.UniversalClient, workers int) *batcher {
 func (b *batcher) eval(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
 	r := getReq()
 	r.script, r.keys, r.args = script, keys, args
+	if err := b.send(ctx, r); err != nil {
+		cmd := redis.NewCmd(ctx)
+		cmd.SetErr(err)
+		putReq(r)
+		return cmd
+	}
+	cmd := r.cmd
+	putReq(r)
+	return cmd
+}
+
+// evalArgv runs the script call argv through a shared pipeline and waits
+// for its reply.
+func (b *batcher) evalArgv(ctx context.Context, script *redis.Script, argv []any) *redis.Cmd {
+	r := getReq()
+	r.script, r.argv = script, argv
 	if err := b.send(ctx, r); err != nil {
 		cmd := redis.NewCmd(ctx)
 		cmd.SetErr(err)
@@ -134,16 +151,24 @@ func (b *batcher) loop() {
 func (b *batcher) run(ctx context.Context, batch []*evalReq) {
 	if len(batch) == 1 && batch[0].group == nil {
 		r := batch[0]
-		r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
+		if r.argv != nil {
+			r.cmd = runArgv(ctx, b.rdb, r.script, r.argv)
+		} else {
+			r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
+		}
 		r.done <- struct{}{}
 		return
 	}
 	pipe := b.rdb.Pipeline()
 	ends := make([]int, len(batch))
 	for i, r := range batch {
-		if r.group != nil {
+		switch {
+		case r.group != nil:
 			r.group(pipe)
-		} else {
+		case r.argv != nil:
+			r.cmd = argvCmd(ctx, r.argv)
+			_ = pipe.Process(ctx, r.cmd)
+		default:
 			r.cmd = pipe.EvalSha(ctx, r.script.Hash(), r.keys, r.args...)
 		}
 		ends[i] = pipe.Len()
@@ -157,7 +182,11 @@ func (b *batcher) run(ctx context.Context, batch []*evalReq) {
 		} else if err := r.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 			// A Redis that lost its script cache (a restart, a failover):
 			// this run loads the script again.
-			r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
+			if r.argv != nil {
+				r.cmd = runArgv(ctx, b.rdb, r.script, r.argv)
+			} else {
+				r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
+			}
 		}
 		start = ends[i]
 		r.done <- struct{}{}

@@ -87,9 +87,9 @@ func checkBefore(rdb redis.UniversalClient, b *BundleWrite) error {
 // or, with a bundle, in one MULTI/EXEC with the bundle's two halves (a
 // bundled commit takes no join lock along: the machine has its joins
 // decided in the commit, Commit.DecideJoin).
-func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string, args []any) ([]any, *JoinLock, bundleOutcome, error) {
+func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, argv []any) ([]any, *JoinLock, bundleOutcome, error) {
 	if r.Bundle == nil {
-		vals, lock, err := s.commitEval(ctx, c, r, keys, args)
+		vals, lock, err := s.commitEval(ctx, c, r, argv)
 		return vals, lock, bundleOutcome{}, err
 	}
 	if r.LockTarget > 0 {
@@ -117,7 +117,8 @@ func (s *Store) commitRun(ctx context.Context, c Claim, r Commit, keys []string,
 				nBefore = pipe.Len()
 			}
 			stage = scriptBundleStage.Eval(ctx, pipe, []string{b.Key, k.proc(c.Iter)}, stageArgs...)
-			commit = pipe.EvalSha(ctx, scriptCommitStep.Hash(), keys, args...)
+			commit = argvCmd(ctx, argv)
+			_ = pipe.Process(ctx, commit)
 			settle = scriptBundleSettle.Eval(ctx, pipe, []string{b.Key, k.proc(c.Iter), k.meta()}, token)
 			return nil
 		})

@@ -283,20 +283,21 @@ func orEmpty(b json.RawMessage) string {
 // returns the lock it took (nil when the target's lock is another holder's
 // or the target is gone). A script cache that lost the scripts runs them
 // one after the other.
-func (s *Store) commitEval(ctx context.Context, c Claim, r Commit, keys []string, args []any) ([]any, *JoinLock, error) {
+func (s *Store) commitEval(ctx context.Context, c Claim, r Commit, argv []any) ([]any, *JoinLock, error) {
 	if r.LockTarget <= 0 || c.GroupTarget == 0 {
-		vals, err := s.eval(ctx, scriptCommitStep, keys, args...).Slice()
+		vals, err := s.evalArgv(ctx, scriptCommitStep, argv).Slice()
 		return vals, nil, err
 	}
 	var commit, lock *redis.Cmd
 	err := s.pipelined(ctx, func(pipe redis.Pipeliner) {
-		commit = pipe.EvalSha(ctx, scriptCommitStep.Hash(), keys, args...)
+		commit = argvCmd(ctx, argv)
+		_ = pipe.Process(ctx, commit)
 		lock = pipe.EvalSha(ctx, scriptJoinLock.Hash(), joinLockKeys(c.Root, c.GroupTarget), r.LockTarget.Milliseconds())
 	})
 	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") && commit.Err() != nil && strings.HasPrefix(commit.Err().Error(), "NOSCRIPT") {
 		// Nothing ran: run the commit alone (it loads its script); the
 		// join step takes its own lock.
-		vals, err := s.eval(ctx, scriptCommitStep, keys, args...).Slice()
+		vals, err := s.evalArgv(ctx, scriptCommitStep, argv).Slice()
 		return vals, nil, err
 	}
 	vals, err := commit.Slice()

@@ -79,12 +79,22 @@ var ErrPayloadTooLarge = errors.New("payload too large")
 // MaxPayload is the payload cap in bytes.
 func (s *Store) MaxPayload() int { return s.cfg.MaxPayloadBytes }
 
+// CheckPayloadSize refuses a payload over the cap, naming both sizes
+// (ErrPayloadTooLarge): for a payload whose shape was checked when it was
+// stored, passed on unchanged.
+func (s *Store) CheckPayloadSize(what string, p []byte) error {
+	if len(p) > s.cfg.MaxPayloadBytes {
+		return fmt.Errorf("%s is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD): %w", what, len(p), s.cfg.MaxPayloadBytes, ErrPayloadTooLarge)
+	}
+	return nil
+}
+
 // CheckPayload refuses a payload over the cap, naming both sizes
 // (ErrPayloadTooLarge), and one of a shape CheckPayloadShape refuses
 // (ErrPayloadShape).
 func (s *Store) CheckPayload(what string, p []byte) error {
-	if len(p) > s.cfg.MaxPayloadBytes {
-		return fmt.Errorf("%s is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD): %w", what, len(p), s.cfg.MaxPayloadBytes, ErrPayloadTooLarge)
+	if err := s.CheckPayloadSize(what, p); err != nil {
+		return err
 	}
 	return CheckPayloadShape(what, p)
 }
@@ -95,6 +105,8 @@ type Store struct {
 	rdb   redis.UniversalClient
 	cfg   Config
 	batch *batcher
+	// args are the config values every commit passes, boxed once.
+	args struct{ ttl, stepsCap, maxLive, maxSteps any }
 	// startHook, when set (tests), runs before each call of a start
 	// after the allocation ("index-entry", "create", "index"); an error
 	// stands for that call failing.
@@ -147,6 +159,8 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
 	st := &Store{rdb: rdb, cfg: cfg}
+	st.args.ttl, st.args.stepsCap = int64(cfg.SessionTTL/time.Second), cfg.StepsCap
+	st.args.maxLive, st.args.maxSteps = max(cfg.MaxLive, 0), max(cfg.MaxSteps, 0)
 	if cfg.Batch > 0 {
 		st.batch = newBatcher(rdb, cfg.Batch)
 	}
@@ -237,6 +251,13 @@ type Claim struct {
 	// Exec is the execution of a process taken over while it executes
 	// (ResumeExec); nil for a claim of a process that has not run.
 	Exec *ProcExecution
+
+	// keys are the session's keys as script arguments, self and group this
+	// process's record and group keys (boxed): kept from the commit that
+	// claimed it, so that its own commit names them without allocating
+	// (nil: made when needed).
+	keys        *sessionKeys
+	self, group any
 }
 
 // targetKeys are the target-of-group keys a transition needs; a group without
@@ -546,12 +567,23 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if r.Status != "done" && r.Status != "aborted" {
 		return CommitResult{}, fmt.Errorf("commit %s: status %q: want done or aborted", c.Pid, r.Status)
 	}
-	k := keysOf(c.Root)
-	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
-	keys := make([]string, 0, 11+2*len(r.Children))
-	keys = append(keys, k.meta(), k.run(), k.due(), k.steps(), k.proc(c.Iter),
-		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend(), k.wq())
-	valid := ""
+	sk := c.sessionKeys()
+	c.keys = sk
+	self, group := c.self, c.group
+	if self == nil {
+		self, group = sk.proc(c.Iter), sk.groupKey(c.JoinGroupID)
+	}
+	tproc, tqueue, targ := self, sk.noQueue, any("")
+	if c.GroupTarget != 0 {
+		tproc, tqueue, targ = sk.proc(c.GroupTarget), sk.joinQueue(c.GroupTarget), strconv.FormatInt(c.GroupTarget, 10)
+	}
+	nkeys := commitKeys + 2*len(r.Children)
+	argv := scriptArgv(commitStepHash, nkeys, nkeys+commitArgs+commitChildArgs*len(r.Children)+2*len(r.WakeUps))
+	argv = append(argv, sk.meta, sk.run, sk.due, sk.steps, self, sk.targets, group, tproc, tqueue, sk.jpend, sk.wq)
+	for _, ch := range r.Children {
+		argv = append(argv, sk.proc(ch.Iter), sk.groupKey(ch.JoinGroupID))
+	}
+	var valid any = ""
 	if r.Valid != nil {
 		valid = "0"
 		if *r.Valid {
@@ -578,18 +610,19 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			}
 		}
 	}
-	args := make([]any, 0, 19+12*len(r.Children)+2*len(r.WakeUps))
-	args = append(args, c.Iter, c.Token, s.clock(now), r.Status, valid, r.Digest, r.Worker,
-		int64(s.cfg.SessionTTL/time.Second), s.cfg.StepsCap, targ, string(payload), r.AbortReason,
-		max(s.cfg.MaxLive, 0), max(s.cfg.MaxSteps, 0), r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, string(r.ExecOutcome),
+	// Payloads go as bytes: the script sees the same string, and no copy
+	// is made.
+	argv = append(argv, c.Iter, c.Token, s.clock(now), statusArg(r.Status), valid, r.Digest, r.Worker,
+		s.args.ttl, s.args.stepsCap, targ, []byte(payload), r.AbortReason,
+		s.args.maxLive, s.args.maxSteps, r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, []byte(r.ExecOutcome),
 		joins)
 	for _, ch := range r.Children {
-		plain := ""
+		var plain any = ""
 		switch {
 		case len(ch.ResumePlain) == 0:
 			plain = "{}"
 		case !sameBytes(ch.ResumePlain, payload):
-			plain = string(ch.ResumePlain)
+			plain = []byte(ch.ResumePlain)
 		}
 		wake := ch.NextWakeAt
 		if wake.IsZero() {
@@ -599,7 +632,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		if ch.Bypass {
 			bypass = 1
 		}
-		args = append(args, ch.Iter, ch.ResumeStep, after(now, wake), plain, ch.JoinGroupID, ch.Reserve, bypass)
+		argv = append(argv, ch.Iter, ch.ResumeStep, after(now, wake), plain, ch.JoinGroupID, ch.Reserve, bypass)
 		if j := ch.Join; j != nil {
 			expect := make([]string, len(j.From))
 			when := make(map[string]string, len(j.From))
@@ -616,18 +649,17 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 				}
 				policy += " " + string(rb) // the script splits them at the space
 			}
-			args = append(args, j.FromGroup, string(e), string(w), j.K, policy)
+			argv = append(argv, j.FromGroup, e, w, j.K, policy)
 		} else {
-			args = append(args, "", "", "", "", "")
+			argv = append(argv, "", "", "", "", "")
 		}
-		keys = append(keys, k.proc(ch.Iter), k.group(ch.JoinGroupID))
 	}
 	wakes := make([]PendingWake, len(r.WakeUps))
 	for i, w := range r.WakeUps {
 		wakes[i] = PendingWake{ID: c.Root.Owner + ":" + c.Pid + "#" + strconv.Itoa(i), Entry: w}
-		args = append(args, wakes[i].ID, string(w))
+		argv = append(argv, wakes[i].ID, []byte(w))
 	}
-	vals, lock, bo, err := s.commitRun(ctx, c, r, keys, args)
+	vals, lock, bo, err := s.commitRun(ctx, c, r, argv)
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}
@@ -651,7 +683,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		}
 	}
 	if len(vals) > 6 {
-		res.Claims = claimedChildren(c, r, vals[6:], now)
+		res.Claims = claimedChildren(c, r, argv, vals[6:], now)
 	}
 	if lock != nil {
 		if res.DeliveredTo == c.GroupTarget {
@@ -675,18 +707,21 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 // claimedChildren turns the commit's flat claim quadruples (iter, token,
 // first reserved iter, group target) into claims; the rest of each claim is
 // what the commit created, known here already.
-func claimedChildren(c Claim, r Commit, vals []any, now time.Time) []Claim {
-	byIter := make(map[int64]*Child, len(r.Children))
-	for i := range r.Children {
-		byIter[r.Children[i].Iter] = &r.Children[i]
-	}
+func claimedChildren(c Claim, r Commit, argv []any, vals []any, now time.Time) []Claim {
 	out := make([]Claim, 0, len(vals)/4)
 	for i := 0; i+4 <= len(vals); i += 4 {
 		iter, token, first := replyInt(vals[i]), replyInt(vals[i+1]), replyInt(vals[i+2])
-		ch := byIter[iter]
-		if ch == nil {
+		n := -1
+		for j := range r.Children {
+			if r.Children[j].Iter == iter {
+				n = j
+				break
+			}
+		}
+		if n < 0 {
 			continue
 		}
+		ch := &r.Children[n]
 		target, _ := vals[i+3].(string)
 		groupTarget, _ := strconv.ParseInt(target, 10, 64)
 		plain := ch.ResumePlain
@@ -694,10 +729,12 @@ func claimedChildren(c Claim, r Commit, vals []any, now time.Time) []Claim {
 			plain = json.RawMessage("{}")
 		}
 		head := c.Root.Pid(iter)
+		key := 3 + commitKeys + 2*n // the child's record and group keys in argv
 		out = append(out, Claim{
 			Root: c.Root, Iter: iter, Pid: head, Token: token, FirstChild: first, Reserve: ch.Reserve,
 			ResumeStep: ch.ResumeStep, ResumePlain: plain, ParentPid: c.Pid, JoinGroupID: ch.JoinGroupID,
 			ThreadHeadPid: head, GroupTarget: groupTarget, LeaseUntil: now.Add(r.ClaimLease),
+			keys: c.keys, self: argv[key], group: argv[key+1],
 		})
 	}
 	return out

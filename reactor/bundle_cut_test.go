@@ -176,7 +176,7 @@ func TestCommitAndBundleSurviveAnyCut(t *testing.T) {
 		io := &sessionIO{store: joinstore.New(cut, joinstore.Config{SessionTTL: time.Hour}), root: res.Root, orch: o, table: table,
 			clock: func() time.Time { return now }, log: discardLog(), bundles: ev}
 		r := result{claim: cl[0], res: Result{Valid: true}, input: map[string]any{}, inputRaw: cl[0].ResumePlain}
-		commit, _, _ := commitFor(cl[0], o.Step(cl[0].ResumeStep), store.CheckPayload, r, now, "r1")
+		commit, _, _ := commitFor(cl[0], o.Step(cl[0].ResumeStep), payloadChecks{store.CheckPayload, store.CheckPayloadSize}, r, now, "r1")
 		cmd := cmdCommit{Claim: cl[0], Commit: commit, Bundle: bundleFor(res.Root, o.Step(cl[0].ResumeStep), r, commit, now)}
 		cmd.Bundle.Bundle.Executed = 1
 		arm()

@@ -224,7 +224,7 @@ func TestFencedCommitWritesNoBundle(t *testing.T) {
 		log: discardLog(), bundles: ev}
 	commitOf := func(c joinstore.Claim, worker string) cmdCommit {
 		r := result{claim: c, res: Result{Valid: true}, input: map[string]any{}, inputRaw: c.ResumePlain}
-		commit, _, _ := commitFor(c, o.Step(c.ResumeStep), store.CheckPayload, r, clock, worker)
+		commit, _, _ := commitFor(c, o.Step(c.ResumeStep), payloadChecks{store.CheckPayload, store.CheckPayloadSize}, r, clock, worker)
 		return cmdCommit{Claim: c, Commit: commit, Bundle: bundleFor(res.Root, o.Step(c.ResumeStep), r, commit, clock)}
 	}
 	in := io.carry(ctx, commitOf(old[0], "old")).(inCommitted)
@@ -280,7 +280,7 @@ func TestKilledStepBundleSaysAborted(t *testing.T) {
 	}
 	io := &sessionIO{store: store, root: res.Root, orch: o, table: table, clock: func() time.Time { return now }, log: discardLog(), bundles: ev}
 	r := result{claim: cl[0], res: Result{Valid: true}, input: map[string]any{}, inputRaw: cl[0].ResumePlain}
-	commit, _, _ := commitFor(cl[0], o.Step(cl[0].ResumeStep), store.CheckPayload, r, now, "r1")
+	commit, _, _ := commitFor(cl[0], o.Step(cl[0].ResumeStep), payloadChecks{store.CheckPayload, store.CheckPayloadSize}, r, now, "r1")
 	in := io.carry(ctx, cmdCommit{Claim: cl[0], Commit: commit, Bundle: bundleFor(res.Root, o.Step(cl[0].ResumeStep), r, commit, now)}).(inCommitted)
 	if in.Err != nil || !in.Res.Killed || !in.Res.Bundle {
 		t.Fatalf("killed commit: %+v %v", in.Res, in.Err)

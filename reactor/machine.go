@@ -38,6 +38,10 @@ type machineConfig struct {
 	Worker string
 	// Check is the store's payload check (size and shape): pure.
 	Check func(what string, p []byte) error
+	// CheckSize is its size check alone, for a stored payload a step
+	// passes on unchanged (its shape was checked when it was stored); nil:
+	// Check.
+	CheckSize func(what string, p []byte) error
 	// Executions: a step whose selected branch has an execution executes
 	// it before its branch applies (execstep.go); off, the execution is
 	// reported not performed.
@@ -426,7 +430,7 @@ func (m *machine) commit(now time.Time) {
 	}
 	delete(m.retries, c.Iter)
 	step := m.orch.Step(c.ResumeStep)
-	commit, detail, next := commitFor(c, step, m.cfg.Check, r, now, m.cfg.Worker)
+	commit, detail, next := commitFor(c, step, payloadChecks{m.cfg.Check, m.cfg.CheckSize}, r, now, m.cfg.Worker)
 	for i := range commit.Children {
 		lim := m.table[commit.Children[i].ResumeStep]
 		commit.Children[i].Reserve, commit.Children[i].Bypass = lim.Reserve, lim.Bypass

@@ -52,6 +52,23 @@ func TestPayloadCap(t *testing.T) {
 		t.Fatalf("an aborted step created children: %v", procs)
 	}
 
+	// A stored payload a step passes on unchanged is held to the cap of the
+	// replica that runs the step (its shape was checked when stored; its
+	// size is checked again): one started under a larger cap aborts.
+	wide := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, MaxPayloadBytes: 1000})
+	pass, err := Start(ctx, wide, src, StartRequest{Owner: owner, XRC729: "t", OstcID: "cap", Step: "A1", Payload: big}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := execFunc(func(_ context.Context, e Execution) (Result, error) { return Result{Valid: true}, nil })
+	r = &Runner{Store: store, Orch: o, Exec: same, Worker: "w", Now: time.Now, Advance: func(time.Time) {}}
+	if err := r.Run(ctx, pass.Root); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := store.Process(ctx, pass.Root, 1); p.Status != joinstore.StatusAborted || !strings.Contains(p.AbortReason, "the step's next payload is 209 bytes, at most 100") {
+		t.Fatalf("a passed-on payload over the cap: %+v", p)
+	}
+
 	// A wake whose merge would be over the cap.
 	w, _ := Start(ctx, store, src, StartRequest{Owner: owner, XRC729: "t", OstcID: "cap", Step: "A1", WakeAt: time.Now().Add(time.Hour)}, time.Now())
 	wres, notes, err := Wake(ctx, store, w.Root, "", []int64{1}, WakeRequest{Runner: owner, Operator: true,

@@ -57,7 +57,7 @@ func newRootActor(m *Manager, root joinstore.Root, adopted *joinstore.Adoption) 
 	io := &sessionIO{store: m.Store, source: m.Source, exec: m.Exec, root: root, worker: m.Replica,
 		procLease: m.ProcLease, rootLease: m.RootLease, token: adopted.Token, adopted: adopted,
 		clock: m.now, poke: m.poke, log: m.Log, act: m.Actuator, flip: m.Flipper, life: m.Lifecycle, bundles: m.Bundles}
-	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload,
+	cfg := machineConfig{RootLease: m.RootLease, Poll: m.Poll, ClaimLease: m.ProcLease, Worker: m.Replica, Check: m.Store.CheckPayload, CheckSize: m.Store.CheckPayloadSize,
 		Executions: m.Actuator != nil, ExecPoll: m.ExecPoll, RecordCap: m.Store.MaxRecord(), Bundles: m.Bundles != nil}
 	return &rootActor{m: m, io: io, machine: newMachine(cfg, root, nil, m.now())}
 }

@@ -107,7 +107,7 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 	if poll == 0 {
 		poll = time.Second
 	}
-	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, Worker: r.Worker, Check: r.Store.CheckPayload,
+	m := newMachine(machineConfig{Serial: true, MaxSteps: r.MaxSteps, Worker: r.Worker, Check: r.Store.CheckPayload, CheckSize: r.Store.CheckPayloadSize,
 		Executions: r.Actuator != nil, ExecPoll: poll, RecordCap: r.Store.MaxRecord(), Bundles: r.Bundles != nil}, root, r.Orch, r.Now())
 	defer func() { r.executed = m.executed }()
 	queue := []input{inStart{}}

@@ -285,21 +285,25 @@ type result struct {
 // payload flow, the children of the selected branch and its wake-ups; a
 // hard error aborts the process with the error as its reason. The detail
 // is the timeline's account of the execution.
-func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p []byte) error, r result, now time.Time, worker string) (joinstore.Commit, string, map[string]any) {
+func commitFor(c joinstore.Claim, step *registry.Step, check payloadChecks, r result, now time.Time, worker string) (joinstore.Commit, string, map[string]any) {
 	commit := joinstore.Commit{Status: "done", Worker: worker}
 	detail := "valid"
 	var next map[string]any
 	if r.err == nil && step != nil {
+		// A payload over the cap aborts the step: nothing it asked for
+		// happens (children, wake-ups), and its payload stays the input.
+		var err error
 		if addsNothing(r.res.Output) && r.inputRaw != nil {
-			// The payload passes through: no decode and encode round trip.
+			// The payload passes through: no decode and encode round trip,
+			// and its shape was checked when it was stored.
 			next, commit.Payload = r.input, r.inputRaw
+			err = check.size("the step's next payload", commit.Payload)
 		} else {
 			next = NextPayload(r.input, r.res.Output)
 			commit.Payload = MarshalPayload(next)
+			err = check.all("the step's next payload", commit.Payload)
 		}
-		// A payload over the cap aborts the step: nothing it asked for
-		// happens (children, wake-ups), and its payload stays the input.
-		if err := check("the step's next payload", commit.Payload); err != nil {
+		if err != nil {
 			r.err = fmt.Errorf("step %s: %w", c.ResumeStep, err)
 		}
 	}
@@ -333,6 +337,21 @@ func commitFor(c joinstore.Claim, step *registry.Step, check func(what string, p
 		commit.Children = Children(step, r.err != nil, r.res.Valid, Parent{Group: c.JoinGroupID, FirstChild: c.FirstChild}, commit.Payload, now, r.res.Wait)
 	}
 	return commit, detail, next
+}
+
+// payloadChecks are the store's payload checks (machineConfig.Check and
+// CheckSize).
+type payloadChecks struct {
+	all, sizeOnly func(what string, p []byte) error
+}
+
+// size checks a stored payload passed on unchanged: its size only, when
+// there is a size check of its own.
+func (c payloadChecks) size(what string, p []byte) error {
+	if c.sizeOnly == nil {
+		return c.all(what, p)
+	}
+	return c.sizeOnly(what, p)
 }
 
 // addsNothing reports whether an output leaves the next payload equal to
