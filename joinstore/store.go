@@ -548,9 +548,14 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	}
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
-	keys := make([]string, 0, 11+2*len(r.Children))
-	keys = append(keys, k.meta(), k.run(), k.due(), k.steps(), k.proc(c.Iter),
-		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend(), k.wq())
+	pkey := k.proc(c.Iter)
+	jlock := pkey // KEYS[12]: the target's join lock, the process key when none
+	if c.GroupTarget != 0 {
+		jlock = k.joinLock(c.GroupTarget)
+	}
+	keys := make([]string, 0, 12+2*len(r.Children))
+	keys = append(keys, k.meta(), k.run(), k.due(), k.steps(), pkey,
+		k.targets(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend(), k.wq(), jlock)
 	valid := ""
 	if r.Valid != nil {
 		valid = "0"
@@ -621,6 +626,13 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 			args = append(args, "", "", "", "", "")
 		}
 		keys = append(keys, k.proc(ch.Iter), k.group(ch.JoinGroupID))
+	}
+	for _, ch := range r.Children {
+		if ch.Join != nil {
+			// A created join's own keys: its decision in the script reaches
+			// only declared keys.
+			keys = append(keys, k.group(strconv.FormatInt(ch.Iter, 10)), k.joinLock(ch.Iter), k.joinQueue(ch.Iter))
+		}
 	}
 	wakes := make([]PendingWake, len(r.WakeUps))
 	for i, w := range r.WakeUps {
