@@ -104,9 +104,10 @@ func argvKeys(argv []any) []string {
 }
 
 // The layout of commit_step's call (lua/commit_step.lua): its fixed keys
-// (then two per child), its fixed arguments, and the arguments per child.
+// (then two per child and three per join target it creates), its fixed
+// arguments, and the arguments per child.
 const (
-	commitKeys      = 11
+	commitKeys      = 12
 	commitArgs      = 19
 	commitChildArgs = 12
 )

@@ -27,7 +27,7 @@ var (
 	scriptClaim        = load("claim")
 	scriptRenewLease   = load("renew_lease")
 	scriptReleaseLease = load("release_lease")
-	scriptCommitStep   = scripts.LoadWith("commit_step", "lua/lib/join_decide.lua")
+	scriptCommitStep   = scripts.LoadWith("commit_step", "lua/lib/declared.lua", "lua/lib/join_decide.lua")
 	scriptJoinLock     = load("join_lock")
 	scriptJoinApply    = load("join_apply")
 	scriptJoinUnlock   = load("join_unlock")

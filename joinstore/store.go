@@ -573,15 +573,30 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	if self == nil {
 		self, group = sk.proc(c.Iter), sk.groupKey(c.JoinGroupID)
 	}
-	tproc, tqueue, targ := self, sk.noQueue, any("")
+	// KEYS[8], [9], [12]: the group target's record, queue and join lock;
+	// without a target, the process's own key and jq:0 stand in.
+	tproc, tqueue, tlock, targ := self, sk.noQueue, self, any("")
 	if c.GroupTarget != 0 {
-		tproc, tqueue, targ = sk.proc(c.GroupTarget), sk.joinQueue(c.GroupTarget), strconv.FormatInt(c.GroupTarget, 10)
+		tproc, tqueue, tlock, targ = sk.proc(c.GroupTarget), sk.joinQueue(c.GroupTarget), sk.joinLock(c.GroupTarget), strconv.FormatInt(c.GroupTarget, 10)
 	}
-	nkeys := commitKeys + 2*len(r.Children)
+	created := 0 // join targets among the children
+	for _, ch := range r.Children {
+		if ch.Join != nil {
+			created++
+		}
+	}
+	nkeys := commitKeys + 2*len(r.Children) + 3*created
 	argv := scriptArgv(commitStepHash, nkeys, nkeys+commitArgs+commitChildArgs*len(r.Children)+2*len(r.WakeUps))
-	argv = append(argv, sk.meta, sk.run, sk.due, sk.steps, self, sk.targets, group, tproc, tqueue, sk.jpend, sk.wq)
+	argv = append(argv, sk.meta, sk.run, sk.due, sk.steps, self, sk.targets, group, tproc, tqueue, sk.jpend, sk.wq, tlock)
 	for _, ch := range r.Children {
 		argv = append(argv, sk.proc(ch.Iter), sk.groupKey(ch.JoinGroupID))
+	}
+	for _, ch := range r.Children {
+		if ch.Join != nil {
+			// A created join's own keys: its decision in the script reaches
+			// only declared keys.
+			argv = append(argv, sk.group(strconv.FormatInt(ch.Iter, 10)), sk.joinLock(ch.Iter), sk.joinQueue(ch.Iter))
+		}
 	}
 	var valid any = ""
 	if r.Valid != nil {

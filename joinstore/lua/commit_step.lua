@@ -13,7 +13,14 @@
 -- KEYS[9] xgr:T:jq:<target of G>    pending deliveries of that target
 -- KEYS[10] xgr:T:jpend              targets with pending deliveries
 -- KEYS[11] xgr:T:wq                 wake-ups of this session not yet performed
--- KEYS[12..] per child two keys: xgr:T:p:<child iter>, xgr:T:g:<child group>
+-- KEYS[12] xgr:T:jl:<target of G>   its join lock (KEYS[5] again when G has no target)
+-- KEYS[13 .. 12 + 2C] per child two keys: xgr:T:p:<child iter>, xgr:T:g:<child group>
+-- KEYS[13 + 2C ..] per child that is a join target, in child order, three
+--          keys: xgr:T:g:<its iter> (its fresh group), xgr:T:jl:<its iter>,
+--          xgr:T:jq:<its iter>
+-- Every key the script reaches is one of these: the join decisions and the
+-- deferred claims find the ones they name at run time among them
+-- (lib/declared.lua), and leave to a join step what would reach others.
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms; "" = the server clock)  ARGV[4] status (done|aborted)
 -- ARGV[5] valid (1|0|"")  ARGV[6] payload digest  ARGV[7] worker (of the
 --          step, and of the children it claims)
@@ -57,15 +64,20 @@
 -- them: with ARGV[19], first the first decision of every join this commit
 -- creates whose target has reach (its producers are its members; no
 -- delivery yet); then, with its payload, the delivery to the group's open
--- target, when no join lock is held on it, it keeps its reachability and
--- every pending delivery carries a canonical payload: the pending ones,
--- this one, then the failures of joins just created and found
--- unfulfillable. A close promotes the target or aborts it (failing it into
--- its own group's target, decided here too when it can be), kills waiting
--- members under policy kill. The children and producers the decisions
--- leave waiting are claimed after them. Otherwise the delivery is left
--- pending (canonical, when ARGV[19] gave it) and deliveredTo names the
--- target: a join step decides.
+-- target, when no join lock is held on it, it keeps its reachability,
+-- every pending delivery carries a canonical payload and the decision
+-- reaches declared keys only: the pending ones, this one, then the
+-- failures of joins just created and found unfulfillable. A close promotes
+-- the target or aborts it (failing it into its own group's target, decided
+-- here too when that is a join this commit created), kills waiting members
+-- under policy kill. The decision is computed read-only before the first
+-- write (d.evaluate); a close with kill while the group has members this
+-- commit did not create (their keys are not declared), or an unfulfillable
+-- close of a target whose group has a target (the parent's keys are not
+-- declared), is left to a join step. The children and producers the
+-- decisions leave waiting are claimed after them. Otherwise the delivery
+-- is left pending (canonical, when ARGV[19] gave it), nothing is claimed
+-- and deliveredTo names the target: a join step decides.
 --
 -- Returns {result, live, deliveredTo, gated, cap, joins, claims...}: result
 -- "committed" or "killed" (killed while running, or by a cap: recorded
@@ -106,7 +118,7 @@
 -- expiry, window counts start at now, and recovery drops such entries.
 -- Numbers reach Redis as strings made once (nowS, int(): lib/clock.lua).
 local fmt = string.format
-local PROC, WQ, CHILD0, C0, CF = 5, 11, 11, 20, 12
+local PROC, WQ, CHILD0, C0, CF = 5, 11, 12, 20, 12
 -- ARGV[19]: the join decisions' payload cap and this commit's canonical payload
 local joinCap, joinPiece = "", ""
 if ARGV[19] ~= "" then
@@ -189,9 +201,17 @@ end
 -- the pending deliveries it applies before this one: read before anything
 -- changes.
 local decider, pendingJoin
+local K -- the declared keys, by name (lib/declared.lua); only with joins
+if joinCap ~= "" then
+  K = declaredKeys()
+end
 if targetOpen and joinPiece ~= "" then
-  decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(joinCap))
-  pendingJoin = decider.pending(targetIter)
+  decider = joinDecider(K, now, nowS, ttl, tonumber(joinCap))
+  if K.has("g:" .. targetIter) and K.has("jl:" .. targetIter) then
+    pendingJoin = decider.pending(targetIter)
+  else
+    decider.skip[targetIter] = true
+  end
 end
 -- The joins this commit creates whose first decision it takes (their
 -- targets keep their reachability): their fresh groups, by group id.
@@ -202,6 +222,89 @@ if joinCap ~= "" then
     if ARGV[b + 8] ~= "" and string.find(ARGV[b + 11], " ", 1, true) then
       decideFresh = decideFresh or {}
       decideFresh[ARGV[b + 7]] = true
+    end
+  end
+end
+
+-- Whether the group's target's decision reaches declared keys only, read
+-- before the first write: its verdict as the decisions below will reach
+-- it (this commit's children in the group are members, the first
+-- decisions of the joins it creates there come first: a failed one is no
+-- member and delivers its failure after this commit's delivery). A close
+-- with kill reaches every member (p:<m>: declared for this commit's
+-- children only); an unfulfillable close reaches the target's own group
+-- and its target (never declared). Either is left to a join step: the
+-- delivery stays pending and nothing is claimed.
+if pendingJoin then
+  local r = decider.record(targetIter)
+  local parent = redis.call("HGET", KEYS[6], r[4] or "0")
+  local flat, others = {}, false
+  if r[2] == "kill" or parent then
+    flat = redis.call("HGETALL", KEYS[7])
+    for i = 1, #flat, 2 do
+      others = others or flat[i] ~= ARGV[1]
+    end
+  end
+  if parent or others then
+    local live, held, known = {}, {}, true
+    for i = 1, #flat, 2 do
+      if flat[i] ~= ARGV[1] then
+        live[#live + 1] = {tonumber(flat[i]), flat[i + 1]}
+      end
+    end
+    local joinOf = {} -- fresh group -> child base
+    for i = 1, nChildren do
+      local b = C0 + CF * (i - 1)
+      if ARGV[b + 8] ~= "" then
+        joinOf[ARGV[b + 7]] = b
+      end
+    end
+    for i = 1, nChildren do
+      local b = C0 + CF * (i - 1)
+      local citer, cstep, cgroup = ARGV[b], ARGV[b + 1], ARGV[b + 4]
+      if ARGV[b + 8] ~= "" and joinOf[cgroup] then
+        known = false -- a join nested in a join this commit creates
+      elseif cgroup == group then
+        local failed = false
+        if ARGV[b + 8] ~= "" and decideFresh and decideFresh[ARGV[b + 7]] then
+          local policy = ARGV[b + 11]
+          local sp = string.find(policy, " ", 1, true)
+          local fr = {"0", string.sub(policy, 1, sp - 1), cstep, cgroup, "", "", "", ARGV[b + 8], ARGV[b + 9], ARGV[b + 10], "{}", "{}",
+            string.sub(policy, sp + 1)}
+          local producers = {}
+          for j = 1, nChildren do
+            local c = C0 + CF * (j - 1)
+            if ARGV[c + 4] == ARGV[b + 7] then
+              producers[#producers + 1] = {tonumber(ARGV[c]), ARGV[c + 1]}
+            end
+          end
+          failed = decider.evaluate(fr, producers, {}).verdict == "unfulfillable"
+        end
+        if failed then
+          held[#held + 1] = {pid = root .. ":" .. citer, from = cstep, aborted = true, payload = "{}"}
+        else
+          live[#live + 1] = {tonumber(citer), cstep}
+        end
+      end
+    end
+    local verdict = "unknown"
+    if known then
+      local v = nil
+      if ARGV[5] ~= "" then
+        v = ARGV[5] == "1"
+      end
+      local pend = {}
+      for _, x in ipairs(pendingJoin) do
+        pend[#pend + 1] = x
+      end
+      pend[#pend + 1] = {pid = pid, from = step, aborted = status == "aborted", valid = v, payload = joinPiece}
+      for _, x in ipairs(held) do
+        pend[#pend + 1] = x
+      end
+      verdict = decider.evaluate(r, live, pend).verdict
+    end
+    if verdict ~= "open" and ((r[2] == "kill" and others) or (parent and verdict ~= "satisfied")) then
+      decider.skip[targetIter], pendingJoin = true, nil
     end
   end
 end
@@ -399,7 +502,7 @@ if fresh then
   -- The first decision of each join this commit created, as its join step
   -- would take it right after the commit.
   if not decider then
-    decider = joinDecider(string.sub(KEYS[1], 1, #KEYS[1] - 4), now, nowS, ttl, tonumber(joinCap))
+    decider = joinDecider(K, now, nowS, ttl, tonumber(joinCap))
   end
   if pendingJoin then
     decider.hold = targetIter
@@ -429,10 +532,17 @@ if decider then
     local pkey, citer = KEYS[CHILD0 + 2 * i - 1], ARGV[b]
     local open = redis.call("HGET", pkey, "status") == "waiting"
     if open then
+      -- The group's target is the commit's own (KEYS[8]) or one it
+      -- created (declared); any other is left to claim.lua.
       local gt = redis.call("HGET", KEYS[6], ARGV[b + 4])
       if gt then
-        local g = redis.call("HMGET", string.sub(KEYS[1], 1, #KEYS[1] - 4) .. "p:" .. gt, "closed", "policy")
-        open = not (g[1] == "1" and g[2] == "kill")
+        local gkey = K.has("p:" .. gt)
+        if gkey then
+          local g = redis.call("HMGET", gkey, "closed", "policy")
+          open = not (g[1] == "1" and g[2] == "kill")
+        else
+          open = false
+        end
       end
     end
     if (free ~= 0 or ARGV[b + 6] == "1") and open then

@@ -3,12 +3,12 @@
 --
 -- KEYS[1] xgr:T:jl:<t>   KEYS[2] xgr:T:p:<t>   KEYS[3] xgr:T:g:<t>   KEYS[4] xgr:T:jq:<t>
 -- KEYS[5] xgr:T:meta     KEYS[6] xgr:T:due     KEYS[7] xgr:T:run     KEYS[8] xgr:T:steps
--- KEYS[9] xgr:T:iter     KEYS[10] xgr:T:fence  KEYS[9] xgr:T:targets
+-- KEYS[9] xgr:T:targets
 -- KEYS[10] xgr:T:g:<P>   the target's own group P (it leaves it when it aborts)
 -- KEYS[11] xgr:T:p:<target of P>  (KEYS[2] again when P has no target)
 -- KEYS[12] xgr:T:jq:<target of P>
 -- KEYS[13] xgr:T:jpend   targets with pending deliveries, by first push time
--- KEYS[16..] xgr:T:p:<iter> of each member to kill, in ARGV order
+-- KEYS[14..] xgr:T:p:<iter> of each member to kill, in ARGV order
 -- ARGV[1] token  ARGV[2] now (ms; "" = the server clock)  ARGV[3] pending entries consumed
 -- ARGV[4] inbox (JSON)  ARGV[5] fail (JSON)
 -- ARGV[6] verdict: open | satisfied | unfulfillable | kill (kill the waiting

@@ -9,18 +9,28 @@
 -- TestInlineJoinMatchesDecideJoin holds the two equal over generated
 -- states on a single Redis and a 3-master Cluster.
 --
--- joinDecider(prefix, now, nowS, ttl, cap) returns the decider of one
--- session: prefix is its key prefix ("xgr:{T}:"; the keys below are read
--- by name, all under the session's hash tag: one slot), cap the payload cap
--- (bytes) a merged payload must keep to.
+-- joinDecider(K, now, nowS, ttl, cap) returns the decider of one session:
+-- K is the script's declared keys (lib/declared.lua): every key is taken
+-- from KEYS by name (meta, due, jpend, targets, and per target t p:<t>,
+-- g:<t>, jq:<t>, jl:<t>; p:<m> of a member a kill aborts; g:<P> of the
+-- group P a target leaves); reaching one that is not declared is an error
+-- (the caller checks, with d.evaluate before its first write, that a
+-- decision it takes here touches declared keys only). cap is the payload
+-- cap (bytes) a merged payload must keep to.
 --   d.pending(t): the pending deliveries of target t when its join can be
---     decided here — no join lock is held on it (a join step's holder
---     applies every delivery before it lets go), its record keeps its
---     reachability (field reach) and every pending delivery that may enter
---     the inbox carries a canonical payload (canon) — else nil.
+--     decided here — t is not in d.skip, no join lock is held on it (a join
+--     step's holder applies every delivery before it lets go), its record
+--     keeps its reachability (field reach) and every pending delivery that
+--     may enter the inbox carries a canonical payload (canon) — else nil.
 --   d.decide(t, pending): apply pending (a list of {pid, from, aborted,
 --     valid (true, false or nil), payload}) to open target t and decide
 --     (with none: the first decision of a target just created).
+--   d.evaluate(r, live, pending): that decision, read-only: r is the
+--     target's record (d.record(t), or one built from what creates it),
+--     live its group's live members ({iter, step}, iter order); returns
+--     {verdict = open | satisfied | unfulfillable (a satisfied join whose
+--     merged payload is over the cap is unfulfillable), ...}.
+--   d.skip: targets (iter strings) whose decision is left to a join step.
 --   d.hold: a target whose failures from targets this decider aborts are
 --     kept in d.held instead of delivered (the commit delivers its own
 --     delivery to it first, then those).
@@ -35,13 +45,14 @@
 -- overwriting earlier, meta dropped, keys sorted bytewise as Go's encoder
 -- sorts them: byte for byte what reactor.MarshalPayload(reactor.Merge(..))
 -- gives.
-local function joinDecider(prefix, now, nowS, ttl, cap)
+-- Invariant: every key a decision reaches is one of the script's KEYS.
+local function joinDecider(K, now, nowS, ttl, cap)
   -- depth: how many cascades into a parent target this decider is inside;
   -- past maxDepth a failure is left pending for the parent's join step, so
   -- that one script's work stays bounded however deep the joins nest.
-  local d = {aborted = 0, joins = {}, held = {}, depth = 0}
+  local d = {aborted = 0, joins = {}, held = {}, depth = 0, skip = {}}
   local maxDepth = 16
-  local metaKey, dueKey, jpendKey, targetsKey = prefix .. "meta", prefix .. "due", prefix .. "jpend", prefix .. "targets"
+  local metaKey, dueKey, jpendKey, targetsKey = K.key("meta"), K.key("due"), K.key("jpend"), K.key("targets")
 
   -- JSON text, scanned without decoding values.
   local function skipString(s, i) -- s[i] is '"'; returns the index after the closing quote
@@ -210,15 +221,15 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
   end
 
   function d.pending(t)
-    if redis.call("EXISTS", prefix .. "jl:" .. t) == 1 then
+    if d.skip[tostring(t)] or redis.call("EXISTS", K.key("jl:" .. t)) == 1 then
       return nil
     end
-    local reach = redis.call("HGET", prefix .. "p:" .. t, "reach")
+    local reach = redis.call("HGET", K.key("p:" .. t), "reach")
     if not reach or reach == "" then
       return nil
     end
     local out = {}
-    for _, e in ipairs(redis.call("LRANGE", prefix .. "jq:" .. t, 0, -1)) do
+    for _, e in ipairs(redis.call("LRANGE", K.key("jq:" .. t), 0, -1)) do
       local x = cjson.decode(e)
       if x.aborted ~= true and x.canon ~= true then
         return nil
@@ -232,10 +243,24 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
     return out
   end
 
-  function d.decide(t, pending)
-    local key, gkey = prefix .. "p:" .. t, prefix .. "g:" .. t
-    local r = redis.call("HMGET", key, "closed", "policy", "resumeStep", "joinGroupId", "nextWakeAt", "paused", "pid",
+  -- d.record(t): target t's record, the fields d.evaluate reads.
+  function d.record(t)
+    return redis.call("HMGET", K.key("p:" .. t), "closed", "policy", "resumeStep", "joinGroupId", "nextWakeAt", "paused", "pid",
       "expect", "requireWhen", "k", "inbox", "fail", "reach")
+  end
+  -- d.members(t): the live members of t's group, in iter order.
+  function d.members(t)
+    local flat, live = redis.call("HGETALL", K.key("g:" .. t)), {}
+    for i = 1, #flat, 2 do
+      live[#live + 1] = {tonumber(flat[i]), flat[i + 1]}
+    end
+    table.sort(live, function(a, b)
+      return a[1] < b[1]
+    end)
+    return live
+  end
+
+  function d.evaluate(r, live, pending)
     local from, when, k = cjson.decode(r[8]), cjson.decode(r[9] or "{}"), tonumber(r[10])
     local expected, reach = {}, {}
     for _, node in ipairs(from) do
@@ -250,14 +275,6 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
       end
       reach[node] = set
     end
-    -- the group's live members, in iter order
-    local flat, live = redis.call("HGETALL", gkey), {}
-    for i = 1, #flat, 2 do
-      live[#live + 1] = {tonumber(flat[i]), flat[i + 1]}
-    end
-    table.sort(live, function(a, b)
-      return a[1] < b[1]
-    end)
     local inboxList, inbox = members(r[11] or "{}"), {}
     for _, kv in ipairs(inboxList) do
       inbox[unquote(kv[1])] = kv[2]
@@ -348,49 +365,59 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
         decide(i)
       end
     end
+    local st = {verdict = verdict, applied = applied, inboxList = inboxList, fail = fail, reason = "unfulfillable"}
+    if verdict == "satisfied" then
+      st.merged = merge(from, inbox)
+      if #st.merged > cap then
+        -- Satisfied, but the merged payload is over the cap: the join
+        -- closes with its inbox and the target aborts with the reason.
+        st.verdict = "unfulfillable"
+        st.reason = string.format("the join's merged payload is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD)", #st.merged, cap)
+      end
+    end
+    return st
+  end
+
+  function d.decide(t, pending)
+    local key, gkey = K.key("p:" .. t), K.key("g:" .. t)
+    local r, live = d.record(t), d.members(t)
+    local st = d.evaluate(r, live, pending)
+    local verdict, applied = st.verdict, st.applied
 
     local parts = {}
-    for i, kv in ipairs(inboxList) do
+    for i, kv in ipairs(st.inboxList) do
       parts[i] = kv[1] .. ":" .. kv[2]
     end
     local failText = "{}"
-    if next(fail) then
-      failText = cjson.encode(fail)
+    if next(st.fail) then
+      failText = cjson.encode(st.fail)
     end
     redis.call("HSET", key, "inbox", "{" .. table.concat(parts, ",") .. "}", "fail", failText, "updatedAt", nowS)
-    redis.call("DEL", prefix .. "jq:" .. t)
+    redis.call("DEL", K.key("jq:" .. t))
     redis.call("ZREM", jpendKey, t)
 
     local killed, follow, cascade = {}, {}, nil
     if verdict ~= "open" then
       redis.call("HSET", key, "closed", "1", "closedAt", nowS)
-      local reason = "unfulfillable"
       if verdict == "satisfied" then
-        local merged = merge(from, inbox)
-        if #merged > cap then
-          -- Satisfied, but the merged payload is over the cap: the join
-          -- closes with its inbox and the target aborts with the reason.
-          verdict = "unfulfillable"
-          reason = string.format("the join's merged payload is %d bytes, at most %d are allowed (XGR_MAX_PAYLOAD)", #merged, cap)
-        else
-          redis.call("HSET", key, "resumePlain", merged)
-          if r[6] ~= "1" then
-            redis.call("ZADD", dueKey, int(math.max(tonumber(r[5]) or 0, now)), t)
-          end
+        redis.call("HSET", key, "resumePlain", st.merged)
+        if r[6] ~= "1" then
+          redis.call("ZADD", dueKey, int(math.max(tonumber(r[5]) or 0, now)), t)
         end
-      end
-      if verdict == "unfulfillable" then
+      else
         -- The target aborts; as a finished process of its own group P it
         -- fails its step at P's target (cascade, after this target's kills).
-        abort(key, t, reason)
+        -- Only a group with a join target keeps its members.
+        abort(key, t, st.reason)
         redis.call("HINCRBY", metaKey, "unfulfillable", 1)
         local group = r[4] or "0"
-        redis.call("HDEL", prefix .. "g:" .. group, t)
         local parent = redis.call("HGET", targetsKey, group)
         if parent then
-          if redis.call("HGET", prefix .. "p:" .. parent, "closed") ~= "1" then
+          local pgkey = K.key("g:" .. group)
+          redis.call("HDEL", pgkey, t)
+          if redis.call("HGET", K.key("p:" .. parent), "closed") ~= "1" then
             cascade = {parent, {pid = r[7], from = r[3], aborted = true, payload = "{}"}}
-          elseif redis.call("EXISTS", prefix .. "g:" .. group) == 0 then
+          elseif redis.call("EXISTS", pgkey) == 0 then
             redis.call("HDEL", targetsKey, group)
           end
         end
@@ -398,7 +425,7 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
       if r[2] == "kill" then
         -- Every waiting member is aborted at once; running ones may finish.
         for _, m in ipairs(live) do
-          local mkey = prefix .. "p:" .. m[1]
+          local mkey = K.key("p:" .. m[1])
           local s = redis.call("HMGET", mkey, "status", "target", "closed", "policy")
           if s[1] == "waiting" then
             abort(mkey, m[1], "join-kill")
@@ -438,7 +465,7 @@ local function joinDecider(prefix, now, nowS, ttl, cap)
         d.decide(parent, more)
         d.depth = d.depth - 1
       else
-        redis.call("RPUSH", prefix .. "jq:" .. parent, cjson.encode({pid = x.pid, from = x.from, aborted = true, valid = cjson.null, payload = "{}"}))
+        redis.call("RPUSH", K.key("jq:" .. parent), cjson.encode({pid = x.pid, from = x.from, aborted = true, valid = cjson.null, payload = "{}"}))
         redis.call("ZADD", jpendKey, "NX", nowS, parent)
         follow[#follow + 1] = parent
         follow[#follow + 1] = "0"
