@@ -89,7 +89,7 @@ type OrchestrationView struct {
 }
 
 func (c *Console) handleOrchestration(ctx context.Context, w http.ResponseWriter, r *http.Request, root joinstore.Root) {
-	meta, err := c.cfg.Store.Session(ctx, root)
+	meta, err := c.cfg.Store.SessionMeta(ctx, root)
 	if err != nil {
 		serverError(w, err)
 		return
@@ -103,12 +103,12 @@ func (c *Console) handleOrchestration(ctx context.Context, w http.ResponseWriter
 		writeJSON(w, http.StatusNotFound, problem{Error: "this replica serves no orchestrations"})
 		return
 	}
-	o, err := c.cfg.Source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"]))
+	o, err := c.cfg.Source.Orchestration(ctx, meta.XRC729, meta.OstcID, common.HexToHash(meta.OstcHash))
 	if err != nil {
-		writeJSON(w, http.StatusNotFound, problem{Error: fmt.Sprintf("orchestration %s of registry %s (hash %s): %v", meta["ostcId"], meta["xrc729"], meta["ostcHash"], err)})
+		writeJSON(w, http.StatusNotFound, problem{Error: fmt.Sprintf("orchestration %s of registry %s (hash %s): %v", meta.OstcID, meta.XRC729, meta.OstcHash, err)})
 		return
 	}
-	writeJSON(w, http.StatusOK, OrchestrationView{OstcID: o.ID, OstcHash: o.Hash.Hex(), XRC729: meta["xrc729"], Graph: OrchestrationGraph(o, procs)})
+	writeJSON(w, http.StatusOK, OrchestrationView{OstcID: o.ID, OstcHash: o.Hash.Hex(), XRC729: meta.XRC729, Graph: OrchestrationGraph(o, procs)})
 }
 
 // handleTimeline answers the timeline as JSON (an array), or as NDJSON

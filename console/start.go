@@ -83,15 +83,15 @@ func (c *Console) handleStart(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := reqCtx(r)
 	defer cancel()
-	meta, err := c.cfg.Store.Session(ctx, tmpl)
+	meta, err := c.cfg.Store.SessionMeta(ctx, tmpl)
 	if err != nil {
 		serverError(w, err)
 		return
 	}
-	req := reactor.StartRequest{Owner: tmpl.Owner, XRC729: meta["xrc729"], OstcID: meta["ostcId"], OstcHash: meta["ostcHash"],
+	req := reactor.StartRequest{Owner: tmpl.Owner, XRC729: meta.XRC729, OstcID: meta.OstcID, OstcHash: meta.OstcHash,
 		Step: f.Step, Payload: f.Payload, IdempotencyKey: f.Key}
 	if req.Step == "" {
-		req.Step = meta["startStep"]
+		req.Step = meta.StartStep
 	}
 	if req.IdempotencyKey == "" {
 		b := make([]byte, 16)

@@ -64,14 +64,14 @@ func (c *Console) handleStepForm(ctx context.Context, w http.ResponseWriter, r *
 		(&problem{Status: http.StatusNotFound, Error: "this replica serves no orchestrations or rules: the form cannot be built (wake with a JSON payload)"}).write(w)
 		return
 	}
-	meta, err := c.cfg.Store.Session(ctx, root)
+	meta, err := c.cfg.Store.SessionMeta(ctx, root)
 	if err != nil {
 		serverError(w, err)
 		return
 	}
-	o, err := c.cfg.Source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"]))
+	o, err := c.cfg.Source.Orchestration(ctx, meta.XRC729, meta.OstcID, common.HexToHash(meta.OstcHash))
 	if err != nil {
-		(&problem{Status: http.StatusNotFound, Error: fmt.Sprintf("orchestration %s: %v", meta["ostcId"], err)}).write(w)
+		(&problem{Status: http.StatusNotFound, Error: fmt.Sprintf("orchestration %s: %v", meta.OstcID, err)}).write(w)
 		return
 	}
 	st := o.Step(step)

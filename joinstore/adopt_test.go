@@ -21,7 +21,7 @@ func TestAdoptClaimsAFreshSession(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Token != 1 || a.Meta["status"] != "live" || a.Meta["startStep"] != "A1" || len(a.Due) != 0 || a.NextOK {
+		if a.Token != 1 || a.Meta.Status != SessionLive || a.Meta.StartStep != "A1" || len(a.Due) != 0 || a.NextOK {
 			t.Fatalf("adoption: %+v", a)
 		}
 		if len(a.Claims) != 1 {
@@ -87,7 +87,7 @@ func TestAdoptClaimsOnlyWhatIsSafe(t *testing.T) {
 		}
 		killed := start(t, s, StartRequest{StartLimits: lim}).Root
 		rdb.HSet(ctx, keysOf(killed).meta(), "killedAt", ms(t0))
-		if a := adopt(killed, t0); len(a.Claims) != 0 || a.Meta["killedAt"] == "" {
+		if a := adopt(killed, t0); len(a.Claims) != 0 || a.Meta.KilledAt.IsZero() {
 			t.Errorf("killed: %+v", a)
 		}
 		expired := start(t, s, StartRequest{StartLimits: lim}).Root

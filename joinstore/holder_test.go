@@ -19,8 +19,8 @@ func TestAdoptNamesThePreviousHolder(t *testing.T) {
 		if err != nil || len(first.Claims) != 1 {
 			t.Fatalf("r1: %+v %v", first, err)
 		}
-		if first.Meta[MetaHolder] != "r1" || first.Meta[MetaPrevHolder] != "" {
-			t.Fatalf("first adoption: holder %q, prevHolder %q", first.Meta[MetaHolder], first.Meta[MetaPrevHolder])
+		if first.Meta.Holder != "r1" || first.Meta.PrevHolder != "" {
+			t.Fatalf("first adoption: holder %q, prevHolder %q", first.Meta.Holder, first.Meta.PrevHolder)
 		}
 		// r1 "crashes": its root lease expires (Redis's TTL) and so does its
 		// process's lease (its score in the run set, judged at now).
@@ -30,9 +30,9 @@ func TestAdoptNamesThePreviousHolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if second.Meta[MetaHolder] != "r2" || second.Meta[MetaPrevHolder] != "r1" || len(second.Expired) != 1 || second.Token <= first.Token {
+		if second.Meta.Holder != "r2" || second.Meta.PrevHolder != "r1" || len(second.Expired) != 1 || second.Token <= first.Token {
 			t.Fatalf("takeover: holder %q, prevHolder %q, expired %v, token %d after %d",
-				second.Meta[MetaHolder], second.Meta[MetaPrevHolder], second.Expired, second.Token, first.Token)
+				second.Meta.Holder, second.Meta.PrevHolder, second.Expired, second.Token, first.Token)
 		}
 	})
 }
@@ -53,8 +53,8 @@ func TestAcquireRecordsTheHolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ad.Meta[MetaHolder] != "r2" || ad.Meta[MetaPrevHolder] != "r1" {
-			t.Fatalf("adoption after an acquired lease: holder %q, prevHolder %q", ad.Meta[MetaHolder], ad.Meta[MetaPrevHolder])
+		if ad.Meta.Holder != "r2" || ad.Meta.PrevHolder != "r1" {
+			t.Fatalf("adoption after an acquired lease: holder %q, prevHolder %q", ad.Meta.Holder, ad.Meta.PrevHolder)
 		}
 	})
 }

@@ -120,8 +120,9 @@ func (s *Store) Health(ctx context.Context, replica string) error {
 // Opening is what a replica that took a session's root lease needs to
 // know to run it, read in one round trip (Open).
 type Opening struct {
-	// Meta is the session's meta hash (ErrNotFound when it is empty).
-	Meta map[string]string
+	// Meta is the session's meta hash, typed (ErrNotFound when it is
+	// empty, ErrBadRecord when a field does not parse).
+	Meta SessionMeta
 	// Expired are running processes whose lease expired (recover them).
 	Expired []int64
 	// Wakes are wake-ups committed but not yet performed.
@@ -157,8 +158,12 @@ func (s *Store) Open(ctx context.Context, root Root, now, markAt time.Time) (Ope
 		return Opening{}, fmt.Errorf("open %s: %w", root, err)
 	}
 	var o Opening
-	if o.Meta = meta.Val(); len(o.Meta) == 0 {
+	fields := meta.Val()
+	if len(fields) == 0 {
 		return o, fmt.Errorf("session %s: %w", root, ErrNotFound)
+	}
+	if o.Meta, err = ParseSessionMeta(fields); err != nil {
+		return o, err
 	}
 	if o.Expired, err = parseIters(expired.Val(), "run set", root); err != nil {
 		return o, err
@@ -244,12 +249,15 @@ func parseAdoption(root Root, v any, now time.Time, procLease time.Duration) (Ad
 		return bad("token")
 	}
 	flat := list(parts[1])
-	a.Meta = make(map[string]string, len(flat)/2)
+	fields := make(map[string]string, len(flat)/2)
 	for i := 0; i+1 < len(flat); i += 2 {
-		a.Meta[flat[i]] = flat[i+1]
+		fields[flat[i]] = flat[i+1]
 	}
-	if len(a.Meta) == 0 {
+	if len(fields) == 0 {
 		return a, fmt.Errorf("session %s: %w", root, ErrNotFound)
+	}
+	if a.Meta, err = ParseSessionMeta(fields); err != nil {
+		return a, err
 	}
 	if a.Expired, err = parseIters(list(parts[2]), "run set", root); err != nil {
 		return a, err

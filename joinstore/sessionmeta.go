@@ -49,6 +49,12 @@ type SessionMeta struct {
 	// StartKey names the start that created the session (its idempotency
 	// key, or "permit:<digest>" for a gateway start).
 	StartKey string
+	// MaxTotalGas is the gas budget of the permit that started the session
+	// (decimal, up to a uint256; "" when none): execution parses it.
+	MaxTotalGas string
+	// Holder and PrevHolder name the replica that last adopted the session
+	// and the one before it (MetaHolder, MetaPrevHolder).
+	Holder, PrevHolder string
 }
 
 // MetaHolder and MetaPrevHolder are the meta fields naming the replica
@@ -81,6 +87,7 @@ const (
 	metaFailed     = "failed"
 	metaUnfulfill  = "unfulfillable"
 	metaInvalidEnd = "invalidEnds"
+	metaMaxGas     = "maxTotalGas"
 )
 
 // ParseSessionMeta maps the fields of a session's meta hash. A field that
@@ -96,6 +103,7 @@ func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
 		CreatedAt: r.time(metaCreatedAt), FinishedAt: r.time(metaFinishedAt), KilledAt: r.time(metaKilledAt),
 		KillReason: fields[metaKillReason], StartKey: fields[metaStartKey], KillKind: fields[metaKillKind],
 		Killed: r.int(metaKilled), Failed: r.int(metaFailed), Unfulfillable: r.int(metaUnfulfill), InvalidEnds: r.int(metaInvalidEnd),
+		MaxTotalGas: fields[metaMaxGas], Holder: fields[MetaHolder], PrevHolder: fields[MetaPrevHolder],
 	}
 	switch m.Status {
 	case SessionLive, SessionFinished, "":

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -196,7 +195,7 @@ func (m *machine) apply(in input, now time.Time) {
 		}
 		m.orch, m.table = in.Orch, Table(in.Orch)
 		m.next, m.hasNext = in.Opening.Next, in.Opening.NextOK
-		m.steps, _ = strconv.ParseInt(in.Opening.Meta["steps"], 10, 64)
+		m.steps = in.Opening.Meta.Steps
 		m.resume(in.Opening)
 		m.run(now, in.Claims, nil)
 	case inRenewed:
@@ -320,7 +319,7 @@ func isTransient(err error) bool {
 // between a commit and their performing) are performed and pending join
 // deliveries applied; what is due now is claimed.
 func (m *machine) resume(o joinstore.Opening) {
-	if o.Meta["killedAt"] != "" {
+	if !o.Meta.KilledAt.IsZero() {
 		m.killed = true
 	}
 	m.ready = append(m.ready, o.Due...)

@@ -315,7 +315,7 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 			continue
 		}
 		if f := m.Lifecycle.Adopted; f != nil {
-			f(r, adopted[i].Meta[joinstore.MetaPrevHolder], len(adopted[i].Expired))
+			f(r, adopted[i].Meta.PrevHolder, len(adopted[i].Expired))
 		}
 		m.mu.Lock()
 		pid, err := m.sched.Submit(newRootActor(m, r, &adopted[i]), "run", nil)

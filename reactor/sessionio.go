@@ -165,7 +165,7 @@ func (s *sessionIO) open(ctx context.Context) input {
 	}
 	meta := in.Opening.Meta
 	var err error
-	if s.orch, err = s.source.Orchestration(ctx, meta["xrc729"], meta["ostcId"], common.HexToHash(meta["ostcHash"])); err != nil {
+	if s.orch, err = s.source.Orchestration(ctx, meta.XRC729, meta.OstcID, common.HexToHash(meta.OstcHash)); err != nil {
 		// A claimed root process comes back when its lease expires.
 		s.log.Error("cannot run session", "session", s.root.String(), "err", err)
 		in.Claims, in.Err = nil, err
@@ -472,7 +472,7 @@ func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
 	// Sends of one session run concurrently: the scope is read once.
 	s.scopeMu.Lock()
 	if s.scope == nil {
-		meta, err := s.store.Session(ctx, s.root)
+		meta, err := s.store.SessionMeta(ctx, s.root)
 		if err != nil {
 			s.scopeMu.Unlock()
 			return inSent{Iter: c.Claim.Iter, Err: err}
@@ -481,10 +481,10 @@ func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
 		// A session of a registry on chain has its address as xrc729; one
 		// started from a file names its source ("file", "bench"): no
 		// registry to check authority on.
-		if reg := meta["xrc729"]; common.IsHexAddress(reg) {
+		if reg := meta.XRC729; common.IsHexAddress(reg) {
 			sc.Registry = common.HexToAddress(reg)
 		}
-		if v := meta["maxTotalGas"]; v != "" {
+		if v := meta.MaxTotalGas; v != "" {
 			if sc.MaxTotalGas, err = strconv.ParseUint(v, 10, 64); err != nil {
 				s.scopeMu.Unlock()
 				return inSent{Iter: c.Claim.Iter, Err: &execution.Refusal{Limit: "maxTotalGas",

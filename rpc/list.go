@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -76,22 +77,24 @@ func (s *Service) ListSessions(ctx context.Context, req ListRequest) (*ListResul
 	}
 	out := &ListResult{Sessions: []SessionRow{}}
 	for _, root := range roots {
-		meta, err := s.cfg.Store.Session(ctx, root)
+		// A meta field that does not parse (ErrBadRecord) leaves the rows
+		// listed, without an outcome.
+		meta, err := s.cfg.Store.SessionMeta(ctx, root)
+		badMeta := errors.Is(err, joinstore.ErrBadRecord)
 		if joinstoreNotFound(err) {
 			continue
-		} else if err != nil {
+		} else if err != nil && !badMeta {
 			return nil, internal("session", err)
 		}
-		last, _ := strconv.ParseInt(meta["iter"], 10, 64)
-		states, more, err := s.cfg.Store.ProcStates(ctx, root, last, func(p joinstore.ProcState) bool {
+		states, more, err := s.cfg.Store.ProcStates(ctx, root, meta.Iter, func(p joinstore.ProcState) bool {
 			return req.ParentPid == "" || p.ParentPid == req.ParentPid
 		}, MaxListRows-len(out.Sessions))
 		if err != nil {
 			return nil, internal("processes", err)
 		}
 		outcome := ""
-		if m, err := joinstore.ParseSessionMeta(meta); err == nil {
-			outcome = string(joinstore.OutcomeOf(m))
+		if !badMeta {
+			outcome = string(joinstore.OutcomeOf(meta))
 		}
 		for _, p := range states {
 			row := stateRow(root, meta, p)
@@ -183,9 +186,9 @@ func (s *Service) allowed(ctx context.Context, req ListRequest, v *permit.Verifi
 	if err != nil {
 		return nil, false, internal("processes", err)
 	}
-	meta := map[string]string{}
+	var meta joinstore.SessionMeta
 	if len(states) > 0 {
-		if meta, err = s.cfg.Store.Session(ctx, root); err != nil && !joinstoreNotFound(err) {
+		if meta, err = s.cfg.Store.SessionMeta(ctx, root); err != nil && !joinstoreNotFound(err) && !errors.Is(err, joinstore.ErrBadRecord) {
 			return nil, false, internal("session", err)
 		}
 	}
@@ -198,7 +201,7 @@ func (s *Service) allowed(ctx context.Context, req ListRequest, v *permit.Verifi
 }
 
 // stateRow is one listed process, from its state fields.
-func stateRow(root joinstore.Root, meta map[string]string, p joinstore.ProcState) SessionRow {
+func stateRow(root joinstore.Root, meta joinstore.SessionMeta, p joinstore.ProcState) SessionRow {
 	var updated int64
 	if !p.UpdatedAt.IsZero() {
 		updated = p.UpdatedAt.UnixMilli()
@@ -206,6 +209,6 @@ func stateRow(root joinstore.Root, meta map[string]string, p joinstore.ProcState
 	return SessionRow{
 		Owner: root.Owner, SessionID: strconv.FormatInt(root.RootPid, 10), Pid: p.Pid, ParentPid: p.ParentPid,
 		Step: p.Step, Status: string(p.Status), Updated: updated / 1000, IterationStep: p.Iter,
-		XRC729: strings.ToLower(meta["xrc729"]), OstcID: meta["ostcId"], JoinGroupID: p.JoinGroupID, JoinFromGroupID: p.JoinFromGroupID,
+		XRC729: strings.ToLower(meta.XRC729), OstcID: meta.OstcID, JoinGroupID: p.JoinGroupID, JoinFromGroupID: p.JoinFromGroupID,
 	}
 }

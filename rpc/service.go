@@ -294,18 +294,17 @@ func (s *Service) SessionAlive(ctx context.Context, ownerAddr string, sessionID 
 	if err != nil {
 		return false, err
 	}
-	meta, err := s.cfg.Store.Session(ctx, root)
+	meta, err := s.cfg.Store.SessionMeta(ctx, root)
 	switch {
 	case joinstoreNotFound(err):
 		return false, nil
 	case err != nil:
 		return false, internal("session", err)
 	}
-	if err := s.thisStart(ctx, root, startKey, "params[2]", meta); err != nil {
+	if err := s.thisStart(ctx, root, startKey, "params[2]", &meta); err != nil {
 		return false, err
 	}
-	live, _ := strconv.Atoi(meta["live"])
-	return live > 0, nil
+	return meta.Live > 0, nil
 }
 
 func rootOf(ownerAddr string, sessionID int64) (joinstore.Root, error) {
