@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -719,13 +720,21 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	return res, nil
 }
 
-// claimedChildren turns the commit's flat claim quadruples (iter, token,
-// first reserved iter, group target) into claims; the rest of each claim is
-// what the commit created, known here already.
+// claimedChildren turns the commit's claims ("iter token first [target]"
+// each: iter, fencing token, first reserved iter, its group's join target)
+// into claims; the rest of each claim is what the commit created, known
+// here already.
 func claimedChildren(c Claim, r Commit, argv []any, vals []any, now time.Time) []Claim {
-	out := make([]Claim, 0, len(vals)/4)
-	for i := 0; i+4 <= len(vals); i += 4 {
-		iter, token, first := replyInt(vals[i]), replyInt(vals[i+1]), replyInt(vals[i+2])
+	out := make([]Claim, 0, len(vals))
+	for _, v := range vals {
+		text, _ := v.(string)
+		f0, rest, _ := strings.Cut(text, " ")
+		f1, rest, _ := strings.Cut(rest, " ")
+		f2, f3, _ := strings.Cut(rest, " ")
+		iter, _ := strconv.ParseInt(f0, 10, 64)
+		token, _ := strconv.ParseInt(f1, 10, 64)
+		first, _ := strconv.ParseInt(f2, 10, 64)
+		groupTarget, _ := strconv.ParseInt(f3, 10, 64) // 0 when none
 		n := -1
 		for j := range r.Children {
 			if r.Children[j].Iter == iter {
@@ -737,8 +746,6 @@ func claimedChildren(c Claim, r Commit, argv []any, vals []any, now time.Time) [
 			continue
 		}
 		ch := &r.Children[n]
-		target, _ := vals[i+3].(string)
-		groupTarget, _ := strconv.ParseInt(target, 10, 64)
 		plain := ch.ResumePlain
 		if len(plain) == 0 {
 			plain = json.RawMessage("{}")

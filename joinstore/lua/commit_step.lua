@@ -90,9 +90,10 @@
 -- unfulfillable), {pid, from, delivery result ...}, {iters killed},
 -- {follow-up target, kill (1|0) ...}} (a follow-up needs a join step: a
 -- target this one failed into that could not be decided here, or a
--- kill-policy target the kill aborted); then per claimed child
--- four values: iter, token, first reserved iter, its group's join target
--- iter ("" = none, as claim.lua reads it).
+-- kill-policy target the kill aborted); then per claimed child one
+-- string "iter token first" and, when its group has a join target (as
+-- claim.lua reads it), " target": its iter, its fencing token, its first
+-- reserved iter and that target's iter (one reply string, not four).
 -- Errors: LEASE_LOST (token not current, or the lease expired before now;
 -- nothing changed), BAD_CHILD (child iter not reserved by this lease).
 -- Outcome tallies (docs/runtime.md "Session outcomes"), in the meta hash:
@@ -613,12 +614,13 @@ end
 -- decided group this commit emptied is forgotten).
 local out = {result, live, deliveredTo, gated, capReason, joins}
 for _, c in ipairs(claims) do
-  local target = ""
+  local claim = c[1] .. " " .. c[2] .. " " .. c[3]
   if c[4] ~= "0" then
-    target = redis.call("HGET", KEYS[6], c[4]) or ""
+    local target = redis.call("HGET", KEYS[6], c[4])
+    if target then
+      claim = claim .. " " .. target
+    end
   end
-  for _, v in ipairs({c[1], c[2], c[3], target}) do
-    out[#out + 1] = v
-  end
+  out[#out + 1] = claim
 end
 return out
