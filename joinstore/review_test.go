@@ -243,7 +243,6 @@ func mustStatus(s *joinstore.Store, root joinstore.Root, it int64) joinstore.Pro
 // of which must still be found (a fixed one leaves the list).
 func TestScriptsDeclareTheirKeys(t *testing.T) {
 	stillUndeclared := map[string]string{
-		"joinstore/lua/claim.lua":   "the dispatch gate reads p:<target> of a candidate's group and HDELs g:<group>",
 		"txmanager/lua/promote.lua": "reads and writes the records x:<key> of the queued keys it promotes",
 		"indexstore/lua/rewind.lua": "reaches the entry keys the undo lists name (declared, but taken from the lists)",
 	}
