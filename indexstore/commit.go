@@ -24,7 +24,8 @@ type Change struct {
 }
 
 // ErrStaleHead: the checkpoint moved under the caller (another writer, or a
-// concurrent rewind); nothing was written.
+// concurrent rewind; for a rewind also: the undo lists it read changed);
+// nothing was written.
 var ErrStaleHead = errors.New("index checkpoint moved")
 
 // Commit records a batch of blocks (ascending, contiguous with the

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -80,6 +82,79 @@ func BenchmarkPlainStep(b *testing.B) {
 		stats.Shutdown(ctx)
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// BenchmarkClaim measures a claim of one due process (the reactor's claim
+// of due work; a commit claims the children it creates itself): its round
+// trips and Redis commands (all, also those the script runs). "root": the
+// process is in the root group, one round trip; "target": its group has a
+// join target (open), whose record and member hash claim.lua reaches only
+// declared, so Store.Claim repeats the claim with them declared.
+func BenchmarkClaim(b *testing.B) {
+	for _, group := range []string{"root", "target"} {
+		b.Run(group, func(b *testing.B) { benchClaim(b, group == "target") })
+	}
+}
+
+var benchClaimRoot int64 = 7000
+
+func benchClaim(b *testing.B, inTarget bool) {
+	srv := testenv.StartRedis(b)
+	rdb := srv.Client()
+	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+	if err := s.Preload(ctx); err != nil {
+		b.Fatal(err)
+	}
+	benchClaimRoot++
+	root := joinstore.Root{Owner: benchOwner, RootPid: benchClaimRoot}
+	now := time.Now()
+	setup := srv.Client()
+	pipe := setup.Pipeline()
+	pipe.HSet(ctx, joinstore.KeyOf(root, "meta"), "owner", root.Owner, "fence", 1, "iter", b.N+10, "live", b.N+1, "status", "running")
+	group := "0"
+	if inTarget {
+		group = "1"
+		pipe.HSet(ctx, joinstore.KeyOf(root, "targets"), group, 1)
+		pipe.HSet(ctx, joinstore.KeyOf(root, "p:1"), "pid", root.Pid(1), "status", "waiting", "target", "1", "joinGroupId", "0",
+			"joinFromGroupId", group, "closed", "0", "policy", "kill", "resumeStep", "J")
+	}
+	for i := 0; i < b.N; i++ {
+		iter := int64(i + 2)
+		pipe.HSet(ctx, joinstore.KeyOf(root, "p:"+strconv.FormatInt(iter, 10)), "pid", root.Pid(iter), "status", "waiting", "paused", "0",
+			"resumeStep", "S", "resumePlain", `{}`, "parentPid", root.Pid(1), "joinGroupId", group, "threadHeadPid", root.Pid(iter))
+		pipe.ZAdd(ctx, joinstore.KeyOf(root, "due"), redis.Z{Score: float64(now.UnixMilli() - 1), Member: iter})
+		if inTarget {
+			pipe.HSet(ctx, joinstore.KeyOf(root, "g:"+group), iter, "S")
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		b.Fatal(err)
+	}
+	table := joinstore.StepTable{"S": {}}
+	before, err := redisstat.Read(ctx, setup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt := &redisstat.RoundTrips{}
+	rdb.AddHook(rt)
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		c, err := s.Claim(ctx, root, now, time.Minute, "w", table, []int64{int64(i + 2)})
+		if err != nil || len(c) != 1 {
+			b.Fatalf("claim: %+v %v", c, err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	after, err := redisstat.Read(ctx, setup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	report(b, lat, float64(rt.N())/float64(b.N), "roundtrips/claim")
+	b.ReportMetric(float64(after.Sub(before).Calls())/float64(b.N), "redis-cmds/claim")
 }
 
 const benchOwner = "0x00000000000000000000000000000000000000be"

@@ -2,6 +2,7 @@ package joinstore
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -20,3 +21,15 @@ func (s *Store) RecoverClaim(ctx context.Context, c Claim, now, retryAt time.Tim
 // ("index-entry", "create", "index"); an error f returns stands for that
 // call failing.
 func (s *Store) SetStartHook(f func(stage string) error) { s.startHook = f }
+
+// ClaimFirstCall runs claim.lua's first call of a Claim alone (no repeat)
+// and returns its raw reply: a test looks at a "need" reply and at what
+// the call did not write.
+func (s *Store) ClaimFirstCall(ctx context.Context, root Root, now time.Time, lease time.Duration, worker string, steps StepTable, iters []int64) ([]string, error) {
+	table, err := json.Marshal(steps)
+	if err != nil {
+		return nil, err
+	}
+	keys, args := s.claimArgs(keysOf(root), now, lease, worker, table, iters)
+	return s.eval(ctx, scriptClaim, keys, args...).StringSlice()
+}

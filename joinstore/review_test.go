@@ -239,14 +239,8 @@ func mustStatus(s *joinstore.Store, root joinstore.Root, it int64) joinstore.Pro
 // declared set (K.key / K.has, lib/declared.lua), or a variable not built
 // by concatenation; and no script derives a name from a declared key or a
 // prefix (string.sub(KEYS ...), KEYS[...] .., a variable named prefix).
-// Still open (docs/redis.md): the scripts listed in stillUndeclared, each
-// of which must still be found (a fixed one leaves the list).
+// There are no exceptions.
 func TestScriptsDeclareTheirKeys(t *testing.T) {
-	stillUndeclared := map[string]string{
-		"joinstore/lua/claim.lua":   "the dispatch gate reads p:<target> of a candidate's group and HDELs g:<group>",
-		"txmanager/lua/promote.lua": "reads and writes the records x:<key> of the queued keys it promotes",
-		"indexstore/lua/rewind.lua": "reaches the entry keys the undo lists name (declared, but taken from the lists)",
-	}
 	var files []string
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -272,20 +266,9 @@ func TestScriptsDeclareTheirKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel := strings.TrimPrefix(filepath.ToSlash(f), "../")
-		found := undeclaredKeyUses(string(b))
-		if why, open := stillUndeclared[rel]; open {
-			delete(stillUndeclared, rel)
-			if len(found) == 0 {
-				t.Errorf("%s no longer reaches undeclared keys (%s): take it off the list and docs/redis.md", rel, why)
-			}
-			continue
-		}
-		for _, bad := range found {
+		for _, bad := range undeclaredKeyUses(string(b)) {
 			t.Errorf("%s:%d builds a key name instead of taking it from KEYS: %s", rel, bad.line, bad.code)
 		}
-	}
-	for f := range stillUndeclared {
-		t.Errorf("%s: listed as still open but not found", f)
 	}
 }
 

@@ -24,7 +24,7 @@ func load(name string) *redis.Script { return scripts.Load(name) }
 var (
 	scriptAllocRoot    = load("alloc_root")
 	scriptStartSession = load("start_session")
-	scriptClaim        = load("claim")
+	scriptClaim        = scripts.LoadWith("claim", "lua/lib/declared.lua")
 	scriptRenewLease   = load("renew_lease")
 	scriptReleaseLease = load("release_lease")
 	scriptCommitStep   = scripts.LoadWith("commit_step", "lua/lib/declared.lua", "lua/lib/join_decide.lua")

@@ -274,7 +274,10 @@ func (k keys) targetKeys(target, self int64) (proc, queue string, arg string) {
 // killed to running, each under a new lease with a fresh fencing token and
 // a reservation of child iters, until the session's window is full. Those
 // whose group's join closed with kill are aborted instead (the dispatch
-// gate: abortReason "gated").
+// gate: abortReason "gated"). One round trip when no candidate the gate
+// looks at is in a group with a join target; else a second one, with those
+// groups' target records and member hashes declared (claim.lua reaches
+// declared keys only, and writes nothing in the first).
 func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.Duration, worker string, steps StepTable, iters []int64) ([]Claim, error) {
 	if len(iters) == 0 {
 		return nil, nil
@@ -284,13 +287,18 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 		return nil, err
 	}
 	k := keysOf(root)
-	keys := []string{k.meta(), k.due(), k.run(), k.targets()}
-	args := []any{s.clock(now), lease.Milliseconds(), worker, string(table), int64(s.cfg.SessionTTL / time.Second)}
-	for _, it := range iters {
-		keys = append(keys, k.proc(it))
-		args = append(args, it)
-	}
+	keys, args := s.claimArgs(k, now, lease, worker, table, iters)
 	vals, err := s.eval(ctx, scriptClaim, keys, args...).StringSlice()
+	if err == nil && len(vals) > 0 && vals[0] == "need" {
+		// A candidate's group has a join target: the dispatch gate reads
+		// the target's record and may remove the candidate from the group.
+		// The script wrote nothing; repeat once with those keys declared.
+		// A candidate that needs keys still not declared then (its state
+		// changed meanwhile) is skipped and stays due for the next claim.
+		keys = claimNeeds(k, keys, vals[1:])
+		args[5] = "1"
+		vals, err = s.eval(ctx, scriptClaim, keys, args...).StringSlice()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claim in %s: %w", root, err)
 	}
@@ -316,6 +324,42 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 		})
 	}
 	return out, nil
+}
+
+// claimArgs are the keys and arguments of claim.lua's first call.
+func (s *Store) claimArgs(k keys, now time.Time, lease time.Duration, worker string, table []byte, iters []int64) ([]string, []any) {
+	keys := make([]string, 0, 4+len(iters))
+	keys = append(keys, k.meta(), k.due(), k.run(), k.targets())
+	args := make([]any, 0, 6+len(iters))
+	args = append(args, s.clock(now), lease.Milliseconds(), worker, string(table), int64(s.cfg.SessionTTL/time.Second), "0")
+	for _, it := range iters {
+		keys = append(keys, k.proc(it))
+		args = append(args, it)
+	}
+	return keys, args
+}
+
+// claimNeeds adds to keys the keys a "need" reply of claim.lua names (per
+// candidate: iter, group, target): the target's record and the group's
+// member hash, each once.
+func claimNeeds(k keys, keys []string, need []string) []string {
+	have := make(map[string]bool, len(keys))
+	for _, key := range keys {
+		have[key] = true
+	}
+	for i := 0; i+3 <= len(need); i += 3 {
+		target, err := strconv.ParseInt(need[i+2], 10, 64)
+		if err != nil {
+			continue
+		}
+		for _, key := range []string{k.proc(target), k.group(need[i+1])} {
+			if !have[key] {
+				have[key] = true
+				keys = append(keys, key)
+			}
+		}
+	}
+	return keys
 }
 
 // NextDue returns the earliest nextWakeAt in the session's due set (zero and

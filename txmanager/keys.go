@@ -25,9 +25,6 @@ func (k keys) sender() string { return k.tag + "sender" }
 // record is one execution's hash (see Record for its fields).
 func (k keys) record(key string) string { return k.tag + "x:" + key }
 
-// recordPrefix is record("") for scripts that name records themselves.
-func (k keys) recordPrefix() string { return k.tag + "x:" }
-
 // attempts is the list of a key's signed attempts, oldest first, each a
 // JSON object {n, hash, raw, tip, feeCap, gasPrice, block, at}.
 func (k keys) attempts(key string) string { return k.tag + "a:" + key }

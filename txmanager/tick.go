@@ -186,7 +186,7 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 		}
 	}
 	if counts.queued > 0 && counts.pending-rep.Included-rep.Lost+rep.Reorged+rep.Filled < m.cfg.MaxInFlight {
-		if err := m.promote(ctx, token, &rep); err != nil {
+		if err := m.promote(ctx, token, counts.head, &rep); err != nil {
 			return rep, err
 		}
 	}
@@ -209,21 +209,27 @@ func (m *Manager) lease(ctx context.Context) (string, error) {
 }
 
 // liveCounts are the sizes of the sender's pending set and queue when the
-// tick read them.
-type liveCounts struct{ pending, queued int }
+// tick read them, and the keys at the queue's head (at most MaxInFlight:
+// the most a promotion can give nonces; promote.lua reaches their records,
+// declared).
+type liveCounts struct {
+	pending, queued int
+	head            []string
+}
 
 // loadLive reads the records of every key with a nonce that is not final,
-// their attempts, the sender's next nonce and how many keys wait in the
-// queue (1 round trip, 2 when there are live keys).
+// their attempts, the sender's next nonce, how many keys wait in the queue
+// and which at its head (1 round trip, 2 when there are live keys).
 func (m *Manager) loadLive(ctx context.Context) ([]live, uint64, liveCounts, error) {
 	var counts liveCounts
 	pipe := m.cfg.Redis.Pipeline()
 	pend, incl := pipe.ZRange(ctx, m.k.pending(), 0, -1), pipe.ZRange(ctx, m.k.included(), 0, -1)
 	nextCmd, queued := pipe.HGet(ctx, m.k.sender(), "next"), pipe.ZCard(ctx, m.k.queue())
+	head := pipe.ZRange(ctx, m.k.queue(), 0, int64(m.cfg.MaxInFlight)-1)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, 0, counts, fmt.Errorf("txmanager: read live keys: %w", err)
 	}
-	counts = liveCounts{pending: len(pend.Val()), queued: int(queued.Val())}
+	counts = liveCounts{pending: len(pend.Val()), queued: int(queued.Val()), head: head.Val()}
 	if nextCmd.Err() == redis.Nil {
 		// No key was ever submitted for the sender: start at the chain's nonce.
 		if err := m.syncNonce(ctx, ""); err != nil {
@@ -506,10 +512,20 @@ func (m *Manager) fill(ctx context.Context, token string, n uint64, rep *TickRep
 	return err
 }
 
-// promote gives queued keys their nonces and sends them.
-func (m *Manager) promote(ctx context.Context, token string, rep *TickReport) error {
-	res, err := scriptPromote.Run(ctx, m.cfg.Redis, []string{m.k.sender(), m.k.queue(), m.k.pending()},
-		token, m.cfg.MaxInFlight, m.k.recordPrefix(), "").StringSlice()
+// promote gives queued keys their nonces and sends them. head are the keys
+// at the queue's head when the tick read it: their records are the keys
+// promote.lua may reach (a key queued meanwhile past them waits for the
+// next tick).
+func (m *Manager) promote(ctx context.Context, token string, head []string, rep *TickReport) error {
+	keys := make([]string, 0, 3+len(head))
+	keys = append(keys, m.k.sender(), m.k.queue(), m.k.pending())
+	args := make([]any, 0, 3+len(head))
+	args = append(args, token, m.cfg.MaxInFlight, "")
+	for _, key := range head {
+		keys = append(keys, m.k.record(key))
+		args = append(args, key)
+	}
+	res, err := scriptPromote.Run(ctx, m.cfg.Redis, keys, args...).StringSlice()
 	if err != nil {
 		return fmt.Errorf("txmanager: promote: %w", err)
 	}
