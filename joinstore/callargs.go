@@ -93,16 +93,6 @@ func scriptArgv(hash any, nkeys, size int) []any {
 	return append(argv, "evalsha", hash, nkeys)
 }
 
-// argvKeys are the keys of a script call's argument vector, as strings.
-func argvKeys(argv []any) []string {
-	n, _ := argv[2].(int)
-	out := make([]string, n)
-	for i := range out {
-		out[i], _ = argv[3+i].(string)
-	}
-	return out
-}
-
 // The layout of commit_step's call (lua/commit_step.lua): its fixed keys
 // (then two per child and three per join target it creates), its fixed
 // arguments, and the arguments per child.
