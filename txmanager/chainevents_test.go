@@ -114,6 +114,7 @@ func TestReorgSendsTheSameTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.mined(r.TxHash)
 	if rep, err := m.Tick(ctx); err != nil || rep.Included != 1 {
 		t.Fatalf("tick: %+v %v; want the receipt", rep, err)
 	}

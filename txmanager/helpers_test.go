@@ -189,6 +189,26 @@ func (f *fixture) counter(name string, m *Manager, outcome ...string) float64 {
 	return 0
 }
 
+// mined waits until the node has a receipt for each transaction: anvil's
+// automine puts a sent transaction into a block of its own, but a loaded
+// machine may answer the next tick before that block is there. It fails
+// the test, naming the transaction, when one has none after 30 s.
+func (f *fixture) mined(hashes ...common.Hash) {
+	f.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, h := range hashes {
+		for {
+			if _, err := f.anvil.Client.TransactionReceipt(context.Background(), h); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				f.t.Fatalf("transaction %s has no receipt after 30 s of automine", h.Hex())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
 // inPool reports whether the node knows a transaction (pending or mined).
 func (f *fixture) inPool(h common.Hash) bool {
 	var tx map[string]any

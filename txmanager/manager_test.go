@@ -21,6 +21,7 @@ func TestSubmitToFinalSuccess(t *testing.T) {
 	m := f.manager(func(c *Config) { c.Finality.Confirmations = 3 })
 	ctx := context.Background()
 	keys := []string{"0xowner/1/1:1", "0xowner/1/1:2", "0xowner/1/1:3"}
+	var sent []common.Hash
 	for i, k := range keys {
 		r, err := m.Submit(ctx, request(k))
 		if err != nil {
@@ -29,7 +30,9 @@ func TestSubmitToFinalSuccess(t *testing.T) {
 		if r.State != Signed || r.Nonce != uint64(i) || r.Attempts != 1 {
 			t.Fatalf("submit %q: %+v; want signed with nonce %d", k, r, i)
 		}
+		sent = append(sent, r.TxHash)
 	}
+	f.mined(sent...)
 	// Mined at once (automine), one block each: with 3 confirmations the
 	// first is final, the others are included.
 	if rep, err := m.Tick(ctx); err != nil || rep.Included != 3 || rep.Final != 1 {
