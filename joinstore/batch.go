@@ -75,15 +75,7 @@ func newBatcher(rdb redis.UniversalClient, workers int) *batcher {
 func (b *batcher) eval(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
 	r := getReq()
 	r.script, r.keys, r.args = script, keys, args
-	if err := b.send(ctx, r); err != nil {
-		cmd := redis.NewCmd(ctx)
-		cmd.SetErr(err)
-		putReq(r)
-		return cmd
-	}
-	cmd := r.cmd
-	putReq(r)
-	return cmd
+	return b.reply(ctx, r)
 }
 
 // evalArgv runs the script call argv through a shared pipeline and waits
@@ -91,15 +83,19 @@ func (b *batcher) eval(ctx context.Context, script *redis.Script, keys []string,
 func (b *batcher) evalArgv(ctx context.Context, script *redis.Script, argv []any) *redis.Cmd {
 	r := getReq()
 	r.script, r.argv = script, argv
+	return b.reply(ctx, r)
+}
+
+// reply sends the script call r and returns its reply (an error reply when
+// ctx ended before it was queued); r goes back to the pool.
+func (b *batcher) reply(ctx context.Context, r *evalReq) *redis.Cmd {
+	defer putReq(r)
 	if err := b.send(ctx, r); err != nil {
 		cmd := redis.NewCmd(ctx)
 		cmd.SetErr(err)
-		putReq(r)
 		return cmd
 	}
-	cmd := r.cmd
-	putReq(r)
-	return cmd
+	return r.cmd
 }
 
 // pipelined adds the commands of fn to a shared pipeline and waits for

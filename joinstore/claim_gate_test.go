@@ -21,21 +21,11 @@ import (
 // to run them meanwhile.
 func TestClaimGatesAKillClosedGroup(t *testing.T) {
 	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
-		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
-		res, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: t0})
-		if err != nil {
-			t.Fatal(err)
-		}
-		root := res.Root
-		table := joinstore.StepTable{"A": {Reserve: 3, Bypass: true}}
-		a, err := s.Claim(ctx, root, t0, time.Minute, "w", table, []int64{1})
-		if err != nil || len(a) != 1 {
-			t.Fatalf("claim the root: %v %v", a, err)
-		}
+		s, ctx, root, table, a := startClaimedRoot(t, rdb, 3)
 		// A creates the join J (policy kill, iter 2) over P1 and P2 (iters 3
 		// and 4, in J's fresh group "2").
 		valid := true
-		if _, err := s.Commit(ctx, a[0], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: []joinstore.Child{
+		if _, err := s.Commit(ctx, a, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: []joinstore.Child{
 			{Iter: 2, ResumeStep: "J", JoinGroupID: "0", ResumePlain: []byte(`{}`),
 				Join: &joinstore.JoinSpec{FromGroup: "2", From: []registry.From{{Node: "P1"}, {Node: "P2"}}, K: 2, Policy: registry.PolicyKill}},
 			{Iter: 3, ResumeStep: "P1", JoinGroupID: "2"},
@@ -76,22 +66,12 @@ func TestClaimGatesAKillClosedGroup(t *testing.T) {
 // with kill (gated) and a producer of a group whose join is open (claimed).
 func TestClaimRepeatsWithTheGateKeysDeclared(t *testing.T) {
 	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
-		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
-		res, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: t0})
-		if err != nil {
-			t.Fatal(err)
-		}
-		root := res.Root
-		table := joinstore.StepTable{"A": {Reserve: 6, Bypass: true}}
-		a, err := s.Claim(ctx, root, t0, time.Minute, "w", table, []int64{1})
-		if err != nil || len(a) != 1 {
-			t.Fatalf("claim the root: %v %v", a, err)
-		}
+		s, ctx, root, table, a := startClaimedRoot(t, rdb, 6)
 		// A creates the join J (policy kill, iter 2) over P1 and P2 (iters 3
 		// and 4, group "2") and the join K (policy kill, iter 5) over Q1 and
 		// Q2 (iters 6 and 7, group "5").
 		valid := true
-		if _, err := s.Commit(ctx, a[0], t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: []joinstore.Child{
+		if _, err := s.Commit(ctx, a, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: []joinstore.Child{
 			{Iter: 2, ResumeStep: "J", JoinGroupID: "0", ResumePlain: []byte(`{}`),
 				Join: &joinstore.JoinSpec{FromGroup: "2", From: []registry.From{{Node: "P1"}, {Node: "P2"}}, K: 2, Policy: registry.PolicyKill}},
 			{Iter: 3, ResumeStep: "P1", JoinGroupID: "2"},
@@ -181,4 +161,21 @@ func mustSession(t *testing.T, s *joinstore.Store, root joinstore.Root) map[stri
 		t.Fatal(err)
 	}
 	return m
+}
+
+// startClaimedRoot starts a session at step A (whose claim reserves
+// reserve child iters) and claims its root process.
+func startClaimedRoot(t *testing.T, rdb redis.UniversalClient, reserve int) (*joinstore.Store, context.Context, joinstore.Root, joinstore.StepTable, joinstore.Claim) {
+	t.Helper()
+	s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+	res, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := joinstore.StepTable{"A": {Reserve: reserve, Bypass: true}}
+	a, err := s.Claim(ctx, res.Root, t0, time.Minute, "w", table, []int64{1})
+	if err != nil || len(a) != 1 {
+		t.Fatalf("claim the root: %v %v", a, err)
+	}
+	return s, ctx, res.Root, table, a[0]
 }

@@ -227,6 +227,16 @@ if joinCap ~= "" then
   end
 end
 
+-- The fresh groups of the join targets this commit creates: group id ->
+-- the target's first ARGV value (its child base).
+local freshJoin = {}
+for i = 1, nChildren do
+  local b = C0 + CF * (i - 1)
+  if ARGV[b + 8] ~= "" then
+    freshJoin[ARGV[b + 7]] = b
+  end
+end
+
 -- Whether the group's target's decision reaches declared keys only, read
 -- before the first write: its verdict as the decisions below will reach
 -- it (this commit's children in the group are members, the first
@@ -253,17 +263,10 @@ if pendingJoin then
         live[#live + 1] = {tonumber(flat[i]), flat[i + 1]}
       end
     end
-    local joinOf = {} -- fresh group -> child base
-    for i = 1, nChildren do
-      local b = C0 + CF * (i - 1)
-      if ARGV[b + 8] ~= "" then
-        joinOf[ARGV[b + 7]] = b
-      end
-    end
     for i = 1, nChildren do
       local b = C0 + CF * (i - 1)
       local citer, cstep, cgroup = ARGV[b], ARGV[b + 1], ARGV[b + 4]
-      if ARGV[b + 8] ~= "" and joinOf[cgroup] then
+      if ARGV[b + 8] ~= "" and freshJoin[cgroup] then
         known = false -- a join nested in a join this commit creates
       elseif cgroup == group then
         local failed = false
@@ -375,13 +378,6 @@ if targetOpen then
   -- them, and that target's producers under its own kill policy, end):
   -- then nothing is claimed, the created joins' producers included.
   loopLease, deferClaims = 0, claimLease > 0 and pendingJoin ~= nil
-end
-local freshJoin = {}
-for i = 1, nChildren do
-  local b = C0 + CF * (i - 1)
-  if ARGV[b + 8] ~= "" then
-    freshJoin[ARGV[b + 7]] = true
-  end
 end
 local free = -1 -- no window
 if (loopLease > 0 or deferClaims) and m[5] and m[5] ~= "" and m[5] ~= "0" then
