@@ -181,6 +181,11 @@ type fleet struct {
 	// started with it armed, by point.
 	opts             fleetOpts
 	fpKills, fpArmed map[string]int
+
+	// ports are the --listen ports handed to incarnations: slots launch
+	// at once, and a port freePort found free is free again until its
+	// replica binds it, so another slot must not be handed it meanwhile.
+	ports map[int]bool
 }
 
 // The fleet's bounds: how long an incarnation may take to serve /metrics,
@@ -324,7 +329,7 @@ func (f *fleet) launch(slot int) (*replica, error) {
 		env = append(env, fmt.Sprintf("XGR_FAILPOINTS=%s=%d", arm, 1+f.opts.rng.Intn(max(1, f.opts.maxHit))))
 	}
 	f.mu.Unlock()
-	port, err := freePort()
+	port, err := f.listenPort()
 	if err != nil {
 		return nil, fmt.Errorf("%s not started: %w", name, err)
 	}
@@ -726,6 +731,27 @@ func cleanEnv() []string {
 		}
 	}
 	return env
+}
+
+// listenPort returns a free loopback port no incarnation of the fleet was
+// handed before.
+func (f *fleet) listenPort() (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ports == nil {
+		f.ports = map[int]bool{}
+	}
+	for try := 0; try < 100; try++ {
+		port, err := freePort()
+		if err != nil {
+			return 0, err
+		}
+		if !f.ports[port] {
+			f.ports[port] = true
+			return port, nil
+		}
+	}
+	return 0, errors.New("no loopback port the fleet has not handed out before, after 100 tries")
 }
 
 // freePort returns a free loopback port (safe to call off the test goroutine).
