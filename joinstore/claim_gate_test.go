@@ -3,6 +3,7 @@ package joinstore_test
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,12 +26,7 @@ func TestClaimGatesAKillClosedGroup(t *testing.T) {
 		// A creates the join J (policy kill, iter 2) over P1 and P2 (iters 3
 		// and 4, in J's fresh group "2").
 		valid := true
-		if _, err := s.Commit(ctx, a, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: []joinstore.Child{
-			{Iter: 2, ResumeStep: "J", JoinGroupID: "0", ResumePlain: []byte(`{}`),
-				Join: &joinstore.JoinSpec{FromGroup: "2", From: []registry.From{{Node: "P1"}, {Node: "P2"}}, K: 2, Policy: registry.PolicyKill}},
-			{Iter: 3, ResumeStep: "P1", JoinGroupID: "2"},
-			{Iter: 4, ResumeStep: "P2", JoinGroupID: "2"},
-		}}); err != nil {
+		if _, err := s.Commit(ctx, a, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: killJoin(2, "J", "P1", "P2")}); err != nil {
 			t.Fatal(err)
 		}
 		kr, err := s.Kill(ctx, root, t0, 2)
@@ -71,16 +67,7 @@ func TestClaimRepeatsWithTheGateKeysDeclared(t *testing.T) {
 		// and 4, group "2") and the join K (policy kill, iter 5) over Q1 and
 		// Q2 (iters 6 and 7, group "5").
 		valid := true
-		if _, err := s.Commit(ctx, a, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: []joinstore.Child{
-			{Iter: 2, ResumeStep: "J", JoinGroupID: "0", ResumePlain: []byte(`{}`),
-				Join: &joinstore.JoinSpec{FromGroup: "2", From: []registry.From{{Node: "P1"}, {Node: "P2"}}, K: 2, Policy: registry.PolicyKill}},
-			{Iter: 3, ResumeStep: "P1", JoinGroupID: "2"},
-			{Iter: 4, ResumeStep: "P2", JoinGroupID: "2"},
-			{Iter: 5, ResumeStep: "K", JoinGroupID: "0", ResumePlain: []byte(`{}`),
-				Join: &joinstore.JoinSpec{FromGroup: "5", From: []registry.From{{Node: "Q1"}, {Node: "Q2"}}, K: 2, Policy: registry.PolicyKill}},
-			{Iter: 6, ResumeStep: "Q1", JoinGroupID: "5"},
-			{Iter: 7, ResumeStep: "Q2", JoinGroupID: "5"},
-		}}); err != nil {
+		if _, err := s.Commit(ctx, a, t0, joinstore.Commit{Status: "done", Valid: &valid, Payload: []byte(`{}`), Children: append(killJoin(2, "J", "P1", "P2"), killJoin(5, "K", "Q1", "Q2")...)}); err != nil {
 			t.Fatal(err)
 		}
 		// An operator kills J: its join closes with kill; the cascade that
@@ -178,4 +165,17 @@ func startClaimedRoot(t *testing.T, rdb redis.UniversalClient, reserve int) (*jo
 		t.Fatalf("claim the root: %v %v", a, err)
 	}
 	return s, ctx, res.Root, table, a[0]
+}
+
+// killJoin are the children that create join target step at iter (policy
+// kill, k=2, in the root group) and its two producers p1 and p2 at the
+// next iters, in the target's fresh group.
+func killJoin(iter int64, step, p1, p2 string) []joinstore.Child {
+	g := strconv.FormatInt(iter, 10)
+	return []joinstore.Child{
+		{Iter: iter, ResumeStep: step, JoinGroupID: "0", ResumePlain: []byte(`{}`),
+			Join: &joinstore.JoinSpec{FromGroup: g, From: []registry.From{{Node: p1}, {Node: p2}}, K: 2, Policy: registry.PolicyKill}},
+		{Iter: iter + 1, ResumeStep: p1, JoinGroupID: g},
+		{Iter: iter + 2, ResumeStep: p2, JoinGroupID: g},
+	}
 }
