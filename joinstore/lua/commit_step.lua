@@ -113,40 +113,47 @@
 -- Group membership is kept only for groups with a join target (the ones a
 -- join decision or a kill policy reads); the root group has none.
 -- A new process gets no empty fields (lastStep, lastEvalValid, killedAt,
--- lease, leaseUntil, worker): readers take a missing field as empty.
+-- lease, leaseUntil, worker): readers take a missing field as empty. Its
+-- fields are written in the order the commit reads and writes them, hot
+-- ones first (a small hash is a listpack, searched from its start).
 -- The run set keeps a finished process at score 0 when the same ZADD adds
 -- its claimed children (one command instead of two); 0 is never a lease
 -- expiry, window counts start at now, and recovery drops such entries.
 -- Numbers reach Redis as strings made once (nowS, int(): lib/clock.lua).
+-- A number the script wrote itself or the caller gives is read with
+-- s + 0 (one strtod; tonumber(s) takes two).
+-- The globals this script calls most, as locals (a global is a table
+-- lookup on every use).
+local call, tonumber, sub, find, concat = redis.call, tonumber, string.sub, string.find, table.concat
 local fmt = string.format
 local PROC, WQ, CHILD0, C0, CF = 5, 11, 12, 20, 12
 -- ARGV[19]: the join decisions' payload cap and this commit's canonical payload
 local joinCap, joinPiece = "", ""
 if ARGV[19] ~= "" then
-  local sp = string.find(ARGV[19], " ", 1, true)
+  local sp = find(ARGV[19], " ", 1, true)
   if sp then
-    joinCap, joinPiece = string.sub(ARGV[19], 1, sp - 1), string.sub(ARGV[19], sp + 1)
+    joinCap, joinPiece = sub(ARGV[19], 1, sp - 1), sub(ARGV[19], sp + 1)
   else
     joinCap = ARGV[19]
   end
 end
 local now, nowS = clock(ARGV[3])
 local ttl = ARGV[8]
-local p = redis.call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil", "threadHeadPid")
+local p = call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil", "threadHeadPid")
 if (p[1] ~= "running" and p[1] ~= "executing") or p[2] ~= ARGV[2] then
   return redis.error_reply("LEASE_LOST token is not the current lease")
 end
-if tonumber(p[9]) < now then
+if p[9] + 0 < now then
   return redis.error_reply("LEASE_LOST the lease expired at " .. p[9])
 end
-local m = redis.call("HMGET", KEYS[1], "killedAt", "paused", "steps", "live", "window", "fence", "iter")
+local m = call("HMGET", KEYS[1], "killedAt", "paused", "steps", "live", "window", "fence", "iter")
 local killed = (p[3] and p[3] ~= "") or (m[1] and m[1] ~= "")
 local childPaused = p[6] or "0"
 if m[2] == "1" then
   childPaused = "1"
 end
 local status = ARGV[4]
-local nChildren = tonumber(ARGV[16])
+local nChildren = ARGV[16] + 0
 local W0 = C0 + CF * nChildren
 if killed then
   status, nChildren = "aborted", 0
@@ -156,15 +163,15 @@ end
 -- rule held kills its session the same way; the other processes observe
 -- the kill and are aborted lazily.
 local capReason = ""
-local steps = (tonumber(m[3]) or 0) + 1
-local live = tonumber(m[4] or "1") or 1
+local steps = (m[3] or 0) + 1
+local live = (m[4] or 1) + 0
 if not killed then
   local liveAfter = live - 1 + nChildren
   if ARGV[17] ~= "" then
     capReason = ARGV[17]
-  elseif ARGV[14] ~= "0" and steps > tonumber(ARGV[14]) then
+  elseif ARGV[14] ~= "0" and steps > ARGV[14] + 0 then
     capReason = fmt("step cap: the session committed its step %d, at most %s are allowed (XGR_MAX_STEPS)", steps, ARGV[14])
-  elseif ARGV[13] ~= "0" and liveAfter > tonumber(ARGV[13]) then
+  elseif ARGV[13] ~= "0" and liveAfter > ARGV[13] + 0 then
     capReason = fmt("live process cap: the session would have %d live processes, at most %s are allowed (XGR_MAX_LIVE)", liveAfter, ARGV[13])
   end
   if capReason ~= "" then
@@ -172,29 +179,29 @@ if not killed then
     if ARGV[17] ~= "" then
       kind = "cancel"
     end
-    redis.call("HSET", KEYS[1], "killedAt", nowS, "killReason", capReason, "killKind", kind)
+    call("HSET", KEYS[1], "killedAt", nowS, "killReason", capReason, "killKind", kind)
     killed, status, nChildren = true, "aborted", 0
   end
 end
 local first, count = 0, 0
 if p[4] and p[4] ~= "" then
   local a, b = string.match(p[4], "^(%d+):(%d+)$")
-  first, count = tonumber(a), tonumber(b)
+  first, count = a + 0, b + 0
 end
 for i = 1, nChildren do
-  local it = tonumber(ARGV[C0 + CF * (i - 1)])
+  local it = ARGV[C0 + CF * (i - 1)] + 0
   if it < first or it >= first + count then
     return redis.error_reply("BAD_CHILD child iter " .. it .. " is outside the lease's reservation")
   end
 end
 local pid, group, step = p[5], p[8], p[7]
-local root = string.sub(pid, 1, #pid - #ARGV[1] - 1) -- pid is "<root>:<iter>"
+local root = sub(pid, 1, #pid - #ARGV[1] - 1) -- pid is "<root>:<iter>"
 
 -- The group's join target: spawn gate and delivery.
 local targetIter = ARGV[10]
 local gateKill, targetOpen = false, false
 if targetIter ~= "" then
-  local t = redis.call("HMGET", KEYS[8], "closed", "policy")
+  local t = call("HMGET", KEYS[8], "closed", "policy")
   targetOpen = t[1] ~= "1"
   gateKill = t[1] == "1" and t[2] == "kill"
 end
@@ -220,7 +227,7 @@ local decideFresh -- nil: none (no table on a plain step)
 if joinCap ~= "" then
   for i = 1, nChildren do
     local b = C0 + CF * (i - 1)
-    if ARGV[b + 8] ~= "" and string.find(ARGV[b + 11], " ", 1, true) then
+    if ARGV[b + 8] ~= "" and find(ARGV[b + 11], " ", 1, true) then
       decideFresh = decideFresh or {}
       decideFresh[ARGV[b + 7]] = true
     end
@@ -248,10 +255,10 @@ end
 -- delivery stays pending and nothing is claimed.
 if pendingJoin then
   local r = decider.record(targetIter)
-  local parent = redis.call("HGET", KEYS[6], r[4] or "0")
+  local parent = call("HGET", KEYS[6], r[4] or "0")
   local flat, others = {}, false
   if r[2] == "kill" or parent then
-    flat = redis.call("HGETALL", KEYS[7])
+    flat = call("HGETALL", KEYS[7])
     for i = 1, #flat, 2 do
       others = others or flat[i] ~= ARGV[1]
     end
@@ -272,9 +279,9 @@ if pendingJoin then
         local failed = false
         if ARGV[b + 8] ~= "" and decideFresh and decideFresh[ARGV[b + 7]] then
           local policy = ARGV[b + 11]
-          local sp = string.find(policy, " ", 1, true)
-          local fr = {"0", string.sub(policy, 1, sp - 1), cstep, cgroup, "", "", "", ARGV[b + 8], ARGV[b + 9], ARGV[b + 10], "{}", "{}",
-            string.sub(policy, sp + 1)}
+          local sp = find(policy, " ", 1, true)
+          local fr = {"0", sub(policy, 1, sp - 1), cstep, cgroup, "", "", "", ARGV[b + 8], ARGV[b + 9], ARGV[b + 10], "{}", "{}",
+            sub(policy, sp + 1)}
           local producers = {}
           for j = 1, nChildren do
             local c = C0 + CF * (j - 1)
@@ -319,25 +326,25 @@ if capReason ~= "" then
 elseif killed then
   reason = "killed"
 end
-redis.call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", ARGV[5],
+call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", ARGV[5],
   "updatedAt", nowS, "lease", "", "leaseUntil", "", "worker", "", "reserved", "", "resumePlain", ARGV[11],
   "abortReason", reason)
 if ARGV[18] ~= "" then
-  redis.call("HSET", KEYS[PROC], "execOutcome", ARGV[18])
+  call("HSET", KEYS[PROC], "execOutcome", ARGV[18])
 end
 if not killed and #ARGV >= W0 then
   for i = W0, #ARGV, 2 do
-    redis.call("HSET", KEYS[WQ], ARGV[i], ARGV[i + 1])
+    call("HSET", KEYS[WQ], ARGV[i], ARGV[i + 1])
   end
   if ttl ~= "0" then
-    redis.call("EXPIRE", KEYS[WQ], ttl)
+    call("EXPIRE", KEYS[WQ], ttl)
   end
 end
 if targetIter ~= "" then
-  redis.call("HDEL", KEYS[7], ARGV[1])
-  if not targetOpen and redis.call("EXISTS", KEYS[7]) == 0 then
+  call("HDEL", KEYS[7], ARGV[1])
+  if not targetOpen and call("EXISTS", KEYS[7]) == 0 then
     -- The group is empty and its join decided: forget the group.
-    redis.call("HDEL", KEYS[6], group)
+    call("HDEL", KEYS[6], group)
   end
 end
 
@@ -370,7 +377,7 @@ end
 -- claims what the gates let run. When this script takes those decisions
 -- itself (Joins above), the children they leave waiting are claimed after
 -- them (deferred).
-local claimLease = tonumber(ARGV[15])
+local claimLease = ARGV[15] + 0
 local loopLease, deferClaims = claimLease, claimLease > 0 and decideFresh ~= nil
 if targetOpen then
   -- A delivery left pending for a join step may still close the group's
@@ -383,7 +390,7 @@ local free = -1 -- no window
 if (loopLease > 0 or deferClaims) and m[5] and m[5] ~= "" and m[5] ~= "0" then
   -- Join-creating steps bypass the window, so more may be running than it
   -- allows: then there is no room (0), never the -1 of no window.
-  free = math.max(tonumber(m[5]) - redis.call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
+  free = math.max(tonumber(m[5]) - call("ZCOUNT", KEYS[2], nowS, "+inf") + 1, 0)
 end
 local fence, iterNext -- read when a child is claimed
 -- nextLease takes the session's next fencing token for a child claimed
@@ -391,13 +398,13 @@ local fence, iterNext -- read when a child is claimed
 -- reserved iter ("0" when it reserves none).
 local function nextLease(reserve)
   if not fence then
-    fence, iterNext = tonumber(m[6] or "0") or 0, tonumber(m[7] or "0") or 0
+    fence, iterNext = (m[6] or 0) + 0, (m[7] or 0) + 0
   end
   fence = fence + 1
   local firstChild = "0"
   if reserve ~= "0" then
     firstChild = int(iterNext + 1)
-    iterNext = iterNext + tonumber(reserve)
+    iterNext = iterNext + reserve
   end
   return int(fence), firstChild
 end
@@ -426,20 +433,20 @@ for i = 1, nChildren do
     if expect ~= "" then
       -- A join target: never due by time; it waits for its join.
       local policy, reach = ARGV[b + 11], ""
-      local sp = string.find(policy, " ", 1, true)
+      local sp = find(policy, " ", 1, true)
       if sp then
-        policy, reach = string.sub(policy, 1, sp - 1), string.sub(policy, sp + 1)
+        policy, reach = sub(policy, 1, sp - 1), sub(policy, sp + 1)
       end
-      redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", p[10] or pid, "status", "waiting",
+      call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", p[10] or pid, "status", "waiting",
         "paused", childPaused, "resumeStep", cstep,
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
         "target", "1", "joinFromGroupId", ARGV[b + 7], "expect", expect,
         "requireWhen", ARGV[b + 9], "k", ARGV[b + 10], "policy", policy,
         "inbox", "{}", "fromSeen", "{}", "fail", "{}", "closed", "0", "closedAt", "")
       if reach ~= "" then
-        redis.call("HSET", pkey, "reach", reach)
+        call("HSET", pkey, "reach", reach)
       end
-      redis.call("HSET", KEYS[6], ARGV[b + 7], citer)
+      call("HSET", KEYS[6], ARGV[b + 7], citer)
       if decideFresh and decideFresh[ARGV[b + 7]] then
         fresh = fresh or {}
         fresh[#fresh + 1] = citer
@@ -448,10 +455,10 @@ for i = 1, nChildren do
       -- Ready now: created running, under a lease of its own.
       local reserve = ARGV[b + 5]
       local fenceS, firstChild = nextLease(reserve)
-      redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "running",
-        "paused", childPaused, "resumeStep", cstep,
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
-        "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[7], "reserved", firstChild .. ":" .. reserve)
+      call("HSET", pkey, "status", "running", "lease", fenceS, "leaseUntil", untilS, "reserved", firstChild .. ":" .. reserve,
+        "worker", ARGV[7], "updatedAt", nowS, "resumePlain", plain, "pid", cpid, "paused", childPaused,
+        "resumeStep", cstep, "joinGroupId", cgroup, "threadHeadPid", cpid, "parentPid", pid, "nextWakeAt", wake,
+        "createdAt", nowS)
       runArgs[#runArgs + 1] = untilS
       runArgs[#runArgs + 1] = citer
       claims[#claims + 1] = {citer, fenceS, firstChild, cgroup}
@@ -459,18 +466,18 @@ for i = 1, nChildren do
         free = free - 1
       end
     else
-      redis.call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", cpid, "status", "waiting",
-        "paused", childPaused, "resumeStep", cstep,
-        "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS)
+      call("HSET", pkey, "status", "waiting", "updatedAt", nowS, "resumePlain", plain, "pid", cpid,
+        "paused", childPaused, "resumeStep", cstep, "joinGroupId", cgroup, "threadHeadPid", cpid, "parentPid", pid,
+        "nextWakeAt", wake, "createdAt", nowS)
       if childPaused ~= "1" then
-        redis.call("ZADD", KEYS[3], wake, citer)
+        call("ZADD", KEYS[3], wake, citer)
         if deferClaims and ready and (not freshJoin[cgroup] and pendingJoin ~= nil or decideFresh and decideFresh[cgroup]) then
           deferred[#deferred + 1] = i
         end
       end
     end
     if cgroup ~= group or targetIter ~= "" then
-      redis.call("HSET", KEYS[CHILD0 + 2 * i], citer, cstep)
+      call("HSET", KEYS[CHILD0 + 2 * i], citer, cstep)
     end
     created[#created + 1] = cpid
   end
@@ -489,11 +496,11 @@ if targetOpen and not pendingJoin then
   end
   if joinPiece ~= "" then
     -- Canonical: a later decision in a script may take it into an inbox.
-    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = joinPiece, canon = true}))
+    call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = joinPiece, canon = true}))
   else
-    redis.call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = ARGV[11]}))
+    call("RPUSH", KEYS[9], cjson.encode({pid = pid, from = step, aborted = status == "aborted", valid = v, payload = ARGV[11]}))
   end
-  redis.call("ZADD", KEYS[10], "NX", nowS, targetIter)
+  call("ZADD", KEYS[10], "NX", nowS, targetIter)
 end
 if fresh then
   -- The first decision of each join this commit created, as its join step
@@ -527,15 +534,15 @@ if decider then
   for _, i in ipairs(deferred or {}) do
     local b = C0 + CF * (i - 1)
     local pkey, citer = KEYS[CHILD0 + 2 * i - 1], ARGV[b]
-    local open = redis.call("HGET", pkey, "status") == "waiting"
+    local open = call("HGET", pkey, "status") == "waiting"
     if open then
       -- The group's target is the commit's own (KEYS[8]) or one it
       -- created (declared); any other is left to claim.lua.
-      local gt = redis.call("HGET", KEYS[6], ARGV[b + 4])
+      local gt = call("HGET", KEYS[6], ARGV[b + 4])
       if gt then
         local gkey = K.has("p:" .. gt)
         if gkey then
-          local g = redis.call("HMGET", gkey, "closed", "policy")
+          local g = call("HMGET", gkey, "closed", "policy")
           open = not (g[1] == "1" and g[2] == "kill")
         else
           open = false
@@ -545,9 +552,9 @@ if decider then
     if (free ~= 0 or ARGV[b + 6] == "1") and open then
       local reserve = ARGV[b + 5]
       local fenceS, firstChild = nextLease(reserve)
-      redis.call("HSET", pkey, "status", "running", "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[7],
+      call("HSET", pkey, "status", "running", "lease", fenceS, "leaseUntil", untilS, "worker", ARGV[7],
         "reserved", firstChild .. ":" .. reserve)
-      redis.call("ZREM", KEYS[3], citer)
+      call("ZREM", KEYS[3], citer)
       runArgs[#runArgs + 1] = untilS
       runArgs[#runArgs + 1] = citer
       claims[#claims + 1] = {citer, fenceS, firstChild, ARGV[b + 4]}
@@ -558,17 +565,17 @@ if decider then
   end
 end
 if #runArgs > 0 then
-  redis.call("ZADD", KEYS[2], "0", ARGV[1], unpack(runArgs))
-  redis.call("HSET", KEYS[1], "steps", int(steps), "live", int(live), "fence", int(fence), "iter", int(iterNext))
+  call("ZADD", KEYS[2], "0", ARGV[1], unpack(runArgs))
+  call("HSET", KEYS[1], "steps", int(steps), "live", int(live), "fence", int(fence), "iter", int(iterNext))
 else
-  redis.call("ZREM", KEYS[2], ARGV[1])
-  redis.call("HSET", KEYS[1], "steps", int(steps), "live", int(live))
+  call("ZREM", KEYS[2], ARGV[1])
+  call("HSET", KEYS[1], "steps", int(steps), "live", int(live))
 end
 
 if not killed and status == "aborted" then
-  redis.call("HINCRBY", KEYS[1], "failed", 1)
+  call("HINCRBY", KEYS[1], "failed", 1)
 elseif status == "done" and ARGV[5] == "0" and ARGV[16] == "0" and targetIter == "" then
-  redis.call("HINCRBY", KEYS[1], "invalidEnds", 1)
+  call("HINCRBY", KEYS[1], "invalidEnds", 1)
 end
 
 local deliveredTo = ""
@@ -577,20 +584,20 @@ if targetOpen and not pendingJoin then
 end
 
 if reason == "" then
-  redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
-    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","))
+  call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
+    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", concat(created, ","))
 else
-  redis.call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
-    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", table.concat(created, ","), "abortReason", reason)
+  call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
+    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", concat(created, ","), "abortReason", reason)
 end
 if ttl ~= "0" then
-  redis.call("EXPIRE", KEYS[PROC], ttl)
+  call("EXPIRE", KEYS[PROC], ttl)
 end
 if live <= 0 then
-  redis.call("HSET", KEYS[1], "status", "finished", "finishedAt", nowS)
+  call("HSET", KEYS[1], "status", "finished", "finishedAt", nowS)
   if ttl ~= "0" then
     for _, k in ipairs({1, 2, 3, 4, WQ}) do
-      redis.call("EXPIRE", KEYS[k], ttl)
+      call("EXPIRE", KEYS[k], ttl)
     end
   end
 end
@@ -612,7 +619,7 @@ local out = {result, live, deliveredTo, gated, capReason, joins}
 for _, c in ipairs(claims) do
   local claim = c[1] .. " " .. c[2] .. " " .. c[3]
   if c[4] ~= "0" then
-    local target = redis.call("HGET", KEYS[6], c[4])
+    local target = call("HGET", KEYS[6], c[4])
     if target then
       claim = claim .. " " .. target
     end

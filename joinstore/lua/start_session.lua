@@ -50,10 +50,12 @@ end
 local pid = ARGV[2] .. ":1"
 local now = clock(ARGV[8])
 local wake = now + tonumber(ARGV[9])
+-- The fields every commit reads and writes first (a small hash is a
+-- listpack, searched from its start).
 redis.call("HSET", KEYS[1],
+  "steps", 0, "live", 1, "fence", 0, "iter", 1, "window", ARGV[11], "status", "live",
   "owner", ARGV[1], "rootPid", ARGV[2], "xrc729", ARGV[3], "ostcId", ARGV[4],
   "ostcHash", ARGV[5], "startStep", ARGV[6], "createdAt", now,
-  "window", ARGV[11], "live", 1, "status", "live", "iter", 1, "fence", 0, "steps", 0,
   "wakeUp", ARGV[14] or "", "startKey", ARGV[15] or "", "maxTotalGas", ARGV[17] or "")
 redis.call("HSET", KEYS[3],
   "pid", pid, "parentPid", "", "threadHeadPid", pid, "status", "waiting",

@@ -51,6 +51,7 @@ local function joinDecider(K, now, nowS, ttl, cap)
   -- past maxDepth a failure is left pending for the parent's join step, so
   -- that one script's work stays bounded however deep the joins nest.
   local d = {aborted = 0, joins = {}, held = {}, depth = 0, skip = {}}
+  local recs = {} -- d.record's reads, by target iter (string)
   local maxDepth = 16
   local metaKey, dueKey, jpendKey, targetsKey = K.key("meta"), K.key("due"), K.key("jpend"), K.key("targets")
 
@@ -212,6 +213,7 @@ local function joinDecider(K, now, nowS, ttl, cap)
   end
 
   local function abort(key, iter, reason)
+    recs[tostring(iter)] = nil
     redis.call("HSET", key, "status", "aborted", "abortReason", reason, "updatedAt", nowS)
     redis.call("ZREM", dueKey, iter)
     if ttl ~= "0" then
@@ -224,7 +226,7 @@ local function joinDecider(K, now, nowS, ttl, cap)
     if d.skip[tostring(t)] or redis.call("EXISTS", K.key("jl:" .. t)) == 1 then
       return nil
     end
-    local reach = redis.call("HGET", K.key("p:" .. t), "reach")
+    local reach = d.record(t)[13]
     if not reach or reach == "" then
       return nil
     end
@@ -243,10 +245,18 @@ local function joinDecider(K, now, nowS, ttl, cap)
     return out
   end
 
-  -- d.record(t): target t's record, the fields d.evaluate reads.
+  -- d.record(t): target t's record, the fields d.evaluate reads; read
+  -- once and kept until the decider writes the record (d.decide of t, an
+  -- abort or a kill's close of t), so that d.pending, the commit's
+  -- read-only pass and d.decide of one target cost one HMGET.
   function d.record(t)
-    return redis.call("HMGET", K.key("p:" .. t), "closed", "policy", "resumeStep", "joinGroupId", "nextWakeAt", "paused", "pid",
-      "expect", "requireWhen", "k", "inbox", "fail", "reach")
+    local r = recs[tostring(t)]
+    if not r then
+      r = redis.call("HMGET", K.key("p:" .. t), "closed", "policy", "resumeStep", "joinGroupId", "nextWakeAt", "paused", "pid",
+        "expect", "requireWhen", "k", "inbox", "fail", "reach")
+      recs[tostring(t)] = r
+    end
+    return r
   end
   -- d.members(t): the live members of t's group, in iter order.
   function d.members(t)
@@ -381,6 +391,7 @@ local function joinDecider(K, now, nowS, ttl, cap)
   function d.decide(t, pending)
     local key, gkey = K.key("p:" .. t), K.key("g:" .. t)
     local r, live = d.record(t), d.members(t)
+    recs[tostring(t)] = nil -- written below
     local st = d.evaluate(r, live, pending)
     local verdict, applied = st.verdict, st.applied
 
