@@ -89,9 +89,20 @@ func (x *Index) Commit(ctx context.Context, prev common.Hash, empty bool, blocks
 // ancestor the checkpoint. It returns how many changes were undone and how
 // many trigger starts were kept because their sessions had started.
 func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor Block) (undone, kept int, err error) {
-	window, err := x.Window(ctx)
+	keys, args, err := x.readRewind(ctx, head, ancestor)
 	if err != nil {
 		return 0, 0, err
+	}
+	return x.runRewind(ctx, keys, args)
+}
+
+// readRewind reads the window and the undo lists of its blocks above
+// ancestor: the KEYS and ARGV of rewind.lua, which refuses them
+// (STALE_HEAD) when the checkpoint or the lists changed since.
+func (x *Index) readRewind(ctx context.Context, head common.Hash, ancestor Block) ([]string, []any, error) {
+	window, err := x.Window(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	var rewound []uint64
 	for i := len(window) - 1; i >= 0 && window[i].Number > ancestor.Number; i-- {
@@ -104,14 +115,14 @@ func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor Block) (u
 		keys = append(keys, x.undo(n))
 		list, err := x.rdb.LRange(ctx, x.undo(n), 0, -1).Result()
 		if err != nil {
-			return 0, 0, err
+			return nil, nil, err
 		}
 		for _, u := range list {
 			var rec struct {
 				K string `json:"k"`
 			}
 			if err := json.Unmarshal([]byte(u), &rec); err != nil {
-				return 0, 0, fmt.Errorf("undo list of block %d holds %q", n, u)
+				return nil, nil, fmt.Errorf("undo list of block %d holds %q", n, u)
 			}
 			if !named[rec.K] {
 				named[rec.K] = true
@@ -120,7 +131,12 @@ func (x *Index) Rewind(ctx context.Context, head common.Hash, ancestor Block) (u
 		}
 	}
 	keys = append(append(keys, entries...), x.lease())
-	res, err := scriptRewind.Run(ctx, x.rdb, keys, head.Hex(), ancestor.Number, ancestor.Hash.Hex(), len(rewound), x.fenceArg()).Int64Slice()
+	return keys, []any{head.Hex(), ancestor.Number, ancestor.Hash.Hex(), len(rewound), x.fenceArg()}, nil
+}
+
+// runRewind runs rewind.lua with what readRewind read.
+func (x *Index) runRewind(ctx context.Context, keys []string, args []any) (undone, kept int, err error) {
+	res, err := scriptRewind.Run(ctx, x.rdb, keys, args...).Int64Slice()
 	if err != nil {
 		if strings.Contains(err.Error(), "STALE_HEAD") {
 			return 0, 0, fmt.Errorf("index rewind: %w", ErrStaleHead)
