@@ -147,10 +147,9 @@ func (b *batcher) loop() {
 func (b *batcher) run(ctx context.Context, batch []*evalReq) {
 	if len(batch) == 1 && batch[0].group == nil {
 		r := batch[0]
-		if r.argv != nil {
-			r.cmd = runArgv(ctx, b.rdb, r.script, r.argv)
-		} else {
-			r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
+		if r.cmd = b.runAlone(ctx, r); refused(r.cmd.Err()) {
+			go b.resend(ctx, r)
+			return
 		}
 		r.done <- struct{}{}
 		return
@@ -169,25 +168,91 @@ func (b *batcher) run(ctx context.Context, batch []*evalReq) {
 		}
 		ends[i] = pipe.Len()
 	}
-	cmds, _ := pipe.Exec(ctx) // every command, each with its reply or error
+	cmds := sendOnce(ctx, b.rdb, pipe) // every command, each with its reply or error
 	start := 0
 	for i, r := range batch {
+		from := start
+		start = ends[i]
 		if r.group != nil {
-			r.cmds = cmds[start:ends[i]:ends[i]]
+			r.cmds = cmds[from:ends[i]:ends[i]]
+			if anyRefused(r.cmds) {
+				go b.resendGroup(ctx, r)
+				continue
+			}
 			r.err = firstErr(r.cmds)
-		} else if err := r.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			r.done <- struct{}{}
+			continue
+		}
+		if err := r.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 			// A Redis that lost its script cache (a restart, a failover):
 			// this run loads the script again.
-			if r.argv != nil {
-				r.cmd = runArgv(ctx, b.rdb, r.script, r.argv)
-			} else {
-				r.cmd = r.script.Run(ctx, b.rdb, r.keys, r.args...)
-			}
+			r.cmd = b.runAlone(ctx, r)
 		}
-		start = ends[i]
+		if refused(r.cmd.Err()) {
+			go b.resend(ctx, r)
+			continue
+		}
 		r.done <- struct{}{}
 	}
 }
+
+// runAlone runs the script call r on its own, loading the script when
+// Redis lacks it.
+func (b *batcher) runAlone(ctx context.Context, r *evalReq) *redis.Cmd {
+	if r.argv != nil {
+		return runArgv(ctx, b.rdb, r.script, r.argv)
+	}
+	return r.script.Run(ctx, b.rdb, r.keys, r.args...)
+}
+
+// resend sends the script call r, which a migrating slot refused, again on
+// its own (off the batch worker, which goes on with the next batch) until
+// it runs or the retry budget is spent (whileRefused), then hands r its
+// reply.
+func (b *batcher) resend(ctx context.Context, r *evalReq) {
+	_ = whileRefused(ctx, func() error {
+		r.cmd = b.runAlone(ctx, r)
+		return r.cmd.Err()
+	})
+	r.done <- struct{}{}
+}
+
+// resendGroup sends each command of the group r that a migrating slot
+// refused again on its own until it runs (or stays refused for the whole
+// retry budget), then hands r its replies.
+func (b *batcher) resendGroup(ctx context.Context, r *evalReq) {
+	resendRefused(ctx, b.rdb, r.cmds)
+	r.err = firstErr(r.cmds)
+	r.done <- struct{}{}
+}
+
+// sendOnce executes pipe and returns its commands, each with its reply or
+// error. On a Redis Cluster every command goes to one node at most once
+// per attempt: go-redis still follows each command's MOVED and ASK, but it
+// does not send a node's whole share of the pipeline again when the first
+// command of that share failed retryably (TRYAGAIN, a lost connection).
+// That resend repeated scripts that had run, and while a slot migrates it
+// sent a command that had been answered ASK to both masters at once (two
+// executions of one transition, and a data race on its reply in go-redis
+// v9.23's processPipeline). What a migrating slot refused comes back to
+// the batcher as its error, and the batcher sends it again (refused).
+func sendOnce(ctx context.Context, rdb redis.UniversalClient, pipe redis.Pipeliner) []redis.Cmder {
+	queued := append([]redis.Cmder(nil), pipe.Cmds()...)
+	if _, cluster := rdb.(*redis.ClusterClient); cluster {
+		pipe.Discard()
+		for _, c := range queued {
+			_ = pipe.Process(ctx, noResend{c})
+		}
+	}
+	_, _ = pipe.Exec(ctx)
+	return queued
+}
+
+// noResend is a command go-redis must not send again on its own
+// (Cmder.NoRetry): it still follows MOVED and ASK.
+type noResend struct{ redis.Cmder }
+
+func (noResend) NoRetry() bool { return true }
 
 // firstErr is the first error of cmds, as Pipeline.Exec reports it.
 func firstErr(cmds []redis.Cmder) error {

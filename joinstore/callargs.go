@@ -49,12 +49,18 @@ func (sk *sessionKeys) groupKey(id string) any {
 
 // evalArgv runs the script call argv (argv[1] is script's hash), through
 // the shared pipelines when the store batches; a Redis that lost its
-// script cache gets the script loaded again and the call repeated.
+// script cache gets the script loaded again and the call repeated, and one
+// a migrating slot refused is sent again (refused.go).
 func (s *Store) evalArgv(ctx context.Context, script *redis.Script, argv []any) *redis.Cmd {
 	if s.batch != nil {
 		return s.batch.evalArgv(ctx, script, argv)
 	}
-	return runArgv(ctx, s.rdb, script, argv)
+	var cmd *redis.Cmd
+	_ = whileRefused(ctx, func() error {
+		cmd = runArgv(ctx, s.rdb, script, argv)
+		return cmd.Err()
+	})
+	return cmd
 }
 
 // runArgv sends argv alone, loading script when Redis does not have it.

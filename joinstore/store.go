@@ -115,12 +115,17 @@ type Store struct {
 }
 
 // eval runs one transition script, through the shared pipelines when the
-// store batches.
+// store batches; one a migrating slot refused is sent again (refused.go).
 func (s *Store) eval(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
 	if s.batch != nil {
 		return s.batch.eval(ctx, script, keys, args...)
 	}
-	return script.Run(ctx, s.rdb, keys, args...)
+	var cmd *redis.Cmd
+	_ = whileRefused(ctx, func() error {
+		cmd = script.Run(ctx, s.rdb, keys, args...)
+		return cmd.Err()
+	})
+	return cmd
 }
 
 // pipelined sends the commands fn adds in one pipeline, a shared one when
@@ -132,8 +137,9 @@ func (s *Store) pipelined(ctx context.Context, fn func(redis.Pipeliner)) error {
 	}
 	pipe := s.rdb.Pipeline()
 	fn(pipe)
-	_, err := pipe.Exec(ctx)
-	return err
+	cmds := sendOnce(ctx, s.rdb, pipe)
+	resendRefused(ctx, s.rdb, cmds)
+	return firstErr(cmds)
 }
 
 // New returns a store on the given client.
