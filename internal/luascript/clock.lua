@@ -10,11 +10,11 @@
 -- a transition hands Redis strings made once with these two.
 local function clock(arg)
   if arg and arg ~= "" then
-    return tonumber(arg), arg
+    return arg + 0, arg -- one strtod (tonumber takes two)
   end
   local t = redis.call("TIME")
   local ms = t[1] .. string.sub(string.rep("0", 6 - #t[2]) .. t[2], 1, 3)
-  return tonumber(ms), ms
+  return ms + 0, ms
 end
 local function int(n)
   return string.format("%d", n)

@@ -122,9 +122,10 @@
 -- Numbers reach Redis as strings made once (nowS, int(): lib/clock.lua).
 -- A number the script wrote itself or the caller gives is read with
 -- s + 0 (one strtod; tonumber(s) takes two).
--- The globals this script calls most, as locals (a global is a table
--- lookup on every use).
+-- The globals this script uses most, KEYS and ARGV among them, as locals
+-- (a global is a table lookup on every use).
 local call, tonumber, sub, find, concat = redis.call, tonumber, string.sub, string.find, table.concat
+local KEYS, ARGV = KEYS, ARGV
 local fmt = string.format
 local PROC, WQ, CHILD0, C0, CF = 5, 11, 12, 20, 12
 -- ARGV[19]: the join decisions' payload cap and this commit's canonical payload
@@ -139,7 +140,7 @@ if ARGV[19] ~= "" then
 end
 local now, nowS = clock(ARGV[3])
 local ttl = ARGV[8]
-local p = call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil", "threadHeadPid")
+local p = call("HMGET", KEYS[PROC], "status", "lease", "killedAt", "reserved", "pid", "paused", "resumeStep", "joinGroupId", "leaseUntil")
 if (p[1] ~= "running" and p[1] ~= "executing") or p[2] ~= ARGV[2] then
   return redis.error_reply("LEASE_LOST token is not the current lease")
 end
@@ -414,6 +415,7 @@ if deferClaims then
   deferred = {}
 end
 local untilS = int(now + claimLease)
+local threadHead -- the committing process's threadHeadPid, once a join target child needs it
 for i = 1, nChildren do
   local b = C0 + CF * (i - 1)
   local citer, cstep, wakeIn, cgroup, expect = ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 4], ARGV[b + 8]
@@ -437,7 +439,10 @@ for i = 1, nChildren do
       if sp then
         policy, reach = sub(policy, 1, sp - 1), sub(policy, sp + 1)
       end
-      call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", p[10] or pid, "status", "waiting",
+      -- Its thread is the committing process's (read only here: a plain
+      -- step does not need it).
+      threadHead = threadHead or call("HGET", KEYS[PROC], "threadHeadPid") or pid
+      call("HSET", pkey, "pid", cpid, "parentPid", pid, "threadHeadPid", threadHead, "status", "waiting",
         "paused", childPaused, "resumeStep", cstep,
         "nextWakeAt", wake, "resumePlain", plain, "joinGroupId", cgroup, "createdAt", nowS, "updatedAt", nowS,
         "target", "1", "joinFromGroupId", ARGV[b + 7], "expect", expect,
