@@ -210,10 +210,7 @@ func (b *batcher) runAlone(ctx context.Context, r *evalReq) *redis.Cmd {
 // it runs or the retry budget is spent (whileRefused), then hands r its
 // reply.
 func (b *batcher) resend(ctx context.Context, r *evalReq) {
-	_ = whileRefused(ctx, func() error {
-		r.cmd = b.runAlone(ctx, r)
-		return r.cmd.Err()
-	})
+	r.cmd = runUntilRun(ctx, func() *redis.Cmd { return b.runAlone(ctx, r) })
 	r.done <- struct{}{}
 }
 
@@ -237,12 +234,14 @@ func (b *batcher) resendGroup(ctx context.Context, r *evalReq) {
 // v9.23's processPipeline). What a migrating slot refused comes back to
 // the batcher as its error, and the batcher sends it again (refused).
 func sendOnce(ctx context.Context, rdb redis.UniversalClient, pipe redis.Pipeliner) []redis.Cmder {
+	if _, cluster := rdb.(*redis.ClusterClient); !cluster {
+		cmds, _ := pipe.Exec(ctx)
+		return cmds
+	}
 	queued := append([]redis.Cmder(nil), pipe.Cmds()...)
-	if _, cluster := rdb.(*redis.ClusterClient); cluster {
-		pipe.Discard()
-		for _, c := range queued {
-			_ = pipe.Process(ctx, noResend{c})
-		}
+	pipe.Discard()
+	for _, c := range queued {
+		_ = pipe.Process(ctx, noResend{c})
 	}
 	_, _ = pipe.Exec(ctx)
 	return queued

@@ -55,12 +55,7 @@ func (s *Store) evalArgv(ctx context.Context, script *redis.Script, argv []any) 
 	if s.batch != nil {
 		return s.batch.evalArgv(ctx, script, argv)
 	}
-	var cmd *redis.Cmd
-	_ = whileRefused(ctx, func() error {
-		cmd = runArgv(ctx, s.rdb, script, argv)
-		return cmd.Err()
-	})
-	return cmd
+	return runUntilRun(ctx, func() *redis.Cmd { return runArgv(ctx, s.rdb, script, argv) })
 }
 
 // runArgv sends argv alone, loading script when Redis does not have it.

@@ -66,6 +66,17 @@ func whileRefused(ctx context.Context, send func() error) error {
 	return err
 }
 
+// runUntilRun sends one script call (send) again while a migrating slot
+// refuses it (whileRefused) and returns its last reply.
+func runUntilRun(ctx context.Context, send func() *redis.Cmd) *redis.Cmd {
+	var cmd *redis.Cmd
+	_ = whileRefused(ctx, func() error {
+		cmd = send()
+		return cmd.Err()
+	})
+	return cmd
+}
+
 // resendRefused sends each command of cmds that was refused again on its
 // own, in order, while it is refused (whileRefused).
 func resendRefused(ctx context.Context, rdb redis.UniversalClient, cmds []redis.Cmder) {

@@ -120,12 +120,7 @@ func (s *Store) eval(ctx context.Context, script *redis.Script, keys []string, a
 	if s.batch != nil {
 		return s.batch.eval(ctx, script, keys, args...)
 	}
-	var cmd *redis.Cmd
-	_ = whileRefused(ctx, func() error {
-		cmd = script.Run(ctx, s.rdb, keys, args...)
-		return cmd.Err()
-	})
-	return cmd
+	return runUntilRun(ctx, func() *redis.Cmd { return script.Run(ctx, s.rdb, keys, args...) })
 }
 
 // pipelined sends the commands fn adds in one pipeline, a shared one when
