@@ -49,6 +49,9 @@ const (
 	// KindTargetEarly: a join target committed although its join was not
 	// closed with k deliveries.
 	KindTargetEarly = "target-ran-early"
+	// KindNoTTL: a key of a finished session has no time to live (it
+	// would stay in Redis forever).
+	KindNoTTL = "record-without-ttl"
 )
 
 // Finding is one broken invariant.

@@ -445,6 +445,7 @@ func (rn *run) audit() report {
 		if a.Finished {
 			rep.finished++
 			finishedAt[r] = a.FinishedAt
+			rep.findings = append(rep.findings, rn.keysWithoutTTL(ctx, r)...)
 		} else {
 			rep.stuckSessions++
 		}
@@ -496,6 +497,35 @@ func (rn *run) audit() report {
 		rep.fenced += fenced
 	}
 	return rep
+}
+
+// keysWithoutTTL finds the keys of a finished session that would stay in
+// Redis forever (TTL -1).
+func (rn *run) keysWithoutTTL(ctx context.Context, r joinstore.Root) []Finding {
+	var out []Finding
+	check := func(ctx context.Context, c redis.Cmdable) error {
+		it := c.Scan(ctx, 0, joinstore.SessionKeyPattern(r), 1000).Iterator()
+		for it.Next(ctx) {
+			if ttl, err := c.TTL(ctx, it.Val()).Result(); err == nil && ttl == -1 {
+				out = append(out, Finding{Kind: KindNoTTL, Session: r.String(), Detail: it.Val() + " has no TTL after the session finished"})
+			}
+		}
+		return it.Err()
+	}
+	var err error
+	if cc, ok := rn.rdb.(*redis.ClusterClient); ok {
+		// The session's keys share one hash tag: one master holds them all.
+		var c *redis.Client
+		if c, err = cc.MasterForKey(ctx, joinstore.SessionKeyPattern(r)); err == nil {
+			err = check(ctx, c)
+		}
+	} else {
+		err = check(ctx, rn.rdb)
+	}
+	if err != nil {
+		rn.t.Errorf("%s: keys of %s: %v", rn.name, r, err)
+	}
+	return out
 }
 
 // print writes the report table and fails the test on any finding.

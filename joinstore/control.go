@@ -115,6 +115,7 @@ func (s *Store) Kill(ctx context.Context, root Root, now time.Time, iters ...int
 		keys = append(keys, k.proc(r.iter), k.group(r.group), tproc, tqueue)
 		args = append(args, r.iter, targ)
 	}
+	keys = append(keys, k.records()...)
 	vals, err := s.eval(ctx, scriptKill, keys, args...).StringSlice()
 	if err != nil {
 		return KillResult{}, fmt.Errorf("kill in %s: %w", root, err)

@@ -80,6 +80,17 @@ func (k keys) woken() string   { return k.prefix + "woken" }
 
 // gone is the tombstone of a root pid a replica gave up before its session
 // was created (forget_root.lua).
+// SessionKeyPattern is the SCAN pattern of every key of one session (all
+// under its hash tag, so on a cluster they live on one node).
+func SessionKeyPattern(r Root) string { return keysOf(r).prefix + "*" }
+
+// records are a session's own session-level records, in the order
+// lua/lib/expire_records.lua documents (meta first): what expires when
+// the session finishes.
+func (k keys) records() []string {
+	return []string{k.meta(), k.run(), k.due(), k.steps(), k.wq(), k.targets(), k.jpend(), k.woken()}
+}
+
 func (k keys) gone() string { return k.prefix + "gone" }
 func (k keys) proc(iter int64) string {
 	return k.prefix + "p:" + strconv.FormatInt(iter, 10)

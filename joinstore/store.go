@@ -307,9 +307,11 @@ func (s *Store) Claim(ctx context.Context, root Root, now time.Time, lease time.
 		return nil, fmt.Errorf("claim in %s: %w", root, ErrSessionKilled)
 	}
 	if n := len(vals); n > 0 && vals[n-1] == "finished" {
-		// The dispatch gate aborted the session's last live processes.
+		// The dispatch gate aborted the session's last live processes:
+		// its records get their time to live (forget_root) and the
+		// indexes learn it.
 		vals = vals[:n-1]
-		s.finished(ctx, root, now)
+		s.MarkFinished(ctx, root, now)
 	}
 	const fields = 9
 	out := make([]Claim, 0, len(vals)/fields)
@@ -429,7 +431,7 @@ func (s *Store) release(ctx context.Context, c Claim, now, retryAt time.Time, re
 	k := keysOf(c.Root)
 	tproc, tqueue, targ := k.targetKeys(c.GroupTarget, c.Iter)
 	res, err := s.eval(ctx, scriptReleaseLease,
-		[]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()},
+		append([]string{k.proc(c.Iter), k.run(), k.due(), k.meta(), k.group(c.JoinGroupID), tproc, tqueue, k.jpend()}, k.records()...),
 		c.Iter, c.Token, s.clock(now), after(now, retryAt), targ, int64(s.cfg.SessionTTL/time.Second), recovery, max(s.cfg.MaxRecoveries, 0)).Text()
 	if err != nil {
 		return Stale, err
@@ -880,7 +882,7 @@ func (s *Store) Processes(ctx context.Context, root Root) ([]Process, error) {
 // report its end).
 func (s *Store) MarkFinished(ctx context.Context, root Root, now time.Time) bool {
 	k := keysOf(root)
-	status, err := s.eval(ctx, scriptForgetRoot, []string{k.meta(), k.gone()}, s.cfg.SessionTTL.Milliseconds()).Text()
+	status, err := s.eval(ctx, scriptForgetRoot, append([]string{k.gone()}, k.records()...), s.cfg.SessionTTL.Milliseconds()).Text()
 	if err != nil || status == "live" {
 		return false
 	}

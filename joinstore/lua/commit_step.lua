@@ -601,7 +601,7 @@ end
 if live <= 0 then
   call("HSET", KEYS[1], "status", "finished", "finishedAt", nowS)
   if ttl ~= "0" then
-    for _, k in ipairs({1, 2, 3, 4, WQ}) do
+    for _, k in ipairs({1, 2, 3, 4, 6, 10, WQ}) do
       call("EXPIRE", KEYS[k], ttl)
     end
   end

@@ -131,7 +131,7 @@ redis.call("DEL", KEYS[1])
 if live <= 0 then
   redis.call("HSET", KEYS[5], "status", "finished", "finishedAt", now)
   if ttl > 0 then
-    for _, k in ipairs({5, 6, 7, 8, 9}) do
+    for _, k in ipairs({5, 6, 7, 8, 9, 13}) do
       redis.call("EXPIRE", KEYS[k], ttl)
     end
   end

@@ -6,6 +6,9 @@
 -- KEYS[4..] per process four keys: xgr:T:p:<iter>, xgr:T:g:<its group>,
 --           xgr:T:p:<target of its group> (the process key when none),
 --           xgr:T:jq:<target of its group>
+-- KEYS[4 + 4n ..] after the n processes' keys, the session's records
+--           (lib/expire_records.lua): meta, run, due, steps, wq, targets,
+--           jpend, woken; they expire when the kill ends the session
 -- ARGV[1] now (ms)  ARGV[2] record TTL (s)
 -- ARGV[3..] per process two values: iter, target iter of its group ("" = none)
 -- (A whole session is killed by kill_session; this script then aborts its
@@ -21,7 +24,8 @@
 -- to the meta's killed tally (the session's outcome, docs/runtime.md
 -- "Session outcomes"), once per process.
 -- Invariant: a killed process never runs again and never creates processes;
--- a killed waiting process fails its step at its group's open join target.
+-- a killed waiting process fails its step at its group's open join target;
+-- a session the kill ends has every record expiring.
 local now, ttl = ARGV[1], tonumber(ARGV[2])
 local out = {}
 local delivered = {}
@@ -73,6 +77,7 @@ end
 local live = tonumber(redis.call("HGET", KEYS[1], "live") or "0")
 if live <= 0 then
   redis.call("HSET", KEYS[1], "status", "finished", "finishedAt", now)
+  expireRecords(4 + 4 * n, #KEYS, ttl)
 end
 table.insert(out, 1, tostring(live))
 return out

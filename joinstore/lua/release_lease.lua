@@ -9,6 +9,9 @@
 -- KEYS[4] xgr:T:meta      KEYS[5] xgr:T:g:<group of the process>
 -- KEYS[6] xgr:T:p:<target of that group> (KEYS[1] again when none)
 -- KEYS[7] xgr:T:jq:<target of that group>  KEYS[8] xgr:T:jpend
+-- KEYS[9 ..] the session's records (lib/expire_records.lua): meta, run,
+--           due, steps, wq, targets, jpend, woken; they expire when the
+--           release ends the session
 -- ARGV[1] iter  ARGV[2] token  ARGV[3] now (ms; "" = the server clock)
 -- ARGV[4] retry after (ms from now)
 -- ARGV[5] target iter ("" = none)  ARGV[6] record TTL (s)
@@ -59,6 +62,7 @@ local function finish(reason)
   end
   if live <= 0 then
     redis.call("HSET", KEYS[4], "status", "finished", "finishedAt", now)
+    expireRecords(9, #KEYS, ARGV[6])
   end
 end
 -- failAtTarget delivers the process's failure to its group's open join
