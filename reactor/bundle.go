@@ -69,22 +69,35 @@ func bundleFor(root joinstore.Root, step *registry.Step, r result, commit joinst
 	var p evidence.Policy
 	switch {
 	case commit.Status == "aborted":
-		b.Outcome = evidence.Outcome{Result: evidence.Aborted, Reasons: []string{commit.AbortReason}}
+		// The full reason: the commit's may be a sealed step's redacted
+		// one (publicReason), and this bundle is then sealed.
+		reason := commit.AbortReason
+		if r.err != nil {
+			reason = r.err.Error()
+		}
+		b.Outcome = evidence.Outcome{Result: evidence.Aborted, Reasons: []string{reason}}
 	case commit.Valid != nil && *commit.Valid:
 		b.Outcome.Result = evidence.Valid
 	default:
 		b.Outcome = evidence.Outcome{Result: evidence.Invalid, Reasons: r.res.Reasons}
 	}
-	if commit.Status != "aborted" {
-		if len(r.res.Output) > 0 {
-			b.Outcome.Output = MarshalPayload(r.res.Output)
+	if ev := r.res.Evidence; ev != nil {
+		// The rule that ran (or was loaded before the step aborted) and
+		// the policy: an aborted step's bundle is sealed, lives and is
+		// granted as its rule says too.
+		if ev.Rule != "" && len(ev.Rule) <= 256 {
+			b.Rule = ev.Rule
 		}
-		if ev := r.res.Evidence; ev != nil {
-			if ev.Rule != "" && len(ev.Rule) <= 256 {
-				b.Rule = ev.Rule
-			}
-			b.RuleHash, b.APISaves, b.ContractSaves, p = ev.RuleHash, ev.APISaves, ev.ContractSaves, ev.Policy
+		b.RuleHash, p = ev.RuleHash, ev.Policy
+		if commit.Status != "aborted" {
+			b.APISaves, b.ContractSaves = ev.APISaves, ev.ContractSaves
 		}
+	}
+	if commit.Status != "aborted" && len(r.res.Output) > 0 {
+		b.Outcome.Output = MarshalPayload(r.res.Output)
+	}
+	if r.res.sealed() {
+		p.Encrypt = true
 	}
 	if len(b.Outcome.Reasons) > evidence.MaxReasons {
 		b.Outcome.Reasons = b.Outcome.Reasons[:evidence.MaxReasons]
