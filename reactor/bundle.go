@@ -21,7 +21,8 @@ import (
 // reference and takes the operator's defaults.
 type EvidenceInput struct {
 	// Rule is the rule contract (address) or the step's rule reference;
-	// RuleHash the rule document's hash, when known.
+	// RuleHash keccak256 of the rule text that ran (0x-hex; the contract's
+	// ruleHash, or the rule file's bytes'), when a rule was loaded.
 	Rule     string `json:"rule,omitempty"`
 	RuleHash string `json:"ruleHash,omitempty"`
 	// APISaves and ContractSaves are JSON objects (nil: none).

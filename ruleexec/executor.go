@@ -21,6 +21,13 @@
 // branch sections this executor does not perform (execution, grants,
 // encryptLogs, logExpireDays) are named in Result.NotPerformed and logged
 // at info; a holding cancelSession rule is logged at warn.
+//
+// A rule whose either branch says encryptLogs seals its steps
+// (reactor.Result.Sealed, evidence.RuleSeals): every result of it says so,
+// an error's too once the rule was loaded (with its evidence, so that the
+// aborted step's bundle is sealed and names the rule's hash), and the
+// engine then keeps the step's payload values out of its timeline, logs
+// and process record (docs/runtime.md, sealed steps).
 package ruleexec
 
 import (
