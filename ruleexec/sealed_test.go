@@ -161,12 +161,12 @@ func spanText(sp tracetest.SpanStub) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s status=%q", sp.Name, sp.Status.Description)
 	for _, a := range sp.Attributes {
-		fmt.Fprintf(&sb, " %s=%q", a.Key, a.Value.Emit())
+		fmt.Fprintf(&sb, " %s=%q", a.Key, a.Value.String())
 	}
 	for _, e := range sp.Events {
 		fmt.Fprintf(&sb, " event %s", e.Name)
 		for _, a := range e.Attributes {
-			fmt.Fprintf(&sb, " %s=%q", a.Key, a.Value.Emit())
+			fmt.Fprintf(&sb, " %s=%q", a.Key, a.Value.String())
 		}
 	}
 	return sb.String()
