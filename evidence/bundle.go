@@ -45,7 +45,8 @@ type Bundle struct {
 	// Step is the OSTC step the process ran.
 	Step string `json:"step"`
 	// Rule is the rule contract (address) or the rule's reference; RuleHash
-	// the rule document's hash, when known.
+	// keccak256 of the rule text that ran (the contract's ruleHash, or the
+	// rule file's bytes'), when a rule was loaded.
 	Rule     string `json:"rule,omitempty"`
 	RuleHash string `json:"ruleHash,omitempty"`
 	// Executed is the session's count of executed steps, this one included.

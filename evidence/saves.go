@@ -74,3 +74,21 @@ func PolicyOf(np rule.NotPerformed) (Policy, error) {
 	}
 	return p, nil
 }
+
+// RuleSeals reports whether a rule asks for its steps' logs sealed: either
+// of its branches (onValid, onInvalid) says encryptLogs: true. The two
+// branches see the same inputs, so an author who seals one has said those
+// inputs are not for plaintext logs: every bundle of such a step is
+// sealed, whichever branch is selected, after a revert flip, or when the
+// step aborts (docs/runtime.md, "Sealed steps").
+func RuleSeals(doc *rule.Document) bool {
+	if doc == nil {
+		return false
+	}
+	for _, b := range []*rule.Branch{doc.OnValid, doc.OnInvalid} {
+		if b != nil && b.EncryptLogs != nil && *b.EncryptLogs {
+			return true
+		}
+	}
+	return false
+}

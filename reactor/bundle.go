@@ -21,7 +21,8 @@ import (
 // reference and takes the operator's defaults.
 type EvidenceInput struct {
 	// Rule is the rule contract (address) or the step's rule reference;
-	// RuleHash the rule document's hash, when known.
+	// RuleHash keccak256 of the rule text that ran (0x-hex; the contract's
+	// ruleHash, or the rule file's bytes'), when a rule was loaded.
 	Rule     string `json:"rule,omitempty"`
 	RuleHash string `json:"ruleHash,omitempty"`
 	// APISaves and ContractSaves are JSON objects (nil: none).
@@ -69,22 +70,35 @@ func bundleFor(root joinstore.Root, step *registry.Step, r result, commit joinst
 	var p evidence.Policy
 	switch {
 	case commit.Status == "aborted":
-		b.Outcome = evidence.Outcome{Result: evidence.Aborted, Reasons: []string{commit.AbortReason}}
+		// The full reason: the commit's may be a sealed step's redacted
+		// one (publicReason), and this bundle is then sealed.
+		reason := commit.AbortReason
+		if r.err != nil {
+			reason = r.err.Error()
+		}
+		b.Outcome = evidence.Outcome{Result: evidence.Aborted, Reasons: []string{reason}}
 	case commit.Valid != nil && *commit.Valid:
 		b.Outcome.Result = evidence.Valid
 	default:
 		b.Outcome = evidence.Outcome{Result: evidence.Invalid, Reasons: r.res.Reasons}
 	}
-	if commit.Status != "aborted" {
-		if len(r.res.Output) > 0 {
-			b.Outcome.Output = MarshalPayload(r.res.Output)
+	if ev := r.res.Evidence; ev != nil {
+		// The rule that ran (or was loaded before the step aborted) and
+		// the policy: an aborted step's bundle is sealed, lives and is
+		// granted as its rule says too.
+		if ev.Rule != "" && len(ev.Rule) <= 256 {
+			b.Rule = ev.Rule
 		}
-		if ev := r.res.Evidence; ev != nil {
-			if ev.Rule != "" && len(ev.Rule) <= 256 {
-				b.Rule = ev.Rule
-			}
-			b.RuleHash, b.APISaves, b.ContractSaves, p = ev.RuleHash, ev.APISaves, ev.ContractSaves, ev.Policy
+		b.RuleHash, p = ev.RuleHash, ev.Policy
+		if commit.Status != "aborted" {
+			b.APISaves, b.ContractSaves = ev.APISaves, ev.ContractSaves
 		}
+	}
+	if commit.Status != "aborted" && len(r.res.Output) > 0 {
+		b.Outcome.Output = MarshalPayload(r.res.Output)
+	}
+	if r.res.sealed() {
+		p.Encrypt = true
 	}
 	if len(b.Outcome.Reasons) > evidence.MaxReasons {
 		b.Outcome.Reasons = b.Outcome.Reasons[:evidence.MaxReasons]

@@ -69,6 +69,9 @@ type execRecord struct {
 	Reverted     *execution.Outcome `json:"reverted,omitempty"`
 	// Evidence is the evaluation's part of the step's log bundle.
 	Evidence *EvidenceInput `json:"evidence,omitempty"`
+	// Sealed: the step seals its evidence (Result.sealed); its events and
+	// logs quote no payload value.
+	Sealed bool `json:"sealed,omitempty"`
 }
 
 // execPhase is what an executing process waits for next.
@@ -123,7 +126,7 @@ func backoff(n int) time.Duration { return min(time.Second<<min(n, 6), time.Minu
 // the same values whether or not its replica stopped meanwhile.
 func newExecRecord(key string, res Result) (execRecord, json.RawMessage, error) {
 	rec := execRecord{Key: key, Call: *res.Execution, Valid: res.Valid, Output: res.Output, WaitMs: res.Wait.Milliseconds(),
-		Reasons: res.Reasons, WakeUps: res.WakeUps, Inputs: res.Inputs, Extracted: res.Extracted, RuleContract: res.RuleContract, Evidence: res.Evidence}
+		Reasons: res.Reasons, WakeUps: res.WakeUps, Inputs: res.Inputs, Extracted: res.Extracted, RuleContract: res.RuleContract, Evidence: res.Evidence, Sealed: res.sealed()}
 	for _, s := range res.NotPerformed {
 		if !strings.HasPrefix(s, "execution") {
 			rec.NotPerformed = append(rec.NotPerformed, s)
@@ -193,9 +196,18 @@ func (m *machine) beginExec(now time.Time, r result) bool {
 	m.inflight[c.Iter] = c
 	st := &execState{claim: c, rec: rec, raw: raw, phase: execBegin}
 	m.execs[c.Iter] = st
-	m.emit(now, EvExecuting, c.Pid, c.ResumeStep, fmt.Sprintf("%s to %s (key %s)", branchName(rec.Valid), rec.Call.To.Hex(), key))
+	m.emit(now, EvExecuting, c.Pid, c.ResumeStep, executingDetail(rec))
 	m.issueBegin(st)
 	return true
+}
+
+// executingDetail is the timeline's line of an execution that begins: a
+// sealed step's without its target (which may come from its payload).
+func executingDetail(rec execRecord) string {
+	if rec.Sealed {
+		return fmt.Sprintf("%s (key %s)", branchName(rec.Valid), rec.Key)
+	}
+	return fmt.Sprintf("%s to %s (key %s)", branchName(rec.Valid), rec.Call.To.Hex(), rec.Key)
 }
 
 func branchName(valid bool) string {
@@ -258,7 +270,7 @@ func (m *machine) execSent(now time.Time, in inSent) {
 	case in.Err != nil:
 		st.tries++
 		st.at = now.Add(backoff(st.tries - 1))
-		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("send in %s: %v", backoff(st.tries-1), in.Err))
+		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("send in %s: %s", backoff(st.tries-1), publicErr(in.Err, st.rec.Sealed)))
 	default:
 		st.phase, st.at, st.tries = execWait, now.Add(m.cfg.ExecPoll), 0
 	}
@@ -276,14 +288,14 @@ func (m *machine) execPolled(now time.Time, in inPolled) {
 	case in.Err != nil:
 		st.tries++
 		st.at = now.Add(backoff(st.tries - 1))
-		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("outcome in %s: %v", backoff(st.tries-1), in.Err))
+		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("outcome in %s: %s", backoff(st.tries-1), publicErr(in.Err, st.rec.Sealed)))
 		return
 	case !in.OK:
 		st.at, st.tries = now.Add(m.cfg.ExecPoll), 0
 		return
 	}
 	o := in.Outcome
-	detail := describeOutcome(o)
+	detail := publicOutcome(o, st.rec.Sealed)
 	switch {
 	case o.Lost:
 		m.emit(now, EvExecOutcome, c.Pid, c.ResumeStep, detail)
@@ -313,7 +325,7 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 	case in.Err != nil && isTransient(in.Err):
 		st.tries++
 		st.at = now.Add(backoff(st.tries - 1))
-		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("flip in %s: %v", backoff(st.tries-1), in.Err))
+		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("flip in %s: %s", backoff(st.tries-1), publicErr(in.Err, st.rec.Sealed)))
 		return
 	case in.Err != nil:
 		m.finishExec(now, st, st.rec.Reverted, fmt.Errorf("step %s: rendering onInvalid after the revert: %w", c.ResumeStep, in.Err), true)
@@ -321,12 +333,17 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 	}
 	res := in.R
 	res.Valid = false
+	// The onInvalid branch's evidence settings; a sealed step stays
+	// sealed (flipEvidence).
+	res.Evidence = flipEvidence(st.rec, res.Evidence)
+	res.Sealed = res.Sealed || st.rec.Sealed || res.sealed()
 	reverted := st.rec.Reverted
 	if res.Execution == nil {
 		// No execution of its own: the step finishes invalid with the
-		// reverted outcome.
+		// reverted outcome and the onInvalid branch's evidence.
 		rec := execRecord{Key: st.rec.Key, Call: st.rec.Call, Valid: false, Output: res.Output, WaitMs: res.Wait.Milliseconds(),
-			Reasons: res.Reasons, NotPerformed: res.NotPerformed, WakeUps: res.WakeUps, RuleContract: st.rec.RuleContract, Flipped: true, Reverted: reverted}
+			Reasons: res.Reasons, NotPerformed: res.NotPerformed, WakeUps: res.WakeUps, RuleContract: st.rec.RuleContract, Flipped: true, Reverted: reverted,
+			Evidence: res.Evidence, Sealed: res.Sealed}
 		rec, _, err := encodeRecord(rec)
 		if err != nil {
 			m.finishExec(now, st, reverted, err, true)
@@ -349,7 +366,7 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 		return
 	}
 	st.rec, st.raw, st.phase, st.flip, st.at, st.tries = rec, raw, execBegin, true, now, 0
-	m.emit(now, EvExecuting, c.Pid, c.ResumeStep, fmt.Sprintf("onInvalid to %s (key %s)", rec.Call.To.Hex(), rec.Key))
+	m.emit(now, EvExecuting, c.Pid, c.ResumeStep, executingDetail(rec))
 }
 
 // finishExec queues the step's commit from its record: the branch with
@@ -365,6 +382,8 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 	}
 	r.input = input
 	rec := st.rec
+	// An aborted step's bundle follows its evidence and sealing too.
+	r.res.Evidence, r.res.Sealed = rec.Evidence, rec.Sealed
 	if o != nil || rec.Reverted != nil {
 		kept := map[string]any{"key": rec.Key}
 		if o != nil {
@@ -390,7 +409,7 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 			out[OutputRevertedExecution] = outcomeValue(*rec.Reverted)
 		}
 		r.res = Result{Valid: rec.Valid, Output: out, Wait: time.Duration(rec.WaitMs) * time.Millisecond,
-			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps, Evidence: rec.Evidence}
+			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps, Evidence: rec.Evidence, Sealed: rec.Sealed}
 	}
 	m.results = append(m.results, r)
 }
@@ -465,7 +484,7 @@ func (m *machine) driveExecs(now time.Time) {
 		st.busy = true
 		switch st.phase {
 		case execSend:
-			m.do(cmdSend{Claim: st.claim, Key: st.rec.Key, Call: st.rec.Call, RuleContract: st.rec.RuleContract})
+			m.do(cmdSend{Claim: st.claim, Key: st.rec.Key, Call: st.rec.Call, RuleContract: st.rec.RuleContract, Sealed: st.rec.Sealed})
 		case execWait:
 			m.do(cmdPoll{Claim: st.claim, Key: st.rec.Key})
 		case execFlip:

@@ -24,7 +24,9 @@ type Execution struct {
 }
 
 // Result is a step's outcome. An error from Execute is a hard error: the
-// process aborts.
+// process aborts; the Result returned with it is read only for Sealed and
+// Evidence (the rule that was loaded, its hash and whether its logs are
+// sealed), so that the aborted step's bundle and details follow them.
 type Result struct {
 	Valid bool
 	// Output is overlaid on the input to form the next payload.
@@ -57,6 +59,12 @@ type Result struct {
 	// (nil: the executor evaluated no rule). Used only when the driver
 	// stores bundles (Manager.Bundles, Runner.Bundles).
 	Evidence *EvidenceInput
+	// Sealed says the step's rule asks for sealed logs (either branch
+	// says encryptLogs): its bundle is sealed whatever its outcome, and no
+	// timeline detail, log line or process record quotes a value of its
+	// payload (see RedactedError). A branch policy that says encryptLogs
+	// seals the step too.
+	Sealed bool
 }
 
 // Flip is what a step whose execution reverted keeps of its evaluation:

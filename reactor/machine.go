@@ -411,7 +411,11 @@ func (m *machine) commit(now time.Time) {
 			return
 		}
 		if !slices.ContainsFunc(r.res.NotPerformed, func(s string) bool { return strings.HasPrefix(s, "execution") }) {
-			r.res.NotPerformed = append([]string{"execution to " + r.res.Execution.To.Hex()}, r.res.NotPerformed...)
+			np := "execution to " + r.res.Execution.To.Hex()
+			if r.res.sealed() {
+				np = "execution" // its target may come from the payload
+			}
+			r.res.NotPerformed = append([]string{np}, r.res.NotPerformed...)
 		}
 	}
 	if r.err != nil && r.done == nil && isTransient(r.err) && m.retries[c.Iter] >= maxTransientRetries {
@@ -422,7 +426,7 @@ func (m *machine) commit(now time.Time) {
 		n := m.retries[c.Iter]
 		m.retries[c.Iter] = n + 1
 		wait := min(time.Second<<min(n, 6), time.Minute)
-		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("in %s: %v", wait, r.err))
+		m.emit(now, EvRetry, c.Pid, c.ResumeStep, fmt.Sprintf("in %s: %s", wait, publicErr(r.err, r.res.sealed())))
 		m.storeBusy = true
 		m.do(cmdReleaseLease{Claim: c, RetryAt: now.Add(wait)})
 		return

@@ -108,6 +108,9 @@ type (
 		Key          string
 		Call         execution.Call
 		RuleContract common.Address
+		// Sealed: the step's logs are sealed; the driver's log lines
+		// quote neither the refusal's reason nor the send's error.
+		Sealed bool
 	}
 	// cmdPoll asks for Key's outcome (execution.Actuator.Outcome):
 	// inPolled. Not a store command.

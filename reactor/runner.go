@@ -54,8 +54,18 @@ type Runner struct {
 	// payload, saves, outcome and execution receipt) once its commit
 	// succeeded; nil: no bundles.
 	Bundles BundleWriter
+	// Log receives the driver's records (a step aborted, an execution
+	// refused, a bundle refused); nil: none.
+	Log *slog.Logger
 
 	executed int
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // Executed is the number of steps Run has executed.
@@ -102,7 +112,7 @@ func (r *Runner) Run(ctx context.Context, root joinstore.Root) error {
 		r.Lease = time.Minute
 	}
 	io := &sessionIO{store: r.Store, exec: r.Exec, root: root, worker: r.Worker, procLease: r.Lease,
-		orch: r.Orch, table: Table(r.Orch), clock: r.Now, log: slog.New(slog.DiscardHandler), act: r.Actuator, flip: r.Flipper, bundles: r.Bundles}
+		orch: r.Orch, table: Table(r.Orch), clock: r.Now, log: r.logger(), act: r.Actuator, flip: r.Flipper, bundles: r.Bundles}
 	poll := r.ExecPoll
 	if poll == 0 {
 		poll = time.Second

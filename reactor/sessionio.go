@@ -310,6 +310,11 @@ func commitFor(c joinstore.Claim, step *registry.Step, check payloadChecks, r re
 	if r.err != nil || step == nil {
 		commit.Status = "aborted"
 		detail = fmt.Sprint(r.err)
+		if r.err != nil {
+			// A sealed step's reason quotes no payload value here: its
+			// full text is in its sealed bundle (bundleFor).
+			detail = publicReason(c.ResumeStep, r.err, r.res.sealed())
+		}
 		commit.AbortReason = detail
 		if errors.Is(r.err, ErrCancelSession) {
 			commit.CancelSession = detail
@@ -324,7 +329,10 @@ func commitFor(c joinstore.Claim, step *registry.Step, check payloadChecks, r re
 		commit.Valid = &r.res.Valid
 		if !r.res.Valid {
 			detail = "invalid"
-			if len(r.res.Reasons) > 0 {
+			switch {
+			case len(r.res.Reasons) > 0 && r.res.sealed():
+				detail += " (its reasons are in its sealed log bundle)"
+			case len(r.res.Reasons) > 0:
 				detail += ": " + strings.Join(r.res.Reasons, "; ")
 			}
 		}
@@ -499,10 +507,13 @@ func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
 	err := s.act.Send(ctx, sc, c.Key, c.Call)
 	if err != nil {
 		var refusal *execution.Refusal
-		if errors.As(err, &refusal) {
+		switch {
+		case errors.As(err, &refusal) && c.Sealed:
+			s.log.Warn("execution refused", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "limit", refusal.Limit, "reason", sealedWithheld)
+		case errors.As(err, &refusal):
 			s.log.Warn("execution refused", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "limit", refusal.Limit, "reason", refusal.Reason)
-		} else {
-			s.log.Warn("execution not sent; retrying", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "err", err)
+		default:
+			s.log.Warn("execution not sent; retrying", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "err", publicErr(err, c.Sealed))
 		}
 	}
 	return inSent{Iter: c.Claim.Iter, Err: err}

@@ -21,6 +21,13 @@
 // branch sections this executor does not perform (execution, grants,
 // encryptLogs, logExpireDays) are named in Result.NotPerformed and logged
 // at info; a holding cancelSession rule is logged at warn.
+//
+// A rule whose either branch says encryptLogs seals its steps
+// (reactor.Result.Sealed, evidence.RuleSeals): every result of it says so,
+// an error's too once the rule was loaded (with its evidence, so that the
+// aborted step's bundle is sealed and names the rule's hash), and the
+// engine then keeps the step's payload values out of its timeline, logs
+// and process record (docs/runtime.md, sealed steps).
 package ruleexec
 
 import (
@@ -90,6 +97,10 @@ func (e *ActionError) Error() string {
 	}
 	return fmt.Sprintf("step %s: %s: rules[%d] (%s) holds: the step aborts", e.Step, e.Origin, e.Action.Rule, e.Action.Type)
 }
+
+// Redacted implements reactor.RedactedError: the error names the rule
+// that held and quotes no payload value.
+func (e *ActionError) Redacted() string { return e.Error() }
 
 // Unwrap makes a holding cancelSession rule reactor.ErrCancelSession, so
 // that the engine cancels the whole session (XRC-137 spec §7.3).
@@ -177,15 +188,39 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 		err = cause
 	}
 	if errors.Is(err, rule.ErrUnavailable) {
-		return reactor.Result{}, &TransientError{Step: e.Step.ID, Err: fmt.Errorf("%s: %w", l.Origin, err)}
+		return x.failed(l, &TransientError{Step: e.Step.ID, Err: fmt.Errorf("%s: %w", l.Origin, err)})
 	}
 	if err != nil {
-		return reactor.Result{}, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err)
+		return x.failed(l, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err))
 	}
 	if x.Observe != nil {
 		x.Observe(e, l, res)
 	}
 	return x.result(e, l, res)
+}
+
+// failed is the Result of a step whose rule was loaded and which then
+// fails with err: the rule, its hash and whether its logs are sealed, so
+// that the aborted (or retried) step's bundle is sealed and its details
+// are redacted as its rule asks (reactor.Result.Sealed).
+func (x *Executor) failed(l *rulesource.Loaded, err error) (reactor.Result, error) {
+	out := reactor.Result{Sealed: evidence.RuleSeals(l.Doc)}
+	if x.Evidence {
+		out.Evidence = x.evidenceOf(l, evidence.Policy{Encrypt: out.Sealed})
+	}
+	return out, err
+}
+
+// evidenceOf is the bundle's part of a loaded rule under policy pol.
+func (x *Executor) evidenceOf(l *rulesource.Loaded, pol evidence.Policy) *reactor.EvidenceInput {
+	ev := &reactor.EvidenceInput{Rule: l.Ref, Policy: pol}
+	if a := ruleAddress(l); a != "" {
+		ev.Rule = strings.ToLower(a)
+	}
+	if l.Hash != (common.Hash{}) {
+		ev.RuleHash = l.Hash.Hex()
+	}
+	return ev
 }
 
 // result maps a rule's result to the step's (reactor.Result).
@@ -199,7 +234,7 @@ func (x *Executor) result(e reactor.Execution, l *rulesource.Loaded, res *rule.R
 		if res.Action.Type == rule.RuleCancelSession {
 			log.Warn("XRC-137 cancelSession holds; the session is cancelled", "pid", e.Pid, "step", e.Step.ID, "rule", l.Origin, "index", res.Action.Rule)
 		}
-		return reactor.Result{}, ae
+		return x.failed(l, ae)
 	}
 	out := reactor.Result{
 		Valid:        res.Valid,
@@ -207,16 +242,16 @@ func (x *Executor) result(e reactor.Execution, l *rulesource.Loaded, res *rule.R
 		Wait:         time.Duration(res.WaitSec) * time.Second,
 		NotPerformed: res.NotPerformed.Sections(),
 		Execution:    res.Execution,
+		Sealed:       evidence.RuleSeals(l.Doc),
 	}
 	if x.Evidence {
 		pol, err := evidence.PolicyOf(res.NotPerformed)
 		if err != nil {
-			return reactor.Result{}, fmt.Errorf("step %s: %s: %s.%w", e.Step.ID, l.Origin, res.Branch, err)
+			return x.failed(l, fmt.Errorf("step %s: %s: %s.%w", e.Step.ID, l.Origin, res.Branch, err))
 		}
-		ev := &reactor.EvidenceInput{Rule: e.Step.Rule, Policy: pol}
-		if a := ruleAddress(l); a != "" {
-			ev.Rule = strings.ToLower(a)
-		}
+		// A rule that seals either branch seals every bundle of its steps.
+		pol.Encrypt = pol.Encrypt || out.Sealed
+		ev := x.evidenceOf(l, pol)
 		ev.APISaves, ev.ContractSaves = evidence.Saves(l.Doc, res.Extracted)
 		out.Evidence, out.NotPerformed = ev, nil
 	}
@@ -230,8 +265,8 @@ func (x *Executor) result(e reactor.Execution, l *rulesource.Loaded, res *rule.R
 	}
 	for i, w := range res.WakeUps {
 		if w.SessionID > math.MaxInt64 {
-			return reactor.Result{}, fmt.Errorf("step %s: %s: %s.wakeUps[%d].sessionId: %d is beyond the engine's session ids [1, 2^63-1]",
-				e.Step.ID, l.Origin, res.Branch, i, w.SessionID)
+			return x.failed(l, fmt.Errorf("step %s: %s: %s.wakeUps[%d].sessionId: %d is beyond the engine's session ids [1, 2^63-1]",
+				e.Step.ID, l.Origin, res.Branch, i, w.SessionID))
 		}
 		out.WakeUps = append(out.WakeUps, reactor.WakeUp{Runner: w.Runner, Session: int64(w.SessionID), Step: w.StepID, Payload: w.Payload, Rule: ruleAddress(l)})
 	}

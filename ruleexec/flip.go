@@ -34,7 +34,7 @@ func (x *Executor) Flip(ctx context.Context, e reactor.Execution, f reactor.Flip
 	done := &rule.Result{Valid: true, Branch: "onValid", Inputs: f.Inputs, Extracted: f.Extracted}
 	r, err := rule.Reverted(ctx, l.Doc, done, f.Reason, rule.Sources{Clock: x.Clock, Meta: e.Meta()})
 	if err != nil {
-		return reactor.Result{}, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err)
+		return x.failed(l, fmt.Errorf("step %s: %s: %w", e.Step.ID, l.Origin, err))
 	}
 	return x.result(e, l, r)
 }

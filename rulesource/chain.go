@@ -97,7 +97,7 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 	if err != nil {
 		return read(err)
 	}
-	loaded := &Loaded{Ref: ref, Origin: origin, Address: addr}
+	loaded := &Loaded{Ref: ref, Origin: origin, Address: addr, Hash: h}
 	if doc, ok, err := c.hit(ctx, chainKey{addr, h}); ok || err != nil {
 		if err != nil {
 			return fail(err)
@@ -115,6 +115,7 @@ func (c *Chain) load(ctx context.Context, ref string, addr common.Address) (*Loa
 	if st.Encrypted && c.Opener == nil {
 		return fail(fmt.Errorf("%w: isEncrypted() is true at block %d; only plain JSON rules can be evaluated", ErrEncrypted, st.Block))
 	}
+	loaded.Hash = st.Hash
 	if loaded.Doc, err = c.document(ctx, addr, chainKey{addr, st.Hash}, st.Text, st.Encrypted); err != nil {
 		return fail(err)
 	}
@@ -216,7 +217,7 @@ func (c *Chain) cached(ctx context.Context, ref string, addr common.Address, ori
 	if !ok {
 		return nil, false, nil
 	}
-	loaded := &Loaded{Ref: ref, Origin: origin + " (cached)", Address: addr}
+	loaded := &Loaded{Ref: ref, Origin: origin + " (cached)", Address: addr, Hash: h}
 	if doc, ok, err := c.hit(ctx, chainKey{addr, h}); ok || err != nil {
 		loaded.Doc = doc
 		return loaded, ok, err

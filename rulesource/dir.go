@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/xgr-sidecar/xgr/rule"
 )
@@ -28,7 +29,14 @@ type Dir struct {
 
 	cache  rule.DocumentCache
 	mu     sync.Mutex
-	loaded map[string]*rule.Document // by file path
+	loaded map[string]fileRule // by file path
+}
+
+// fileRule is a rule file as it was read: its document and the keccak256
+// of its bytes.
+type fileRule struct {
+	doc  *rule.Document
+	hash common.Hash
 }
 
 // Target is what a reference maps to: a file or a contract address.
@@ -50,7 +58,7 @@ func OpenDir(path string) (*Dir, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("rule directory %s is not a directory", path)
 	}
-	d := &Dir{path: path, index: map[string]Target{}, files: map[string]string{}, loaded: map[string]*rule.Document{}}
+	d := &Dir{path: path, index: map[string]Target{}, files: map[string]string{}, loaded: map[string]fileRule{}}
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return nil, fmt.Errorf("rule directory: %w", err)
@@ -188,7 +196,7 @@ func (d *Dir) Load(ctx context.Context, ref string) (*Loaded, error) {
 
 func (d *Dir) load(ref, file string) (*Loaded, error) {
 	d.mu.Lock()
-	doc, ok := d.loaded[file]
+	fr, ok := d.loaded[file]
 	d.mu.Unlock()
 	if !ok {
 		raw, err := os.ReadFile(file)
@@ -196,14 +204,15 @@ func (d *Dir) load(ref, file string) (*Loaded, error) {
 			err = checkPlain(raw)
 		}
 		if err == nil {
-			doc, err = d.cache.Parse(raw)
+			fr.doc, err = d.cache.Parse(raw)
 		}
 		if err != nil {
 			return nil, &Error{Ref: ref, Origin: file, Err: err}
 		}
+		fr.hash = crypto.Keccak256Hash(raw)
 		d.mu.Lock()
-		d.loaded[file] = doc
+		d.loaded[file] = fr
 		d.mu.Unlock()
 	}
-	return &Loaded{Ref: ref, Doc: doc, Origin: file, File: file}, nil
+	return &Loaded{Ref: ref, Doc: fr.doc, Origin: file, File: file, Hash: fr.hash}, nil
 }

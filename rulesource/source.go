@@ -23,6 +23,11 @@ type Loaded struct {
 	// a contract.
 	File    string
 	Address common.Address
+	// Hash is keccak256 of the exact rule text the document was parsed
+	// from: the contract's ruleHash for a rule read from chain or from the
+	// indexer's cache (for an encrypted rule, the hash of its envelope as
+	// stored), keccak256 of the file's bytes for a rule read from a file.
+	Hash common.Hash
 }
 
 // Source loads the rule a reference names.

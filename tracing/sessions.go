@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rule"
@@ -149,6 +150,10 @@ func (s *Sessions) Observe(e reactor.Execution, l *rulesource.Loaded, res *rule.
 	}
 	parent := trace.ContextWithSpan(context.Background(), s.stepSpan(k, step, end.Add(-time.Duration(res.Timings.Total))))
 	s.mu.Unlock()
+	// A step whose rule seals its logs: errors of its reads and calls
+	// may quote its payload (arguments, URLs); their spans say only that
+	// they failed.
+	sealed := l != nil && evidence.RuleSeals(l.Doc)
 	t := res.Timings
 	start := end.Add(-time.Duration(t.Total))
 	reads := start.Add(time.Duration(t.Inputs))
@@ -156,7 +161,7 @@ func (s *Sessions) Observe(e reactor.Execution, l *rulesource.Loaded, res *rule.
 		_, sp := s.tracer.Start(parent, "read "+r.Function, trace.WithTimestamp(reads), trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attribute.String("xgr.contract", r.To), attribute.String("xgr.function", r.Function)))
 		if r.Error != "" {
-			sp.SetStatus(codes.Error, r.Error)
+			sp.SetStatus(codes.Error, errText(r.Error, sealed))
 		}
 		sp.End(trace.WithTimestamp(reads.Add(time.Duration(r.Duration))))
 	}
@@ -166,7 +171,7 @@ func (s *Sessions) Observe(e reactor.Execution, l *rulesource.Loaded, res *rule.
 			trace.WithAttributes(attribute.String("http.request.method", c.Method), attribute.String("server.address", host(c.URL)),
 				attribute.Int("http.response.status_code", c.Status)))
 		if c.Error != "" {
-			sp.SetStatus(codes.Error, c.Error)
+			sp.SetStatus(codes.Error, errText(c.Error, sealed))
 		}
 		sp.End(trace.WithTimestamp(calls.Add(time.Duration(c.Duration))))
 	}
@@ -177,6 +182,14 @@ func (s *Sessions) Observe(e reactor.Execution, l *rulesource.Loaded, res *rule.
 		}
 		s.mu.Unlock()
 	}
+}
+
+// errText is a read's or call's error as its span's status says it.
+func errText(err string, sealed bool) string {
+	if sealed {
+		return "failed (details withheld: the step's logs are sealed)"
+	}
+	return err
 }
 
 // host is a URL's host only: paths and queries may hold API keys.
