@@ -217,8 +217,11 @@ func checkKey(key string) error {
 // final. A reverted receipt's reason is read by replaying the call with
 // eth_call from the executor on the state before its block (one call; the
 // reason is left empty when the replay does not revert or the node gives
-// none; a call that used its whole gas limit says "out of gas"). A key the
-// manager does not hold is an error wrapping txmanager.ErrNotFound.
+// none; a call that used its whole gas limit says "out of gas"). A key
+// whose nonce another transaction used (txmanager.Lost) or that the node
+// refused for good (txmanager.Failed) is final with Lost set and the reason
+// in Error: the step fails with it. A key the manager does not hold is an
+// error wrapping txmanager.ErrNotFound.
 func (s *Sender) Outcome(ctx context.Context, key string) (execution.Outcome, bool, error) {
 	rec, err := s.manager.Status(ctx, key)
 	if err != nil || !rec.Done() {
@@ -226,7 +229,7 @@ func (s *Sender) Outcome(ctx context.Context, key string) (execution.Outcome, bo
 	}
 	o := execution.Outcome{TxHash: rec.TxHash, Block: rec.Block, GasUsed: rec.GasUsed, Status: rec.ReceiptStatus}
 	switch rec.Outcome {
-	case txmanager.Lost:
+	case txmanager.Lost, txmanager.Failed:
 		return execution.Outcome{TxHash: rec.TxHash, Lost: true, Error: rec.Error}, true, nil
 	case txmanager.Reverted:
 		o.Status = 0
