@@ -171,6 +171,17 @@ func (m *Manager) readMarket(ctx context.Context, h *types.Header) (Market, uint
 	return mk, h.Number.Uint64(), nil
 }
 
+// NextFees are the fees a first attempt signed now would carry: the fee
+// market (read again when older than MarketMaxAge) priced by InitialFees
+// within MaxFeePerGas. A preflight prices a call's cost with them.
+func (m *Manager) NextFees(ctx context.Context) (Fees, error) {
+	mk, _, err := m.currentMarket(ctx)
+	if err != nil {
+		return Fees{}, fmt.Errorf("txmanager: price: %w", err)
+	}
+	return InitialFees(m.policy, mk), nil
+}
+
 // syncNonce sets the sender's next nonce to the chain's pending nonce when
 // it was never set (see sync_nonce.lua).
 func (m *Manager) syncNonce(ctx context.Context, token string) error {
