@@ -50,7 +50,7 @@ type Manager struct {
 	suspect map[string]suspicion    // keys that looked lost
 	unmined map[string]unminedSince // when this replica first saw each attempt unmined
 	refused map[string]refusal      // permanent refusals of keys' current attempts this replica saw
-	drops   map[string]drops        // broadcasts of keys' current attempts the node accepted and did not keep
+	drops   map[string]int          // broadcasts in a row of each key the node accepted and did not keep
 	token   string                  // the sender's lease token while held
 	tickMu  sync.Mutex              // one tick at a time
 }
@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
 		labels: []string{id.String(), strings.ToLower(from.Hex())},
 		sent:   map[string]time.Time{}, suspect: map[string]suspicion{}, unmined: map[string]unminedSince{},
-		refused: map[string]refusal{}, drops: map[string]drops{},
+		refused: map[string]refusal{}, drops: map[string]int{},
 	}, nil
 }
 

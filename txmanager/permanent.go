@@ -141,9 +141,10 @@ func (m *Manager) nodeHoldsNone(ctx context.Context, l live, refusedHash common.
 	return true, nil
 }
 
-// dropped counts, for a key's current attempt, the broadcasts the node
-// accepted without keeping the transaction; it returns the count after
-// this one (0 when the node holds the attempt).
+// noteDropped counts, per key, the accepted broadcasts after which the
+// node did not hold the key's current attempt (bumps included: a dropped
+// replacement is dropped as well); it returns the count after this one,
+// 0 when the node holds the attempt (which resets the count).
 func (m *Manager) noteDropped(rec Record, held bool) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -151,19 +152,8 @@ func (m *Manager) noteDropped(rec Record, held bool) int {
 		delete(m.drops, rec.Key)
 		return 0
 	}
-	d := m.drops[rec.Key]
-	if d.hash != rec.TxHash {
-		d = drops{hash: rec.TxHash}
-	}
-	d.n++
-	m.drops[rec.Key] = d
-	return d.n
-}
-
-// drops is how often the node dropped a key's current attempt.
-type drops struct {
-	hash common.Hash
-	n    int
+	m.drops[rec.Key]++
+	return m.drops[rec.Key]
 }
 
 // failTransition is the fenced transition that ends rec failed with the
