@@ -134,8 +134,8 @@ func (s *Sender) Manager() *txmanager.Manager { return s.manager }
 // authority on the session's registry and the step's rule contract (read
 // on chain now: a runner removed from an executor list mid-session is
 // refused), the preflight (preflight.go: intrinsic gas, transaction size,
-// the executor's balance, optionally eth_estimateGas), the session's gas budget (the call's gas limit reserved in
-// Redis, once per key), then txmanager.Submit, which stores the call before
+// the executor's balance, optionally eth_estimateGas), the session's gas
+// budget (the call's gas limit reserved in Redis, once per key), then txmanager.Submit, which stores the call before
 // anything is broadcast. Refusals are *execution.Refusal and leave no
 // record (a budget reservation made before an interrupted Submit stays,
 // and the retry uses it).
