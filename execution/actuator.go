@@ -52,7 +52,9 @@ type Outcome struct {
 	// RevertReason is the decoded reason of a revert, when the node gives one.
 	RevertReason string `json:"revertReason,omitempty"`
 	// Lost is set when the transaction can no longer be included (its
-	// nonce was used by another transaction); Error says why.
+	// nonce was used by another transaction, or the node refused it for
+	// good: intrinsic gas, funds, size, dropped); Error says why. Nothing
+	// was executed, and the step fails with Error.
 	Lost  bool   `json:"lost,omitempty"`
 	Error string `json:"error,omitempty"`
 }

@@ -22,6 +22,9 @@ const (
 	DefaultInFlight          = 64
 	DefaultBumpPercent       = 10
 	DefaultBumpAfterBlocks   = 3
+	DefaultMaxTxBytes        = 128 * 1024 // geth's txpool limit (legacypool txMaxSize)
+	minMaxTxBytes            = 1024
+	maxMaxTxBytes            = 16 << 20
 	maxInFlight              = 4096
 	maxBumpAfterBlocks       = 1000
 	maxTargets               = 1024
@@ -45,6 +48,8 @@ const (
 //	  inflight: 64                # unmined transactions of the executor key at once
 //	  bumpPercent: 10             # fee rise per bump (at least 10)
 //	  bumpAfterBlocks: 3          # blocks unmined before a bump
+//	  maxTxBytes: 131072          # the node's limit of a signed transaction's size (preflight)
+//	  preflightEstimate: false    # also ask the node's eth_estimateGas before a nonce is reserved
 type Config struct {
 	Enabled bool
 	// Policy holds targets, maxGasLimit and defaultSessionGas.
@@ -54,6 +59,13 @@ type Config struct {
 	InFlight        int
 	BumpPercent     uint64
 	BumpAfterBlocks uint64
+	// MaxTxBytes is the node's limit of a signed transaction's size; the
+	// preflight refuses a call whose transaction may exceed it. 0 means
+	// DefaultMaxTxBytes.
+	MaxTxBytes int
+	// PreflightEstimate makes the preflight ask the node's eth_estimateGas
+	// for every new execution (one more RPC call each).
+	PreflightEstimate bool
 }
 
 // DefaultConfig is the section's values when the file gives none:
@@ -65,6 +77,7 @@ func DefaultConfig() Config {
 		InFlight:        DefaultInFlight,
 		BumpPercent:     DefaultBumpPercent,
 		BumpAfterBlocks: DefaultBumpAfterBlocks,
+		MaxTxBytes:      DefaultMaxTxBytes,
 	}
 }
 
@@ -118,7 +131,7 @@ func (p *cfgParser) bad(n *yaml.Node, path, format string, args ...any) {
 	p.problems = append(p.problems, fmt.Sprintf("%s:%d:%d: %s: %s", p.file, n.Line, n.Column, path, fmt.Sprintf(format, args...)))
 }
 
-var settings = []string{"enabled", "targets", "maxGasLimit", "maxFeePerGas", "defaultSessionGas", "inflight", "bumpPercent", "bumpAfterBlocks"}
+var settings = []string{"enabled", "targets", "maxGasLimit", "maxFeePerGas", "defaultSessionGas", "inflight", "bumpPercent", "bumpAfterBlocks", "maxTxBytes", "preflightEstimate"}
 
 func (p *cfgParser) section(v *yaml.Node, c *Config) {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
@@ -160,6 +173,14 @@ func (p *cfgParser) section(v *yaml.Node, c *Config) {
 			c.BumpPercent = p.uint(n, path, 10, maxBumpPercent)
 		case "bumpAfterBlocks":
 			c.BumpAfterBlocks = p.uint(n, path, 1, maxBumpAfterBlocks)
+		case "maxTxBytes":
+			c.MaxTxBytes = int(p.uint(n, path, minMaxTxBytes, maxMaxTxBytes))
+		case "preflightEstimate":
+			if n.Kind != yaml.ScalarNode || (n.Value != "true" && n.Value != "false") {
+				p.bad(n, path, "expected true or false, found %q", n.Value)
+				continue
+			}
+			c.PreflightEstimate = n.Value == "true"
 		default:
 			p.bad(k, path, "unknown setting %q (known here: %s)", k.Value, strings.Join(settings, ", "))
 		}

@@ -36,6 +36,13 @@
 // nonce below next that no key holds any more (its record lost) is filled
 // with a zero-value transfer to the sender (key "fill:<nonce>").
 //
+// No key jams the sender: a transaction the node refuses for good
+// (PermanentReason: intrinsic gas, funds, size, gas limit, a fee cap no
+// bump can lift, or accepted and dropped DropLimit times) while it holds
+// none of the key's attempts ends "failed" with the node's reason
+// (fail.lua); its nonce is filled in the same tick, so the keys behind it
+// are mined, and it is never signed again.
+//
 // docs/executions.md describes the lifecycle, the keys and what to
 // monitor for operators.
 package txmanager

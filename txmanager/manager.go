@@ -49,6 +49,8 @@ type Manager struct {
 	sent    map[string]time.Time    // last broadcast of each key by this replica
 	suspect map[string]suspicion    // keys that looked lost
 	unmined map[string]unminedSince // when this replica first saw each attempt unmined
+	refused map[string]refusal      // permanent refusals of keys' current attempts this replica saw
+	drops   map[string]int          // broadcasts in a row of each key the node accepted and did not keep
 	token   string                  // the sender's lease token while held
 	tickMu  sync.Mutex              // one tick at a time
 }
@@ -77,6 +79,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
 		labels: []string{id.String(), strings.ToLower(from.Hex())},
 		sent:   map[string]time.Time{}, suspect: map[string]suspicion{}, unmined: map[string]unminedSince{},
+		refused: map[string]refusal{}, drops: map[string]int{},
 	}, nil
 }
 
@@ -109,24 +112,28 @@ func (m *Manager) sign(rec Record, fees Fees) (*types.Transaction, []byte, error
 	return tx, raw, err
 }
 
-// broadcast sends stored bytes. Errors that mean the node has the
-// transaction or its nonce are expected; others are logged and counted,
-// and the tick sends again.
-func (m *Manager) broadcast(ctx context.Context, key string, raw []byte) bool {
+// broadcast sends stored bytes and reports whether the node answered
+// without an error (benign is true for an error that means the node has
+// the transaction or its nonce). Other errors are logged and counted, and
+// the tick sends again; a permanent one (PermanentReason) is kept for the
+// tick, which fails the key when the node holds none of its attempts.
+func (m *Manager) broadcast(ctx context.Context, key string, raw []byte) (accepted, benign bool) {
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		m.cfg.Log.Error("txmanager: stored bytes do not decode", "key", key, "err", err)
-		return false
+		return false, false
 	}
 	m.mu.Lock()
 	m.sent[key] = time.Now()
 	m.mu.Unlock()
-	if err := m.cfg.Chain.SendTransaction(ctx, tx); err != nil && !benignSendError(err) {
+	err := m.cfg.Chain.SendTransaction(ctx, tx)
+	m.noteSend(key, tx.Hash(), err)
+	if err != nil && !benignSendError(err) {
 		m.cfg.Metrics.broadcastError(m.labels)
 		m.cfg.Log.Warn("txmanager: broadcast failed; the tick sends it again", "key", key, "tx", tx.Hash().Hex(), "nonce", tx.Nonce(), "err", err)
-		return false
+		return false, false
 	}
-	return true
+	return err == nil, err != nil
 }
 
 // currentMarket returns the fee market, read again when older than
@@ -162,6 +169,17 @@ func (m *Manager) readMarket(ctx context.Context, h *types.Header) (Market, uint
 	m.market, m.head, m.priced = mk, h.Number.Uint64(), time.Now()
 	m.mu.Unlock()
 	return mk, h.Number.Uint64(), nil
+}
+
+// NextFees are the fees a first attempt signed now would carry: the fee
+// market (read again when older than MarketMaxAge) priced by InitialFees
+// within MaxFeePerGas. A preflight prices a call's cost with them.
+func (m *Manager) NextFees(ctx context.Context) (Fees, error) {
+	mk, _, err := m.currentMarket(ctx)
+	if err != nil {
+		return Fees{}, fmt.Errorf("txmanager: price: %w", err)
+	}
+	return InitialFees(m.policy, mk), nil
 }
 
 // syncNonce sets the sender's next nonce to the chain's pending nonce when

@@ -13,7 +13,7 @@ type Metrics struct {
 	untilBroadcast, untilIncluded, untilFinal  *prometheus.HistogramVec
 	attempts, bumps, bumpsCapped, rebroadcasts *prometheus.CounterVec
 	broadcastErrors, reorgs, gapsFilled        *prometheus.CounterVec
-	finished                                   *prometheus.CounterVec
+	finished, permanentFailures                *prometheus.CounterVec
 	inFlight, queued, unminedNonces            *prometheus.GaugeVec
 }
 
@@ -41,13 +41,15 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		broadcastErrors: counter("xgr_txm_broadcast_errors_total", "Broadcasts the node refused for another reason than knowing the transaction or its nonce."),
 		reorgs:          counter("xgr_txm_reorgs_total", "Receipts a reorg dropped (the same transaction is sent again)."),
 		gapsFilled:      counter("xgr_txm_nonce_gaps_filled_total", "Nonce gaps filled with a zero-value self-transfer."),
-		finished:        counter("xgr_txm_final_total", "Executions that became final, by outcome (success, reverted, lost).", "outcome"),
-		inFlight:        gauge("xgr_txm_in_flight", "Unmined transactions of the sender (reserved or signed)."),
-		queued:          gauge("xgr_txm_queued", "Executions waiting for a nonce (MaxInFlight reached)."),
-		unminedNonces:   gauge("xgr_txm_unmined_nonces", "Assigned nonces above the chain's mined nonce (in flight plus gaps)."),
+		finished:        counter("xgr_txm_final_total", "Executions that became final, by outcome (success, reverted, lost, failed).", "outcome"),
+		permanentFailures: counter("xgr_txm_permanent_failures_total",
+			"Executions the node refused for good (they failed; their nonces are filled), by reason: intrinsic_gas, insufficient_funds, oversized, gas_limit, fee_cap, tx_fee_cap, dropped.", "reason"),
+		inFlight:      gauge("xgr_txm_in_flight", "Unmined transactions of the sender (reserved or signed)."),
+		queued:        gauge("xgr_txm_queued", "Executions waiting for a nonce (MaxInFlight reached)."),
+		unminedNonces: gauge("xgr_txm_unmined_nonces", "Assigned nonces above the chain's mined nonce (in flight plus gaps)."),
 	}
 	for _, c := range []prometheus.Collector{m.untilBroadcast, m.untilIncluded, m.untilFinal, m.attempts, m.bumps, m.bumpsCapped,
-		m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled, m.finished, m.inFlight, m.queued, m.unminedNonces} {
+		m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled, m.finished, m.permanentFailures, m.inFlight, m.queued, m.unminedNonces} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -94,6 +96,14 @@ func (m *Metrics) reorg(l []string) {
 }
 func (m *Metrics) gapFilled(l []string) {
 	m.inc(func(m *Metrics) *prometheus.CounterVec { return m.gapsFilled }, l)
+}
+
+// permanentFailure counts a key the node refused for good; reason is one
+// of the Reason constants (a closed set).
+func (m *Metrics) permanentFailure(l []string, reason string) {
+	if m != nil {
+		m.permanentFailures.WithLabelValues(append(append([]string{}, l...), reason)...).Inc()
+	}
 }
 
 func (m *Metrics) inc(c func(*Metrics) *prometheus.CounterVec, l []string) {

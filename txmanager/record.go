@@ -29,8 +29,9 @@ const (
 	Signed State = "signed"
 	// Included: a block holds one of the key's attempts; not final yet.
 	Included State = "included"
-	// Final: the receipt is final (outcome success or reverted), or the
-	// nonce was used by another transaction (outcome lost).
+	// Final: the receipt is final (outcome success or reverted), the
+	// nonce was used by another transaction (outcome lost), or the node
+	// refused the transaction for good (outcome failed).
 	Final State = "final"
 )
 
@@ -44,6 +45,10 @@ const (
 	// Lost: the key's nonce was used, in a final block, by a transaction
 	// that is none of the key's attempts. The key is not signed again.
 	Lost Outcome = "lost"
+	// Failed: the node refused the key's transaction for good (see
+	// PermanentReason) and held none of its attempts; Error carries the
+	// node's reason. The key is not signed again; its nonce is filled.
+	Failed Outcome = "failed"
 )
 
 // Record is one execution as Redis holds it (the hash
@@ -74,7 +79,7 @@ type Record struct {
 	ReceiptStatus     uint64      // status: 1 success, 0 reverted
 	EffectiveGasPrice *big.Int    // effectiveGasPrice
 	Reorgs            int         // reorgs: how often a reorg dropped the receipt
-	Error             string      // error: why an execution was lost
+	Error             string      // error: why an execution was lost or failed
 
 	CreatedAt, ReservedAt, SignedAt, IncludedAt, FinalAt time.Time // createdAt, reservedAt, signedAt, includedAt, finalAt (unix ms)
 }

@@ -34,11 +34,12 @@ var (
 	scriptUnmine    = load("unmine")
 	scriptLose      = load("lose")
 	scriptFill      = load("fill")
+	scriptFail      = load("fail")
 )
 
 var allScripts = []*redis.Script{
 	scriptSubmit, scriptRecord, scriptPromote, scriptLease, scriptRelease, scriptSyncNonce,
-	scriptAttempt, scriptSettle, scriptUnmine, scriptLose, scriptFill,
+	scriptAttempt, scriptSettle, scriptUnmine, scriptLose, scriptFill, scriptFail,
 }
 
 // Preload loads every transition into the server's script cache (on every

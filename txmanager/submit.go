@@ -222,6 +222,7 @@ func (m *Manager) broadcastAll(ctx context.Context, out []Record, idx []int) {
 		e := err
 		if e == nil {
 			e = elems[j].Error
+			m.noteSend(out[i].Key, out[i].TxHash, e)
 		}
 		if e != nil && !benignSendError(e) {
 			m.cfg.Metrics.broadcastError(m.labels)

@@ -29,8 +29,9 @@ type TickReport struct {
 	// replica, queued keys given a nonce, bumped attempts, bumps the fee
 	// cap refused, attempts sent again, receipts seen, keys made final,
 	// receipts a reorg dropped, keys whose nonce another transaction used,
-	// gaps filled with a self-transfer.
-	Recovered, Promoted, Bumped, BumpCapped, Rebroadcast, Included, Final, Reorged, Lost, Filled int
+	// gaps filled with a self-transfer, keys the node refused for good
+	// (failed; their nonces are filled).
+	Recovered, Promoted, Bumped, BumpCapped, Rebroadcast, Included, Final, Reorged, Lost, Filled, Failed int
 	// InFlight and Queued are the sender's unmined and waiting keys after
 	// the tick.
 	InFlight, Queued int
@@ -55,6 +56,8 @@ func (m *Manager) forget(key string) {
 	delete(m.sent, key)
 	delete(m.suspect, key)
 	delete(m.unmined, key)
+	delete(m.refused, key)
+	delete(m.drops, key)
 	m.mu.Unlock()
 }
 
@@ -148,6 +151,7 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 		return rep, err
 	}
 	held := map[uint64]bool{}
+	freed := func(n uint64) { delete(held, n) } // a failed key's nonce is a gap to fill now
 	var ts []transition
 	var stale []Record // reservations a stopped replica left unsigned
 	for _, l := range recs {
@@ -159,7 +163,7 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 				stale = append(stale, l.rec)
 			}
 		case Signed:
-			err = m.tickSigned(ctx, token, l, rcpts, mk, rep.Head, mined, finalHead, finalOK, &rep, &ts)
+			err = m.tickSigned(ctx, token, l, rcpts, mk, rep.Head, mined, finalHead, finalOK, &rep, &ts, freed)
 		case Included:
 			ts = append(ts, m.tickIncluded(ctx, token, l, rcpts, rep.Head, finalHead, finalOK, &rep)...)
 		}
@@ -185,12 +189,12 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 			return rep, err
 		}
 	}
-	if counts.queued > 0 && counts.pending-rep.Included-rep.Lost+rep.Reorged+rep.Filled < m.cfg.MaxInFlight {
+	if counts.queued > 0 && counts.pending-rep.Included-rep.Lost-rep.Failed+rep.Reorged+rep.Filled < m.cfg.MaxInFlight {
 		if err := m.promote(ctx, token, counts.head, &rep); err != nil {
 			return rep, err
 		}
 	}
-	rep.InFlight = counts.pending - rep.Included - rep.Lost + rep.Reorged + rep.Filled + rep.Promoted
+	rep.InFlight = counts.pending - rep.Included - rep.Lost - rep.Failed + rep.Reorged + rep.Filled + rep.Promoted
 	rep.Queued = counts.queued - rep.Promoted
 	m.cfg.Metrics.gauges(m.labels, rep.InFlight, rep.Queued)
 	return rep, nil
@@ -309,9 +313,10 @@ func receiptHashes(recs []live, mined uint64) []common.Hash {
 }
 
 // tickSigned looks after a signed, unmined key: its nonce mined (by one of
-// its attempts: a settle is queued on ts; or lost), a bump, or a
-// re-broadcast.
-func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts map[common.Hash]*types.Receipt, mk Market, head, mined, finalHead uint64, finalOK bool, rep *TickReport, ts *[]transition) error {
+// its attempts: a settle is queued on ts; or lost), a permanent refusal by
+// the node (the key fails: queued on ts, and freed is told its nonce), a
+// bump, or a re-broadcast.
+func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts map[common.Hash]*types.Receipt, mk Market, head, mined, finalHead uint64, finalOK bool, rep *TickReport, ts *[]transition, freed func(uint64)) error {
 	rec := l.rec
 	if rec.Nonce < mined {
 		for i := len(l.attempts) - 1; i >= 0; i-- {
@@ -372,6 +377,11 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts ma
 			}})
 		return nil
 	}
+	if rf, ok := m.refusedNow(rec); ok {
+		if failed, err := m.failRefused(ctx, token, l, rf, mk, rep, ts, freed); failed || err != nil {
+			return err
+		}
+	}
 	// Blocks are counted from the head this replica's tick first saw the
 	// attempt unmined at (or its signing head, if later): the head recorded
 	// at signing comes from a fee market read that may be older.
@@ -398,8 +408,71 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts ma
 	if !ok || time.Since(last) >= m.cfg.Rebroadcast {
 		rep.Rebroadcast++
 		m.cfg.Metrics.rebroadcast(m.labels)
-		m.broadcast(ctx, rec.Key, rec.Raw)
+		accepted, _ := m.broadcast(ctx, rec.Key, rec.Raw)
+		if rf, ok := m.refusedNow(rec); ok {
+			_, err := m.failRefused(ctx, token, l, rf, mk, rep, ts, freed)
+			return err
+		}
+		if accepted {
+			return m.checkDropped(ctx, token, l, rep, ts, freed)
+		}
 	}
+	return nil
+}
+
+// failRefused queues the failure of a key whose current attempt the node
+// refused for good (rf), when the node holds none of its attempts; a fee
+// cap below the base fee is final only when MaxFeePerGas leaves no room
+// for a bump. It reports whether the failure was queued. A gap filler is
+// never failed: its nonce would be a gap again.
+func (m *Manager) failRefused(ctx context.Context, token string, l live, rf refusal, mk Market, rep *TickReport, ts *[]transition, freed func(uint64)) (bool, error) {
+	rec := l.rec
+	if rec.Kind != "exec" {
+		return false, nil
+	}
+	if rf.reason == ReasonFeeCap {
+		if _, ok := BumpFees(m.policy, Fees{TipCap: rec.TipCap, FeeCap: rec.FeeCap, GasPrice: rec.GasPrice}, mk); ok {
+			return false, nil
+		}
+	}
+	none, err := m.nodeHoldsNone(ctx, l, rf.hash)
+	if err != nil || !none {
+		return false, err
+	}
+	*ts = append(*ts, m.failTransition(token, rec, rf.reason, rf.err, rep, freed))
+	return true, nil
+}
+
+// checkDropped looks up a key's current attempt after the node accepted
+// its broadcast: a node that accepted it DropLimit times in a row without
+// keeping it (no pool entry, no block) drops it for good, and the key
+// fails as dropped. A chain client that cannot look transactions up is
+// not checked.
+func (m *Manager) checkDropped(ctx context.Context, token string, l live, rep *TickReport, ts *[]transition, freed func(uint64)) error {
+	rec := l.rec
+	look, ok := m.cfg.Chain.(txLookup)
+	if !ok || rec.Kind != "exec" {
+		return nil
+	}
+	_, _, err := look.TransactionByHash(ctx, rec.TxHash)
+	if err != nil && !errors.Is(err, ethereum.NotFound) {
+		return fmt.Errorf("look up %s (%q): %w", rec.TxHash.Hex(), rec.Key, err)
+	}
+	n := m.noteDropped(rec, err == nil)
+	if n == 0 {
+		return nil
+	}
+	m.cfg.Log.Warn("txmanager: the node accepted a transaction and does not hold it", "key", rec.Key, "nonce", rec.Nonce,
+		"tx", rec.TxHash.Hex(), "times", n, "limit", DropLimit)
+	if n < DropLimit {
+		return nil
+	}
+	none, err := m.nodeHoldsNone(ctx, l, rec.TxHash)
+	if err != nil || !none {
+		return err
+	}
+	why := fmt.Sprintf("the node accepted the transaction %d times in a row and kept it neither in its pool nor in a block", n)
+	*ts = append(*ts, m.failTransition(token, rec, ReasonDropped, why, rep, freed))
 	return nil
 }
 

@@ -70,6 +70,7 @@ type Sender struct {
 	budget    *execution.Budget
 	authority *authority.Checker
 	from      common.Address
+	pre       *preflight
 }
 
 var _ execution.Actuator = (*Sender)(nil)
@@ -98,6 +99,10 @@ func New(ctx context.Context, cfg Config) (*Sender, error) {
 	if err != nil {
 		return nil, err
 	}
+	pre, err := newPreflight(cfg.Chain, m, x)
+	if err != nil {
+		return nil, err
+	}
 	reader := cfg.Authority
 	if reader == nil {
 		reader = authority.NewChainReader(cfg.Chain)
@@ -107,7 +112,7 @@ func New(ctx context.Context, cfg Config) (*Sender, error) {
 		ttl = 30 * 24 * time.Hour
 	}
 	return &Sender{policy: x.Policy, chain: cfg.Chain, manager: m, budget: execution.NewBudget(cfg.Redis, ttl),
-		authority: authority.NewChecker(reader), from: m.Sender()}, nil
+		authority: authority.NewChecker(reader), from: m.Sender(), pre: pre}, nil
 }
 
 // Run is the transaction manager's upkeep (see txmanager.Manager.Run):
@@ -128,8 +133,9 @@ func (s *Sender) Manager() *txmanager.Manager { return s.manager }
 // order: the key's form, the policy (target, gas cap), the runner's
 // authority on the session's registry and the step's rule contract (read
 // on chain now: a runner removed from an executor list mid-session is
-// refused), the session's gas budget (the call's gas limit reserved in
-// Redis, once per key), then txmanager.Submit, which stores the call before
+// refused), the preflight (preflight.go: intrinsic gas, transaction size,
+// the executor's balance, optionally eth_estimateGas), the session's gas
+// budget (the call's gas limit reserved in Redis, once per key), then txmanager.Submit, which stores the call before
 // anything is broadcast. Refusals are *execution.Refusal and leave no
 // record (a budget reservation made before an interrupted Submit stays,
 // and the retry uses it).
@@ -153,6 +159,9 @@ func (s *Sender) Send(ctx context.Context, sc execution.Scope, key string, c exe
 		return err
 	}
 	gas := s.policy.GasLimit(c)
+	if err := s.pre.check(ctx, key, c, gas); err != nil {
+		return err // preflight.go: what the node would refuse for good, refused before a nonce is reserved
+	}
 	budget, limit := s.policy.Budget(sc)
 	res, err := s.budget.Reserve(ctx, sc, key, gas, budget)
 	if err != nil {
@@ -217,8 +226,11 @@ func checkKey(key string) error {
 // final. A reverted receipt's reason is read by replaying the call with
 // eth_call from the executor on the state before its block (one call; the
 // reason is left empty when the replay does not revert or the node gives
-// none; a call that used its whole gas limit says "out of gas"). A key the
-// manager does not hold is an error wrapping txmanager.ErrNotFound.
+// none; a call that used its whole gas limit says "out of gas"). A key
+// whose nonce another transaction used (txmanager.Lost) or that the node
+// refused for good (txmanager.Failed) is final with Lost set and the reason
+// in Error: the step fails with it. A key the manager does not hold is an
+// error wrapping txmanager.ErrNotFound.
 func (s *Sender) Outcome(ctx context.Context, key string) (execution.Outcome, bool, error) {
 	rec, err := s.manager.Status(ctx, key)
 	if err != nil || !rec.Done() {
@@ -226,7 +238,7 @@ func (s *Sender) Outcome(ctx context.Context, key string) (execution.Outcome, bo
 	}
 	o := execution.Outcome{TxHash: rec.TxHash, Block: rec.Block, GasUsed: rec.GasUsed, Status: rec.ReceiptStatus}
 	switch rec.Outcome {
-	case txmanager.Lost:
+	case txmanager.Lost, txmanager.Failed:
 		return execution.Outcome{TxHash: rec.TxHash, Lost: true, Error: rec.Error}, true, nil
 	case txmanager.Reverted:
 		o.Status = 0
