@@ -95,6 +95,12 @@ func internal(what string, err error) *Error {
 
 // permitError turns a permit refusal into a gateway error.
 func permitError(err error) *Error {
+	return permitErrorFor(err, "the gateway runs with --rpc-require-bound-permits, XGR_RPC_REQUIRE_BOUND_PERMITS")
+}
+
+// permitErrorFor is permitError with unboundNote, which says what made the
+// gateway refuse an unbound permit, added to an unbound-permit refusal.
+func permitErrorFor(err error, unboundNote string) *Error {
 	var pe *permit.Error
 	if errors.As(err, &pe) {
 		code := CodePermit
@@ -106,7 +112,7 @@ func permitError(err error) *Error {
 		case permit.CodeExpiryTooFar:
 			msg += " (the gateway's permit lifetime cap: --rpc-permit-lifetime, XGR_RPC_PERMIT_LIFETIME)"
 		case permit.CodeUnbound:
-			msg += " (the gateway runs with --rpc-require-bound-permits, XGR_RPC_REQUIRE_BOUND_PERMITS)"
+			msg += " (" + unboundNote + ")"
 		}
 		return &Error{Code: code, Msg: msg, Reason: string(pe.Code), Path: pe.Path}
 	}

@@ -9,13 +9,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
 // ManageGrantsRequest is the parameter of xgr_manageGrants: upsert (rights
 // > 0) or revoke (rights 0) grants of one (rid, scope), signed by Owner
-// with an xdalaPermit.
+// with a GrantPermit bound to this request (see GrantPermitRequest), or
+// where the gateway allows it with an xdalaPermit.
 type ManageGrantsRequest struct {
 	RID string `json:"rid"`
 	// Scope is 1 (rules) or 2 (logs), a number or a decimal string.
@@ -75,7 +78,9 @@ func notConfigured(method string) *Error {
 }
 
 // ManageGrants implements xgr_manageGrants: the request is checked, then
-// the xdalaPermit, whose signer must be Owner, then the change is decided
+// the permit, whose signer must be Owner: a GrantPermit that signs the
+// request's RID, scope and entries (GrantPermitRequest), or, only with
+// Config.AllowUnboundGrantPermits, an xdalaPermit. Then the change is decided
 // on the RID's grants (package grant: the RID's owner grants anything but
 // another owner grant; a grant with MANAGE grants no more than it holds;
 // the first writer of a rule RID (scope 1) takes it) and written at once.
@@ -89,11 +94,11 @@ func (s *Service) ManageGrants(ctx context.Context, req ManageGrantsRequest) (*M
 	if s.cfg.GrantStore == nil {
 		return nil, notConfigured("xgr_manageGrants")
 	}
-	c, err := s.grantChange(req)
+	c, err := grantChange(req)
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.verify(req.Permit, "permit", permit.KindXdala)
+	v, err := s.verifyGrantPermit(req.Permit, grantPermitRequest(c))
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +139,68 @@ func (s *Service) manage(ctx context.Context, c grant.Change, v *permit.Verified
 	return out, nil
 }
 
+// requireBoundGrants reports whether xgr_manageGrants refuses the unbound
+// xdalaPermit.
+func (s *Service) requireBoundGrants() bool {
+	return s.cfg.RequireBoundPermits || !s.cfg.AllowUnboundGrantPermits
+}
+
+// verifyGrantPermit checks xgr_manageGrants's permit against the request
+// it must be bound to: a GrantPermit, or where allowed an xdalaPermit.
+func (s *Service) verifyGrantPermit(raw json.RawMessage, req *permit.Request) (*permit.Verified, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		if s.requireBoundGrants() {
+			return nil, invalid("permit", "required: a GrantPermit bound to this request (EIP-712 typed data with its signature; see docs/rpc.md#grantpermit)")
+		}
+		return nil, invalid("permit", "required: a GrantPermit or xdalaPermit (EIP-712 typed data with its signature)")
+	}
+	want := s.expect("permit", permit.KindGrant, permit.KindXdala)
+	want.RequireBound, want.Request = s.requireBoundGrants(), req
+	v, err := permit.Verify(raw, want)
+	if err != nil {
+		note := "xgr_manageGrants requires a GrantPermit unless the operator sets --rpc-allow-unbound-grant-permits, XGR_RPC_ALLOW_UNBOUND_GRANT_PERMITS"
+		if s.cfg.RequireBoundPermits {
+			note = "the gateway runs with --rpc-require-bound-permits, XGR_RPC_REQUIRE_BOUND_PERMITS"
+		}
+		return nil, permitErrorFor(err, note)
+	}
+	return v, nil
+}
+
+// GrantPermitRequest checks req's form as xgr_manageGrants does and
+// returns what a GrantPermit for it signs: its RID, scope and
+// permit.EntriesHash of its entries (in order, as sent) and references
+// (refAddr, sessionId, txHash; zero when absent). Permit is ignored.
+func GrantPermitRequest(req ManageGrantsRequest) (*permit.Request, error) {
+	c, err := grantChange(req)
+	if err != nil {
+		return nil, err
+	}
+	return grantPermitRequest(c), nil
+}
+
+// grantPermitRequest is what a GrantPermit signs of a checked change.
+func grantPermitRequest(c grant.Change) *permit.Request {
+	es := make([]permit.GrantEntry, len(c.Entries))
+	for i, e := range c.Entries {
+		es[i] = permit.GrantEntry{Grantee: common.HexToAddress(e.Grantee), Rights: e.Rights, ExpireAt: uint64(e.ExpireAt.Unix()),
+			EncDEK: e.EncDEK, IsOwner: e.IsOwner}
+	}
+	var refs permit.GrantRefs
+	if c.RefAddr != "" {
+		refs.RefAddr = common.HexToAddress(c.RefAddr)
+	}
+	if c.SessionID != "" {
+		refs.SessionID, _ = strconv.ParseUint(c.SessionID, 10, 64) // grantChange wrote it from a positive int64
+	}
+	if c.TxHash != "" {
+		refs.TxHash = common.HexToHash(c.TxHash)
+	}
+	return &permit.Request{RID: common.Hash(c.RID), Scope: c.Scope, EntriesHash: permit.EntriesHash(es, refs)}
+}
+
 // grantChange checks a request's form (before its permit is verified).
-func (s *Service) grantChange(req ManageGrantsRequest) (grant.Change, error) {
+func grantChange(req ManageGrantsRequest) (grant.Change, error) {
 	var c grant.Change
 	rid, err := grant.ParseRID(req.RID)
 	if err != nil {

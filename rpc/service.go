@@ -71,6 +71,13 @@ type Config struct {
 	// only and xgr_wakeUpProcess ControlPermitV3 only (kills and lists are
 	// unchanged).
 	RequireBoundPermits bool
+	// AllowUnboundGrantPermits lets xgr_manageGrants take the reference's
+	// xdalaPermit, which signs only a signer and an expiry, besides the
+	// bound GrantPermit (--rpc-allow-unbound-grant-permits). Off by default:
+	// a read permit (xgr_getStepLog, xgr_listGrants) that a dApp or proxy
+	// relays would otherwise also write grants on the signer's RIDs.
+	// RequireBoundPermits overrides it.
+	AllowUnboundGrantPermits bool
 	// MaxInFlight caps the requests one connection has in flight (0: 16).
 	MaxInFlight int
 	// RefusalBurst and RefusalEvery are the per-signer refusal budget of

@@ -73,6 +73,12 @@ func TestSessionLogAndGrants(t *testing.T) {
 	defer hs.Close()
 	ep := []string{"--endpoint", hs.URL}
 	t.Setenv("XGR_PRIVATE_KEY", common.Bytes2Hex(crypto.FromECDSA(keys[0])))
+	// An xdalaPermit (--unbound-permit) writes no grant: the gateway
+	// requires the GrantPermit that xgr grants signs by default.
+	out, code = run(t, append([]string{"grants", "set", st.RID.String(), auditor, "--rights", "1", "--unbound-permit"}, ep...)...)
+	if code != 1 || !strings.Contains(out, `"reason":"unbound-permit"`) {
+		t.Fatalf("grants set --unbound-permit: %d %s", code, out)
+	}
 	out, code = run(t, append([]string{"grants", "set", st.RID.String(), auditor, "--rights", "1", "--for", "24h"}, ep...)...)
 	if code != 0 || !strings.Contains(out, "granted 1 to "+auditor) {
 		t.Fatalf("grants set: %d %s", code, out)

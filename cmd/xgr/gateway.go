@@ -32,6 +32,7 @@ func gatewayFlags(listen string) []cli.Flag {
 		&cli.DurationFlag{Name: "rpc-skew", Value: 30 * time.Second, EnvVars: []string{"XGR_RPC_SKEW"}, Usage: "clock skew allowed on permit expiries"},
 		&cli.DurationFlag{Name: "rpc-permit-lifetime", Value: permit.DefaultMaxLifetime, EnvVars: []string{"XGR_RPC_PERMIT_LIFETIME"}, Usage: "refuse permits whose expiry lies further in the future (beyond now plus --rpc-skew); at most 720h"},
 		&cli.BoolFlag{Name: "rpc-require-bound-permits", EnvVars: []string{"XGR_RPC_REQUIRE_BOUND_PERMITS"}, Usage: "refuse the unbound SessionPermit and wake ControlPermit/V2: starts need a SessionPermitV2, wakes a ControlPermitV3"},
+		&cli.BoolFlag{Name: "rpc-allow-unbound-grant-permits", EnvVars: []string{"XGR_RPC_ALLOW_UNBOUND_GRANT_PERMITS"}, Usage: "let xgr_manageGrants take an xdalaPermit (which signs no RID, scope or entries: a relayed read permit then also writes grants) besides the bound GrantPermit; ignored with --rpc-require-bound-permits"},
 		&cli.IntFlag{Name: "rpc-max-body", Value: 1 << 20, EnvVars: []string{"XGR_RPC_MAX_BODY"}, Usage: "largest request body or websocket message in bytes"},
 		&cli.BoolFlag{Name: "rpc-any-registry", EnvVars: []string{"XGR_RPC_ANY_REGISTRY"}, Usage: "start sessions of every XRC-729 registry on the chain, not only the followed ones (--config registries, discover)"},
 		&cli.IntFlag{Name: "rpc-max-inflight", Value: 16, EnvVars: []string{"XGR_RPC_MAX_INFLIGHT"}, Usage: "requests one connection may have in flight"},
@@ -58,6 +59,9 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(),
 	cfg.Skew = c.Duration("rpc-skew")
 	cfg.MaxPermitLifetime = c.Duration("rpc-permit-lifetime")
 	cfg.RequireBoundPermits = c.Bool("rpc-require-bound-permits")
+	if cfg.AllowUnboundGrantPermits = c.Bool("rpc-allow-unbound-grant-permits"); cfg.AllowUnboundGrantPermits && !cfg.RequireBoundPermits {
+		slog.Warn("--rpc-allow-unbound-grant-permits: xgr_manageGrants takes xdalaPermits, so whoever relays a signer's read permit can also write grants on its RIDs")
+	}
 	cfg.MaxInFlight = c.Int("rpc-max-inflight")
 	if cfg.AnyRegistry = c.Bool("rpc-any-registry"); cfg.AnyRegistry {
 		slog.Warn("--rpc-any-registry: the gateway starts sessions of every XRC-729 registry on the chain, not only the followed ones")
@@ -83,7 +87,8 @@ func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(),
 	}()
 	url := "http://" + hs.Addr()
 	slog.Info("serving the xgr_* JSON-RPC gateway", "url", url, "chainId", cfg.ChainID, "precompile", pre,
-		"permitLifetime", cfg.MaxPermitLifetime, "requireBoundPermits", cfg.RequireBoundPermits)
+		"permitLifetime", cfg.MaxPermitLifetime, "requireBoundPermits", cfg.RequireBoundPermits,
+		"unboundGrantPermits", cfg.AllowUnboundGrantPermits && !cfg.RequireBoundPermits)
 	return url, srv, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -18,22 +18,26 @@ import (
 )
 
 // grantsCommand is `xgr grants list|set|revoke`: the gateway's grant
-// methods, signed with an xdalaPermit of $XGR_PRIVATE_KEY or --keystore.
+// methods, signed with a permit of $XGR_PRIVATE_KEY or --keystore (list:
+// an xdalaPermit; set and revoke: a GrantPermit bound to the change).
 func grantsCommand() *cli.Command {
 	flags := func(extra ...cli.Flag) []cli.Flag {
 		return append([]cli.Flag{
 			&cli.StringFlag{Name: "endpoint", Value: "http://127.0.0.1:8645", EnvVars: []string{"XGR_RPC_ENDPOINT"}, Usage: "the xgr JSON-RPC gateway (http or ws)"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after this long"},
-			&cli.DurationFlag{Name: "expiry", Value: 5 * time.Minute, Usage: "how long the signed xdalaPermit is valid"},
+			&cli.DurationFlag{Name: "expiry", Value: 5 * time.Minute, Usage: "how long the signed permit is valid"},
 			keystoreFlag(), passwordFileFlag(), jsonFlag(),
 		}, extra...)
 	}
 	scope := &cli.UintFlag{Name: "scope", Value: 2, Usage: "1 (rules) or 2 (log bundles)"}
+	unbound := &cli.BoolFlag{Name: "unbound-permit", Usage: "sign an xdalaPermit instead of the bound GrantPermit (for gateways that predate it, or run with --rpc-allow-unbound-grant-permits)"}
 	return &cli.Command{
 		Name:  "grants",
 		Usage: "list, set and revoke grants on encrypted rules and log bundles (xgr_listGrants, xgr_manageGrants)",
-		Description: `Each verb signs an xdalaPermit with the key of $` + chain.PrivateKeyEnv + ` or --keystore FILE
---password-file FILE and calls the gateway. A bundle's RID is in the output of
+		Description: `Each verb signs a permit with the key of $` + chain.PrivateKeyEnv + ` or --keystore FILE
+--password-file FILE and calls the gateway: list an xdalaPermit, set and
+revoke a GrantPermit that signs the RID, the scope and the entries, so that
+it writes exactly this change (--unbound-permit: an xdalaPermit). A bundle's RID is in the output of
 "xgr session log" and of xgr_getStepLog. The session owner holds the owner
 grant of its bundles and may grant READ (1), WRITE (2) and MANAGE (4);
 a grantee with MANAGE grants onward within its own rights and expiry.
@@ -56,7 +60,7 @@ See docs/rpc.md#grants-and-log-bundles.`,
 				Name:      "set",
 				Usage:     "grant GRANTEE rights on RID (xgr_manageGrants)",
 				ArgsUsage: "RID GRANTEE",
-				Flags: flags(scope,
+				Flags: flags(scope, unbound,
 					&cli.UintFlag{Name: "rights", Value: 1, Usage: "bitmask: 1 read, 2 write, 4 manage"},
 					&cli.DurationFlag{Name: "for", Value: 30 * 24 * time.Hour, Usage: "the grant expires after this long"},
 					&cli.StringFlag{Name: "enc-dek", Usage: "the data key wrapped for the grantee (XGRK2… or 0x hex; empty for a plaintext bundle)"},
@@ -68,7 +72,7 @@ See docs/rpc.md#grants-and-log-bundles.`,
 				Name:      "revoke",
 				Usage:     "revoke GRANTEE's grant on RID (rights 0)",
 				ArgsUsage: "RID GRANTEE",
-				Flags:     flags(scope),
+				Flags:     flags(scope, unbound),
 				Action:    grantsRevokeAction,
 			},
 		},
@@ -89,6 +93,7 @@ func grantsCall(c *cli.Context, f func(ctx context.Context, cl *client.Client, k
 	}
 	defer cl.Close()
 	cl.Expiry = c.Duration("expiry")
+	cl.Unbound = c.Bool("unbound-permit")
 	if err := f(ctx, cl, key); err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v%s", cmdName(c), err, errorData(err)), 1)
 	}

@@ -104,8 +104,10 @@ func TestRuleEncryptDecrypt(t *testing.T) {
 		e.EncDEKHex != "0x"+strings.TrimPrefix(e.EncDEK, envelope.WrappedPrefix) || strings.Contains(out, "[X] > 0") {
 		t.Fatalf("encrypt printed %s", out)
 	}
-	if b, _ := os.ReadFile(blobFile); strings.TrimSpace(string(b)) != e.Blob {
-		t.Fatalf("--out wrote %q", b)
+	// --out writes the envelope exactly, without a line break: the file is
+	// the rule text "xgr rule update FILE" stores (issue 38, Low 1).
+	if b, _ := os.ReadFile(blobFile); string(b) != e.Blob {
+		t.Fatalf("--out wrote %q, want the blob alone", b)
 	}
 	if _, _, err := runXGR("rule", "encrypt", ruleFile, "--to", k.PublicKey, "--out", blobFile); exitCode(err) != 2 {
 		t.Fatalf("--out over an existing file: %v", err)
@@ -228,6 +230,33 @@ func TestKeysRegisterOnAnvil(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "stored.xgr1"), []byte(out), 0o644)
 	if out, _, err := runXGR("rule", "decrypt", filepath.Join(dir, "stored.xgr1"), "--read-key", keyFile, "--enc-dek", e.EncDEK); err != nil || out != doc {
 		t.Fatalf("decrypt what the contract stores: %v %q", err, out)
+	}
+	// What the contract stores is the envelope the engine opens: one line,
+	// no line break (issue 38, Low 1), also from a file an editor saved
+	// with a line break at its end; a line break inside is refused.
+	checkStored := func(what string) {
+		t.Helper()
+		out, _, err := runXGR("rule", "get", rpc, "--address", addr, "--raw")
+		if err != nil || out != e.Blob {
+			t.Fatalf("%s: the contract stores %q, want the blob alone (%v)", what, out, err)
+		}
+		if _, err := envelope.ParseSealed(out, envelope.MaxRuleBytes); err != nil {
+			t.Fatalf("%s: the engine refuses the stored envelope: %v", what, err)
+		}
+	}
+	checkStored("rule encrypt --out, then rule update")
+	for name, text := range map[string]string{"lf.xgr1": e.Blob + "\n", "crlf.xgr1": e.Blob + "\r\n"} {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(text), 0o644)
+		if _, errOut, err := runXGR("rule", "update", f, rpc, "--address", addr, "--rid", e.RID, "--suite", e.Suite, "--encdek", e.EncDEKHex); err != nil {
+			t.Fatalf("update from %s: %v %s", name, err, errOut)
+		}
+		checkStored("rule update of " + name)
+	}
+	twice := filepath.Join(dir, "twice.xgr1")
+	os.WriteFile(twice, []byte(e.Blob+"\n\n"), 0o644)
+	if _, _, err := runXGR("rule", "update", twice, rpc, "--address", addr, "--rid", e.RID, "--suite", e.Suite, "--encdek", e.EncDEKHex); exitCode(err) != 1 || !strings.Contains(err.Error(), "one line") {
+		t.Fatalf("update of an envelope with two line breaks: %v", err)
 	}
 }
 

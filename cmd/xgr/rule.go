@@ -49,8 +49,10 @@ Exit status: 1 when the recorded hash does not match the stored text.`,
 				Usage:     "replace the rule text of a contract with FILE (updateRule)",
 				ArgsUsage: "FILE",
 				Description: `Plain JSON clears any encryption header; FILE must be JSON unless it is an
-"XGR1." envelope or --force is given. With --rid (and --suite, --encdek) the
-text and its encryption header are written together (setRuleAndEncrypted).
+"XGR1." envelope or --force is given. An envelope is one line: one line
+break at the end of FILE (an editor's) is not stored, another is refused.
+With --rid (and --suite, --encdek) the text and its encryption header are
+written together (setRuleAndEncrypted).
 
 Example:
    xgr rule update --address 0xe7f1… rules/step-v2.json`,
@@ -69,7 +71,10 @@ Example:
 const envelopePrefix = "XGR1."
 
 // readRuleFile reads FILE and refuses text that is neither JSON nor an
-// envelope, unless force.
+// envelope, unless force. An envelope is one line: the single line break
+// (\n or \r\n) an editor or a shell leaves at its end is dropped (the
+// engine refuses an envelope holding one), and an envelope with another
+// line break is refused unless force. JSON is kept byte for byte.
 func readRuleFile(c *cli.Context, force bool) ([]byte, error) {
 	if err := argsExactly(c, 1, "FILE"); err != nil {
 		return nil, err
@@ -79,6 +84,12 @@ func readRuleFile(c *cli.Context, force bool) ([]byte, error) {
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 2)
 	}
+	if bytes.HasPrefix(raw, []byte(envelopePrefix)) {
+		raw = trimOneLineBreak(raw)
+		if i := bytes.IndexAny(raw, "\r\n"); i >= 0 && !force {
+			return nil, cli.Exit(fmt.Sprintf("%s: refusing %s: an XGR1 envelope is one line, but it holds a line break at byte %d (only one at its very end is dropped); pass --force to store it anyway", cmdName(c), file, i), 1)
+		}
+	}
 	if !force && !bytes.HasPrefix(raw, []byte(envelopePrefix)) {
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -86,6 +97,15 @@ func readRuleFile(c *cli.Context, force bool) ([]byte, error) {
 		}
 	}
 	return raw, nil
+}
+
+// trimOneLineBreak drops one trailing "\n" or "\r\n".
+func trimOneLineBreak(b []byte) []byte {
+	if t, ok := bytes.CutSuffix(b, []byte("\r\n")); ok {
+		return t
+	}
+	t, _ := bytes.CutSuffix(b, []byte("\n"))
+	return t
 }
 
 func ruleDeployAction(c *cli.Context) error {

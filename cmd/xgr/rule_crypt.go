@@ -77,7 +77,9 @@ func ruleEncryptAction(c *cli.Context) error {
 	}
 	blob := sr.Sealed.String()
 	if out := c.String("out"); out != "" {
-		if err := writeNewFile(out, []byte(blob+"\n")); err != nil {
+		// No trailing line break: the file is the rule text that
+		// "xgr rule update FILE" stores, and an envelope is one line.
+		if err := writeNewFile(out, []byte(blob)); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: --out: %v", cmdName(c), err), 2)
 		}
 	}

@@ -31,7 +31,8 @@ type Client struct {
 	// Unbound makes Start and Wake sign the reference's SessionPermit and
 	// ControlPermit/ControlPermitV2, which do not sign the request's payload,
 	// step, registry or process, instead of the bound SessionPermitV2 and
-	// ControlPermitV3: for gateways that know only the reference's kinds.
+	// ControlPermitV3, and ManageGrants an xdalaPermit instead of a
+	// GrantPermit: for gateways that know only the reference's kinds.
 	Unbound bool
 	// Now is the clock for expiries (nil: time.Now).
 	Now func() time.Time

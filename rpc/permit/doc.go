@@ -1,7 +1,7 @@
 // Package permit verifies and signs XDaLa permits: EIP-712 typed-data
 // signatures (eth_signTypedData_v4) that authorize xgr_* JSON-RPC calls
 // without a transaction. It knows the four kinds of the XDaLa Permit
-// Catalog and the XGR endpoint reference, and two bound kinds of its own
+// Catalog and the XGR endpoint reference, and three bound kinds of its own
 // that also sign the request they authorize:
 //
 //	SessionPermit    domain {name "XDaLa SessionPermit", version "1", chainId}
@@ -18,11 +18,15 @@
 //	ControlPermitV3  domain as ControlPermit
 //	                 message {from, runner, sessionId, action, stepId, pid,
 //	                          payloadHash, expiry}
+//	GrantPermit      domain as xdalaPermit
+//	                 message {from, rid, scope, entriesHash, expiry}
 //
 // Domain names and versions are pinned to these. payloadHash is
 // PayloadHash of the request's payload (keccak256 of its canonical text,
-// as JSON.stringify writes it); a bound permit verifies only together with
-// the request it signs (Expect.Request). An expiry may lie at most
+// as JSON.stringify writes it), entriesHash EntriesHash of an
+// xgr_manageGrants request's entries and references (keccak256 of their
+// ABI encoding); a bound permit verifies only together with the request
+// it signs (Expect.Request). An expiry may lie at most
 // Expect.MaxLifetime in the future (DefaultMaxLifetime, 1 h).
 //
 // A permit arrives as the JSON envelope {domain, types, primaryType,
@@ -33,8 +37,8 @@
 // is an *Error with a stable Code, the JSON path of the offending value
 // and what is allowed there.
 //
-// SignSession, SignSessionV2, SignControl, SignControlV3 and SignXdala
-// produce the same envelopes for the Go client and for tests. The package
+// SignSession, SignSessionV2, SignControl, SignControlV3, SignXdala and
+// SignGrant produce the same envelopes for the Go client and for tests. The package
 // does no IO and reads no clock: the only secret it touches is the signing
 // key it is handed. Authority (is the
 // signer the orchestration's owner, the session's runner, on its allow

@@ -21,8 +21,8 @@ const (
 	// the caller does not accept here (Expect.Kinds).
 	CodeUnknownPrimaryType Code = "unknown-primary-type"
 	// CodeUnbound: primaryType is an unbound kind (SessionPermit,
-	// ControlPermit, ControlPermitV2) where the caller requires its bound
-	// version (Expect.RequireBound).
+	// ControlPermit, ControlPermitV2, xdalaPermit) where the caller
+	// requires its bound version (Expect.RequireBound).
 	CodeUnbound Code = "unbound-permit"
 	// CodeTypesMismatch: types[primaryType] or types.EIP712Domain is not
 	// the canonical definition, or types holds other entries.

@@ -27,6 +27,24 @@ type ethersJob struct {
 	// Payload, when set, makes the script sign message.payloadHash =
 	// keccak256(toUtf8Bytes(JSON.stringify(payload))).
 	Payload json.RawMessage `json:"payload,omitempty"`
+	// Grants, when set, makes the script sign message.entriesHash as a
+	// JavaScript client computes it from an xgr_manageGrants request (the
+	// recipe of docs/rpc.md: keccak256 of AbiCoder's encoding).
+	Grants map[string]any `json:"grants,omitempty"`
+}
+
+// jsGrants is the xgr_manageGrants request of the GrantPermit fixtures
+// (grantEntries, grantRefs) as a JavaScript client holds it: members as
+// the request sends them, absent ones left out.
+func jsGrants(refs map[string]any) map[string]any {
+	g := map[string]any{"entries": []map[string]any{
+		{"grantee": strings.ToLower(addrB.Hex()), "rights": 1, "expireAt": 1_800_086_400, "encDEK": "XGRK2.P256HKDFGCM.AAAA"},
+		{"grantee": addrA.Hex(), "rights": 7, "expireAt": 1_800_086_400, "isOwner": true},
+	}}
+	for k, v := range refs {
+		g[k] = v
+	}
+	return g
 }
 
 // signWithEthers runs testdata/sign.mjs on the jobs (testenv.SignWithEthers:
@@ -149,6 +167,35 @@ func TestEthersCrossCheck(t *testing.T) {
 			Message: map[string]any{"from": addrA.Hex(), "runner": addrB.Hex(), "sessionId": "42", "action": "wake", "stepId": "E1", "pid": "", "expiry": expiry.String()}},
 			code: CodeRequestMismatch, // ethers cannot keep 18446744073709551617 exact: JSON.stringify writes 18446744073709552000
 		},
+		{name: "GrantPermit, entriesHash as ethers computes it", job: ethersJob{PrivateKey: privA,
+			Domain: map[string]any{"name": XdalaDomainName, "version": "1", "chainId": 1337},
+			Types:  map[string][]field{"GrantPermit": grantFields}, PrimaryType: "GrantPermit", Grants: jsGrants(map[string]any{"sessionId": "9"}),
+			Message: map[string]any{"from": addrA.Hex(), "rid": grantRID.Hex(), "scope": 2, "expiry": expiry.String()}},
+			goEq: func() ([]byte, error) { return SignGrant(keyA, chainID, grantMsg()) },
+			chk: func(t *testing.T, v *Verified, _ []byte) {
+				if v.Grant.EntriesHash != EntriesHash(grantEntries(), grantRefs()) {
+					t.Errorf("entriesHash %s", v.Grant.EntriesHash)
+				}
+			}},
+		{name: "GrantPermit with every reference", job: ethersJob{PrivateKey: privA,
+			Domain: map[string]any{"name": XdalaDomainName, "version": "1", "chainId": 1337},
+			Types:  map[string][]field{"GrantPermit": grantFields}, PrimaryType: "GrantPermit",
+			Grants:  jsGrants(map[string]any{"sessionId": 9, "refAddr": registry.Hex(), "txHash": ostcHash.Hex()}),
+			Message: map[string]any{"from": addrA.Hex(), "rid": grantRID.Hex(), "scope": "1", "expiry": expiry.String()}},
+			want: func(e *Expect) {
+				e.Request.Scope = 1
+				e.Request.EntriesHash = EntriesHash(grantEntries(), GrantRefs{RefAddr: registry, SessionID: 9, TxHash: ostcHash})
+			},
+			goEq: func() ([]byte, error) {
+				m := grantMsg()
+				m.Scope, m.EntriesHash = 1, EntriesHash(grantEntries(), GrantRefs{RefAddr: registry, SessionID: 9, TxHash: ostcHash})
+				return SignGrant(keyA, chainID, m)
+			}},
+		{name: "GrantPermit used with other entries", job: ethersJob{PrivateKey: privA,
+			Domain: map[string]any{"name": XdalaDomainName, "version": "1", "chainId": 1337},
+			Types:  map[string][]field{"GrantPermit": grantFields}, PrimaryType: "GrantPermit", Grants: jsGrants(nil), // no session reference
+			Message: map[string]any{"from": addrA.Hex(), "rid": grantRID.Hex(), "scope": 2, "expiry": expiry.String()}},
+			code: CodeRequestMismatch},
 		{name: "expiry 2^256-1", job: ethersJob{PrivateKey: privA, Domain: sessionDomain(1337),
 			Types: map[string][]field{"SessionPermit": sessionFields}, PrimaryType: "SessionPermit", Message: sessionMessage("0x" + strings.Repeat("f", 64))},
 			code: CodeExpiryTooFar},

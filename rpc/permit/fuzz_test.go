@@ -34,6 +34,10 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		"session-v2":          signedSessionV2(t),
 		"control-v3":          signedControlV3(t),
 		"control-v3-otherpid": edit(t, signedControlV3(t), func(env map[string]any) { obj(env, "message")["pid"] = "42:1" }),
+		"grant":               signedGrant(t),
+		"grant-otherrid":      must(SignGrant(keyA, chainID, func() GrantMsg { m := grantMsg(); m.RID = common.Hash{1}; return m }())),
+		"grant-otherentries":  must(SignGrant(keyA, chainID, func() GrantMsg { m := grantMsg(); m.EntriesHash = common.Hash{2}; return m }())),
+		"grant-scope3":        edit(t, signedGrant(t), func(env map[string]any) { obj(env, "message")["scope"] = "3" }),
 		"xdala-otherdomain":   edit(t, signedXdala(t), func(env map[string]any) { obj(env, "domain")["name"] = "Other dApp" }),
 		"session-farexpiry":   edit(t, session, func(env map[string]any) { obj(env, "message")["expiry"] = "0x" + strings.Repeat("f", 64) }),
 		"session-numbers": edit(t, session, func(env map[string]any) {
@@ -99,7 +103,8 @@ func TestFuzzCorpusIsCurrent(t *testing.T) {
 // code, a message and a path under the permit, and whatever it accepts is
 // consistent (the signer is message.from, exactly one message is set, the
 // session id is in range, the expiry within the lifetime cap, a bound
-// permit signs the request's payload hash).
+// permit signs the request's payload hash, or its RID, scope and entries
+// hash).
 func FuzzVerify(f *testing.F) {
 	want := expect()
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -131,10 +136,13 @@ func FuzzVerify(f *testing.F) {
 		if v.Xdala != nil {
 			set, from = set+1, v.Xdala.From
 		}
+		if v.Grant != nil {
+			set, from = set+1, v.Grant.From
+		}
 		if set != 1 || from != v.Signer || v.Signer == (common.Address{}) {
 			t.Fatalf("inconsistent result %+v", v)
 		}
-		if (v.Kind == KindXdala) != (v.SessionID == 0) || v.SessionID < 0 {
+		if (v.Kind == KindXdala || v.Kind == KindGrant) != (v.SessionID == 0) || v.SessionID < 0 {
 			t.Fatalf("session id %d for %s", v.SessionID, v.Kind)
 		}
 		if v.Domain.ChainID.Cmp(want.ChainID) != 0 {
@@ -142,6 +150,12 @@ func FuzzVerify(f *testing.F) {
 		}
 		if v.Expiry.After(want.Now.Add(want.Skew + DefaultMaxLifetime)) {
 			t.Fatalf("expiry %v past the lifetime cap", v.Expiry)
+		}
+		if g := v.Grant; g != nil {
+			if r := want.Request; g.RID != r.RID || g.Scope != r.Scope || g.EntriesHash != r.EntriesHash {
+				t.Fatalf("GrantPermit accepted for %+v, request %+v", g, r)
+			}
+			return
 		}
 		if v.Kind.Bound() {
 			var h common.Hash

@@ -32,27 +32,35 @@ const (
 	// the process id (pid mode; "" in step mode) and the hash of the wake
 	// payload (an xgr extension; see PayloadHash).
 	KindControlV3 Kind = "ControlPermitV3"
+	// KindGrant is the bound version of KindXdala for xgr_manageGrants: it
+	// also signs the RID, the scope and EntriesHash of the grant entries
+	// (and their references), so that it writes only that change (an xgr
+	// extension; see EntriesHash).
+	KindGrant Kind = "GrantPermit"
 )
 
 // Kinds lists every permit kind: the reference's four, then the bound ones.
 func Kinds() []Kind {
-	return []Kind{KindSession, KindControl, KindControlV2, KindXdala, KindSessionV2, KindControlV3}
+	return []Kind{KindSession, KindControl, KindControlV2, KindXdala, KindSessionV2, KindControlV3, KindGrant}
 }
 
 // Bound reports whether a permit of kind k signs the request it
 // authorizes (payload, step, registry or process), so that it cannot be
 // used with another request.
-func (k Kind) Bound() bool { return k == KindSessionV2 || k == KindControlV3 }
+func (k Kind) Bound() bool { return k == KindSessionV2 || k == KindControlV3 || k == KindGrant }
 
 // BoundVersion is the bound kind that replaces the unbound kind k
 // (SessionPermit: SessionPermitV2; ControlPermit and ControlPermitV2:
-// ControlPermitV3), or "" when k has none.
+// ControlPermitV3; xdalaPermit: GrantPermit, where a method takes both),
+// or "" when k has none.
 func (k Kind) BoundVersion() Kind {
 	switch k {
 	case KindSession:
 		return KindSessionV2
 	case KindControl, KindControlV2:
 		return KindControlV3
+	case KindXdala:
+		return KindGrant
 	}
 	return ""
 }
@@ -74,7 +82,7 @@ const (
 )
 
 // XdalaDomainName and XdalaDomainVersion are the domain of an xdalaPermit
-// (the permit catalog's example).
+// (the permit catalog's example) and of a GrantPermit.
 const (
 	XdalaDomainName    = "XDaLa Permit"
 	XdalaDomainVersion = "1"
@@ -170,6 +178,21 @@ type ControlMsg struct {
 	Expiry *big.Int
 }
 
+// GrantMsg is the message of a GrantPermit: an xdalaPermit bound to one
+// xgr_manageGrants request.
+type GrantMsg struct {
+	// From is the signer, who must be the request's owner.
+	From common.Address
+	// RID is the request's rid.
+	RID common.Hash
+	// Scope is the request's scope: 1 (rules) or 2 (logs).
+	Scope uint8
+	// EntriesHash is EntriesHash of the request's entries and references.
+	EntriesHash common.Hash
+	// Expiry is the last valid moment, in unix seconds.
+	Expiry *big.Int
+}
+
 // XdalaMsg is the message of an xdalaPermit.
 type XdalaMsg struct {
 	// From is the signer.
@@ -253,6 +276,16 @@ var (
 		{Name: "expiry", Type: "uint256"},
 	}
 
+	// grantFields is xdalaPermit plus the xgr_manageGrants request it is
+	// bound to.
+	grantFields = []field{
+		{Name: "from", Type: "address"},
+		{Name: "rid", Type: "bytes32"},
+		{Name: "scope", Type: "uint256"},
+		{Name: "entriesHash", Type: "bytes32"},
+		{Name: "expiry", Type: "uint256"},
+	}
+
 	variants = map[Kind][][]field{
 		KindSession:   {sessionFields, sessionFieldsStringHash},
 		KindControl:   {controlFields, controlFieldsNoStep},
@@ -260,6 +293,7 @@ var (
 		KindXdala:     {xdalaFields},
 		KindSessionV2: {sessionV2Fields},
 		KindControlV3: {controlV3Fields},
+		KindGrant:     {grantFields},
 	}
 
 	// Domain types, in the order ethers.js, viem and MetaMask derive them

@@ -45,10 +45,11 @@ func testKey(seed string) *ecdsa.PrivateKey {
 }
 
 // expect is the fixtures' Expect; its Request is the one the bound
-// fixtures (sessionV2Msg, controlV3Msg) sign.
+// fixtures (sessionV2Msg, controlV3Msg, grantMsg) sign.
 func expect() Expect {
 	return Expect{ChainID: chainID, ControlContract: contract, Now: now, Skew: 30 * time.Second,
-		Request: &Request{Registry: registry, Step: "A1", Pid: "", Payload: payload}}
+		Request: &Request{Registry: registry, Step: "A1", Pid: "", Payload: payload,
+			RID: grantRID, Scope: 2, EntriesHash: EntriesHash(grantEntries(), grantRefs())}}
 }
 
 func sessionV2Msg() SessionMsg {

@@ -58,7 +58,7 @@ type Expect struct {
 	// bound version (kill, allow-mode listing) are not affected.
 	RequireBound bool
 	// Request is the request the permit comes with. A bound permit
-	// (SessionPermitV2, ControlPermitV3) must match it (CodeRequestMismatch);
+	// (SessionPermitV2, ControlPermitV3, GrantPermit) must match it (CodeRequestMismatch);
 	// verifying a bound permit without a Request is CodeConfig. Unbound
 	// kinds ignore it.
 	Request *Request
@@ -78,8 +78,16 @@ type Request struct {
 	// (ControlPermitV3.pid).
 	Pid string
 	// Payload is the request's payload as received (JSON text; empty or
-	// null counts as {}): its PayloadHash must be the signed payloadHash.
+	// null counts as {}): its PayloadHash must be the signed payloadHash
+	// (SessionPermitV2, ControlPermitV3).
 	Payload []byte
+	// RID is xgr_manageGrants's rid (GrantPermit.rid).
+	RID common.Hash
+	// Scope is xgr_manageGrants's scope, 1 or 2 (GrantPermit.scope).
+	Scope uint8
+	// EntriesHash is EntriesHash of xgr_manageGrants's entries and
+	// references (GrantPermit.entriesHash).
+	EntriesHash common.Hash
 }
 
 // Domain is a verified permit's EIP-712 domain.
@@ -94,8 +102,8 @@ type Domain struct {
 }
 
 // Verified is a permit that passed every check. Exactly one of Session
-// (SessionPermit, SessionPermitV2), Control (ControlPermit, V2, V3) and
-// Xdala is set, according to Kind.
+// (SessionPermit, SessionPermitV2), Control (ControlPermit, V2, V3), Xdala
+// and Grant is set, according to Kind.
 type Verified struct {
 	// Kind is the permit's primaryType.
 	Kind Kind
@@ -109,8 +117,10 @@ type Verified struct {
 	Control *ControlMsg
 	// Xdala is the message of an xdalaPermit.
 	Xdala *XdalaMsg
+	// Grant is the message of a GrantPermit.
+	Grant *GrantMsg
 	// SessionID is the root session id the permit binds (message.sessionId,
-	// range-checked to 1..2^63-1); 0 for an xdalaPermit.
+	// range-checked to 1..2^63-1); 0 for an xdalaPermit and a GrantPermit.
 	SessionID int64
 	// Expiry is message.expiry as a time; expiries past year 10^11 are
 	// clamped there.
@@ -199,6 +209,7 @@ type parsed struct {
 	session *SessionMsg
 	control *ControlMsg
 	xdala   *XdalaMsg
+	grant   *GrantMsg
 	from    common.Address
 	expiry  *big.Int
 	td      apitypes.TypedData
@@ -312,6 +323,7 @@ func (c *checker) finish(p *parsed) (*Verified, *Error) {
 		Session: p.session,
 		Control: p.control,
 		Xdala:   p.xdala,
+		Grant:   p.grant,
 		Expiry:  expiryTime(p.expiry),
 		Digest:  digest,
 	}
@@ -407,8 +419,11 @@ func (c *checker) accepts(k Kind) bool {
 
 // unboundWhat names what an unbound kind leaves unsigned.
 func unboundWhat(k Kind) string {
-	if k == KindSession {
+	switch k {
+	case KindSession:
 		return "registry, start step, payload"
+	case KindXdala:
+		return "RID, scope, grant entries"
 	}
 	return "process id, payload"
 }
@@ -672,6 +687,12 @@ func (c *checker) message(p *parsed, variant []field, v *jsondoc.Value) (apitype
 			Action: Action(action), StepID: strs["stepId"], Pid: strs["pid"], PayloadHash: hashes["payloadHash"], Expiry: p.expiry}
 	case KindXdala:
 		p.xdala = &XdalaMsg{From: p.from, Expiry: p.expiry}
+	case KindGrant:
+		scope := ints["scope"]
+		if !scope.IsUint64() || scope.Uint64() < 1 || scope.Uint64() > 2 {
+			return nil, c.fail(CodeOutOfRange, path.Key("scope"), "is %s; a grant scope is 1 (rules) or 2 (logs)", clip(scope.String()))
+		}
+		p.grant = &GrantMsg{From: p.from, RID: hashes["rid"], Scope: uint8(scope.Uint64()), EntriesHash: hashes["entriesHash"], Expiry: p.expiry}
 	}
 	if id, ok := ints["sessionId"]; ok {
 		if id.Sign() <= 0 || !id.IsInt64() {
@@ -871,7 +892,8 @@ func (c *checker) signature(v *jsondoc.Value, path jsondoc.Path) ([]byte, *Error
 }
 
 // bind checks a bound permit against Expect.Request: the signed registry,
-// start step, process id and payload hash must be the request's.
+// start step, process id and payload hash, or RID, scope and entries hash,
+// must be the request's.
 func (c *checker) bind(p *parsed) *Error {
 	req := c.want.Request
 	if req == nil {
@@ -882,6 +904,18 @@ func (c *checker) bind(p *parsed) *Error {
 		return c.fail(CodeRequestMismatch, msg.Key(field),
 			"the request's %s is %s but the permit signs %s: a %s authorizes only the request it was signed for",
 			what, clip(got), clip(signed), p.kind)
+	}
+	if g := p.grant; g != nil {
+		switch {
+		case req.RID != g.RID:
+			return mismatch("rid", "rid", req.RID.Hex(), g.RID.Hex())
+		case req.Scope != g.Scope:
+			return mismatch("scope", "scope", fmt.Sprint(req.Scope), fmt.Sprint(g.Scope))
+		case req.EntriesHash != g.EntriesHash:
+			return mismatch("entriesHash", "entries hash (keccak256 of the ABI-encoded entries and references, see EntriesHash)",
+				req.EntriesHash.Hex(), g.EntriesHash.Hex())
+		}
+		return nil
 	}
 	var signedHash common.Hash
 	switch s, ctl := p.session, p.control; {

@@ -3,7 +3,8 @@
 //
 // Input (stdin): one job, or an array of jobs:
 //   {"privateKey": "0x…", "domain": {…}, "types": {…}, "primaryType": "…",
-//    "message": {…}, "form": "payload" | "asis", "payload": any}
+//    "message": {…}, "form": "payload" | "asis", "payload": any,
+//    "grants": {"entries": […], "refAddr", "sessionId", "txHash"}}
 // types may include EIP712Domain; it is left out when signing (ethers derives
 // it from the domain). Output (stdout): the envelope {domain, types,
 // primaryType, message, signature}, or an array of them, where
@@ -17,6 +18,9 @@
 // With "payload" (a request payload, for the bound SessionPermitV2 and
 // ControlPermitV3), message.payloadHash is set first as a JavaScript client
 // computes it: keccak256(toUtf8Bytes(JSON.stringify(payload))).
+// With "grants" (an xgr_manageGrants request's entries and references, for
+// the bound GrantPermit), message.entriesHash is set first as docs/rpc.md
+// tells a JavaScript client to compute it: keccak256 of the ABI encoding.
 //
 // ethers is resolved through NODE_PATH (the Go test sets it to
 // .tools/npm/node_modules); by hand:
@@ -24,7 +28,7 @@
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { Wallet, TypedDataEncoder, keccak256, toUtf8Bytes, version } = require("ethers");
+const { Wallet, TypedDataEncoder, AbiCoder, ZeroAddress, ZeroHash, keccak256, toUtf8Bytes, version } = require("ethers");
 
 if (!version.startsWith("6.")) {
   throw new Error(`ethers ${version} found; this script needs ethers 6 (run make tools)`);
@@ -34,6 +38,13 @@ async function sign(job) {
   const wallet = new Wallet(job.privateKey);
   if (job.payload !== undefined) {
     job.message.payloadHash = keccak256(toUtf8Bytes(JSON.stringify(job.payload)));
+  }
+  if (job.grants !== undefined) {
+    const g = job.grants;
+    job.message.entriesHash = keccak256(AbiCoder.defaultAbiCoder().encode(
+      ["tuple(address grantee,uint8 rights,uint64 expireAt,string encDEK,bool isOwner)[]", "address", "uint256", "bytes32"],
+      [g.entries.map((e) => [e.grantee, e.rights, e.expireAt, e.encDEK ?? "", e.isOwner ?? false]),
+        g.refAddr ?? ZeroAddress, g.sessionId ?? 0, g.txHash ?? ZeroHash]));
   }
   const { EIP712Domain, ...types } = job.types;
   const signature = await wallet.signTypedData(job.domain, types, job.message);
