@@ -3,9 +3,13 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,7 +60,8 @@ executions:
 
 	var logs lockedBuffer
 	run := exec.Command(xgrBin, "--log-format", "json", "run", "--rpc", anvil.URL, "--redis", url, "--config", cfg,
-		"--ostc", flow, "--rules", rules, "--poll", "20ms", "--exec-poll", "50ms", "--index-poll", "50ms", "--listen", "")
+		"--ostc", flow, "--rules", rules, "--poll", "20ms", "--exec-poll", "50ms", "--index-poll", "50ms", "--listen", "",
+		"--metrics-listen", "127.0.0.1:0")
 	run.Env = append(os.Environ(), "XGR_EXECUTOR_KEY="+privHex(anvil.Key(1)))
 	run.Stdout, run.Stderr = &logs, &logs
 	if err := run.Start(); err != nil {
@@ -143,6 +148,60 @@ executions:
 	}
 	if n := target.Calls(t, anvil.Client, "pay-0"); n != 0 {
 		t.Fatalf("a reverted settle counted %d calls", n)
+	}
+
+	// /metrics shows the executor's transaction manager (issue 37): both
+	// executions final by outcome, its attempts, its balance in ether.
+	addr := regexp.MustCompile(`"msg":"serving /metrics, /healthz and /readyz","addr":"([^"]+)"`).FindStringSubmatch(logs.String())
+	if addr == nil {
+		t.Fatalf("no ops address in the log")
+	}
+	from := strings.ToLower(anvil.Address(1).Hex())
+	series := func(name, label string) (float64, bool) {
+		resp, err := http.Get("http://" + addr[1] + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			i := strings.LastIndexByte(line, ' ')
+			if i < 0 || !strings.HasPrefix(line, name+"{") || !strings.Contains(line[:i], `sender="`+from+`"`) || !strings.Contains(line[:i], label) {
+				continue
+			}
+			v, err := strconv.ParseFloat(line[i+1:], 64)
+			return v, err == nil
+		}
+		return 0, false
+	}
+	for _, want := range []struct {
+		name, label string
+		min, max    float64
+	}{
+		{"xgr_txm_final_total", `outcome="success"`, 1, 1},
+		{"xgr_txm_final_total", `outcome="reverted"`, 1, 1},
+		{"xgr_txm_final_total", `outcome="lost"`, 0, 0},
+		{"xgr_txm_attempts_total", "", 2, 10},
+		{"xgr_txm_time_until_final_seconds_count", "", 2, 2},
+		{"xgr_txm_unmined_nonces", "", 0, 0},
+		{"xgr_txm_executor_balance_ether", "", 9000, 10000},
+	} {
+		v, ok := series(want.name, want.label)
+		if !ok || v < want.min || v > want.max {
+			t.Errorf("%s{%s} = %v (exposed %v); want %v..%v", want.name, want.label, v, ok, want.min, want.max)
+		}
+	}
+	// The reverted execution is an ERROR line naming the key, the target
+	// and the reason, without the step's payload (its Ref, pay-0).
+	var line string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"execution reverted"`) {
+			line = l
+		}
+	}
+	if !strings.Contains(line, `"level":"ERROR"`) || !strings.Contains(line, `"to":"`+target.Address.Hex()+`"`) ||
+		!strings.Contains(line, `"reason":"amount is zero"`) || !regexp.MustCompile(`"key":"0x[0-9a-f]{40}/`).MatchString(line) || strings.Contains(line, "pay-0") {
+		t.Errorf("the revert's log line: %q; want ERROR with key, to and reason, no payload", line)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/txmanager"
 )
 
 // Outcomes are the values of xgr_sessions_finished_total's outcome label:
@@ -46,6 +47,10 @@ type Set struct {
 	redisErrors     *prometheus.CounterVec
 	redisLatency    *prometheus.HistogramVec
 	indexScrapeErrs prometheus.Counter
+
+	execOnce sync.Once
+	txm      *txmanager.Metrics
+	refusals *prometheus.CounterVec
 
 	mu      sync.Mutex
 	claimed map[joinstore.Root]map[string]time.Time // claim time by session and pid

@@ -117,6 +117,7 @@ type (
 	cmdPoll struct {
 		Claim joinstore.Claim
 		Key   string
+		To    common.Address // the call's target, for the log line of a revert
 	}
 	// cmdFlip renders the step's onInvalid branch after its execution
 	// reverted (Flipper): inFlipped. Not a store command.

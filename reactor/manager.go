@@ -69,6 +69,9 @@ type Manager struct {
 
 	mu     sync.Mutex
 	actors map[joinstore.Root]sched.PID
+	// roots is actors inverted: an exiting actor's session in O(1) (the
+	// scheduler's OnExit names the pid only).
+	roots map[sched.PID]joinstore.Root
 	// leaving are the actors handing their sessions back: they no longer
 	// count against MaxRoots, so the next session starts while they do.
 	leaving map[joinstore.Root]bool
@@ -113,6 +116,7 @@ func (m *Manager) defaults() {
 	defer m.mu.Unlock()
 	if m.actors == nil {
 		m.actors = map[joinstore.Root]sched.PID{}
+		m.roots = map[sched.PID]joinstore.Root{}
 		m.leaving = map[joinstore.Root]bool{}
 		m.halt = make(chan struct{})
 		m.room = make(chan struct{}, 1)
@@ -176,12 +180,16 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 }
 
+// exited forgets an actor that ended (the scheduler's OnExit): O(1)
+// through the pid's index, so that draining a replica that holds N
+// sessions costs N exits, not N².
 func (m *Manager) exited(pid sched.PID, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	freed := false
-	for r, p := range m.actors {
-		if p == pid {
+	if r, ok := m.roots[pid]; ok {
+		delete(m.roots, pid)
+		if m.actors[r] == pid {
 			delete(m.actors, r)
 			freed = !m.leaving[r] // else its slot was given up already
 			delete(m.leaving, r)
@@ -193,6 +201,12 @@ func (m *Manager) exited(pid sched.PID, err error) {
 	if err != nil && !errors.Is(err, sched.ErrUnfinished) {
 		m.Log.Warn("root actor failed", "err", err)
 	}
+}
+
+// track records root's actor. Callers hold m.mu.
+func (m *Manager) track(r joinstore.Root, pid sched.PID) {
+	m.actors[r] = pid
+	m.roots[pid] = r
 }
 
 // poke tells this replica's actor of root, if it runs one, that work may
@@ -320,7 +334,7 @@ func (m *Manager) acquire(ctx context.Context, roots []joinstore.Root) error {
 		m.mu.Lock()
 		pid, err := m.sched.Submit(newRootActor(m, r, &adopted[i]), "run", nil)
 		if err == nil {
-			m.actors[r] = pid
+			m.track(r, pid)
 		}
 		m.mu.Unlock()
 		if err != nil {

@@ -76,6 +76,9 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 		return s.send(ctx, c)
 	case cmdPoll:
 		o, ok, err := s.act.Outcome(ctx, c.Key)
+		if err == nil && ok {
+			s.logFailedExecution(c, o)
+		}
 		return inPolled{Iter: c.Claim.Iter, Outcome: o, OK: ok, Err: err}
 	case cmdFlip:
 		return s.flipStep(ctx, c)
@@ -508,15 +511,37 @@ func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
 	if err != nil {
 		var refusal *execution.Refusal
 		switch {
-		case errors.As(err, &refusal) && c.Sealed:
-			s.log.Warn("execution refused", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "limit", refusal.Limit, "reason", sealedWithheld)
 		case errors.As(err, &refusal):
-			s.log.Warn("execution refused", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "limit", refusal.Limit, "reason", refusal.Reason)
+			// The step fails: an operator's alert, not a warning. The
+			// key, target, limit and reason only (never the call's data);
+			// a sealed step's target and reason are withheld.
+			to, reason := c.Call.To.Hex(), refusal.Reason
+			if c.Sealed {
+				to, reason = sealedWithheld, sealedWithheld
+			}
+			s.log.Error("execution refused", "session", s.root.String(), "pid", c.Claim.Pid, "step", c.Claim.ResumeStep, "key", c.Key,
+				"to", to, "limit", refusal.Limit, "reason", reason)
 		default:
 			s.log.Warn("execution not sent; retrying", "session", s.root.String(), "pid", c.Claim.Pid, "key", c.Key, "err", publicErr(err, c.Sealed))
 		}
 	}
 	return inSent{Iter: c.Claim.Iter, Err: err}
+}
+
+// logFailedExecution writes the ERROR line of a final execution that did
+// not succeed: reverted on chain (the step flips to invalid, or stays
+// invalid) or lost (its nonce was used by another transaction). It names
+// the key, the target, the transaction and the node's reason, never the
+// call's data or the step's payload.
+func (s *sessionIO) logFailedExecution(c cmdPoll, o execution.Outcome) {
+	switch {
+	case o.Lost:
+		s.log.Error("execution lost", "session", s.root.String(), "pid", c.Claim.Pid, "step", c.Claim.ResumeStep, "key", c.Key,
+			"to", c.To.Hex(), "reason", o.Error)
+	case o.Status != 1:
+		s.log.Error("execution reverted", "session", s.root.String(), "pid", c.Claim.Pid, "step", c.Claim.ResumeStep, "key", c.Key,
+			"to", c.To.Hex(), "tx", o.TxHash.Hex(), "block", o.Block, "gasUsed", o.GasUsed, "reason", o.RevertReason)
+	}
 }
 
 // flipStep renders the step's onInvalid branch after its execution

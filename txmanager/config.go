@@ -65,6 +65,12 @@ type Config struct {
 
 	// Metrics receives the manager's measurements; nil records none.
 	Metrics *Metrics
+	// BalanceEvery is how often Run reads the sender's balance for the
+	// xgr_txm_executor_balance_ether gauge (on every replica: one
+	// eth_getBalance each time, lease or not), and only with Metrics and a
+	// Chain that has BalanceAt. 0 means 15s; it is never shorter than Poll.
+	// Negative reads none.
+	BalanceEvery time.Duration
 	// Log receives warnings (failed broadcasts, capped bumps); nil is
 	// slog.Default().
 	Log *slog.Logger
@@ -117,6 +123,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Rebroadcast <= 0 {
 		c.Rebroadcast = 10 * time.Second
+	}
+	if c.BalanceEvery == 0 {
+		c.BalanceEvery = 15 * time.Second
+	}
+	if c.BalanceEvery > 0 && c.BalanceEvery < c.Poll {
+		c.BalanceEvery = c.Poll
 	}
 	if c.MarketMaxAge <= 0 {
 		c.MarketMaxAge = c.Poll

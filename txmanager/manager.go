@@ -74,13 +74,15 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg.ID = hex.EncodeToString(b)
 	}
 	from := crypto.PubkeyToAddress(cfg.Key.PublicKey)
-	return &Manager{
+	m := &Manager{
 		cfg: cfg, chainID: new(big.Int).Set(id), from: from, signer: types.LatestSignerForChainID(id),
 		k: newKeys(id, from), policy: FeePolicy{MaxFeePerGas: cfg.MaxFeePerGas, BumpPercent: cfg.BumpPercent},
 		labels: []string{id.String(), strings.ToLower(from.Hex())},
 		sent:   map[string]time.Time{}, suspect: map[string]suspicion{}, unmined: map[string]unminedSince{},
 		refused: map[string]refusal{}, drops: map[string]int{},
-	}, nil
+	}
+	cfg.Metrics.init(m.labels)
+	return m, nil
 }
 
 // Sender is the account that signs and pays.

@@ -1,6 +1,7 @@
 package txmanager
 
 import (
+	"math/big"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,7 +15,7 @@ type Metrics struct {
 	attempts, bumps, bumpsCapped, rebroadcasts *prometheus.CounterVec
 	broadcastErrors, reorgs, gapsFilled        *prometheus.CounterVec
 	finished, permanentFailures                *prometheus.CounterVec
-	inFlight, queued, unminedNonces            *prometheus.GaugeVec
+	inFlight, queued, unminedNonces, balance   *prometheus.GaugeVec
 }
 
 // NewMetrics creates the metrics and registers them on reg.
@@ -47,14 +48,54 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		inFlight:      gauge("xgr_txm_in_flight", "Unmined transactions of the sender (reserved or signed)."),
 		queued:        gauge("xgr_txm_queued", "Executions waiting for a nonce (MaxInFlight reached)."),
 		unminedNonces: gauge("xgr_txm_unmined_nonces", "Assigned nonces above the chain's mined nonce (in flight plus gaps)."),
+		balance: gauge("xgr_txm_executor_balance_ether",
+			"The sender's balance at the latest block, in ether (10^18 wei of the chain's native token), read by the upkeep every BalanceEvery."),
 	}
 	for _, c := range []prometheus.Collector{m.untilBroadcast, m.untilIncluded, m.untilFinal, m.attempts, m.bumps, m.bumpsCapped,
-		m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled, m.finished, m.permanentFailures, m.inFlight, m.queued, m.unminedNonces} {
+		m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled, m.finished, m.permanentFailures, m.inFlight, m.queued, m.unminedNonces, m.balance} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
+}
+
+// Outcomes are the values of xgr_txm_final_total's outcome label.
+var Outcomes = []Outcome{Success, Reverted, Lost, Failed}
+
+// init creates a sender's series at zero, so that every metric shows from
+// the manager's start (a rate or an alert on a counter that never moved
+// sees 0, not "no data").
+func (m *Metrics) init(l []string) {
+	if m == nil {
+		return
+	}
+	for _, h := range []*prometheus.HistogramVec{m.untilBroadcast, m.untilIncluded, m.untilFinal} {
+		h.WithLabelValues(l...)
+	}
+	for _, c := range []*prometheus.CounterVec{m.attempts, m.bumps, m.bumpsCapped, m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled} {
+		c.WithLabelValues(l...)
+	}
+	for _, o := range Outcomes {
+		m.finished.WithLabelValues(append(append([]string{}, l...), string(o))...)
+	}
+	for _, r := range PermanentReasons {
+		m.permanentFailures.WithLabelValues(append(append([]string{}, l...), r)...)
+	}
+	for _, g := range []*prometheus.GaugeVec{m.inFlight, m.queued, m.unminedNonces} {
+		g.WithLabelValues(l...)
+	}
+}
+
+// weiPerEther converts the balance to the gauge's unit.
+var weiPerEther = new(big.Float).SetInt(big.NewInt(1e18))
+
+// balanceWei sets the sender's balance gauge.
+func (m *Metrics) balanceWei(l []string, wei *big.Int) {
+	if m != nil {
+		eth, _ := new(big.Float).Quo(new(big.Float).SetInt(wei), weiPerEther).Float64()
+		m.balance.WithLabelValues(l...).Set(eth)
+	}
 }
 
 func (m *Metrics) broadcastAfter(l []string, d time.Duration) {

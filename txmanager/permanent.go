@@ -39,6 +39,10 @@ const (
 	ReasonDropped = "dropped"
 )
 
+// PermanentReasons are the reason label's values, each shown at 0 from
+// start-up.
+var PermanentReasons = []string{ReasonIntrinsicGas, ReasonFunds, ReasonOversized, ReasonGasLimit, ReasonFeeCap, ReasonTxFeeCap, ReasonDropped}
+
 // DropLimit is how many broadcasts in a row a node may accept and then not
 // hold (no pool entry, nonce not mined) before the key fails as dropped.
 const DropLimit = 3

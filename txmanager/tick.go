@@ -71,7 +71,12 @@ type live struct {
 // that another replica takes over at once. Tick errors are logged; the
 // next tick tries again.
 func (m *Manager) Run(ctx context.Context) error {
+	var balanceAt time.Time // the last balance read
 	for {
+		if now := time.Now(); m.cfg.Metrics != nil && m.cfg.BalanceEvery > 0 && now.Sub(balanceAt) >= m.cfg.BalanceEvery {
+			balanceAt = now
+			m.readBalance(ctx)
+		}
 		if _, err := m.Tick(ctx); err != nil && ctx.Err() == nil {
 			m.cfg.Log.Warn("txmanager: tick failed", "sender", m.from.Hex(), "err", err)
 		}
@@ -82,6 +87,32 @@ func (m *Manager) Run(ctx context.Context) error {
 		case <-time.After(m.cfg.Poll):
 		}
 	}
+}
+
+// BalanceReader is the node's eth_getBalance; an *ethclient.Client has
+// it. The balance gauge needs a Chain that has it.
+type BalanceReader interface {
+	BalanceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (*big.Int, error)
+}
+
+// readBalance sets the sender's balance gauge from the node (at the
+// latest block). A failed read leaves the gauge as it was: its value goes
+// stale rather than wrong, and the tick's own errors say why.
+func (m *Manager) readBalance(ctx context.Context) {
+	b, ok := m.cfg.Chain.(BalanceReader)
+	if !ok {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, min(m.cfg.BalanceEvery, 5*time.Second))
+	defer cancel()
+	wei, err := b.BalanceAt(rctx, m.from, nil)
+	if err != nil {
+		if ctx.Err() == nil {
+			m.cfg.Log.Warn("txmanager: read the sender's balance", "sender", m.from.Hex(), "err", err)
+		}
+		return
+	}
+	m.cfg.Metrics.balanceWei(m.labels, wei)
 }
 
 // release gives the lease up if this replica holds it.
@@ -111,6 +142,13 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	defer m.tickMu.Unlock()
 	var rep TickReport
 	token, err := m.lease(ctx)
+	if err == nil && token == "" {
+		// Another replica holds the lease and reports the sender's
+		// gauges; this one shows 0 (not what it saw while it held it), so
+		// that max() over replicas is the holder's.
+		m.cfg.Metrics.gauges(m.labels, 0, 0)
+		m.cfg.Metrics.unmined(m.labels, 0)
+	}
 	if err != nil || token == "" {
 		return rep, err
 	}

@@ -217,10 +217,10 @@ func devAction(c *cli.Context) error {
 	defer stopExec()
 	var actuator execution.Actuator
 	if settle != nil {
-		if err := settle.Start(xctx, dev, rdb); err != nil {
+		if err := settle.Start(xctx, dev, rdb, metrics.Executions()); err != nil {
 			return fmt.Errorf("dev: %w", err)
 		}
-		actuator = settle.Sender
+		actuator = metrics.CountRefusals(settle.Sender)
 	}
 	store, err := replica.OpenStore(ctx, rdb, joinstore.Config{SessionTTL: time.Hour})
 	if err != nil {

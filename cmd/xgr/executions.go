@@ -13,6 +13,7 @@ import (
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/onchain"
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/metric"
 	"github.com/xgr-sidecar/xgr/txmanager"
 )
 
@@ -48,7 +49,9 @@ func executionsOf(c *cli.Context, file string, raw []byte) (execution.Config, []
 // Actuator) when executions are enabled, and runs its upkeep until ctx
 // ends. Receipts are final under the indexer's finality rule; "auto" asks
 // the node whether it has a finalized block. nil when executions are off.
-func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rdb redis.UniversalClient, client *ethclient.Client, fin indexer.Finality) (execution.Actuator, error) {
+// With metrics (xgr run's /metrics) the executor's xgr_txm_* series and
+// xgr_execution_refusals_total are registered there.
+func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rdb redis.UniversalClient, client *ethclient.Client, fin indexer.Finality, metrics *metric.Set) (execution.Actuator, error) {
 	if !x.Enabled {
 		return nil, nil
 	}
@@ -70,8 +73,11 @@ func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rd
 			tf.Mode = "confirmations"
 		}
 	}
-	s, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: rdb, Chain: client, Key: key,
-		Manager: txmanager.Config{Finality: tf, Log: slog.Default()}})
+	mc := txmanager.Config{Finality: tf, Log: slog.Default()}
+	if metrics != nil {
+		mc.Metrics = metrics.Executions()
+	}
+	s, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: rdb, Chain: client, Key: key, Manager: mc})
 	if err != nil {
 		return nil, cli.Exit(cmdName(c)+": executions: "+err.Error(), 2)
 	}
@@ -82,5 +88,8 @@ func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rd
 	}()
 	slog.Info("executions on", "executor", s.Address().Hex(), "finality", tf.Mode, "confirmations", tf.Confirmations,
 		"anyTarget", x.Policy.AnyTarget, "targets", len(x.Policy.Targets), "maxGasLimit", x.Policy.MaxGasLimit)
+	if metrics != nil {
+		return metrics.CountRefusals(s), nil
+	}
 	return s, nil
 }

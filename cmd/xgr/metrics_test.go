@@ -117,7 +117,8 @@ func deployExprs(t *testing.T) map[string][]string {
 
 // xgr dev's /metrics is not empty: after its demo sessions finished it
 // shows them by outcome, the steps' durations, the trigger-to-start time,
-// the chain index and Redis round trips, with the Go and process
+// the chain index and Redis round trips, the demo settlement's executions
+// (xgr_txm_*, the executor's balance, refusals), with the Go and process
 // collectors; every metric the shipped alert rules and Grafana dashboard
 // use is among them (a histogram by its _bucket series).
 func TestDeployFilesUseRegisteredMetrics(t *testing.T) {
@@ -175,6 +176,41 @@ func TestDeployFilesUseRegisteredMetrics(t *testing.T) {
 		`xgr_session_takeovers_total`, `xgr_root_lease_losses_total`, `xgr_redis_errors_total{kind="connection"}`, `xgr_sessions_running`} {
 		if _, ok := samples[s]; !ok {
 			t.Errorf("%s is not exposed", s)
+		}
+	}
+	// The demo settlement's executor (xgr dev runs it with executions on):
+	// the transaction manager's series, labelled by chain and sender, its
+	// balance, and the refusals by limit.
+	for _, want := range []struct {
+		name, label string
+		min         float64
+	}{
+		{"xgr_txm_final_total", `outcome="success"`, 1},
+		{"xgr_txm_final_total", `outcome="reverted"`, 0},
+		{"xgr_txm_final_total", `outcome="lost"`, 0},
+		{"xgr_txm_attempts_total", "", 1},
+		{"xgr_txm_time_until_included_seconds_count", "", 1},
+		{"xgr_txm_time_until_final_seconds_count", "", 1},
+		{"xgr_txm_executor_balance_ether", "", 1},
+		{"xgr_txm_in_flight", "", 0},
+		{"xgr_txm_unmined_nonces", "", 0},
+		{"xgr_txm_nonce_gaps_filled_total", "", 0},
+		{"xgr_execution_refusals_total", `limit="executions.targets"`, 0},
+	} {
+		var found []string
+		for k, v := range samples {
+			if strings.HasPrefix(k, want.name+"{") && strings.Contains(k, want.label) {
+				found = append(found, k)
+				if want.name != "xgr_execution_refusals_total" && !regexp.MustCompile(`chain_id="1337".*sender="0x[0-9a-f]{40}"`).MatchString(k) {
+					t.Errorf("%s: want chain_id and sender labels", k)
+				}
+				if v < want.min {
+					t.Errorf("%s = %v; want ≥ %v", k, v, want.min)
+				}
+			}
+		}
+		if len(found) != 1 {
+			t.Errorf("%s{%s}: %d series %v; want one (the executor's)", want.name, want.label, len(found), found)
 		}
 	}
 	if !regexp.MustCompile(`xgr_build_info\{goversion="go[0-9.]+",revision="[^"]*",version="[^"]+"\} 1`).MatchString(strings.Join(keys(samples), " 1\n") + " 1") {

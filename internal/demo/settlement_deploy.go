@@ -72,8 +72,9 @@ func DeploySettlement(ctx context.Context, s *chain.Sender, rules *deploy.RuleFi
 
 // Start starts the executor of the settlement (Sender): the last
 // development account signs, only the settlement contract may be called,
-// receipts are final once mined. Its upkeep runs until ctx ends.
-func (d *Settlement) Start(ctx context.Context, dev *devchain.Chain, rdb redis.UniversalClient) error {
+// receipts are final once mined. Its upkeep runs until ctx ends. metrics
+// (nil: none) receives the transaction manager's measurements.
+func (d *Settlement) Start(ctx context.Context, dev *devchain.Chain, rdb redis.UniversalClient, metrics *txmanager.Metrics) error {
 	node, ok := dev.Backend().(onchain.Chain)
 	if !ok {
 		return errors.New("the development chain cannot send executions")
@@ -81,7 +82,7 @@ func (d *Settlement) Start(ctx context.Context, dev *devchain.Chain, rdb redis.U
 	x := execution.DefaultConfig()
 	x.Enabled, x.Policy.Targets = true, []common.Address{d.Contract}
 	s, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: rdb, Chain: node, Key: dev.Key(devchain.DevAccounts - 1),
-		Manager: txmanager.Config{Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 1}, Poll: 50 * time.Millisecond, Log: slog.Default()}})
+		Manager: txmanager.Config{Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 1}, Poll: 50 * time.Millisecond, Metrics: metrics, Log: slog.Default()}})
 	if err != nil {
 		return fmt.Errorf("executions: %w", err)
 	}

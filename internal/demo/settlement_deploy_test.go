@@ -83,7 +83,7 @@ func TestDeploySettlementBindsTheLastStep(t *testing.T) {
 	defer rdb.Close()
 	xctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := st.Start(xctx, dev, rdb); err != nil {
+	if err := st.Start(xctx, dev, rdb, nil); err != nil {
 		t.Fatal(err)
 	}
 	if st.Sender == nil {
