@@ -29,7 +29,7 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatalf("line count changed:\n%q\n%q", raw, rest)
 		}
 		p := c.Policy
-		if p.MaxGasLimit > MaxGas || p.DefaultSessionGas > MaxGas || c.InFlight < 1 || c.BumpPercent < 10 || c.BumpAfterBlocks < 1 ||
+		if p.MaxGasLimit > MaxGas || p.MaxSessionGas > MaxGas || c.InFlight < 1 || c.BumpPercent < 10 || c.BumpAfterBlocks < 1 ||
 			c.MaxFeePerGas == nil || c.MaxFeePerGas.Sign() <= 0 || (c.Enabled && !p.AnyTarget && len(p.Targets) == 0) {
 			t.Fatalf("accepted out of range: %+v", c)
 		}
