@@ -40,8 +40,8 @@ func TargetLimit(i int, setting string) string {
 // of the config): what the executor key may be made to do. Check is pure.
 // The zero Policy refuses everything.
 type Policy struct {
-	// AnyTarget allows every address and every function on it, never a
-	// plain transfer and never value (targets: any; the config accepts it
+	// AnyTarget allows every address and every function on it but
+	// TokenMoves, never a plain transfer and never value (targets: any; the config accepts it
 	// only with allowAnyTarget: i-understand-the-risk). Else Targets lists
 	// the allowed ones.
 	AnyTarget bool
@@ -175,13 +175,23 @@ func (p Policy) checkTarget(c Call) error {
 		return &Refusal{Limit: where("plainTransfer"), Reason: fmt.Sprintf("execution to %s: a call without calldata (a plain transfer): %s", c.To.Hex(), why)}
 	case len(c.Data) > 0 && len(c.Data) < 4:
 		return &Refusal{Limit: limit, Reason: fmt.Sprintf("execution to %s: calldata of %d bytes has no 4-byte function selector", c.To.Hex(), len(c.Data))}
-	case len(c.Data) >= 4 && !t.allows(c.Data[:4]):
+	}
+	if len(c.Data) >= 4 {
 		fn := c.Function
 		if fn == "" {
 			fn = "?"
 		}
-		return &Refusal{Limit: limit, Reason: fmt.Sprintf("execution to %s: function %s (selector 0x%x) is not among the functions the target allows (%s: %s)",
-			c.To.Hex(), fn, []byte(c.Data[:4]), limit, t.functionNames())}
+		switch ok, excluded := t.allows(c.Data[:4]); {
+		case excluded && i < 0:
+			return &Refusal{Limit: limit, Reason: fmt.Sprintf("execution to %s: function %s (selector 0x%x) moves or approves the caller's tokens, which targets: any never allows; list the target with the function under functions",
+				c.To.Hex(), fn, []byte(c.Data[:4]))}
+		case excluded:
+			return &Refusal{Limit: limit, Reason: fmt.Sprintf("execution to %s: function %s (selector 0x%x) moves or approves the caller's tokens, which a target given as a bare address never allows; list it under %s to allow it",
+				c.To.Hex(), fn, []byte(c.Data[:4]), limit)}
+		case !ok:
+			return &Refusal{Limit: limit, Reason: fmt.Sprintf("execution to %s: function %s (selector 0x%x) is not among the functions the target allows (%s: %s)",
+				c.To.Hex(), fn, []byte(c.Data[:4]), limit, t.functionNames())}
+		}
 	}
 	if c.Value == nil || c.Value.Sign() == 0 {
 		return nil

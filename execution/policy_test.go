@@ -61,10 +61,18 @@ func TestPolicyCheck(t *testing.T) {
 		reason string
 	}{
 		{"allowed, cap as limit", p, Scope{}, Call{To: allowed, Data: settle}, 0, "", ""},
-		{"bare address allows any function", p, Scope{}, Call{To: allowed, Data: transfer}, 0, "", ""},
+		{"bare address allows any function", p, Scope{}, Call{To: allowed, Data: calldata("mint(uint256)", 32)}, 0, "", ""},
+		{"but no token move on a bare address", p, Scope{}, Call{To: allowed, Function: "transfer(address,uint256)", Data: transfer}, 0,
+			"executions.targets[0].functions", "moves or approves the caller's tokens, which a target given as a bare address never allows"},
+		{"nor an approve", p, Scope{}, Call{To: allowed, Data: calldata("approve(address,uint256)", 64)}, 0, "executions.targets[0].functions", "moves or approves"},
+		{"functions: any allows token moves", Policy{Targets: []Target{{Address: allowed, AnyFunction: true}}, MaxGasLimit: 100_000, MaxSessionGas: 250_000, MaxGasPerOwnerPerDay: 1_000_000},
+			Scope{}, Call{To: allowed, Data: transfer}, 0, "", ""},
+		{"a token move listed by name", Policy{Targets: []Target{{Address: allowed, Functions: []Function{mustFunction(t, "transfer(address,uint256)")}}}, MaxGasLimit: 100_000, MaxSessionGas: 250_000, MaxGasPerOwnerPerDay: 1_000_000},
+			Scope{}, Call{To: allowed, Data: transfer}, 0, "", ""},
 		{"rule lowers the cap", p, Scope{}, Call{To: allowed, Data: settle, GasLimit: 50_000}, 200_000, "", ""},
 		{"target not listed", p, Scope{}, Call{To: other, Data: settle}, 0, LimitTargets, "not among the 4 contracts"},
-		{"any target", anyTarget, Scope{}, Call{To: other, Data: transfer}, 0, "", ""},
+		{"any target", anyTarget, Scope{}, Call{To: other, Data: settle}, 0, "", ""},
+		{"ERC-20 transfer under any", anyTarget, Scope{}, Call{To: other, Data: transfer}, 0, LimitTargets, "which targets: any never allows"},
 		{"zero target", Policy{AnyTarget: true, MaxGasLimit: 1, MaxSessionGas: 1}, Scope{}, Call{}, 0, LimitInputTarget, "zero address"},
 
 		// functions

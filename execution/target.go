@@ -15,13 +15,15 @@ import (
 // executor key may call, and how.
 //
 // A bare address in the config's list is AllowContract(address): every
-// function of that contract, but never a plain transfer and never value.
-// The richer form lists the functions and opts into plain transfers and
-// value one by one.
+// function of that contract but the ones that move or approve tokens
+// (TokenMoves), never a plain transfer and never value. The richer form
+// lists the functions and opts into plain transfers and value one by one.
 type Target struct {
 	Address common.Address
-	// AnyFunction allows every function selector. Functions is then empty.
+	// AnyFunction allows every function selector but those in Except.
+	// Functions is then empty.
 	AnyFunction bool
+	Except      []Function
 	// Functions are the allowed functions (ignored with AnyFunction).
 	Functions []Function
 	// PlainTransfer allows a call without calldata (a transfer to the
@@ -34,10 +36,42 @@ type Target struct {
 }
 
 // AllowContract is a target as a bare address in executions.targets:
-// every function of addr, no plain transfer, no value.
+// every function of addr but TokenMoves, no plain transfer, no value.
 func AllowContract(addr common.Address) Target {
-	return Target{Address: addr, AnyFunction: true}
+	return Target{Address: addr, AnyFunction: true, Except: tokenMoves}
 }
+
+// TokenMoves are the functions a bare address (and targets: any) does not
+// allow: the standard ones that move or approve tokens the caller holds
+// (ERC-20, ERC-721, ERC-1155, ERC-677, ERC-777). Called by the executor
+// key they would move the operator's tokens. A target that needs one lists
+// it under functions.
+func TokenMoves() []Function { return append([]Function(nil), tokenMoves...) }
+
+var tokenMoves = func() []Function {
+	var out []Function
+	for _, sig := range []string{
+		"transfer(address,uint256)",
+		"transferFrom(address,address,uint256)",
+		"approve(address,uint256)",
+		"increaseAllowance(address,uint256)",
+		"safeTransferFrom(address,address,uint256)",
+		"safeTransferFrom(address,address,uint256,bytes)",
+		"setApprovalForAll(address,bool)",
+		"safeTransferFrom(address,address,uint256,uint256,bytes)",
+		"safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
+		"transferAndCall(address,uint256,bytes)",
+		"send(address,uint256,bytes)",
+		"authorizeOperator(address)",
+	} {
+		f, err := ParseFunction(sig)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}()
 
 // Targets is AllowContract of each address.
 func Targets(addrs ...common.Address) []Target {
@@ -59,12 +93,17 @@ type Function struct {
 // String is the function as the operator wrote it, canonical.
 func (f Function) String() string { return f.Text }
 
-// allows tells whether t allows the selector sel.
-func (t Target) allows(sel []byte) bool {
+// allows tells whether t allows the selector sel; excluded tells whether
+// it is refused because AnyFunction excepts it.
+func (t Target) allows(sel []byte) (ok, excluded bool) {
 	if t.AnyFunction {
-		return true
+		return !has(t.Except, sel), has(t.Except, sel)
 	}
-	for _, f := range t.Functions {
+	return has(t.Functions, sel), false
+}
+
+func has(fs []Function, sel []byte) bool {
+	for _, f := range fs {
 		if string(f.Selector[:]) == string(sel) {
 			return true
 		}
@@ -74,6 +113,9 @@ func (t Target) allows(sel []byte) bool {
 
 // functionNames lists t's functions for a refusal.
 func (t Target) functionNames() string {
+	if t.AnyFunction && len(t.Except) > 0 {
+		return "any function but those that move or approve tokens"
+	}
 	if t.AnyFunction {
 		return "any"
 	}
