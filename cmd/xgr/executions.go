@@ -107,7 +107,7 @@ plain transfers and value caps, the gas, value and spend limits, and the
 settings that let a session owner make the executor key do more than call
 listed functions (targets: any, functions: any), each on a DANGER line.
 Exit 1 when there is a DANGER line, 2 when the section is invalid.
-See docs/executions.md#the-transaction-policy.`,
+See docs/executions.md#the-transaction-policy-the-executions-section.`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "the YAML config of xgr run (its executions: section)"},
 				jsonFlag(),
