@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/xgr-sidecar/xgr/execution"
@@ -77,7 +76,7 @@ func BenchmarkExecutionSteps(b *testing.B) {
 	counted.AddHook(rt)
 	plain := srv.Client()
 	x := execution.DefaultConfig()
-	x.Enabled, x.Policy.Targets, x.InFlight = true, []common.Address{target.Address}, 256
+	x.Enabled, x.Policy.Targets, x.InFlight = true, execution.Targets(target.Address), 256
 	sender, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: plain, Chain: anvil.Client, Key: anvil.Key(1),
 		Manager: txmanager.Config{Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 1}, Poll: 100 * time.Millisecond}})
 	if err != nil {

@@ -37,8 +37,8 @@ type Scope struct {
 	// XRC-137 contract (zero for rules not read from chain).
 	Registry     common.Address
 	RuleContract common.Address
-	// MaxTotalGas is the session's gas budget (the SessionPermit's
-	// maxTotalGas); 0 means the operator's default.
+	// MaxTotalGas is the SessionPermit's maxTotalGas: it can only lower
+	// the operator's ceiling (Policy.MaxSessionGas); 0 sets none.
 	MaxTotalGas uint64
 }
 

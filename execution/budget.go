@@ -13,16 +13,23 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/luascript"
 )
 
-//go:embed lua/*.lua
+//go:embed lua/*.lua lua/lib/*.lua
 var luaFS embed.FS
 
-var scriptReserveGas = luascript.New("execution", luaFS).Load("reserve_gas")
+var (
+	scripts               = luascript.New("execution", luaFS, "lua/lib/decimal.lua")
+	scriptReserveSession  = scripts.Load("reserve_session")
+	scriptReleaseSession  = scripts.Load("release_session")
+	scriptReserveOwnerDay = scripts.Load("reserve_owner_day")
+)
 
-// Budget keeps each session's reserved execution gas in Redis: one hash
-// per session, under the session's own hash tag ({<owner>:<session>}, as
-// joinstore's session keys), so on a cluster it shares their slot.
-// Reservations are made by lua/reserve_gas.lua, atomically and once per
-// idempotency key. Safe for concurrent use.
+// Budget keeps what executions reserve in Redis: each session's gas and
+// value in one hash under the session's own hash tag ({<owner>:<session>},
+// as joinstore's session keys, so on a cluster it shares their slot), and
+// each owner's gas, value and worst-case spend per UTC day in one hash
+// under the owner's tag ({<owner>}). Reservations are made by the scripts
+// in lua/, atomically and once per idempotency key. Safe for concurrent
+// use.
 type Budget struct {
 	rdb redis.UniversalClient
 	ttl time.Duration
@@ -62,22 +69,11 @@ func (b *Budget) Reserve(ctx context.Context, s Scope, key string, gas, budget u
 	if gas == 0 || gas > MaxGas || budget > MaxGas {
 		return Reservation{}, fmt.Errorf("execution: reserve %d gas of a budget of %d: want 1 ≤ gas and both ≤ %d", gas, budget, uint64(MaxGas))
 	}
-	res, err := scriptReserveGas.Run(ctx, b.rdb, []string{BudgetKey(s)}, key,
-		strconv.FormatUint(gas, 10), strconv.FormatUint(budget, 10), strconv.FormatInt(b.ttl.Milliseconds(), 10)).StringSlice()
+	sr, err := b.reserveSession(ctx, s, key, gas, budget, nil, nil, Day(time.Now()))
 	if err != nil {
-		return Reservation{}, fmt.Errorf("execution: reserve gas for %q: %w", key, err)
+		return Reservation{}, err
 	}
-	if len(res) != 3 {
-		return Reservation{}, fmt.Errorf("execution: reserve gas for %q: unexpected reply %q", key, res)
-	}
-	r := Reservation{Existed: res[0] == "exists", Over: res[0] == "over"}
-	if r.Gas, err = strconv.ParseUint(res[1], 10, 64); err == nil {
-		r.Total, err = strconv.ParseUint(res[2], 10, 64)
-	}
-	if err != nil {
-		return Reservation{}, fmt.Errorf("execution: reserve gas for %q: reply %q: %w", key, res, err)
-	}
-	return r, nil
+	return Reservation{Gas: sr.gas, Total: sr.totalGas, Existed: sr.status == "exists", Over: sr.status == "over-gas"}, nil
 }
 
 // Reserved reads the session's reserved gas (0 for a session without

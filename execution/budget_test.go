@@ -77,7 +77,7 @@ func testBudget(t *testing.T, rdb redis.UniversalClient) {
 	wg.Wait()
 	n, _ := b.Reserved(ctx, par)
 	fields, _ := rdb.HLen(ctx, execution.BudgetKey(par)).Result()
-	if n != 250 || fields != 26 { // 25 keys of 10 and the total
+	if n != 250 || fields != 51 { // 25 keys of 10 (gas and day each) and the total
 		t.Errorf("concurrent: total %d, %d fields", n, fields)
 	}
 }

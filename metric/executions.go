@@ -3,6 +3,7 @@ package metric
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -12,8 +13,22 @@ import (
 
 // RefusalLimits are the limit values xgr_execution_refusals_total shows at
 // 0 from the start (a refusal naming another limit adds its own series).
-var RefusalLimits = []string{execution.LimitTargets, execution.LimitMaxGas, execution.LimitPermitGas, execution.LimitDefaultGas,
+var RefusalLimits = []string{execution.LimitTargets, execution.LimitMaxGas, execution.LimitPermitGas, execution.LimitSessionGas,
+	execution.LimitOwnerGas, execution.LimitValue, execution.LimitSessionValue, execution.LimitOwnerValue, execution.LimitOwnerSpend,
 	execution.LimitAuthority, execution.LimitInputTarget}
+
+// refusalLabel is a refusal's limit as a label value: a target's own
+// setting without its index (executions.targets[3].functions counts as
+// executions.targets[].functions), so the label set stays bounded by the
+// code's limit names, not by the operator's list.
+func refusalLabel(limit string) string {
+	if i := strings.Index(limit, "["); i >= 0 {
+		if j := strings.Index(limit[i:], "]"); j > 0 {
+			return limit[:i+1] + limit[i+j:]
+		}
+	}
+	return limit
+}
 
 // Executions registers the executor's metrics on the process's registry
 // the first time it is called, and returns the transaction manager's
@@ -58,7 +73,7 @@ func (r refusalCounter) Send(ctx context.Context, sc execution.Scope, key string
 	err := r.Actuator.Send(ctx, sc, key, c)
 	var refusal *execution.Refusal
 	if errors.As(err, &refusal) {
-		r.refusals.WithLabelValues(refusal.Limit).Inc()
+		r.refusals.WithLabelValues(refusalLabel(refusal.Limit)).Inc()
 	}
 	return err
 }

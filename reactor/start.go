@@ -32,7 +32,8 @@ type StartRequest struct {
 	// SessionPermit's sessionId): joinstore.ErrStaleRoot otherwise.
 	RootPid int64
 	// MaxTotalGas is the session's gas budget for its executions (a
-	// SessionPermit's maxTotalGas; 0 = the operator's default), kept in
+	// SessionPermit's maxTotalGas; 0 = none: the operator's ceiling
+	// executions.maxSessionGas, which a larger one is clamped to), kept in
 	// the session's meta and passed with each execution's scope.
 	MaxTotalGas uint64
 }

@@ -141,8 +141,9 @@ func (s *Service) served(ctx context.Context, reg common.Address) error {
 }
 
 // gasBudget is a permit's maxTotalGas as the session's gas budget: 0 (the
-// operator's default) when absent, and a budget beyond 2^64-1 gas is no
-// bound (the largest one).
+// operator's ceiling, executions.maxSessionGas) when absent, and a budget
+// beyond 2^64-1 gas is the largest one (clamped to the ceiling when an
+// execution reserves).
 func gasBudget(v *big.Int) uint64 {
 	switch {
 	case v == nil || v.Sign() <= 0:

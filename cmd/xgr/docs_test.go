@@ -66,6 +66,7 @@ var guideOf = map[string]string{
 	"xgr rpc list":          "docs/rpc.md",
 	"xgr rpc alive":         "docs/rpc.md",
 	"xgr rpc executed":      "docs/rpc.md",
+	"xgr executions policy": "docs/executions.md",
 }
 
 func TestGuidesDocumentEveryFlag(t *testing.T) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -86,10 +88,71 @@ func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rd
 			slog.Error("executions: the transaction manager stopped", "err", err)
 		}
 	}()
+	v := x.View()
 	slog.Info("executions on", "executor", s.Address().Hex(), "finality", tf.Mode, "confirmations", tf.Confirmations,
-		"anyTarget", x.Policy.AnyTarget, "targets", len(x.Policy.Targets), "maxGasLimit", x.Policy.MaxGasLimit)
+		"anyTarget", v.AnyTarget, "targets", len(v.Targets), "maxGasLimit", v.MaxGasLimit, "maxSessionGas", v.MaxSessionGas,
+		"maxGasPerOwnerPerDay", v.MaxGasPerOwnerPerDay, "spendBoundPerOwnerPerDay", v.SpendBoundPerOwnerPerDay,
+		"valueMaxPerSession", v.ValueMaxPerSession, "valueMaxPerOwnerPerDay", v.ValueMaxPerOwnerPerDay)
+	for _, d := range v.Dangers {
+		slog.Warn("executions: dangerous policy", "setting", d)
+	}
 	if metrics != nil {
 		return metrics.CountRefusals(s), nil
 	}
 	return s, nil
+}
+
+// executionsCommand inspects the executions: section.
+func executionsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "executions",
+		Usage: "inspect the executions policy: what sessions may make the executor key do",
+		Subcommands: []*cli.Command{{
+			Name:  "policy",
+			Usage: "print the executions: policy of --config with every limit's effective value; dangerous settings first",
+			Description: `Reads the executions: section of the config file as xgr run does (the
+defaults without --config) and prints the targets with their functions,
+plain transfers and value caps, the gas, value and spend limits, and the
+settings that let a session owner make the executor key do more than call
+listed functions (targets: any, functions: any), each on a DANGER line.
+Exit 1 when there is a DANGER line, 2 when the section is invalid.
+See docs/executions.md#the-transaction-policy-the-executions-section.`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "the YAML config of xgr run (its executions: section)"},
+				jsonFlag(),
+			},
+			Action: executionsPolicyAction,
+		}},
+	}
+}
+
+func executionsPolicyAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return cli.Exit(fmt.Sprintf("executions policy: unexpected argument %q (the config is --config FILE)", c.Args().First()), 2)
+	}
+	var raw []byte
+	file := c.String("config")
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return cli.Exit("executions policy: --config: "+err.Error(), 2)
+		}
+		raw = b
+	}
+	x, _, err := execution.ParseConfig(file, raw)
+	if err != nil {
+		return cli.Exit("executions policy: "+err.Error(), 2)
+	}
+	v := x.View()
+	if c.Bool("json") {
+		if err := json.NewEncoder(c.App.Writer).Encode(v); err != nil {
+			return err
+		}
+	} else if _, err := fmt.Fprint(c.App.Writer, v.Text()); err != nil {
+		return err
+	}
+	if len(v.Dangers) > 0 {
+		return cli.Exit("", 1)
+	}
+	return nil
 }

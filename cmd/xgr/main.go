@@ -67,6 +67,7 @@ the command and its arguments; most have an XGR_* environment variable
 			scenarioCommand(),
 			rpcCommand(),
 			grantsCommand(),
+			executionsCommand(),
 			benchCommand(),
 			versionCommand(),
 		},

@@ -19,7 +19,9 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkSend -benchtime 200x ./execution/onchain/
 func BenchmarkSend(b *testing.B) {
-	f := newFixture(b, func(c *execution.Config) { c.Policy.DefaultSessionGas, c.InFlight = execution.MaxGas, 4096 })
+	f := newFixture(b, func(c *execution.Config) {
+		c.Policy.MaxSessionGas, c.Policy.MaxGasPerOwnerPerDay, c.InFlight = execution.MaxGas, execution.MaxGas, 4096
+	})
 	ctx := context.Background()
 	sc := f.scope(2, 1)
 	call := f.target.settle(b, 1, "bench")

@@ -30,7 +30,9 @@ type Previewer struct {
 	// From is the would-be sender (msg.sender of the eth_call).
 	From common.Address
 	// Policy, when set, refuses what the operator's policy would refuse
-	// (targets, gas cap); authority and budgets are not previewed.
+	// (Policy.Check: targets, functions, plain transfers, value, gas cap);
+	// authority and the reservations per session and owner-day are not
+	// previewed.
 	Policy *execution.Policy
 
 	mu   sync.Mutex

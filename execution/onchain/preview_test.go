@@ -50,7 +50,7 @@ func TestPreviewer(t *testing.T) {
 		t.Error("an outcome of a key never previewed")
 	}
 
-	p.Policy = &execution.Policy{Targets: []common.Address{common.HexToAddress("0xaa")}, MaxGasLimit: execution.DefaultMaxGasLimit}
+	p.Policy = &execution.Policy{Targets: execution.Targets(common.HexToAddress("0xaa")), MaxGasLimit: execution.DefaultMaxGasLimit}
 	var refusal *execution.Refusal
 	if err := p.Send(ctx, sc, "o/1/1:3", tg.settle(t, 5, "prev-refused")); !errors.As(err, &refusal) || refusal.Limit != execution.LimitTargets {
 		t.Errorf("a target outside the policy: %v", err)

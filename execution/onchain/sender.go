@@ -59,6 +59,9 @@ type Config struct {
 	// BudgetTTL is how long a session's gas budget is kept after its last
 	// reservation; 0 means 30 days (the manager's default record TTL).
 	BudgetTTL time.Duration
+	// Now is the clock that picks the UTC day an execution counts in
+	// against its owner's daily limits; nil is time.Now.
+	Now func() time.Time
 }
 
 // Sender is the Actuator over the transaction manager. Safe for
@@ -71,6 +74,8 @@ type Sender struct {
 	authority *authority.Checker
 	from      common.Address
 	pre       *preflight
+	maxFee    *big.Int
+	now       func() time.Time
 }
 
 var _ execution.Actuator = (*Sender)(nil)
@@ -111,8 +116,12 @@ func New(ctx context.Context, cfg Config) (*Sender, error) {
 	if ttl <= 0 {
 		ttl = 30 * 24 * time.Hour
 	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
 	return &Sender{policy: x.Policy, chain: cfg.Chain, manager: m, budget: execution.NewBudget(cfg.Redis, ttl),
-		authority: authority.NewChecker(reader), from: m.Sender(), pre: pre}, nil
+		authority: authority.NewChecker(reader), from: m.Sender(), pre: pre, maxFee: x.MaxFeePerGas, now: now}, nil
 }
 
 // Run is the transaction manager's upkeep (see txmanager.Manager.Run):
@@ -130,15 +139,20 @@ func (s *Sender) Manager() *txmanager.Manager { return s.manager }
 
 // Send implements execution.Actuator. A key the manager holds already
 // returns nil at once (nothing checked or signed again). Otherwise, in
-// order: the key's form, the policy (target, gas cap), the runner's
-// authority on the session's registry and the step's rule contract (read
-// on chain now: a runner removed from an executor list mid-session is
-// refused), the preflight (preflight.go: intrinsic gas, transaction size,
-// the executor's balance, optionally eth_estimateGas), the session's gas
-// budget (the call's gas limit reserved in Redis, once per key), then txmanager.Submit, which stores the call before
+// order: the key's form, the policy (target, function, plain transfer,
+// value, gas cap: Policy.Check), the runner's authority on the session's
+// registry and the step's rule contract (read on chain now: a runner
+// removed from an executor list mid-session is refused), the preflight
+// (preflight.go: intrinsic gas, transaction size, the executor's balance,
+// optionally eth_estimateGas), then the reservations in Redis, once per
+// key: the call's gas limit and value against the session's budget and
+// value cap, then its gas, value and worst-case cost (gas limit ×
+// maxFeePerGas + value) against the owner's limits of the UTC day
+// (execution.Budget.ReserveExecution). Only then txmanager.Submit, which
+// reserves a nonce and stores the call before
 // anything is broadcast. Refusals are *execution.Refusal and leave no
-// record (a budget reservation made before an interrupted Submit stays,
-// and the retry uses it).
+// record and no nonce (a reservation made before an interrupted Submit
+// stays, and the retry uses it).
 //
 // A Scope with neither Registry nor RuleContract (a session of a local
 // file whose rules are not read from chain) has no contract to check
@@ -162,22 +176,27 @@ func (s *Sender) Send(ctx context.Context, sc execution.Scope, key string, c exe
 	if err := s.pre.check(ctx, key, c, gas); err != nil {
 		return err // preflight.go: what the node would refuse for good, refused before a nonce is reserved
 	}
-	budget, limit := s.policy.Budget(sc)
-	res, err := s.budget.Reserve(ctx, sc, key, gas, budget)
+	res, err := s.budget.ReserveExecution(ctx, sc, key, s.now(), execution.Charge{Gas: gas, Value: c.Value, MaxFeePerGas: s.maxFee},
+		s.policy.CeilingsOf(sc))
 	if err != nil {
 		return err
 	}
-	if res.Over {
-		if err := s.policy.Check(sc, c, res.Total); err != nil {
-			return err
-		}
-		return &execution.Refusal{Limit: limit, Reason: fmt.Sprintf("execution %q: gas limit %d does not fit the session's budget %d", key, gas, budget)}
+	if res.Refusal != nil {
+		return res.Refusal
 	}
-	if res.Existed {
-		gas = res.Gas // a retry sends what was reserved
+	if res.Existed && res.Value.Cmp(valueOf(c)) != 0 {
+		return &execution.Refusal{Limit: "key", Reason: fmt.Sprintf("execution %q: reserved before with value %s wei, asked now with %s wei; a key is one call", key, res.Value, valueOf(c))}
 	}
-	_, err = s.manager.Submit(ctx, txmanager.Request{Key: key, To: c.To, Data: c.Data, Value: c.Value, GasLimit: gas})
+	// A retry sends the gas limit reserved first.
+	_, err = s.manager.Submit(ctx, txmanager.Request{Key: key, To: c.To, Data: c.Data, Value: c.Value, GasLimit: res.Gas})
 	return err
+}
+
+func valueOf(c execution.Call) *big.Int {
+	if c.Value == nil {
+		return new(big.Int)
+	}
+	return c.Value
 }
 
 // authorize re-reads the runner's standing on the scope's contracts.

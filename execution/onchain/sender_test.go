@@ -78,7 +78,7 @@ func newFixture(t testing.TB, mutate func(*execution.Config)) *fixture {
 	f.registry, f.rule, f.r137 = reg.Address, r137.Address, r137
 	cfg := execution.DefaultConfig()
 	cfg.Enabled = true
-	cfg.Policy.Targets = []common.Address{f.target.addr}
+	cfg.Policy.Targets = execution.Targets(f.target.addr)
 	cfg.Policy.MaxGasLimit = 200_000
 	if mutate != nil {
 		mutate(&cfg)
@@ -204,7 +204,7 @@ func TestSenderOnAnvil(t *testing.T) {
 
 // Refusals: nothing is recorded, reserved or sent.
 func TestSenderRefusals(t *testing.T) {
-	f := newFixture(t, func(c *execution.Config) { c.Policy.DefaultSessionGas = 300_000 })
+	f := newFixture(t, func(c *execution.Config) { c.Policy.MaxSessionGas = 300_000 })
 	ctx := context.Background()
 	call := f.target.settle(t, 1, "r")
 	none := func(key string, sc execution.Scope) {
@@ -240,13 +240,13 @@ func TestSenderRefusals(t *testing.T) {
 	if err := f.sender.Send(ctx, sc, "0xowner/3/3:3", call); err != nil { // 200000 of 300000
 		t.Fatal(err)
 	}
-	refusal(t, f.sender.Send(ctx, sc, "0xowner/3/3:4", call), execution.LimitDefaultGas, "exceeds the session's gas budget 300000")
+	refusal(t, f.sender.Send(ctx, sc, "0xowner/3/3:4", call), execution.LimitSessionGas, "exceeds the session's gas budget 300000")
 	small := call
 	small.GasLimit = 100_000
 	if err := f.sender.Send(ctx, sc, "0xowner/3/3:5", small); err != nil { // exactly the budget
 		t.Fatal(err)
 	}
-	sc.MaxTotalGas = 250_000 // the permit's budget wins over the default
+	sc.MaxTotalGas = 250_000 // a permit's budget below the ceiling wins
 	refusal(t, f.sender.Send(ctx, sc, "0xowner/3/3:6", small), execution.LimitPermitGas, "SessionPermit's maxTotalGas")
 	for _, k := range []string{"0xowner/3/3:1", "0xowner/3/3:2", "0xowner/3/3:4", "0xowner/3/3:6"} {
 		none(k, sc)

@@ -80,7 +80,7 @@ func (d *Settlement) Start(ctx context.Context, dev *devchain.Chain, rdb redis.U
 		return errors.New("the development chain cannot send executions")
 	}
 	x := execution.DefaultConfig()
-	x.Enabled, x.Policy.Targets = true, []common.Address{d.Contract}
+	x.Enabled, x.Policy.Targets = true, execution.Targets(d.Contract)
 	s, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: rdb, Chain: node, Key: dev.Key(devchain.DevAccounts - 1),
 		Manager: txmanager.Config{Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 1}, Poll: 50 * time.Millisecond, Metrics: metrics, Log: slog.Default()}})
 	if err != nil {

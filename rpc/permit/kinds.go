@@ -144,8 +144,9 @@ type SessionMsg struct {
 	PayloadHash common.Hash
 	// SessionID is the root session id (1..2^63-1 after Verify).
 	SessionID *big.Int
-	// MaxTotalGas is the signed gas budget of the whole session. xgr
-	// meters no gas yet: it is signed and verified, not enforced.
+	// MaxTotalGas is the signed gas budget of the whole session's
+	// executions. It can only lower the operator's ceiling
+	// (executions.maxSessionGas); 0 sets none.
 	MaxTotalGas *big.Int
 	// Expiry is the last valid moment, in unix seconds.
 	Expiry *big.Int
