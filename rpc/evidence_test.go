@@ -67,7 +67,7 @@ func newEvidenceGatewayCfg(t *testing.T, rdb redis.UniversalClient, sealer evide
 	}
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	cfg := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners),
+	cfg := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners).WithRules(scriptedRules),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second,
 		GrantStore: gs, Evidence: ev, Log: log}
 	if edit != nil {
