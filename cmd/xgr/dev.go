@@ -263,7 +263,7 @@ func devAction(c *cli.Context) error {
 	}
 	checker := authority.NewChecker(authority.NewChainReader(dev.Backend())).WithRules(resolver)
 	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: checker,
-		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log, GrantStore: grants, Evidence: bundles})
+		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log, GrantStore: grants, Evidence: bundles, RuleOwners: chainRules{dev.Backend()}})
 	if err != nil {
 		return err
 	}

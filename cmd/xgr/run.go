@@ -237,7 +237,7 @@ func runAction(c *cli.Context) error {
 		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: idx}
 		gcfg := rpc.Config{Store: store, Source: source, Authority: checker, Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()}
 		if ev.Bundles != nil || ev.Opener != nil {
-			gcfg.GrantStore, gcfg.Evidence, gcfg.Rules = ev.Grants, ev.Bundles, chainRules{client}
+			gcfg.GrantStore, gcfg.Evidence, gcfg.Rules, gcfg.RuleOwners = ev.Grants, ev.Bundles, chainRules{client}, chainRules{client}
 			if ev.Keys != nil {
 				gcfg.ReadKeys = ev.Keys
 			}
