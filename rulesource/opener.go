@@ -46,8 +46,9 @@ type KeyOpener struct {
 type GrantLookup func(ctx context.Context, contract common.Address, rid envelope.RID) (wrapped string, ok bool, err error)
 
 // OpenRule implements Opener: the grant first, then the header; the first
-// that opens the envelope wins, else the grant's refusal (the header's
-// when there is no Grant).
+// that opens the envelope wins. Else the refusal that says most: a lookup
+// that gave no answer (rule.ErrUnavailable), then a key that does not open,
+// then no key (ErrNoGrant).
 func (o *KeyOpener) OpenRule(ctx context.Context, contract common.Address, blob string) ([]byte, error) {
 	s, err := envelope.ParseSealed(blob, envelope.MaxRuleBytes)
 	if err != nil {
@@ -56,7 +57,7 @@ func (o *KeyOpener) OpenRule(ctx context.Context, contract common.Address, blob 
 	if o.Key == nil || o.Grant == nil && o.Header == nil {
 		return nil, fmt.Errorf("rule %s is encrypted (rid %s) and xgr has no read key (--read-key-file, $%s or $%s)", contract.Hex(), s.RID, envelope.ReadKeyFileEnv, envelope.ReadKeyEnv)
 	}
-	var first error
+	var worst error
 	for _, lookup := range []GrantLookup{o.Grant, o.Header} {
 		if lookup == nil {
 			continue
@@ -65,11 +66,24 @@ func (o *KeyOpener) OpenRule(ctx context.Context, contract common.Address, blob 
 		if err == nil {
 			return plain, nil
 		}
-		if first == nil {
-			first = err
+		if worst == nil || weight(err) > weight(worst) {
+			worst = err
 		}
 	}
-	return nil, first
+	return nil, worst
+}
+
+// weight ranks why a key did not open a rule, to report the one that says
+// most: no answer (it may open later) over a key that does not open over
+// no key at all.
+func weight(err error) int {
+	switch {
+	case errors.Is(err, rule.ErrUnavailable):
+		return 2
+	case errors.Is(err, ErrNoGrant):
+		return 0
+	}
+	return 1
 }
 
 // open opens s with the key lookup finds.
