@@ -10,9 +10,16 @@
 // nobody. The statuses are the ones of the OPS "Rule Executor Coverage"
 // panel: has executor, owner (implicit), missing.
 //
+// Every rule reference is resolved before authority is decided, exactly
+// as the runtime will resolve it (a Resolver: the runtime's
+// rulesource.Loader, whose Load reads rules through the same Resolve: the
+// rule directory, the config's addresses: bindings, 0x addresses). A
+// reference that does not resolve refuses the start (UnresolvedError);
+// one that resolves to a local rule file needs no authority.
+//
 // The decision (Decide) is pure: it judges facts read from the chain. The
 // facts come through a Reader; ChainReader reads them from a node at its
-// head block and keeps them until the next block. Checker joins the two,
-// and Start is reactor.Start with the check between preparing the session
-// and creating it, so a refused start creates nothing.
+// head block and keeps them until the next block. Checker joins the two
+// (Admit, Authorize); reactor.StartGated asks it between preparing the
+// session and creating it, so a refused start creates nothing.
 package authority

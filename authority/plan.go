@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -65,10 +66,12 @@ type Plan struct {
 
 // PlanFor lists the contracts a runner of the orchestrations needs
 // authority on: the registry (when not nil) and every rule contract a step
-// references by address. It reads nothing.
+// references by address; other references are listed as Unresolved. It
+// reads nothing. It serves coverage reports; a start resolves every
+// reference as the runtime does (ResolvePlan) and refuses one that does
+// not resolve.
 func PlanFor(reg *common.Address, orchs ...*registry.Orchestration) Plan {
 	p := Plan{Registry: reg}
-	at := map[common.Address]int{}
 	for _, o := range orchs {
 		if o == nil {
 			continue
@@ -78,22 +81,25 @@ func PlanFor(reg *common.Address, orchs ...*registry.Orchestration) Plan {
 				p.Unresolved = append(p.Unresolved, Unresolved{OstcID: o.ID, Step: s.ID, Rule: s.Rule})
 				continue
 			}
-			c := common.HexToAddress(s.Rule)
-			i, ok := at[c]
-			if !ok {
-				i = len(p.Rules)
-				at[c] = i
-				p.Rules = append(p.Rules, Ref{Contract: c})
-			}
-			r := &p.Rules[i]
-			if n := len(r.Uses); n > 0 && r.Uses[n-1].OstcID == o.ID {
-				r.Uses[n-1].Steps = append(r.Uses[n-1].Steps, s.ID)
-			} else {
-				r.Uses = append(r.Uses, Use{OstcID: o.ID, Steps: []string{s.ID}})
-			}
+			p.addUse(common.HexToAddress(s.Rule), o.ID, s.ID)
 		}
 	}
 	return p
+}
+
+// addUse records that step of orchestration ostc references contract c.
+func (p *Plan) addUse(c common.Address, ostc, step string) {
+	i := slices.IndexFunc(p.Rules, func(r Ref) bool { return r.Contract == c })
+	if i < 0 {
+		i = len(p.Rules)
+		p.Rules = append(p.Rules, Ref{Contract: c})
+	}
+	r := &p.Rules[i]
+	if n := len(r.Uses); n > 0 && r.Uses[n-1].OstcID == ostc {
+		r.Uses[n-1].Steps = append(r.Uses[n-1].Steps, step)
+	} else {
+		r.Uses = append(r.Uses, Use{OstcID: ostc, Steps: []string{step}})
+	}
 }
 
 // Contracts are the plan's contracts, each once: the registry first, then

@@ -32,8 +32,8 @@ func TestStartChecksAuthority(t *testing.T) {
 	src := reactor.NewStaticSource(listed, legacy)
 	ctx := context.Background()
 	start := func(key int, o *registry.Orchestration, reg string) (joinstore.StartResult, error) {
-		return c.Start(ctx, store, src, reactor.StartRequest{Owner: strings.ToLower(a.Address(key).Hex()), XRC729: reg, OstcID: o.ID,
-			Step: "S1", Payload: json.RawMessage(`{"n": 1}`)}, time.Now())
+		return reactor.StartGated(ctx, store, src, reactor.StartRequest{Owner: strings.ToLower(a.Address(key).Hex()), XRC729: reg, OstcID: o.ID,
+			Step: "S1", Payload: json.RawMessage(`{"n": 1}`)}, time.Now(), c)
 	}
 	keys := func() int64 {
 		n, err := rdb.DBSize(ctx).Result()
@@ -81,7 +81,7 @@ func TestStartChecksAuthority(t *testing.T) {
 		}
 	}
 	// A runner that is no account is refused before anything is read.
-	if _, err := c.Start(ctx, store, src, reactor.StartRequest{Owner: "file", XRC729: "file", OstcID: "listed", Step: "S1"}, time.Now()); err == nil ||
+	if _, err := reactor.StartGated(ctx, store, src, reactor.StartRequest{Owner: "file", XRC729: "file", OstcID: "listed", Step: "S1"}, time.Now(), c); err == nil ||
 		!strings.Contains(err.Error(), "must be an account") {
 		t.Fatalf("owner that is no address: %v", err)
 	}

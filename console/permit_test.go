@@ -68,7 +68,7 @@ func TestConsolePermitWakeIsBound(t *testing.T) {
 		root = res.Root // the second session
 	}
 	contract := common.HexToAddress("0x0000000000000000000000000000000000000729")
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: src, Authority: authority.NewChecker(ownerOf(owner)), ChainID: big.NewInt(31337), ControlContract: contract, AnyRegistry: true})
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: src, Authority: authority.NewChecker(ownerOf(owner)).WithRules(scriptedRules), ChainID: big.NewInt(31337), ControlContract: contract, AnyRegistry: true})
 	if err != nil {
 		t.Fatal(err)
 	}

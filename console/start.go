@@ -106,7 +106,7 @@ func (c *Console) handleStart(w http.ResponseWriter, r *http.Request) {
 		(&problem{Status: http.StatusForbidden, Error: fmt.Sprintf("registry %s is on chain: this replica cannot check the owner's authority on it (start through the gateway with a SessionPermit, or xgr session start --rpc)", req.XRC729)}).write(w)
 		return
 	default:
-		res, err = c.cfg.Authority.Start(ctx, c.cfg.Store, c.cfg.Source, req, c.cfg.Now())
+		res, err = reactor.StartGated(ctx, c.cfg.Store, c.cfg.Source, req, c.cfg.Now(), c.cfg.Authority)
 	}
 	if err != nil {
 		badRequest("start %s at %s: %v", req.OstcID, req.Step, err).write(w)

@@ -31,11 +31,30 @@ type Change struct {
 
 // View is what Decide needs from the store: the actor's grant on the
 // RID and scope (nil: none), the current grants of the entries' grantees
-// (by grantee) and how many live grants the RID has in that scope.
+// (by grantee) and how many live grants the RID has in that scope; and,
+// for a rule RID (scope 1), the facts of its rule contract, read from the
+// chain at the edge.
 type View struct {
 	Actor    *Grant
 	Existing map[string]*Grant
 	Live     int64
+	// Rule is the rule contract of a scope-1 RID (nil: not read; a scope-1
+	// change is then refused).
+	Rule *RuleFacts
+}
+
+// RuleFacts is what the chain says about the rule contract a scope-1
+// change names: its owner() and the RID its encryption header
+// (encrypted()) holds.
+type RuleFacts struct {
+	// Contract is the rule contract (lower-case address).
+	Contract string
+	// Owner is what owner() returned, lower case; "" when the contract
+	// answers no owner() (then nobody owns its RID).
+	Owner string
+	// RID is the RID of the contract's encryption header (zero: the
+	// contract holds no encrypted rule).
+	RID RID
 }
 
 // Write is one decided write: the grant to store, or Delete its key.
@@ -87,10 +106,17 @@ func Print(g *Grant) string {
 //   - A live grant with Manage may write grants with no more rights and no
 //     later expiry than its own, and revoke grants that are not the
 //     owner's.
-//   - A RID without any live grant in scope 1 (rules) is taken by its
-//     first writer (the guide's permissionless first grant): the change
-//     must hold the actor's own entry with isOwner. Scope 2 RIDs (log
-//     bundles) are created by the engine only.
+//   - A rule RID (scope 1) is owned by its rule contract's owner()
+//     (View.Rule, whose encryption header must hold the RID: else
+//     rid-not-of-contract), never by its first writer: the RID is public
+//     on chain before any grant exists, so a first writer could be anyone.
+//     The contract's owner acts as the RID's owner whatever grants exist;
+//     an owner flag or a MANAGE grant counts only when the contract's
+//     owner wrote it (Grant.Owner), so grants a stranger wrote earlier
+//     give it nothing and the contract's owner may overwrite or revoke
+//     them. A scope-1 change without rule facts is refused
+//     (rule-contract-required). Scope 2 RIDs (log bundles) are created by
+//     the engine only.
 //   - Everyone else is refused (not-manager).
 //
 // References the change does not give are taken from the actor's grant.
@@ -139,21 +165,14 @@ func Decide(c Change, v View, now time.Time) (*Plan, error) {
 		}
 	}
 	plan := &Plan{ActorPrint: Print(v.Actor)}
+	if c.Scope == ScopeRule {
+		return decideRule(c, v, plan, now)
+	}
 	owner := ""
 	isOwner := v.Actor != nil && Live(v.Actor, now) && v.Actor.IsOwner && v.Actor.Grantee == c.Actor
 	switch {
 	case v.Live == 0 && !Live(v.Actor, now):
-		if c.Scope != ScopeRule {
-			return nil, refuse("not-manager", "", "%s holds no grant on %s (scope %d); log RIDs are created by the engine", c.Actor, c.RID, c.Scope)
-		}
-		found := false
-		for _, e := range c.Entries {
-			found = found || e.Grantee == c.Actor && e.IsOwner && e.Rights != 0
-		}
-		if !found {
-			return nil, refuse("owner-entry-required", "entries", "%s has no grants yet: its first writer becomes its owner and must list itself with isOwner true", c.RID)
-		}
-		plan.Bootstrap, owner, isOwner = true, c.Actor, true
+		return nil, refuse("not-manager", "", "%s holds no grant on %s (scope %d); log RIDs are created by the engine", c.Actor, c.RID, c.Scope)
 	case isOwner:
 		owner = c.Actor
 	case MayManage(v.Actor, c.Actor, c.RID, c.Scope, now):
@@ -161,6 +180,39 @@ func Decide(c Change, v View, now time.Time) (*Plan, error) {
 	default:
 		return nil, refuse("not-manager", "", "%s may not manage grants of %s (scope %d): it needs the owner grant or a live grant with MANAGE (4)", c.Actor, c.RID, c.Scope)
 	}
+	return entries(c, v, plan, owner, isOwner, func(g *Grant) bool { return Live(g, now) && g.IsOwner }, now)
+}
+
+// decideRule decides a change of a rule RID (scope 1): its owner is the
+// rule contract's owner().
+func decideRule(c Change, v View, plan *Plan, now time.Time) (*Plan, error) {
+	r := v.Rule
+	switch {
+	case r == nil:
+		return nil, refuse("rule-contract-required", "refAddr", "%s is a rule RID (scope 1): name the rule contract whose encryption header holds it (refAddr); its owner() owns the RID", c.RID)
+	case r.RID != c.RID:
+		return nil, refuse("rid-not-of-contract", "refAddr", "rule contract %s holds rid %s in its encryption header, not %s: grants of a rule RID are written for the contract that holds it", r.Contract, r.RID, c.RID)
+	case r.Owner == "":
+		return nil, refuse("not-manager", "", "rule contract %s answers no owner(): nobody manages the grants of its RID %s", r.Contract, c.RID)
+	}
+	// Only grants the contract's owner wrote count: an owner flag or a
+	// MANAGE right written by anyone else is void.
+	counts := func(g *Grant) bool { return Live(g, now) && g.Owner == r.Owner }
+	isOwner := c.Actor == r.Owner
+	switch {
+	case isOwner:
+	case counts(v.Actor) && MayManage(v.Actor, c.Actor, c.RID, c.Scope, now):
+	default:
+		return nil, refuse("not-manager", "", "%s may not manage grants of rule RID %s: the rule contract %s's owner %s does, and whom it gives a live grant with MANAGE (4)", c.Actor, c.RID, r.Contract, r.Owner)
+	}
+	c.RefAddr = r.Contract
+	return entries(c, v, plan, r.Owner, isOwner, func(g *Grant) bool { return counts(g) && g.IsOwner && g.Grantee == r.Owner }, now)
+}
+
+// entries decides the writes of c's entries for an actor that manages the
+// RID: owner is the RID's owner, isOwner whether the actor is it, and
+// ownerGrant tells a grant that is the RID's owner grant.
+func entries(c Change, v View, plan *Plan, owner string, isOwner bool, ownerGrant func(*Grant) bool, now time.Time) (*Plan, error) {
 	if a := v.Actor; a != nil && !plan.Bootstrap {
 		// References not given are the actor's: grants of one RID name
 		// the same session, rule contract and transaction.
@@ -168,8 +220,7 @@ func Decide(c Change, v View, now time.Time) (*Plan, error) {
 	}
 	for i, e := range c.Entries {
 		p := fmt.Sprintf("entries[%d]", i)
-		old := v.Existing[e.Grantee]
-		oldOwner := Live(old, now) && old.IsOwner
+		oldOwner := ownerGrant(v.Existing[e.Grantee])
 		switch {
 		case e.IsOwner && !(isOwner && e.Grantee == c.Actor):
 			return nil, refuse("owner-entry", p+".isOwner", "only the owner marks its own entry as owner; %s cannot be made owner", e.Grantee)

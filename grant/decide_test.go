@@ -60,37 +60,58 @@ func TestDecide(t *testing.T) {
 	e := func(who string, rights uint8, exp time.Duration) Entry {
 		return Entry{Grantee: who, Rights: rights, ExpireAt: now.Add(exp), EncDEK: "0x0304"}
 	}
-	ownerView := View{Actor: g(owner, All, 48*time.Hour, true), Live: 1}
-	mgrView := View{Actor: g(manager, Read|Manage, 24*time.Hour, false), Live: 2, Existing: map[string]*Grant{owner: g(owner, All, 48*time.Hour, true)}}
+	// The rule contract of rid: its owner() is owner.
+	rf := &RuleFacts{Contract: "0x00000000000000000000000000000000000000ee", Owner: owner, RID: rid}
+	// A grant other wrote for itself or for someone, when it took the RID
+	// first (the first-writer rule of old).
+	stolen := func(who string, rights uint8, isOwner bool) *Grant {
+		return &Grant{RID: rid, Scope: ScopeRule, Grantee: who, Rights: rights, ExpireAt: now.Add(3650 * 24 * time.Hour), IsOwner: isOwner, Owner: other, GrantedBy: other}
+	}
+	ownerView := View{Actor: g(owner, All, 48*time.Hour, true), Live: 1, Rule: rf}
+	mgrView := View{Actor: g(manager, Read|Manage, 24*time.Hour, false), Live: 2, Existing: map[string]*Grant{owner: g(owner, All, 48*time.Hour, true)}, Rule: rf}
+	otherRID := *rf
+	otherRID.RID = RID{9}
+	noOwner := *rf
+	noOwner.Owner = ""
 	for name, tc := range map[string]struct {
 		c      Change
 		v      View
 		reason string // "" = allowed
 		writes int
 	}{
-		"owner grants":                  {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour), e(other, All, time.Hour)}}, ownerView, "", 2},
-		"owner revokes":                 {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, 0, 0)}}, ownerView, "", 1},
-		"owner renews its own":          {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: owner, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{Actor: ownerView.Actor, Live: 1, Existing: map[string]*Grant{owner: ownerView.Actor}}, "", 1},
-		"owner revokes its own":         {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(owner, 0, 0)}}, View{Actor: ownerView.Actor, Live: 1, Existing: map[string]*Grant{owner: ownerView.Actor}}, "owner-entry", 0},
-		"owner makes another owner":     {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: reader, Rights: Read, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, ownerView, "owner-entry", 0},
-		"manager grants within":         {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(reader, Read, time.Hour)}}, mgrView, "", 1},
-		"manager exceeds rights":        {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(reader, Read|RightWrite, time.Hour)}}, mgrView, "rights-exceed", 0},
-		"manager exceeds expiry":        {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(reader, Read, 25*time.Hour)}}, mgrView, "expiry-exceeds", 0},
-		"manager revokes the owner":     {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(owner, 0, 0)}}, mgrView, "owner-entry", 0},
-		"reader without MANAGE":         {Change{RID: rid, Scope: ScopeRule, Actor: reader, Entries: []Entry{e(other, Read, time.Hour)}}, View{Actor: g(reader, Read|RightWrite, time.Hour, false), Live: 2}, "not-manager", 0},
-		"expired manager":               {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(other, Read, time.Minute)}}, View{Actor: g(manager, All, -time.Second, false), Live: 1}, "not-manager", 0},
-		"stranger on a taken RID":       {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{Live: 1}, "not-manager", 0},
-		"bootstrap of a rule RID":       {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}, e(reader, Read, time.Hour)}}, View{}, "", 2},
-		"bootstrap without owner entry": {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{e(reader, Read, time.Hour)}}, View{}, "owner-entry-required", 0},
-		"bootstrap of a log RID":        {Change{RID: rid, Scope: ScopeLog, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{}, "not-manager", 0},
-		"scope 3":                       {Change{RID: rid, Scope: 3, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour)}}, ownerView, "invalid-scope", 0},
-		"no entries":                    {Change{RID: rid, Scope: ScopeRule, Actor: owner}, ownerView, "invalid-entries", 0},
-		"grantee twice":                 {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour), e(reader, 0, 0)}}, ownerView, "invalid-entry", 0},
-		"expiry past":                   {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, -time.Second)}}, ownerView, "invalid-entry", 0},
-		"expiry too far":                {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, MaxLifetime+time.Hour)}}, ownerView, "invalid-entry", 0},
-		"rights 8":                      {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, 8, time.Hour)}}, ownerView, "invalid-entry", 0},
-		"upper-case grantee":            {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(strings.ToUpper(reader[:3])+reader[3:], Read, time.Hour)}}, ownerView, "invalid-entry", 0},
-		"bad encDEK":                    {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: reader, Rights: Read, ExpireAt: now.Add(time.Hour), EncDEK: "plain text"}}}, ownerView, "invalid-entry", 0},
+		"owner grants":              {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour), e(other, All, time.Hour)}}, ownerView, "", 2},
+		"owner revokes":             {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, 0, 0)}}, ownerView, "", 1},
+		"owner renews its own":      {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: owner, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{Actor: ownerView.Actor, Live: 1, Existing: map[string]*Grant{owner: ownerView.Actor}, Rule: rf}, "", 1},
+		"owner revokes its own":     {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(owner, 0, 0)}}, View{Actor: ownerView.Actor, Live: 1, Existing: map[string]*Grant{owner: ownerView.Actor}, Rule: rf}, "owner-entry", 0},
+		"owner makes another owner": {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: reader, Rights: Read, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, ownerView, "owner-entry", 0},
+		"manager grants within":     {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(reader, Read, time.Hour)}}, mgrView, "", 1},
+		"manager exceeds rights":    {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(reader, Read|RightWrite, time.Hour)}}, mgrView, "rights-exceed", 0},
+		"manager exceeds expiry":    {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(reader, Read, 25*time.Hour)}}, mgrView, "expiry-exceeds", 0},
+		"manager revokes the owner": {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(owner, 0, 0)}}, mgrView, "owner-entry", 0},
+		"reader without MANAGE":     {Change{RID: rid, Scope: ScopeRule, Actor: reader, Entries: []Entry{e(other, Read, time.Hour)}}, View{Actor: g(reader, Read|RightWrite, time.Hour, false), Live: 2, Rule: rf}, "not-manager", 0},
+		"expired manager":           {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(other, Read, time.Minute)}}, View{Actor: g(manager, All, -time.Second, false), Live: 1, Rule: rf}, "not-manager", 0},
+		"stranger on a taken RID":   {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{Live: 1, Rule: rf}, "not-manager", 0},
+		// Issue 38 High 2: a rule RID is its contract owner's, never its
+		// first writer's.
+		"first writer of a rule RID":           {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}, e(reader, Read, time.Hour)}}, View{Rule: rf}, "not-manager", 0},
+		"first writer, no contract named":      {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{}, "rule-contract-required", 0},
+		"a contract holding another RID":       {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{Rule: &otherRID}, "rid-not-of-contract", 0},
+		"a contract without owner()":           {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour)}}, View{Rule: &noOwner}, "not-manager", 0},
+		"contract owner's first grant":         {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: owner, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}, e(reader, Read, time.Hour)}}, View{Rule: rf}, "", 2},
+		"contract owner without own grant":     {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour)}}, View{Rule: rf}, "", 1},
+		"stranger's owner grant is void":       {Change{RID: rid, Scope: ScopeRule, Actor: other, Entries: []Entry{e(manager, Read, time.Hour)}}, View{Actor: stolen(other, All, true), Live: 2, Rule: rf}, "not-manager", 0},
+		"owner overwrites a stranger's grants": {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: owner, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}, e(reader, Read, time.Hour), e(other, 0, 0)}}, View{Actor: stolen(owner, Read, false), Live: 3, Existing: map[string]*Grant{other: stolen(other, All, true), reader: stolen(reader, Read, false)}, Rule: rf}, "", 3},
+		"a manager the stranger named":         {Change{RID: rid, Scope: ScopeRule, Actor: manager, Entries: []Entry{e(reader, Read, time.Hour)}}, View{Actor: stolen(manager, Read|Manage, false), Live: 2, Rule: rf}, "not-manager", 0},
+		"bootstrap without owner entry":        {Change{RID: rid, Scope: ScopeLog, Actor: other, Entries: []Entry{e(reader, Read, time.Hour)}}, View{}, "not-manager", 0},
+		"bootstrap of a log RID":               {Change{RID: rid, Scope: ScopeLog, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}, View{}, "not-manager", 0},
+		"scope 3":                              {Change{RID: rid, Scope: 3, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour)}}, ownerView, "invalid-scope", 0},
+		"no entries":                           {Change{RID: rid, Scope: ScopeRule, Actor: owner}, ownerView, "invalid-entries", 0},
+		"grantee twice":                        {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, time.Hour), e(reader, 0, 0)}}, ownerView, "invalid-entry", 0},
+		"expiry past":                          {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, -time.Second)}}, ownerView, "invalid-entry", 0},
+		"expiry too far":                       {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, Read, MaxLifetime+time.Hour)}}, ownerView, "invalid-entry", 0},
+		"rights 8":                             {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(reader, 8, time.Hour)}}, ownerView, "invalid-entry", 0},
+		"upper-case grantee":                   {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{e(strings.ToUpper(reader[:3])+reader[3:], Read, time.Hour)}}, ownerView, "invalid-entry", 0},
+		"bad encDEK":                           {Change{RID: rid, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: reader, Rights: Read, ExpireAt: now.Add(time.Hour), EncDEK: "plain text"}}}, ownerView, "invalid-entry", 0},
 	} {
 		p, err := Decide(tc.c, tc.v, now)
 		if tc.reason == "" {

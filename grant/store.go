@@ -95,12 +95,22 @@ func (s *Store) View(ctx context.Context, c Change, now time.Time) (View, error)
 // Apply decides c on a fresh view and writes it: the grants in one
 // transition that refuses a stale decision (retried up to 3 times), then
 // each grantee's list. A refusal is a *Refusal; nothing is written then.
+// A change of a rule RID (scope 1) needs its rule contract's facts:
+// ApplyRule.
 func (s *Store) Apply(ctx context.Context, c Change, now time.Time) (*Plan, error) {
+	return s.ApplyRule(ctx, c, nil, now)
+}
+
+// ApplyRule is Apply with the facts of the rule contract a scope-1 change
+// names (read from the chain by the caller; nil for a scope-2 change):
+// its owner() owns the RID.
+func (s *Store) ApplyRule(ctx context.Context, c Change, rule *RuleFacts, now time.Time) (*Plan, error) {
 	for try := 0; ; try++ {
 		v, err := s.View(ctx, c, now)
 		if err != nil {
 			return nil, err
 		}
+		v.Rule = rule
 		plan, err := Decide(c, v, now)
 		if err != nil {
 			return nil, err

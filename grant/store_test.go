@@ -22,19 +22,21 @@ func TestStore(t *testing.T) {
 		s := New(rdb)
 		now := time.Now()
 		r := RID{0xab, 1}
-		// The first writer of a rule RID takes it.
+		// The rule contract (other) holds r; its owner() is owner, who
+		// owns r and writes its first grants.
+		rf := &RuleFacts{Contract: other, Owner: owner, RID: r}
 		boot := Change{RID: r, Scope: ScopeRule, Actor: owner, SessionID: "7", RefAddr: other, Entries: []Entry{
 			{Grantee: owner, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true, EncDEK: "XGRK2.P256HKDFGCM.00ff"},
 			{Grantee: reader, Rights: Read, ExpireAt: now.Add(time.Hour), EncDEK: "0x0304"},
 			{Grantee: manager, Rights: Read | Manage, ExpireAt: now.Add(30 * time.Minute)},
 		}}
-		if p, err := s.Apply(ctx, boot, now); err != nil || !p.Bootstrap {
+		if p, err := s.ApplyRule(ctx, boot, rf, now); err != nil || p.Bootstrap || len(p.Writes) != 3 {
 			t.Fatalf("bootstrap: %+v %v", p, err)
 		}
-		// A second bootstrap by someone else is refused: the RID is taken.
+		// Anyone else taking it is refused: the RID is the contract owner's.
 		steal := Change{RID: r, Scope: ScopeRule, Actor: other, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(time.Hour), IsOwner: true}}}
 		var ref *Refusal
-		if _, err := s.Apply(ctx, steal, now); !errors.As(err, &ref) || ref.Reason != "not-manager" {
+		if _, err := s.ApplyRule(ctx, steal, rf, now); !errors.As(err, &ref) || ref.Reason != "not-manager" {
 			t.Fatalf("second bootstrap: %v", err)
 		}
 		got, err := s.Get(ctx, r, ScopeRule, reader)
@@ -46,10 +48,10 @@ func TestStore(t *testing.T) {
 			t.Fatalf("scope 2: %+v %v", g, err)
 		}
 		// The manager grants onward within its rights; not beyond.
-		if _, err := s.Apply(ctx, Change{RID: r, Scope: ScopeRule, Actor: manager, Entries: []Entry{{Grantee: other, Rights: Read, ExpireAt: now.Add(10 * time.Minute)}}}, now); err != nil {
+		if _, err := s.ApplyRule(ctx, Change{RID: r, Scope: ScopeRule, Actor: manager, Entries: []Entry{{Grantee: other, Rights: Read, ExpireAt: now.Add(10 * time.Minute)}}}, rf, now); err != nil {
 			t.Fatalf("manager: %v", err)
 		}
-		if _, err := s.Apply(ctx, Change{RID: r, Scope: ScopeRule, Actor: manager, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(10 * time.Minute)}}}, now); !errors.As(err, &ref) || ref.Reason != "rights-exceed" {
+		if _, err := s.ApplyRule(ctx, Change{RID: r, Scope: ScopeRule, Actor: manager, Entries: []Entry{{Grantee: other, Rights: All, ExpireAt: now.Add(10 * time.Minute)}}}, rf, now); !errors.As(err, &ref) || ref.Reason != "rights-exceed" {
 			t.Fatalf("manager beyond its rights: %v", err)
 		}
 		// Listing: the reader sees its own grant; the owner sees every grant
@@ -67,7 +69,7 @@ func TestStore(t *testing.T) {
 			t.Fatalf("reader's RID list (not a manager: its own only): %+v %v", page, err)
 		}
 		// Revoke: the grant and its list entry are gone.
-		if _, err := s.Apply(ctx, Change{RID: r, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: reader}}}, now); err != nil {
+		if _, err := s.ApplyRule(ctx, Change{RID: r, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: reader}}}, rf, now); err != nil {
 			t.Fatal(err)
 		}
 		if g, err := s.Get(ctx, r, ScopeRule, reader); err != nil || g != nil || MayRead(g, reader, r, ScopeRule, now) {
@@ -82,11 +84,12 @@ func TestStore(t *testing.T) {
 		// Stale: a plan decided before the manager's grant changed.
 		c := Change{RID: r, Scope: ScopeRule, Actor: manager, Entries: []Entry{{Grantee: reader, Rights: Read, ExpireAt: now.Add(time.Minute)}}}
 		v, _ := s.View(ctx, c, now)
+		v.Rule = rf
 		plan, err := Decide(c, v, now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Apply(ctx, Change{RID: r, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: manager}}}, now); err != nil {
+		if _, err := s.ApplyRule(ctx, Change{RID: r, Scope: ScopeRule, Actor: owner, Entries: []Entry{{Grantee: manager}}}, rf, now); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.write(ctx, r, ScopeRule, plan.Writes, Key(r, ScopeRule, manager), plan.ActorPrint, false, now); !errors.Is(err, ErrStale) {

@@ -64,10 +64,11 @@ var ErrRefused = errors.New("trigger start refused")
 // trigger: a pinned hash that does not match the orchestration, a start
 // step it does not have, a payload over the cap or of a refused shape, or
 // a request refused before it was sent (ErrRefused), a runner without
-// authority (*authority.Error). Everything else —
+// authority (*authority.Error), a rule reference the runtime does not
+// resolve (*authority.UnresolvedError). Everything else —
 // transport, cluster and server errors — may pass on a retry.
 func Refused(err error) bool {
-	if errors.As(err, new(*authority.Error)) {
+	if errors.As(err, new(*authority.Error)) || errors.As(err, new(*authority.UnresolvedError)) {
 		return true
 	}
 	for _, final := range []error{ErrRefused, reactor.ErrHashMismatch, reactor.ErrUnknownStep, joinstore.ErrPayloadTooLarge, joinstore.ErrPayloadShape} {
@@ -148,7 +149,7 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 		var res joinstore.StartResult
 		if err == nil {
 			if s.Authority != nil {
-				res, err = s.Authority.Start(ctx, s.Store, s.Source, req, s.Now())
+				res, err = reactor.StartGated(ctx, s.Store, s.Source, req, s.Now(), s.Authority)
 			} else {
 				res, err = reactor.Start(ctx, s.Store, s.Source, req, s.Now())
 			}

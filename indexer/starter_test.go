@@ -7,11 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/authority"
+	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // A start that fails on its way to Redis (connection refused: a master
@@ -86,13 +89,32 @@ func TestTriggerStartRefusalIsFinal(t *testing.T) {
 // With an authority checker, a trigger whose owner is neither the
 // registry's owner nor on its executor list is refused for good (XRC-729
 // §3.1/§4.2) and creates nothing; the registry's owner starts as before.
+// The orchestration names its rules by alias (${addr:XRC137_A}, …): each
+// is resolved as the runtime resolves it before authority is decided. A
+// runtime that plays them from scripted outcomes reads no rule; one whose
+// addresses: section binds them to another owner's rule contract refuses
+// the owner (not on that contract's executor list), and one that binds
+// none refuses the start as unresolved.
 func TestTriggerStartChecksAuthority(t *testing.T) {
+	aliases := []string{"XRC137_A", "XRC137_G", "XRC137_H", "XRC137_J1", "XRC137_J2", "XRC137_P", "XRC137_Q", "XRC137_Z"}
 	for _, tc := range []struct {
 		name, owner string
-		started     int
+		// rules builds the runtime's resolver; foreign is a rule contract
+		// of key 1 with no executors.
+		rules   func(foreign common.Address) authority.Resolver
+		started int
+		refusal string
 	}{
-		{"owner", "{arg: owner}", 1},
-		{"stranger", `"0x00000000000000000000000000000000000000d1"`, 0},
+		{"owner", "{arg: owner}", func(common.Address) authority.Resolver { return authority.ScriptedSteps(&rulesource.Loader{}) }, 1, ""},
+		{"stranger", `"0x00000000000000000000000000000000000000d1"`, func(common.Address) authority.Resolver { return authority.ScriptedSteps(&rulesource.Loader{}) }, 0, "not authorized"},
+		{"owner, aliases bound to another owner's rule", "{arg: owner}", func(foreign common.Address) authority.Resolver {
+			addrs := rulesource.Addresses{}
+			for _, a := range aliases {
+				addrs[a] = foreign
+			}
+			return &rulesource.Loader{Addresses: addrs}
+		}, 0, "not authorized on XRC-137 rule contract"},
+		{"owner, aliases bound to nothing", "{arg: owner}", func(common.Address) authority.Resolver { return &rulesource.Loader{Addresses: rulesource.Addresses{}} }, 0, "does not resolve"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig(t)
@@ -101,8 +123,12 @@ func TestTriggerStartChecksAuthority(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			foreign, _, err := chain.DeployRule(ctx, testenv.Sender(t, r.sim, 1), []byte(`{"payload": {}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
 			r.follow.Triggers = cfg.Triggers
-			r.starter.Authority = authority.NewChecker(authority.NewChainReader(r.sim.Backend()))
+			r.starter.Authority = authority.NewChecker(authority.NewChainReader(r.sim.Backend())).WithRules(tc.rules(foreign.Address))
 			r.sim.Mine(3)
 			if n := r.sync(t); n != tc.started {
 				t.Fatalf("%d sessions started, want %d", n, tc.started)
@@ -114,11 +140,13 @@ func TestTriggerStartChecksAuthority(t *testing.T) {
 				return
 			}
 			starts, _ := r.follow.Index.Keys(ctx, "start:")
-			if rec, _ := r.follow.Index.Entry(ctx, starts[0]); rec["status"] != "failed" || !strings.Contains(rec["error"], "runner-not-authorized") && !strings.Contains(rec["error"], "not authorized") {
-				t.Fatalf("refused trigger: %v", rec)
+			if rec, _ := r.follow.Index.Entry(ctx, starts[0]); rec["status"] != "failed" || !strings.Contains(rec["error"], tc.refusal) {
+				t.Fatalf("refused trigger: %v, want an error with %q", rec, tc.refusal)
 			}
-			if list, _ := r.store.Sessions(ctx, "0x00000000000000000000000000000000000000d1", 0, 10, true); len(list) != 0 {
-				t.Fatalf("a refused trigger created sessions: %v", list)
+			for _, owner := range []string{"0x00000000000000000000000000000000000000d1", chainOwner(r.sim)} {
+				if list, _ := r.store.Sessions(ctx, owner, 0, 10, true); len(list) != 0 {
+					t.Fatalf("a refused trigger created sessions: %v", list)
+				}
 			}
 		})
 	}

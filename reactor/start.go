@@ -165,3 +165,46 @@ func stepIDs(steps []*registry.Step) []string {
 	}
 	return ids
 }
+
+// Gate decides whether a session's runner (req.Owner) may run it:
+// authority.Checker implements it (owner or executor of the XRC-729
+// registry and of every rule contract the orchestration's references
+// resolve to). o nil asks about the registry alone; reg nil about the
+// orchestration's rule contracts alone (a session of a local file). A
+// refusal is final for the request; the gate decides and writes nothing.
+type Gate interface {
+	Authorize(ctx context.Context, runner common.Address, reg *common.Address, o *registry.Orchestration) error
+}
+
+// StartGated is Start with gate asked in between: the start payload
+// first, then the runner (req.Owner) on the registry (req.XRC729, when it
+// is an address), then the orchestration (pinned hash, start step), then
+// the runner on everything the orchestration references; only then is the
+// session created. A refused start returns the gate's error and creates
+// nothing. It is the one call a starter needs (xgr session start --rpc,
+// the console, the indexer's trigger starter).
+func StartGated(ctx context.Context, store *joinstore.Store, src Source, req StartRequest, now time.Time, gate Gate) (joinstore.StartResult, error) {
+	if err := CheckStart(store, req.Payload); err != nil {
+		return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
+	}
+	if !common.IsHexAddress(req.Owner) {
+		return joinstore.StartResult{}, fmt.Errorf("start %s: owner %q: the runner must be an account (0x and 40 hex digits)", req.OstcID, req.Owner)
+	}
+	runner := common.HexToAddress(req.Owner)
+	var reg *common.Address
+	if common.IsHexAddress(req.XRC729) {
+		a := common.HexToAddress(req.XRC729)
+		reg = &a
+		if err := gate.Authorize(ctx, runner, reg, nil); err != nil {
+			return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
+		}
+	}
+	p, err := Prepare(ctx, src, req)
+	if err != nil {
+		return joinstore.StartResult{}, err
+	}
+	if err := gate.Authorize(ctx, runner, reg, p.Orchestration()); err != nil {
+		return joinstore.StartResult{}, fmt.Errorf("start %s: %w", req.OstcID, err)
+	}
+	return p.Create(ctx, store, now)
+}

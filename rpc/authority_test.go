@@ -18,6 +18,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rpc"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // The gateway starts sessions for the registry's owner and for its
@@ -105,4 +106,63 @@ func TestStartAuthorityOnAnvil(t *testing.T) {
 		return err
 	})
 	refusedBy("key 2 removed from the rule's list", 2, listed, rule.Address, authority.KindRule, true)
+}
+
+// Issue 38 High 1 at the gateway: a step that names its rule by alias is
+// judged on the contract the operator's addresses: section binds it to, as
+// the runtime will read it: A0 may not start A1's rule by alias any more
+// than by address (-32008 runner-not-authorized), an alias nothing binds
+// is refused as unresolved (-32009 rule-unresolved), and neither writes
+// to Redis. A0's own rule, by alias, starts.
+func TestStartResolvesRuleReferences(t *testing.T) {
+	a := testenv.StartAnvil(t)
+	ctx := context.Background()
+	reg, _ := testenv.DeployXRC729(t, a, chain.RegistryInit{})
+	own, _ := testenv.DeployXRC137(t, a, `{"payload": {}}`)
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	secret, _, err := chain.DeployRule(dctx, testenv.Sender(t, a, 1), []byte(`{"payload": {}}`))
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	alias := mustParse(t, `{"id": "alias", "structure": {"B1": {"rule": "${addr:VSECRET}"}}}`)
+	hex := mustParse(t, `{"id": "hex", "structure": {"B1": {"rule": "`+secret.Address.Hex()+`"}}}`)
+	unbound := mustParse(t, `{"id": "unbound", "structure": {"B1": {"rule": "<NOPE>"}}}`)
+	mine := mustParse(t, `{"id": "mine", "structure": {"B1": {"rule": "${addr:OWN}"}}}`)
+	rules := &rulesource.Loader{Addresses: rulesource.Addresses{"VSECRET": secret.Address, "OWN": own.Address}}
+	g := newGatewayWith(t, rpc.ServerConfig{}, func(c *rpc.Config) {
+		c.Source = reactor.NewStaticSource(alias, hex, unbound, mine)
+		c.Authority = authority.NewChecker(authority.NewChainReader(a.Backend())).WithRules(rules)
+		c.Registries = &indexer.Followed{Registries: []common.Address{reg.Address}}
+	})
+	start := func(o *registry.Orchestration) error {
+		_, err := g.client.Start(ctx, a.Key(0), reg.Address, o.ID, o.Hash, "B1", json.RawMessage(`{}`))
+		return err
+	}
+	for _, c := range []struct {
+		o      *registry.Orchestration
+		code   int
+		reason string
+	}{
+		{hex, rpc.CodeRunnerNotAuthorized, authority.Reason},
+		{alias, rpc.CodeRunnerNotAuthorized, authority.Reason},
+		{unbound, rpc.CodeRuleUnresolved, authority.ReasonUnresolved},
+	} {
+		before := g.keys0()
+		err := start(c.o)
+		refused(t, err, c.code, c.reason)
+		var de gethrpc.DataError
+		errors.As(err, &de)
+		data, _ := de.ErrorData().(map[string]any)
+		if c.code == rpc.CodeRunnerNotAuthorized && (data["contract"] != secret.Address.Hex() || data["owner"] != a.Address(1).Hex()) ||
+			c.code == rpc.CodeRuleUnresolved && (data["rule"] != "<NOPE>" || data["step"] != "B1" || data["ostcId"] != "unbound") {
+			t.Fatalf("%s: error data %v", c.o.ID, data)
+		}
+		if after := g.keys0(); after != before {
+			t.Fatalf("%s: a refused start changed Redis: %d keys, before %d", c.o.ID, after, before)
+		}
+	}
+	if err := start(mine); err != nil {
+		t.Fatalf("the owner's own rule by alias: %v", err)
+	}
 }

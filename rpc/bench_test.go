@@ -50,7 +50,7 @@ func BenchmarkPermitStarts(b *testing.B) {
 	}
 	store := joinstore.New(testenv.StartRedis(b).Client(), joinstore.Config{SessionTTL: time.Hour})
 	source := reactor.NewStaticSource(o)
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(&owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}),
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(&owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}).WithRules(scriptedRules),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}},
 		ChainID:    chainID, ControlContract: precomp, Skew: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

@@ -47,6 +47,13 @@ const (
 	// only). data names the contract, its kind, the runner and the owner;
 	// nothing was written.
 	CodeRunnerNotAuthorized = -32008
+	// CodeRuleUnresolved: a step's rule reference (${addr:ALIAS}, <NAME>,
+	// or another form) does not resolve to a rule contract or a rule file
+	// as the runtime resolves it (the operator's addresses: bindings, its
+	// --rules directory, 0x addresses), so the runner's authority on it
+	// cannot be decided. data names the orchestration, the step and the
+	// reference; nothing was written.
+	CodeRuleUnresolved = -32009
 )
 
 // Error is a gateway refusal: a JSON-RPC error with a code, a message and
@@ -120,9 +127,16 @@ func permitErrorFor(err error, unboundNote string) *Error {
 }
 
 // authorityError turns the authority check's answer into a gateway error:
-// a refusal (CodeRunnerNotAuthorized, naming the contract and the runner)
-// or a failed chain read (CodeInternal).
+// a refusal (CodeRunnerNotAuthorized, naming the contract and the runner),
+// a rule reference that does not resolve (CodeRuleUnresolved, naming the
+// step and the reference) or a failed chain read (CodeInternal).
 func authorityError(err error) *Error {
+	var ue *authority.UnresolvedError
+	if errors.As(err, &ue) {
+		e := fail(CodeRuleUnresolved, authority.ReasonUnresolved, "permit.message.ostcId", "%v", ue)
+		e.Extra = map[string]any{"ostcId": ue.OstcID, "step": ue.Step, "rule": ue.Rule}
+		return e
+	}
 	var ae *authority.Error
 	if !errors.As(err, &ae) {
 		return internal("authority", err)

@@ -67,7 +67,7 @@ func newEvidenceGatewayCfg(t *testing.T, rdb redis.UniversalClient, sealer evide
 	}
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	cfg := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners),
+	cfg := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners).WithRules(scriptedRules),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second,
 		GrantStore: gs, Evidence: ev, Log: log}
 	if edit != nil {
@@ -290,15 +290,13 @@ func TestManageAndListGrants(t *testing.T) {
 		_, err = g.client.ListGrants(ctx, auditorKey, map[string]any{"grantee": aud})
 		refused(t, err, rpc.CodeInvalidParams, "invalid-params")
 
-		// A rule RID nobody holds is taken by its first writer (scope 1).
+		// A rule RID (scope 1) is not taken by its first writer: it is its
+		// rule contract's owner's (TestRuleRIDFollowsTheContractOwner), and
+		// a change that names no contract is refused.
 		rid := "0x" + strings.Repeat("5a", 32)
-		if _, err := upsert(strangerKey, rpc.ManageGrantsRequest{RID: rid, Scope: json.RawMessage(`1`), Owner: str,
-			Entries: []rpc.GrantEntry{{Grantee: str, Rights: grant.All, ExpireAt: exp, IsOwner: true, EncDEK: "XGRK2.P256HKDFGCM.00"}}}); err != nil {
-			t.Fatalf("bootstrap: %v", err)
-		}
-		_, err = upsert(auditorKey, rpc.ManageGrantsRequest{RID: rid, Scope: json.RawMessage(`1`), Owner: aud,
-			Entries: []rpc.GrantEntry{{Grantee: aud, Rights: grant.All, ExpireAt: exp, IsOwner: true}}})
-		refused(t, err, rpc.CodeUnauthorized, "not-manager")
+		_, err = upsert(strangerKey, rpc.ManageGrantsRequest{RID: rid, Scope: json.RawMessage(`1`), Owner: str,
+			Entries: []rpc.GrantEntry{{Grantee: str, Rights: grant.All, ExpireAt: exp, IsOwner: true, EncDEK: "XGRK2.P256HKDFGCM.00"}}})
+		refused(t, err, rpc.CodeUnauthorized, "rule-contract-required")
 	})
 }
 

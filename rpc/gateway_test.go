@@ -114,7 +114,7 @@ func newGatewayServed(t testing.TB, cfg rpc.ServerConfig, hc *httpserve.Config, 
 	rdb := testenv.StartRedis(t).Client()
 	g := &gateway{t: t, rdb: rdb, store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), orch: o, keys: keys,
 		owners: &owners{m: map[common.Address]common.Address{xrc729: addr(keys[0])}}}
-	sc := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners),
+	sc := rpc.Config{Store: g.store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(g.owners).WithRules(scriptedRules),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second, MaxInFlight: 2}
 	if mutate != nil {
 		mutate(&sc)

@@ -83,7 +83,8 @@ func notConfigured(method string) *Error {
 // Config.AllowUnboundGrantPermits, an xdalaPermit. Then the change is decided
 // on the RID's grants (package grant: the RID's owner grants anything but
 // another owner grant; a grant with MANAGE grants no more than it holds;
-// the first writer of a rule RID (scope 1) takes it) and written at once.
+// a rule RID (scope 1) is owned by the owner() of the rule contract that
+// holds it, named by refAddr) and written at once.
 // A refused change writes nothing and costs the signer's refusal budget.
 func (s *Service) ManageGrants(ctx context.Context, req ManageGrantsRequest) (*ManageGrantsResult, error) {
 	release, err := s.enter(ctx)
@@ -115,7 +116,11 @@ func (s *Service) manage(ctx context.Context, c grant.Change, v *permit.Verified
 	if owner(v.Signer) != c.Actor {
 		return nil, fail(CodeUnauthorized, "owner-mismatch", "owner", "%s differs from the permit's signer %s: the grant owner signs", c.Actor, owner(v.Signer))
 	}
-	plan, err := s.cfg.GrantStore.Apply(ctx, c, s.cfg.Now())
+	rule, ferr := s.ruleFacts(ctx, c)
+	if ferr != nil {
+		return nil, ferr
+	}
+	plan, err := s.cfg.GrantStore.ApplyRule(ctx, c, rule, s.cfg.Now())
 	var r *grant.Refusal
 	switch {
 	case errors.As(err, &r) && strings.HasPrefix(r.Reason, "invalid-"):

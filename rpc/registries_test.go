@@ -71,7 +71,7 @@ func TestServiceNeedsRegistries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rpc.Config{Store: joinstore.New(nil, joinstore.Config{SessionTTL: time.Hour}), Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(&owners{}),
+	cfg := rpc.Config{Store: joinstore.New(nil, joinstore.Config{SessionTTL: time.Hour}), Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(&owners{}).WithRules(scriptedRules),
 		ChainID: chainID, ControlContract: precomp}
 	if _, err := rpc.NewService(cfg); err == nil || !strings.Contains(err.Error(), "registries") {
 		t.Fatalf("no registries and no AnyRegistry: %v", err)

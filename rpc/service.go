@@ -95,6 +95,10 @@ type Config struct {
 	// Rules reads rule contracts for xgr_getXRC137Meta (nil: that method
 	// answers not-configured).
 	Rules RuleReader
+	// RuleOwners reads the owner and the encryption header of rule
+	// contracts for xgr_manageGrants of rule RIDs (scope 1), which their
+	// contract's owner() owns (nil: such changes answer not-configured).
+	RuleOwners RuleOwners
 	// ReadKeys reads an account's registered XRC-563 read public key
 	// (*chain.KeyRegistry): xgr_encryptXRC137 wraps for the owner's when
 	// the request names no readKey (nil: the request must).

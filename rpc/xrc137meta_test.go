@@ -52,7 +52,7 @@ func TestGetXRC137Meta(t *testing.T) {
 	enc, plain := common.HexToAddress("0x00000000000000000000000000000000000137e1"), common.HexToAddress("0x00000000000000000000000000000000000137a1")
 	gs := grant.New(rdb)
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(&owners{m: map[common.Address]common.Address{}}),
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource(o), Authority: authority.NewChecker(&owners{m: map[common.Address]common.Address{}}).WithRules(scriptedRules),
 		Registries: &indexer.Followed{Registries: []common.Address{xrc729}}, ChainID: chainID, ControlContract: precomp, Skew: time.Second,
 		GrantStore: gs, Rules: ruleTexts{enc: sealed.Sealed.String(), plain: doc}})
 	if err != nil {

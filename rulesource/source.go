@@ -94,46 +94,69 @@ type Loader struct {
 	Addresses Addresses
 }
 
-// Load implements Source.
-func (l *Loader) Load(ctx context.Context, ref string) (*Loaded, error) {
+// Resolve binds ref as Load reads it, without reading anything: the rule
+// file or the XRC-137 contract the file map names (rules.json, then a file
+// named after the reference), else for a ${addr:ALIAS} or <NAME> reference
+// the contract Addresses binds, else for a 0x address that contract. A
+// reference nothing binds is an *Error wrapping ErrNotCovered (and
+// ErrUnbound for an alias Addresses does not bind). It is the one
+// resolution of rule references: Load uses it, and so does the start-time
+// authority check (package authority), so a session is authorized on the
+// very contracts its steps will read.
+func (l *Loader) Resolve(ref string) (Target, error) {
 	if l.Files != nil {
 		if t, ok := l.Files.Resolve(ref); ok {
-			if t.File != "" {
-				return l.Files.load(ref, t.File)
-			}
-			if l.Chain == nil {
-				return nil, &Error{Ref: ref, Origin: t.Via, Err: fmt.Errorf("mapped to XRC-137 %s, but no chain backend is configured to read it", t.Address.Hex())}
-			}
-			return l.Chain.load(ctx, ref, t.Address)
+			return t, nil
 		}
 	}
 	if name, ok := AliasName(ref); ok {
 		if addr, bound := l.Addresses[name]; bound {
-			if l.Chain == nil {
-				return nil, &Error{Ref: ref, Origin: "config " + AddressesKey, Err: fmt.Errorf("bound to XRC-137 %s, but no chain backend is configured to read it", addr.Hex())}
-			}
-			return l.Chain.load(ctx, ref, addr)
+			return Target{Address: addr, Via: viaConfig}, nil
 		}
 		if l.Addresses != nil {
 			err := unbound(ref, name)
 			if l.Files != nil {
 				err = fmt.Errorf("%w (and %s)", err, l.Files.explain(ref))
 			}
-			return nil, &Error{Ref: ref, Err: err}
+			return Target{}, &Error{Ref: ref, Err: err}
 		}
 	}
-	if rule.IsAddress(ref) && l.Chain != nil {
-		return l.Chain.load(ctx, ref, common.HexToAddress(ref))
+	if rule.IsAddress(ref) {
+		return Target{Address: common.HexToAddress(ref), Via: viaAddress}, nil
 	}
 	var tried []string
 	if l.Files != nil {
 		tried = append(tried, l.Files.explain(ref))
 	}
-	switch {
-	case !rule.IsAddress(ref):
-		tried = append(tried, "not a 0x address to read from chain")
-	case l.Chain == nil:
-		tried = append(tried, "no chain backend to read the address from")
-	}
-	return nil, &Error{Ref: ref, Err: fmt.Errorf("%w (%s)", ErrNotCovered, strings.Join(tried, "; "))}
+	tried = append(tried, "not a 0x address to read from chain")
+	return Target{}, &Error{Ref: ref, Err: fmt.Errorf("%w (%s)", ErrNotCovered, strings.Join(tried, "; "))}
 }
+
+// Load implements Source: it reads the rule Resolve binds ref to.
+func (l *Loader) Load(ctx context.Context, ref string) (*Loaded, error) {
+	t, err := l.Resolve(ref)
+	switch {
+	case err != nil:
+		return nil, err
+	case t.File != "":
+		return l.Files.load(ref, t.File)
+	case l.Chain != nil:
+		return l.Chain.load(ctx, ref, t.Address)
+	case t.Via == viaAddress:
+		var tried []string
+		if l.Files != nil {
+			tried = append(tried, l.Files.explain(ref))
+		}
+		tried = append(tried, "no chain backend to read the address from")
+		return nil, &Error{Ref: ref, Err: fmt.Errorf("%w (%s)", ErrNotCovered, strings.Join(tried, "; "))}
+	case t.Via == viaConfig:
+		return nil, &Error{Ref: ref, Origin: t.Via, Err: fmt.Errorf("bound to XRC-137 %s, but no chain backend is configured to read it", t.Address.Hex())}
+	}
+	return nil, &Error{Ref: ref, Origin: t.Via, Err: fmt.Errorf("mapped to XRC-137 %s, but no chain backend is configured to read it", t.Address.Hex())}
+}
+
+// How Resolve found a contract outside the file map (Target.Via).
+const (
+	viaConfig  = "config " + AddressesKey
+	viaAddress = "the reference is the address"
+)

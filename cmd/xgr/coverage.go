@@ -17,7 +17,6 @@ import (
 	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
-	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // ostcCoverageCommand is `xgr ostc coverage`: the OPS panel's rule executor
@@ -218,8 +217,8 @@ func writeCoverage(c *cli.Context, rep coverageReport) error {
 
 // checkDecryption reads each rule contract's stored document and, for an
 // encrypted one, judges whether xgr can open it as xgr run would
-// (rulesource.KeyOpener with xgr's read key and the grant lookup of
-// ruleGrant); without the read key, whether --read-key-account holds a
+// (ruleOpener: xgr's read key, its grant, then the contract's header);
+// without the read key, whether --read-key-account holds a
 // live READ grant on its RID. Nothing opened is kept or printed.
 func checkDecryption(c *cli.Context, n *node, rep *coverageReport) error {
 	rep.Encrypted = []encryptedRule{}
@@ -273,7 +272,7 @@ func checkDecryption(c *cli.Context, n *node, rep *coverageReport) error {
 		}
 		switch {
 		case hasKey:
-			o := &rulesource.KeyOpener{Key: key, Grant: ruleGrant(grants, account, n.client, time.Now)}
+			o := ruleOpener(key, grants, account, n.client, time.Now)
 			plain, err := o.OpenRule(n.ctx, r.Contract, st.Text)
 			clear(plain)
 			e.Checked = "opened with xgr's read key"

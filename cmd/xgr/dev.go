@@ -251,22 +251,28 @@ func devAction(c *cli.Context) error {
 	}
 	idx := indexstore.New(rdb, chainID)
 	source := indexer.NewCacheSource(idx, dev.Backend())
-	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(dev.Backend())),
-		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log, GrantStore: grants, Evidence: bundles})
+	steps := replica.Steps{Scripted: scripted, Log: log}
+	// Every front door resolves a start's rule references as the steps
+	// will, before it decides the runner's authority.
+	resolver := authority.ScriptedSteps(nil)
+	if scripted == nil {
+		loader := &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())}
+		steps = replica.Steps{Rules: loader,
+			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
+		resolver = loader
+	}
+	checker := authority.NewChecker(authority.NewChainReader(dev.Backend())).WithRules(resolver)
+	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: checker,
+		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log, GrantStore: grants, Evidence: bundles, RuleOwners: chainRules{dev.Backend()}})
 	if err != nil {
 		return err
 	}
 	defer stopGateway()
-	steps := replica.Steps{Scripted: scripted, Log: log}
-	if scripted == nil {
-		steps = replica.Steps{Rules: &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())},
-			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
-	}
 	if grants == nil {
 		grants = grant.New(rdb)
 	}
 	ui := newConsole(c, console.Config{Store: store, Redis: rdb, Source: source, Rules: steps.Rules, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log,
-		Authority: authority.NewChecker(authority.NewChainReader(dev.Backend())), Bundles: consoleBundles(rdb, bundles, grants), Grants: grants})
+		Authority: checker, Bundles: consoleBundles(rdb, bundles, grants), Grants: grants})
 	if addr := c.String("listen"); addr != "" {
 		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), metrics.Registry, store, "dev", time.Second, func() error { return ctx.Err() }, ui)
 		if err != nil {
@@ -316,7 +322,7 @@ func devAction(c *cli.Context) error {
 	svc := &indexer.Service{
 		Follower: &indexer.Follower{Chain: dev.Backend(), ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: log},
 		Starter: &indexer.Starter{Chain: dev.Backend(), Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: log,
-			Authority: authority.NewChecker(authority.NewChainReader(dev.Backend()))},
+			Authority: checker},
 		Poll: 100 * time.Millisecond, Log: log, Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	}
 	svc.Starter.Count, svc.Starter.Waited = metrics.TriggerStart, metrics.TriggerWaited

@@ -63,7 +63,7 @@ func TestSessionLogAndGrants(t *testing.T) {
 	}
 
 	svc, err := rpc.NewService(rpc.Config{Store: joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), Source: reactor.NewStaticSource(),
-		Authority: authority.NewChecker(fixedOwner(common.HexToAddress(owner))), Registries: &indexer.Followed{}, ChainID: big.NewInt(31337),
+		Authority: authority.NewChecker(fixedOwner(common.HexToAddress(owner))).WithRules(scriptedRules), Registries: &indexer.Followed{}, ChainID: big.NewInt(31337),
 		ControlContract: common.HexToAddress(DefaultPrecompile), GrantStore: gs, Evidence: ev})
 	if err != nil {
 		t.Fatal(err)

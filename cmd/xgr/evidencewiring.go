@@ -83,35 +83,34 @@ func wireEvidence(c *cli.Context, rdb redis.UniversalClient, b chain.Backend) (*
 				return nil, cli.Exit(fmt.Sprintf("%s: --read-key-account: %v", cmd, err), 2)
 			}
 		}
-		w.Opener = &rulesource.KeyOpener{Key: key, Grant: ruleGrant(w.Grants, account, b, time.Now)}
+		w.Opener = ruleOpener(key, w.Grants, account, b, time.Now)
 	}
 	return w, nil
 }
 
-// ruleGrant finds the data key of an encrypted rule wrapped for xgr's read
-// key: a live READ grant to account on (rid, scope 1) in the grant store,
-// else the rule contract's own encryption header (rulesource.HeaderGrant)
-// when there is a node.
-func ruleGrant(grants *grant.Store, account string, b chain.Backend, now func() time.Time) func(context.Context, common.Address, envelope.RID) (string, bool, error) {
-	var header func(context.Context, common.Address, envelope.RID) (string, bool, error)
-	if b != nil {
-		header = rulesource.HeaderGrant(b)
-	}
-	return func(ctx context.Context, contract common.Address, rid envelope.RID) (string, bool, error) {
-		if account != "" {
-			g, err := grants.Get(ctx, grant.RID(rid), grant.ScopeRule, account)
-			if err != nil {
-				return "", false, err
-			}
-			if grant.MayRead(g, account, grant.RID(rid), grant.ScopeRule, now()) && g.EncDEK != "" {
-				return g.EncDEK, true, nil
-			}
-		}
-		if header == nil {
+// ruleOpener opens encrypted rules with xgr's read key: the data key of a
+// live READ grant to account on (rid, scope 1) in the grant store, and,
+// when there is a node, the rule contract's own encryption header
+// (rulesource.HeaderGrant), tried when the grant is missing or does not
+// open.
+func ruleOpener(key *envelope.ReadKey, grants *grant.Store, account string, b chain.Backend, now func() time.Time) *rulesource.KeyOpener {
+	o := &rulesource.KeyOpener{Key: key, Grant: func(ctx context.Context, contract common.Address, rid envelope.RID) (string, bool, error) {
+		if account == "" {
 			return "", false, nil
 		}
-		return header(ctx, contract, rid)
+		g, err := grants.Get(ctx, grant.RID(rid), grant.ScopeRule, account)
+		if err != nil {
+			return "", false, err
+		}
+		if grant.MayRead(g, account, grant.RID(rid), grant.ScopeRule, now()) && g.EncDEK != "" {
+			return g.EncDEK, true, nil
+		}
+		return "", false, nil
+	}}
+	if b != nil {
+		o.Header = rulesource.HeaderGrant(b)
 	}
+	return o
 }
 
 // devBundles is xgr dev's evidence: with --log-bundles, a bundle store with
@@ -149,6 +148,18 @@ func bundleWriter(st *evidence.Store) reactor.BundleWriter {
 
 // chainRules reads rule contracts for the gateway (rpc.RuleReader).
 type chainRules struct{ b chain.Backend }
+
+// RuleOwner implements rpc.RuleOwners: the rule contract's owner() and
+// the RID of its encryption header.
+func (r chainRules) RuleOwner(ctx context.Context, contract common.Address) (common.Address, common.Hash, error) {
+	rule := chain.NewRule(contract, r.b)
+	owner, err := rule.Owner(ctx)
+	if err != nil {
+		return common.Address{}, common.Hash{}, err
+	}
+	enc, err := rule.Encryption(ctx)
+	return owner, enc.RID, err
+}
 
 // RuleText implements rpc.RuleReader.
 func (r chainRules) RuleText(ctx context.Context, contract common.Address) (string, bool, error) {

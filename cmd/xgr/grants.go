@@ -31,6 +31,9 @@ func grantsCommand() *cli.Command {
 	}
 	scope := &cli.UintFlag{Name: "scope", Value: 2, Usage: "1 (rules) or 2 (log bundles)"}
 	unbound := &cli.BoolFlag{Name: "unbound-permit", Usage: "sign an xdalaPermit instead of the bound GrantPermit (for gateways that predate it, or run with --rpc-allow-unbound-grant-permits)"}
+	// A rule RID (scope 1) is owned by the owner() of the rule contract
+	// whose encryption header holds it: the change names that contract.
+	rule := &cli.StringFlag{Name: "rule", Usage: "with --scope 1: the rule contract whose encryption header holds RID (its owner() owns the RID)"}
 	return &cli.Command{
 		Name:  "grants",
 		Usage: "list, set and revoke grants on encrypted rules and log bundles (xgr_listGrants, xgr_manageGrants)",
@@ -60,11 +63,11 @@ See docs/rpc.md#grants-and-log-bundles.`,
 				Name:      "set",
 				Usage:     "grant GRANTEE rights on RID (xgr_manageGrants)",
 				ArgsUsage: "RID GRANTEE",
-				Flags: flags(scope, unbound,
+				Flags: flags(scope, rule, unbound,
 					&cli.UintFlag{Name: "rights", Value: 1, Usage: "bitmask: 1 read, 2 write, 4 manage"},
 					&cli.DurationFlag{Name: "for", Value: 30 * 24 * time.Hour, Usage: "the grant expires after this long"},
 					&cli.StringFlag{Name: "enc-dek", Usage: "the data key wrapped for the grantee (XGRK2… or 0x hex; empty for a plaintext bundle)"},
-					&cli.BoolFlag{Name: "owner", Usage: "mark your own entry as the RID's owner (the first grant of a rule RID)"},
+					&cli.BoolFlag{Name: "owner", Usage: "mark your own entry as the RID's owner (a rule RID's: the rule contract's owner only)"},
 				),
 				Action: grantsSetAction,
 			},
@@ -72,7 +75,7 @@ See docs/rpc.md#grants-and-log-bundles.`,
 				Name:      "revoke",
 				Usage:     "revoke GRANTEE's grant on RID (rights 0)",
 				ArgsUsage: "RID GRANTEE",
-				Flags:     flags(scope, unbound),
+				Flags:     flags(scope, rule, unbound),
 				Action:    grantsRevokeAction,
 			},
 		},
@@ -202,7 +205,7 @@ func grantsRevokeAction(c *cli.Context) error {
 func manageGrant(c *cli.Context, rid string, scope json.RawMessage, e rpc.GrantEntry, text string) error {
 	return grantsCall(c, func(ctx context.Context, cl *client.Client, key *ecdsa.PrivateKey) error {
 		from := strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex())
-		res, err := cl.ManageGrants(ctx, key, rpc.ManageGrantsRequest{RID: rid, Scope: scope, Owner: from, Entries: []rpc.GrantEntry{e}})
+		res, err := cl.ManageGrants(ctx, key, rpc.ManageGrantsRequest{RID: rid, Scope: scope, Owner: from, RefAddr: c.String("rule"), Entries: []rpc.GrantEntry{e}})
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,7 @@ func TestRPCVerbs(t *testing.T) {
 	owner := crypto.PubkeyToAddress(keys[0].PublicKey)
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Authority: authority.NewChecker(fixedOwner(owner)),
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Authority: authority.NewChecker(fixedOwner(owner)).WithRules(scriptedRules),
 		Registries: &indexer.Followed{Registries: []common.Address{common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")}},
 		ChainID:    big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile)})
 	if err != nil {
@@ -117,7 +117,7 @@ func TestRPCVerbsSignBoundPermits(t *testing.T) {
 	owner := crypto.PubkeyToAddress(keys[0].PublicKey)
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Authority: authority.NewChecker(fixedOwner(owner)),
+	svc, err := rpc.NewService(rpc.Config{Store: store, Source: reactor.NewStaticSource([]*registry.Orchestration{o}...), Authority: authority.NewChecker(fixedOwner(owner)).WithRules(scriptedRules),
 		ChainID: big.NewInt(31337), ControlContract: common.HexToAddress(DefaultPrecompile), RequireBoundPermits: true, AnyRegistry: true})
 	if err != nil {
 		t.Fatal(err)

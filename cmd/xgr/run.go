@@ -183,9 +183,16 @@ func runAction(c *cli.Context) error {
 	if tracer != nil {
 		observe = tracer.Observe
 	}
-	exec, rules, closeExec, err := runExecutor(c, client, cache, addrs, ev, observe)
+	exec, rules, resolver, closeExec, err := runExecutor(c, client, cache, addrs, ev, observe)
 	if err != nil {
 		return err
+	}
+	// Every front door of this replica (gateway, console, trigger starter)
+	// resolves a start's rule references with the executor's own resolver
+	// before it decides the runner's authority.
+	var checker *authority.Checker
+	if client != nil {
+		checker = authority.NewChecker(authority.NewChainReader(client)).WithRules(resolver)
 	}
 	defer closeExec()
 	store, err := replica.OpenStore(c.Context, rdb, storeConfig())
@@ -206,7 +213,7 @@ func runAction(c *cli.Context) error {
 	var source reactor.Source = reactor.NewStaticSource(orchs...)
 	var service *indexer.Service
 	if client != nil {
-		if service, source, err = chainService(c, indexCfg, cache, idx, client, chainID, store, source); err != nil {
+		if service, source, err = chainService(c, indexCfg, cache, idx, client, chainID, store, source, checker); err != nil {
 			return err
 		}
 	}
@@ -228,9 +235,9 @@ func runAction(c *cli.Context) error {
 			return cli.Exit("run: --rpc-listen needs --rpc: permits are checked against the chain (its id; the owners and executors of registries and rule contracts)", 2)
 		}
 		served := &indexer.Followed{Registries: service.Follower.Registries, Discover: service.Follower.Discover, Index: idx}
-		gcfg := rpc.Config{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(client)), Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()}
+		gcfg := rpc.Config{Store: store, Source: source, Authority: checker, Registries: served, ChainID: chainIDOf(chainID), Log: slog.Default()}
 		if ev.Bundles != nil || ev.Opener != nil {
-			gcfg.GrantStore, gcfg.Evidence, gcfg.Rules = ev.Grants, ev.Bundles, chainRules{client}
+			gcfg.GrantStore, gcfg.Evidence, gcfg.Rules, gcfg.RuleOwners = ev.Grants, ev.Bundles, chainRules{client}, chainRules{client}
 			if ev.Keys != nil {
 				gcfg.ReadKeys = ev.Keys
 			}
@@ -246,7 +253,7 @@ func runAction(c *cli.Context) error {
 		Bundles: consoleBundles(rdb, ev.Bundles, ev.Grants), Grants: ev.Grants}
 	if client != nil {
 		uiCfg.Chain, uiCfg.Index = client, idx
-		uiCfg.Authority = authority.NewChecker(authority.NewChainReader(client))
+		uiCfg.Authority = checker
 	}
 	ui := newConsole(c, uiCfg)
 	fin := indexer.Finality{Mode: "auto", Confirmations: 12}
@@ -380,7 +387,7 @@ func checkDurability(c *cli.Context, store *joinstore.Store) error {
 
 // chainService dials the node and builds the indexer: follower, starter and
 // the cache-backed orchestration source (before the static one).
-func chainService(c *cli.Context, raw []byte, cache *indexer.CacheSource, idx *indexstore.Index, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source) (*indexer.Service, reactor.Source, error) {
+func chainService(c *cli.Context, raw []byte, cache *indexer.CacheSource, idx *indexstore.Index, client *ethclient.Client, chainID uint64, store *joinstore.Store, static reactor.Source, checker *authority.Checker) (*indexer.Service, reactor.Source, error) {
 	cfg := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
 	if file := c.String("config"); file != "" {
 		var err error
@@ -392,7 +399,7 @@ func chainService(c *cli.Context, raw []byte, cache *indexer.CacheSource, idx *i
 	f := &indexer.Follower{Chain: client, ChainID: chainID, Index: idx, Registries: cfg.Registries, Discover: cfg.Discover, FollowRules: true, Triggers: cfg.Triggers,
 		Start: cfg.StartBlock, Window: cfg.Window, Endpoint: c.String("rpc"), Log: slog.Default()}
 	st := &indexer.Starter{Chain: client, Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: slog.Default(),
-		Authority: authority.NewChecker(authority.NewChainReader(client))}
+		Authority: checker}
 	svc := &indexer.Service{Follower: f, Starter: st, Poll: c.Duration("index-poll"), Log: slog.Default()}
 	// Over a websocket, newHeads wakes the indexer as blocks arrive (a hint;
 	// polling goes on). Over HTTP the subscription is refused: poll only.
@@ -458,17 +465,18 @@ func serveOps(addr string, hc httpserve.Config, reg *prometheus.Registry, store 
 
 // runExecutor is the step executor of a replica: XRC-137 rules from the
 // chain (with a client) and from --rules, --outcomes for steps no rule
-// covers; and its rule source (nil when no rule is loaded), which the
-// console builds wake forms from.
-func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses, ev *evidenceWiring, observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)) (reactor.Executor, rulesource.Source, func(), error) {
+// covers; its rule source (nil when no rule is loaded), which the
+// console builds wake forms from; and the resolver of its rule references,
+// which the start-time authority check uses.
+func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.RuleCache, addrs rulesource.Addresses, ev *evidenceWiring, observe func(reactor.Execution, *rulesource.Loaded, *rule.Result)) (reactor.Executor, rulesource.Source, authority.Resolver, func(), error) {
 	var scripted *reactor.Scripted
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, nil, cli.Exit(err.Error(), 2)
+			return nil, nil, nil, nil, cli.Exit(err.Error(), 2)
 		}
 		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
-			return nil, nil, nil, cli.Exit("run: "+err.Error(), 2)
+			return nil, nil, nil, nil, cli.Exit("run: "+err.Error(), 2)
 		}
 		// delayMs is an execution time: spend it, also while draining (the
 		// execution finishes and commits).
@@ -476,9 +484,9 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 	}
 	if client == nil && c.String("rules") == "" {
 		if scripted == nil {
-			return nil, nil, nil, cli.Exit("run: give --rpc (rules from XRC-137 contracts), --rules DIR or --outcomes FILE", 2)
+			return nil, nil, nil, nil, cli.Exit("run: give --rpc (rules from XRC-137 contracts), --rules DIR or --outcomes FILE", 2)
 		}
-		return scripted, nil, func() {}, nil
+		return scripted, nil, authority.ScriptedSteps(nil), func() {}, nil
 	}
 	if addrs == nil {
 		addrs = rulesource.Addresses{} // an alias reference is refused by name
@@ -487,12 +495,12 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 	if dir := c.String("rules"); dir != "" {
 		var err error
 		if loader.Files, err = rulesource.OpenDir(dir); err != nil {
-			return nil, nil, nil, cli.Exit("run: --rules: "+err.Error(), 2)
+			return nil, nil, nil, nil, cli.Exit("run: --rules: "+err.Error(), 2)
 		}
 	}
 	api := &rule.HTTPCaller{AllowHosts: c.StringSlice("allow-host")}
 	if err := api.Check(); err != nil {
-		return nil, nil, nil, cli.Exit("run: --allow-host: "+err.Error(), 2)
+		return nil, nil, nil, nil, cli.Exit("run: --allow-host: "+err.Error(), 2)
 	}
 	reads := &chain.Reads{}
 	var backends []*ethclient.Client
@@ -511,12 +519,12 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 		name, url, ok := strings.Cut(spec, "=")
 		if !ok || name == "" || url == "" {
 			closeAll()
-			return nil, nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %q: want NAME=URL", spec), 2)
+			return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %q: want NAME=URL", spec), 2)
 		}
 		b, _, err := chain.Dial(c.Context, url)
 		if err != nil {
 			closeAll()
-			return nil, nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 1)
+			return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("run: --rpc-backend %s: %v", name, err), 1)
 		}
 		backends = append(backends, b)
 		if reads.Backends == nil {
@@ -527,7 +535,11 @@ func runExecutor(c *cli.Context, client *ethclient.Client, cache rulesource.Rule
 	x, err := replica.Steps{Rules: loader, API: api, Reads: reads, Scripted: scripted, Observe: observe, Evidence: ev.Bundles != nil}.Executor()
 	if err != nil {
 		closeAll()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return x, loader, closeAll, nil
+	var resolver authority.Resolver = loader
+	if scripted != nil {
+		resolver = authority.ScriptedSteps(loader)
+	}
+	return x, loader, resolver, closeAll, nil
 }

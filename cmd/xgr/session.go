@@ -24,6 +24,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/reactor/wakeup"
+	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // ownerArg is --owner in its key form: an EVM address, lower case (exit 2
@@ -61,9 +62,13 @@ ROOTPID --key KEY" checks that a session is the one this start created.
 
 With --rpc, the owner is the session's runner and must be authorized on
 chain (XRC-729 §4.2): owner or executor (getExecutorList) of the --xrc729
-registry and of every rule contract the file references by address; a
-contract without getExecutorList() admits its owner only. A runner that is
-not is refused (exit 1) and nothing is written. --xrc729 ADDRESS needs --rpc.
+registry and of every rule contract the file's steps reference; a
+contract without getExecutorList() admits its owner only. Each reference is
+resolved as "xgr run" resolves it, from the same --config (its addresses:
+section binds ${addr:ALIAS} and <NAME>) and --rules DIR (XGR_CONFIG and
+XGR_RULES, as xgr run reads them), then 0x addresses; a reference that does
+not resolve is refused. A refused start exits 1 and writes nothing.
+--xrc729 ADDRESS needs --rpc.
 
 Example:
    xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json
@@ -76,6 +81,8 @@ Example:
 					&cli.StringFlag{Name: "xrc729", Value: "file", Usage: "registry the orchestration is recorded under (an address needs --rpc)"},
 					&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"},
 						Usage: "node to check the owner's authority on: owner or executor of the registry and of every rule contract (no default)"},
+					&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "with --rpc: xgr run's YAML config, whose addresses: section binds ${addr:ALIAS} and <NAME> rule references"},
+					&cli.StringFlag{Name: "rules", EnvVars: []string{"XGR_RULES"}, Usage: "with --rpc: xgr run's rule directory (--rules), which maps rule references first"},
 					&cli.DurationFlag{Name: "delay", Usage: "start the first step after this long"},
 					&cli.BoolFlag{Name: "paused", Usage: "create the session paused"},
 					&cli.IntFlag{Name: "window", Usage: "most concurrent executions in the session (0 = no cap)"},
@@ -302,9 +309,13 @@ func sessionStartAction(c *cli.Context) error {
 			return cli.Exit(fmt.Sprintf("%s: --rpc: %v", cmdName(c), err), 1)
 		}
 		defer client.Close()
-		checker := authority.NewChecker(authority.NewChainReader(client))
+		rules, err := runRuleResolver(c)
+		if err != nil {
+			return err
+		}
+		checker := authority.NewChecker(authority.NewChainReader(client)).WithRules(rules)
 		start = func(ctx context.Context, s *joinstore.Store) (joinstore.StartResult, error) {
-			return checker.Start(ctx, s, reactor.NewStaticSource(o), req, now)
+			return reactor.StartGated(ctx, s, reactor.NewStaticSource(o), req, now, checker)
 		}
 	case common.IsHexAddress(req.XRC729):
 		return usageError("%s: --xrc729 %s names an XRC-729 registry: give --rpc URL (or XGR_RPC) so that the owner's authority on it and on its rule contracts can be checked", cmdName(c), req.XRC729)
@@ -652,4 +663,32 @@ func sessionWakeAction(c *cli.Context) error {
 		}
 		return nil
 	})
+}
+
+// runRuleResolver resolves rule references as xgr run does with the same
+// --config (its addresses: section) and --rules DIR: the rule directory
+// first, then the bindings (an alias they do not bind is refused by
+// name), then 0x addresses.
+func runRuleResolver(c *cli.Context) (*rulesource.Loader, error) {
+	l := &rulesource.Loader{Addresses: rulesource.Addresses{}}
+	if file := c.String("config"); file != "" {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usageError("%s: --config: %v", cmdName(c), err)
+		}
+		addrs, _, err := rulesource.ParseAddresses(file, raw)
+		if err != nil {
+			return nil, usageError("%s: --config: %v", cmdName(c), err)
+		}
+		if addrs != nil {
+			l.Addresses = addrs
+		}
+	}
+	if dir := c.String("rules"); dir != "" {
+		var err error
+		if l.Files, err = rulesource.OpenDir(dir); err != nil {
+			return nil, usageError("%s: --rules: %v", cmdName(c), err)
+		}
+	}
+	return l, nil
 }

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -148,11 +150,19 @@ func simulateAction(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
-	exec, scripted, node, closeExec, err := simulationExecutor(ctx, c, o)
+	exec, scripted, node, rules, closeExec, err := simulationExecutor(ctx, c, o)
 	if err != nil {
 		return err
 	}
 	defer closeExec()
+	if node != nil {
+		// With --rpc the session reads rule contracts on chain (and may
+		// execute): the owner is its runner, authorized as every front
+		// door authorizes one, on the contracts the references resolve to.
+		if err := simulationAuthority(ctx, c, node, rules, o); err != nil {
+			return err
+		}
+	}
 	flipper, _ := exec.(reactor.Flipper)
 	if fw, ok := exec.(reactor.FixedWait); ok {
 		flipper, _ = fw.Exec.(reactor.Flipper)
@@ -344,62 +354,90 @@ func bracketed(reason string) string {
 
 // simulationExecutor builds the step executor from --rules, --rpc,
 // --rpc-backend, --allow-host, --outcomes and --wait-override. scripted is
-// the outcomes executor, if any.
-func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchestration) (exec reactor.Executor, scripted *reactor.Scripted, node *ethclient.Client, closer func(), err error) {
+// the outcomes executor, if any; rules resolves the steps' rule references
+// as exec will (for the authority check of a start with --rpc).
+func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchestration) (exec reactor.Executor, scripted *reactor.Scripted, node *ethclient.Client, rules authority.Resolver, closer func(), err error) {
 	closer = func() {}
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, nil, nil, cli.Exit(err.Error(), 2)
+			return nil, nil, nil, nil, nil, cli.Exit(err.Error(), 2)
 		}
 		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
-			return nil, nil, nil, nil, cli.Exit("simulate: "+err.Error(), 2)
+			return nil, nil, nil, nil, nil, cli.Exit("simulate: "+err.Error(), 2)
 		}
 		exec = scripted
 	}
 	if n := c.Int("max-steps"); n < 0 {
-		return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
+		return nil, nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
 	}
 	if c.String("rules") != "" || c.String(evalRPCFlag().Name) != "" {
 		loader := &rulesource.Loader{}
 		if dir := c.String("rules"); dir != "" {
 			if loader.Files, err = rulesource.OpenDir(dir); err != nil {
-				return nil, nil, nil, nil, cli.Exit("simulate: --rules: "+err.Error(), 2)
+				return nil, nil, nil, nil, nil, cli.Exit("simulate: --rules: "+err.Error(), 2)
 			}
 		}
 		wiring, err := wireRules(ctx, c)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 		loader.Chain = wiring.Chain
 		uncovered, err := ruleSteps(ctx, "simulate", o, loader)
 		if err != nil {
 			wiring.Close()
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 		if len(uncovered) > 0 && scripted == nil {
 			wiring.Close()
-			return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: no rule for step(s) %s: map their rules in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script them with --outcomes", strings.Join(uncovered, ", ")), 2)
+			return nil, nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: no rule for step(s) %s: map their rules in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script them with --outcomes", strings.Join(uncovered, ", ")), 2)
 		}
 		if len(uncovered) > 0 {
 			slog.Info("steps run from --outcomes", "steps", uncovered)
 		}
 		if exec, err = (replica.Steps{Rules: loader, API: wiring.API, Reads: wiring.Reads, Scripted: scripted}).Executor(); err != nil {
 			wiring.Close()
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
-		closer, node = wiring.Close, wiring.Node
+		closer, node, rules = wiring.Close, wiring.Node, loader
+		if scripted != nil {
+			rules = authority.ScriptedSteps(loader)
+		}
 	}
 	if exec == nil {
-		return nil, nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
+		return nil, nil, nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
 	}
 	if c.IsSet("wait-override") {
 		secs := c.Float64("wait-override")
 		if secs < 0 || math.IsNaN(secs) || secs > math.MaxInt64/float64(time.Second) {
 			closer()
-			return nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --wait-override %v: give seconds, 0 or more", secs), 2)
+			return nil, nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --wait-override %v: give seconds, 0 or more", secs), 2)
 		}
 		exec = reactor.FixedWait{Exec: exec, Wait: time.Duration(secs * float64(time.Second))}
 	}
-	return exec, scripted, node, closer, nil
+	if rules == nil {
+		rules = authority.ScriptedSteps(nil)
+	}
+	return exec, scripted, node, rules, closer, nil
+}
+
+// simulationAuthority checks --owner, the simulated session's runner, as
+// every start is checked: each step's rule reference resolved by rules as
+// the steps will resolve it (unresolved: refused), then owner or executor
+// of every rule contract they resolve to. A refusal is exit 1, before
+// anything is written.
+func simulationAuthority(ctx context.Context, c *cli.Context, node *ethclient.Client, rules authority.Resolver, o *registry.Orchestration) error {
+	owner := c.String("owner")
+	if !common.IsHexAddress(owner) {
+		return usageError("simulate: --owner %q: with --rpc the owner is the session's runner, authorized on chain: give a 0x address", owner)
+	}
+	err := authority.NewChecker(authority.NewChainReader(node)).WithRules(rules).Authorize(ctx, common.HexToAddress(owner), nil, o)
+	var ae *authority.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ae) && !c.IsSet("owner"):
+		return cli.Exit(fmt.Sprintf("simulate: %v (the owner defaults to %s: give --owner, the account that runs the session)", err, owner), 1)
+	}
+	return cli.Exit("simulate: "+err.Error(), 1)
 }

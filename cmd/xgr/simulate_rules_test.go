@@ -200,7 +200,7 @@ func TestSimulateRulesFromContractsOnAnvil(t *testing.T) {
 	dir := ruleDir(t, map[string]string{"rules.json": `{"<Report-Addr>": "` + report.Address.Hex() + `"}`})
 	payload := writeFile(t, "in.json", `{"Holder": "`+a.Address(1).Hex()+`"}`)
 
-	out, code := run(t, "simulate", ostc, "--rules", dir, "--rpc", a.URL, "--payload", payload, "--deterministic", "--json")
+	out, code := run(t, "simulate", ostc, "--rules", dir, "--rpc", a.URL, "--owner", a.Address(0).Hex(), "--payload", payload, "--deterministic", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -229,7 +229,7 @@ func TestSimulateRulesFromContractsOnAnvil(t *testing.T) {
 	if _, err := check.SetEncrypted(t.Context(), testenv.Sender(t, a, 0), []byte("XGR1.AES.00ff"), chain.Encryption{RID: common.HexToHash("0x07"), Suite: "AES-256-GCM-1", EncDEK: []byte{1}}); err != nil {
 		t.Fatal(err)
 	}
-	out, code = run(t, "simulate", ostc, "--rules", dir, "--rpc", a.URL, "--payload", payload)
+	out, code = run(t, "simulate", ostc, "--rules", dir, "--rpc", a.URL, "--owner", a.Address(0).Hex(), "--payload", payload)
 	if code != 2 || !strings.Contains(out, "step Check: rule") || !strings.Contains(out, "encrypted rules (XGR1 envelopes) are not supported") {
 		t.Errorf("encrypted: exit %d\n%s", code, out)
 	}
