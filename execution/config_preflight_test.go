@@ -8,11 +8,11 @@ import (
 // The preflight's settings: maxTxBytes (default geth's 128 KiB) and
 // preflightEstimate (default off).
 func TestParseConfigPreflight(t *testing.T) {
-	c, _, err := ParseConfig("x.yaml", []byte("executions:\n  targets: any\n  maxTxBytes: 65_536\n  preflightEstimate: true\n"))
+	c, _, err := ParseConfig("x.yaml", []byte("executions:\n  targets: any\n  allowAnyTarget: i-understand-the-risk\n  maxTxBytes: 65_536\n  preflightEstimate: true\n"))
 	if err != nil || c.MaxTxBytes != 65536 || !c.PreflightEstimate {
 		t.Errorf("config %+v, %v", c, err)
 	}
-	c, _, err = ParseConfig("x.yaml", []byte("executions:\n  targets: any\n"))
+	c, _, err = ParseConfig("x.yaml", []byte("executions:\n  targets: any\n  allowAnyTarget: i-understand-the-risk\n"))
 	if err != nil || DefaultMaxTxBytes != 131072 || c.MaxTxBytes != DefaultMaxTxBytes || c.PreflightEstimate {
 		t.Errorf("defaults %+v, %v", c, err)
 	}

@@ -23,6 +23,11 @@ func TestPreflightRefusesBeforeANonce(t *testing.T) {
 	f := newFixture(t, func(c *execution.Config) {
 		c.Policy.MaxGasLimit = 6_000_000
 		c.PreflightEstimate = true
+		// The policy lets value through (caps far above any balance), so
+		// that the value above the balance meets the preflight.
+		lots := new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)
+		c.Policy.Targets[0].Value, c.Policy.Targets[0].MaxValue = true, lots
+		c.Policy.Value = execution.ValueCaps{MaxPerExecution: lots, MaxPerSession: lots, MaxPerOwnerPerDay: lots}
 	})
 	ctx := context.Background()
 	sc := f.scope(2, 7)
