@@ -486,7 +486,7 @@ func (m *machine) driveExecs(now time.Time) {
 		case execSend:
 			m.do(cmdSend{Claim: st.claim, Key: st.rec.Key, Call: st.rec.Call, RuleContract: st.rec.RuleContract, Sealed: st.rec.Sealed})
 		case execWait:
-			m.do(cmdPoll{Claim: st.claim, Key: st.rec.Key, To: st.rec.Call.To})
+			m.do(cmdPoll{Claim: st.claim, Key: st.rec.Key, To: st.rec.Call.To, Sealed: st.rec.Sealed})
 		case execFlip:
 			reason := "the execution reverted"
 			if r := st.rec.Reverted; r != nil {

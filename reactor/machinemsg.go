@@ -118,6 +118,9 @@ type (
 		Claim joinstore.Claim
 		Key   string
 		To    common.Address // the call's target, for the log line of a revert
+		// Sealed: the step's logs are sealed; the log line withholds the
+		// target and the reason.
+		Sealed bool
 	}
 	// cmdFlip renders the step's onInvalid branch after its execution
 	// reverted (Flipper): inFlipped. Not a store command.

@@ -532,15 +532,20 @@ func (s *sessionIO) send(ctx context.Context, c cmdSend) input {
 // not succeed: reverted on chain (the step flips to invalid, or stays
 // invalid) or lost (its nonce was used by another transaction). It names
 // the key, the target, the transaction and the node's reason, never the
-// call's data or the step's payload.
+// call's data or the step's payload (a sealed step's target and reason
+// are withheld: they may quote its payload).
 func (s *sessionIO) logFailedExecution(c cmdPoll, o execution.Outcome) {
+	to, lost, reverted := c.To.Hex(), o.Error, o.RevertReason
+	if c.Sealed {
+		to, lost, reverted = sealedWithheld, sealedWithheld, sealedWithheld
+	}
 	switch {
 	case o.Lost:
 		s.log.Error("execution lost", "session", s.root.String(), "pid", c.Claim.Pid, "step", c.Claim.ResumeStep, "key", c.Key,
-			"to", c.To.Hex(), "reason", o.Error)
+			"to", to, "reason", lost)
 	case o.Status != 1:
 		s.log.Error("execution reverted", "session", s.root.String(), "pid", c.Claim.Pid, "step", c.Claim.ResumeStep, "key", c.Key,
-			"to", c.To.Hex(), "tx", o.TxHash.Hex(), "block", o.Block, "gasUsed", o.GasUsed, "reason", o.RevertReason)
+			"to", to, "tx", o.TxHash.Hex(), "block", o.Block, "gasUsed", o.GasUsed, "reason", reverted)
 	}
 }
 
