@@ -44,14 +44,20 @@ type ProcessView struct {
 	Fail     string `json:"fail,omitempty"`
 	Closed   bool   `json:"closed"`
 	ClosedAt int64  `json:"closedAt,omitempty"`
+	// Sealed: its step's rule asks for sealed logs; its payload and inbox
+	// are then the JSON string "sealed" (joinstore.Process.Redacted).
+	Sealed bool `json:"sealed,omitempty"`
 }
 
-// viewOf is the page's view of a process record.
+// viewOf is the page's view of a process record: a sealed one's
+// redacted.
 func viewOf(p joinstore.Process) ProcessView {
+	p = p.Redacted()
 	v := ProcessView{Pid: p.Pid, ParentPid: p.ParentPid, ThreadHeadPid: p.ThreadHeadPid, Status: string(p.Status),
 		Paused: p.Paused, ResumeStep: p.ResumeStep, LastStep: p.LastStep, LastEvalValid: p.Valid,
 		AbortReason: p.AbortReason, ResumePlain: string(p.ResumePlain), JoinGroupID: p.JoinGroupID,
-		NextWakeAt: millis(p.NextWakeAt), CreatedAt: millis(p.CreatedAt), UpdatedAt: millis(p.UpdatedAt), KilledAt: millis(p.KilledAt)}
+		NextWakeAt: millis(p.NextWakeAt), CreatedAt: millis(p.CreatedAt), UpdatedAt: millis(p.UpdatedAt), KilledAt: millis(p.KilledAt),
+		Sealed: p.Sealed}
 	if l := p.Lease; l != nil {
 		v.Lease, v.LeaseUntil, v.Worker = l.Token, millis(l.Until), l.Holder
 	}

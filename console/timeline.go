@@ -77,10 +77,12 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 	stepOf := make(map[string]string, len(procs))
 	plainOf := make(map[string]string, len(procs))
 	target := make(map[string]bool, len(procs))
+	sealed := make(map[string]bool, len(procs))
 	for _, p := range procs {
 		stepOf[p.Pid] = p.ResumeStep
-		plainOf[p.Pid] = string(p.ResumePlain)
+		plainOf[p.Pid] = string(p.Redacted().ResumePlain)
 		target[p.Pid] = p.Join != nil
+		sealed[p.Pid] = p.Sealed
 	}
 	// This replica's claims, per process, oldest first: a commit ran from
 	// the last claim before it.
@@ -114,7 +116,10 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 					e.DurationMs = &d
 				}
 				lastCommit[h.Pid] = e.At
-				if c := handedTo(h.Children, target); c != "" {
+				// What a sealed step handed on is its next payload: "sealed".
+				if c := handedTo(h.Children, target); c != "" && sealed[h.Pid] {
+					e.Output = string(joinstore.SealedValue)
+				} else if c != "" {
 					e.Output, e.OutputCut = capText(plainOf[c], OutputCap)
 				}
 			}

@@ -99,7 +99,7 @@ func scriptArgv(hash any, nkeys, size int) []any {
 // arguments, and the arguments per child.
 const (
 	commitKeys      = 12
-	commitArgs      = 19
+	commitArgs      = 20
 	commitChildArgs = 12
 )
 
@@ -112,4 +112,12 @@ func statusArg(status string) any {
 		return "aborted"
 	}
 	return status
+}
+
+// sealedArg is Commit.Sealed as commit_step's ARGV[20].
+func sealedArg(sealed bool) any {
+	if sealed {
+		return "1"
+	}
+	return ""
 }

@@ -46,7 +46,8 @@
 // paused (0|1), resumeStep, lastStep, lastEvalValid (1|0|empty), nextWakeAt,
 // resumePlain (JSON object), joinGroupId, killedAt, createdAt, updatedAt,
 // lease (fencing token of the current inFlight lease, empty when none),
-// leaseUntil, worker, abortReason. A field that is empty may be missing
+// leaseUntil, worker, abortReason, sealed (1: the step's rule asks for
+// sealed logs; Process.Redacted). A field that is empty may be missing
 // (processes are created without the empty ones): readers take a missing
 // field as empty. Join targets add target (1),
 // joinFromGroupId, expect (JSON array of from nodes), requireWhen (JSON

@@ -38,7 +38,9 @@ func (s *Store) MaxRecord() int { return 2 * s.cfg.MaxPayloadBytes }
 // onInvalid branch's own execution, once. ErrLeaseLost when c's lease is
 // not current; ErrBadExec when the process executes under another key and
 // this is not its flip. The record is bounded by the store's payload cap.
-func (s *Store) BeginExec(ctx context.Context, c Claim, now time.Time, key string, record json.RawMessage, flip bool) (BeginResult, error) {
+// sealed marks the process sealed (Process.Sealed: its step's rule asks for
+// sealed logs) with the record; a flip never unmarks it.
+func (s *Store) BeginExec(ctx context.Context, c Claim, now time.Time, key string, record json.RawMessage, flip, sealed bool) (BeginResult, error) {
 	if key == "" {
 		return "", fmt.Errorf("begin execution of %s: no idempotency key", c.Pid)
 	}
@@ -48,12 +50,15 @@ func (s *Store) BeginExec(ctx context.Context, c Claim, now time.Time, key strin
 	if !json.Valid(record) {
 		return "", fmt.Errorf("begin execution of %s: the execution record is not JSON", c.Pid)
 	}
-	f := ""
+	f, sl := "", ""
 	if flip {
 		f = "1"
 	}
+	if sealed {
+		sl = "1"
+	}
 	k := keysOf(c.Root)
-	res, err := s.eval(ctx, scriptBeginExec, []string{k.proc(c.Iter), k.meta()}, c.Token, s.clock(now), key, string(record), f).Text()
+	res, err := s.eval(ctx, scriptBeginExec, []string{k.proc(c.Iter), k.meta()}, c.Token, s.clock(now), key, string(record), f, sl).Text()
 	if err != nil {
 		return "", fmt.Errorf("begin execution of %s: %w", c.Pid, scriptError(err))
 	}

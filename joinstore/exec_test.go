@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,19 +31,19 @@ func TestExecutionLifecycle(t *testing.T) {
 
 		stale := c
 		stale.Token++
-		if _, err := s.BeginExec(ctx, stale, t0, key, rec, false); !errors.Is(err, ErrLeaseLost) {
+		if _, err := s.BeginExec(ctx, stale, t0, key, rec, false, false); !errors.Is(err, ErrLeaseLost) {
 			t.Fatalf("begin with a stale token: %v, want ErrLeaseLost", err)
 		}
 		if p, _ := s.Process(ctx, root, 1); p.Status != StatusRunning || p.Execution != nil {
 			t.Fatalf("a refused begin changed the process: %+v", p)
 		}
-		if r, err := s.BeginExec(ctx, c, t0, key, rec, false); err != nil || r != Begun {
+		if r, err := s.BeginExec(ctx, c, t0, key, rec, false, false); err != nil || r != Begun {
 			t.Fatalf("begin: %v %v", r, err)
 		}
-		if r, err := s.BeginExec(ctx, c, t0, key, rec, false); err != nil || r != AlreadyBegun {
+		if r, err := s.BeginExec(ctx, c, t0, key, rec, false, false); err != nil || r != AlreadyBegun {
 			t.Fatalf("begin again: %v %v, want already", r, err)
 		}
-		if _, err := s.BeginExec(ctx, c, t0, key+"/x", rec, false); !errors.Is(err, ErrBadExec) {
+		if _, err := s.BeginExec(ctx, c, t0, key+"/x", rec, false, false); !errors.Is(err, ErrBadExec) {
 			t.Fatalf("begin under another key: %v, want ErrBadExec", err)
 		}
 		p, err := s.Process(ctx, root, 1)
@@ -80,10 +81,10 @@ func TestExecutionLifecycle(t *testing.T) {
 
 		// The flip, once.
 		irec := json.RawMessage(`{"valid":false,"flipped":true}`)
-		if r, err := s.BeginExec(ctx, rc, late, key+"/i", irec, true); err != nil || r != Flipped {
+		if r, err := s.BeginExec(ctx, rc, late, key+"/i", irec, true, false); err != nil || r != Flipped {
 			t.Fatalf("flip: %v %v", r, err)
 		}
-		if _, err := s.BeginExec(ctx, rc, late, key+"/j", irec, true); !errors.Is(err, ErrBadExec) {
+		if _, err := s.BeginExec(ctx, rc, late, key+"/j", irec, true, false); !errors.Is(err, ErrBadExec) {
 			t.Fatalf("second flip: %v, want ErrBadExec", err)
 		}
 		outcome := json.RawMessage(`{"key":"k","outcome":{"txHash":"0x01","status":1}}`)
@@ -124,7 +125,7 @@ func TestExecutionAndKill(t *testing.T) {
 		if _, err := s.KillSession(ctx, a, t0, "operator"); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := s.BeginExec(ctx, ca, t0, "k/a", json.RawMessage(`{}`), false); err != nil || r != BeginKilled {
+		if r, err := s.BeginExec(ctx, ca, t0, "k/a", json.RawMessage(`{}`), false, false); err != nil || r != BeginKilled {
 			t.Fatalf("begin in a killed session: %v %v", r, err)
 		}
 		if p, _ := s.Process(ctx, a, 1); p.Status != StatusRunning || p.Execution != nil {
@@ -133,7 +134,7 @@ func TestExecutionAndKill(t *testing.T) {
 
 		b := start(t, s, StartRequest{}).Root
 		cb := claimAll(t, s, b, t0, 1)[0]
-		if r, err := s.BeginExec(ctx, cb, t0, "k/b", json.RawMessage(`{}`), false); err != nil || r != Begun {
+		if r, err := s.BeginExec(ctx, cb, t0, "k/b", json.RawMessage(`{}`), false, false); err != nil || r != Begun {
 			t.Fatalf("begin: %v %v", r, err)
 		}
 		if _, err := s.KillSession(ctx, b, t0, "operator"); err != nil {
@@ -158,6 +159,40 @@ func TestExecutionAndKill(t *testing.T) {
 		}
 		if _, err := s.Process(ctx, b, cb.FirstChild); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("a killed executing process spawned: %v", err)
+		}
+	})
+}
+
+// TestSealedExecution: a sealed step's process is marked sealed when it
+// begins executing (views show Redacted: no payload, record or outcome),
+// and its commit drops the execution record and keeps it marked; an
+// unsealed one keeps its record. On a single server and a cluster.
+func TestSealedExecution(t *testing.T) {
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := newStore(rdb), context.Background()
+		for _, sealed := range []bool{true, false} {
+			root := start(t, s, StartRequest{Payload: json.RawMessage(`{"ssn":"planted"}`)}).Root
+			c := claimAll(t, s, root, t0, 2)[0]
+			rec := json.RawMessage(`{"call":{"to":"planted"}}`)
+			if r, err := s.BeginExec(ctx, c, t0, owner+"/x", rec, false, sealed); err != nil || r != Begun {
+				t.Fatalf("begin: %v %v", r, err)
+			}
+			p, err := s.Process(ctx, root, 1)
+			if err != nil || p.Sealed != sealed || string(p.Execution.Record) != string(rec) {
+				t.Fatalf("sealed %v: executing process %+v %v", sealed, p, err)
+			}
+			v, _ := json.Marshal(p)
+			if r := p.Redacted(); sealed && (string(r.ResumePlain) != `"sealed"` || string(r.Execution.Record) != `"sealed"` || strings.Contains(string(v), "planted")) {
+				t.Fatalf("a sealed process's view: %+v %s", r, v)
+			}
+			if _, err := s.Commit(ctx, c, t0, Commit{Status: "done", Worker: "w", Payload: json.RawMessage(`{"ssn":"planted"}`),
+				ExecOutcome: json.RawMessage(`{"key":"k"}`), Sealed: sealed}); err != nil {
+				t.Fatal(err)
+			}
+			p, err = s.Process(ctx, root, 1)
+			if err != nil || p.Sealed != sealed || p.Execution == nil || (p.Execution.Record == nil) != sealed || string(p.Execution.Outcome) != `{"key":"k"}` {
+				t.Fatalf("sealed %v: committed process %+v %v", sealed, p, err)
+			}
 		}
 	})
 }

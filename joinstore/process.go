@@ -82,6 +82,45 @@ type Process struct {
 	// Execution is the step's execution: set from the moment the process
 	// executes (begin_exec) on; nil for a step that executed nothing.
 	Execution *ProcExecution
+	// Sealed: the step's rule asks for sealed logs (docs/runtime.md,
+	// "Sealed steps"), known from the moment it executes (begin_exec) or
+	// commits. Views show Redacted, never its payloads.
+	Sealed bool
+}
+
+// SealedValue stands, in a view of a sealed process (Process.Redacted),
+// for each of its payload values: the JSON string "sealed".
+var SealedValue = json.RawMessage(`"sealed"`)
+
+// Redacted is p as a view outside the step's sealed log bundle shows it:
+// for a sealed process (p.Sealed), its payload (ResumePlain), its join
+// inbox and its execution's record and outcome are SealedValue; its
+// execution's key, flip and transaction hash stay. Other processes are
+// returned as they are. Views (the console, xgr session show, summaries)
+// read records through it; the runtime reads the records themselves.
+func (p Process) Redacted() Process {
+	if !p.Sealed {
+		return p
+	}
+	if p.ResumePlain != nil {
+		p.ResumePlain = SealedValue
+	}
+	if j := p.Join; j != nil && j.Inbox != nil {
+		c := *j
+		c.Inbox = SealedValue
+		p.Join = &c
+	}
+	if x := p.Execution; x != nil {
+		c := *x
+		if c.Record != nil {
+			c.Record = SealedValue
+		}
+		if c.Outcome != nil {
+			c.Outcome = SealedValue
+		}
+		p.Execution = &c
+	}
+	return p
 }
 
 // ProcExecution is what a process keeps of its step's execution.
@@ -178,6 +217,7 @@ const (
 	fieldExecRecord      = "execRecord"
 	fieldExecFlipped     = "execFlipped"
 	fieldExecOutcome     = "execOutcome"
+	fieldSealed          = "sealed"
 )
 
 // ParseProcess maps the fields of a process's Redis hash to a Process. A
@@ -209,6 +249,7 @@ func parseProcess(name string, fields map[string]string) (Process, error) {
 		KilledAt:    r.time(fieldKilledAt),
 		Reserve:     int(r.int(fieldReserve)),
 		Bypass:      r.flag(fieldBypass),
+		Sealed:      r.flag(fieldSealed),
 	}
 	if p.Pid != "" {
 		if _, it, err := ParsePid(p.Pid); err != nil {
@@ -396,8 +437,11 @@ func timeJSON(t time.Time) *jsonTime {
 // MarshalJSON writes the record with the stored field names, numbers as
 // numbers, flags as booleans, times as RFC 3339 with milliseconds in UTC
 // (absent when unset), payloads as JSON (digits as stored), the lease and
-// the join fields as objects of their own.
+// the join fields as objects of their own. A sealed process is written
+// Redacted, with "sealed": true: this is a view (xgr session show --json),
+// not the record.
 func (p Process) MarshalJSON() ([]byte, error) {
+	p = p.Redacted()
 	type lease struct {
 		Token      int64     `json:"token"`
 		Holder     string    `json:"holder"`
@@ -446,12 +490,13 @@ func (p Process) MarshalJSON() ([]byte, error) {
 		Bypass        bool            `json:"bypass,omitempty"`
 		Join          *join           `json:"join,omitempty"`
 		Execution     *execution      `json:"execution,omitempty"`
+		Sealed        bool            `json:"sealed,omitempty"`
 	}{
 		Iter: p.Iter, Pid: p.Pid, ParentPid: p.ParentPid, ThreadHeadPid: p.ThreadHeadPid, Status: p.Status, Paused: p.Paused,
 		ResumeStep: p.ResumeStep, LastStep: p.LastStep, LastEvalValid: p.Valid, AbortReason: p.AbortReason,
 		ResumePlain: p.ResumePlain, JoinGroupID: p.JoinGroupID, NextWakeAt: timeJSON(p.NextWakeAt),
 		CreatedAt: timeJSON(p.CreatedAt), UpdatedAt: timeJSON(p.UpdatedAt), KilledAt: timeJSON(p.KilledAt),
-		Reserve: p.Reserve, Bypass: p.Bypass,
+		Reserve: p.Reserve, Bypass: p.Bypass, Sealed: p.Sealed,
 	}
 	if l := p.Lease; l != nil {
 		out.Lease = &lease{Token: l.Token, Holder: l.Holder, Until: timeJSON(l.Until), FirstChild: l.FirstChild, Reserved: l.Reserved}

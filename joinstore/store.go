@@ -513,6 +513,10 @@ type Commit struct {
 	// ExecOutcome is the final outcome of the step's execution (JSON),
 	// kept on the process (execOutcome); nil when it executed nothing.
 	ExecOutcome json.RawMessage
+	// Sealed: the step's rule asks for sealed logs. The process is marked
+	// sealed (Process.Sealed) and its execution record is dropped; the
+	// caller gives AbortReason and ExecOutcome without payload values.
+	Sealed bool
 	// LockTarget, when set and the process's group has a join target,
 	// takes that target's join lock for this duration in the commit's own
 	// round trip, right after the commit in one pipeline (join_lock.lua
@@ -678,7 +682,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	argv = append(argv, c.Iter, c.Token, s.clock(now), statusArg(r.Status), valid, r.Digest, r.Worker,
 		s.args.ttl, s.args.stepsCap, targ, []byte(payload), r.AbortReason,
 		s.args.maxLive, s.args.maxSteps, r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, []byte(r.ExecOutcome),
-		joins)
+		joins, sealedArg(r.Sealed))
 	for _, ch := range r.Children {
 		var plain any = ""
 		switch {

@@ -220,7 +220,7 @@ func branchName(valid bool) string {
 func (m *machine) issueBegin(st *execState) {
 	st.busy = true
 	m.storeBusy = true
-	m.do(cmdBeginExec{Claim: st.claim, Key: st.rec.Key, Record: st.raw, Flip: st.flip})
+	m.do(cmdBeginExec{Claim: st.claim, Key: st.rec.Key, Record: st.raw, Flip: st.flip, Sealed: st.rec.Sealed})
 }
 
 // execBegun acts on begin_exec.
@@ -385,12 +385,15 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 	// An aborted step's bundle follows its evidence and sealing too.
 	r.res.Evidence, r.res.Sealed = rec.Evidence, rec.Sealed
 	if o != nil || rec.Reverted != nil {
+		// Kept on the process (execOutcome): a sealed step's without its
+		// revert reason or loss error (they may quote the call's
+		// arguments; its sealed bundle holds them).
 		kept := map[string]any{"key": rec.Key}
 		if o != nil {
-			kept["outcome"] = o
+			kept["outcome"] = keptOutcome(*o, rec.Sealed)
 		}
 		if rec.Reverted != nil {
-			kept["reverted"] = rec.Reverted
+			kept["reverted"] = keptOutcome(*rec.Reverted, rec.Sealed)
 		}
 		r.done.outcome, _ = json.Marshal(kept)
 	}

@@ -100,6 +100,8 @@ type (
 		Key    string
 		Record []byte
 		Flip   bool
+		// Sealed: the step's logs are sealed; the process is marked so.
+		Sealed bool
 	}
 	// cmdSend sends the execution under Key (execution.Actuator.Send,
 	// idempotent per key): inSent. Not a store command.

@@ -108,3 +108,12 @@ func flipEvidence(rec execRecord, ev *EvidenceInput) *EvidenceInput {
 	}
 	return &out
 }
+
+// keptOutcome is an execution's outcome as the process record keeps it
+// (execOutcome): a sealed step's without its revert reason and loss error.
+func keptOutcome(o execution.Outcome, sealed bool) execution.Outcome {
+	if sealed {
+		o.RevertReason, o.Error = "", ""
+	}
+	return o
+}

@@ -67,7 +67,7 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 	case cmdOpen:
 		return s.open(ctx)
 	case cmdBeginExec:
-		res, err := s.store.BeginExec(ctx, c.Claim, s.clock(), c.Key, c.Record, c.Flip)
+		res, err := s.store.BeginExec(ctx, c.Claim, s.clock(), c.Key, c.Record, c.Flip, c.Sealed)
 		return inExecBegun{Iter: c.Claim.Iter, Res: res, Err: err}
 	case cmdSend:
 		// Chaos: the step's record is on the process (begin_exec), nothing
@@ -310,6 +310,9 @@ func commitFor(c joinstore.Claim, step *registry.Step, check payloadChecks, r re
 			r.err = fmt.Errorf("step %s: %w", c.ResumeStep, err)
 		}
 	}
+	// A sealed step's process is marked sealed (views show none of its
+	// payload values) and its execution record is dropped at commit.
+	commit.Sealed = r.res.sealed()
 	if r.err != nil || step == nil {
 		commit.Status = "aborted"
 		detail = fmt.Sprint(r.err)

@@ -18,8 +18,11 @@ type ProcessSummary struct {
 	// Reason says why an aborted process aborted (AbortReason).
 	Reason string `json:"reason,omitempty"`
 	// Payload is resumePlain: the input of a process that has not run, the
-	// next payload (input overlaid by output) of one that has.
+	// next payload (input overlaid by output) of one that has; "sealed"
+	// for a sealed process (joinstore.Process.Redacted).
 	Payload json.RawMessage `json:"payload,omitempty"`
+	// Sealed: its step's rule asks for sealed logs (joinstore.Process.Sealed).
+	Sealed bool `json:"sealed,omitempty"`
 }
 
 // Join statuses (JoinSummary.Status): the outcome of the join itself, read
@@ -55,6 +58,9 @@ type JoinSummary struct {
 	TargetStatus string `json:"targetStatus"`
 	// TargetReason says why the target process aborted (AbortReason).
 	TargetReason string `json:"targetReason,omitempty"`
+	// Sealed: the target's step seals its logs; Payload is then nil (a
+	// view shows none of its payload values).
+	Sealed bool `json:"sealed,omitempty"`
 }
 
 // Summary is the final state of a session.
@@ -132,8 +138,8 @@ func SummarizeJoin(p joinstore.Process) (JoinSummary, error) {
 		return JoinSummary{}, err
 	}
 	js := JoinSummary{Pid: p.Pid, Step: p.ResumeStep, K: st.K, Got: delivered(st),
-		Status: JoinStatus(st, p.AbortReason), TargetStatus: string(p.Status), TargetReason: AbortReason(p)}
-	if js.Status == JoinClosed {
+		Status: JoinStatus(st, p.AbortReason), TargetStatus: string(p.Status), TargetReason: AbortReason(p), Sealed: p.Sealed}
+	if js.Status == JoinClosed && !p.Sealed {
 		js.Payload = Merge(st)
 	}
 	return js, nil
@@ -146,7 +152,7 @@ func Summarize(procs []joinstore.Process) (Summary, error) {
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Iter < sorted[j].Iter })
 	for _, p := range sorted {
 		ps := ProcessSummary{Pid: p.Pid, ParentPid: p.ParentPid, Step: p.ResumeStep, Status: string(p.Status),
-			JoinGroupID: p.JoinGroupID, Reason: AbortReason(p), Payload: p.ResumePlain}
+			JoinGroupID: p.JoinGroupID, Reason: AbortReason(p), Payload: p.Redacted().ResumePlain, Sealed: p.Sealed}
 		if p.Valid != nil {
 			b := *p.Valid
 			ps.Valid = &b

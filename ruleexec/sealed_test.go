@@ -90,7 +90,7 @@ func sealedAbort(t *testing.T, validSeals, invalidSeals bool) {
 	x := &ruleexec.Executor{Rules: files(t, map[string]string{"Kyc.json": sealedRule(validSeals, invalidSeals)}), Evidence: true, Log: log, Observe: tr.Observe}
 
 	clock := time.UnixMilli(1_800_000_000_000)
-	res, err := store.Start(ctx, joinstore.StartRequest{Owner: sealedOwner, StartStep: "KYC", Now: clock, OstcHash: o.Hash.Hex(),
+	res, err := store.Start(ctx, joinstore.StartRequest{Owner: sealedOwner, StartStep: "KYC", Now: clock, OstcID: o.ID, OstcHash: o.Hash.Hex(),
 		Payload: json.RawMessage(`{"ssn":"` + planted + `","n":1}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,9 @@ func sealedAbort(t *testing.T, validSeals, invalidSeals bool) {
 			leaks = append(leaks, "span "+s)
 		}
 	}
-	leaks = append(leaks, redisLeaks(t, rdb, res.Root)...)
+	has := func(s string) bool { return strings.Contains(s, planted) }
+	leaks = append(leaks, redisLeaks(t, rdb, res.Root, has)...)
+	leaks = append(leaks, viewLeaks(t, store, ev, o, res.Root, events, has)...)
 	if len(leaks) > 0 {
 		t.Fatalf("the planted payload value is outside the sealed bundle:\n%s", strings.Join(leaks, "\n"))
 	}
@@ -176,7 +178,8 @@ func spanText(sp tracetest.SpanStub) string {
 // for the planted value. The one place allowed to hold it is the live
 // input the session was started with: a process hash's resumePlain (the
 // payload the engine runs the step on; it expires with the session).
-func redisLeaks(t *testing.T, rdb *redis.Client, root joinstore.Root) []string {
+// leaked says whether a text holds a planted value.
+func redisLeaks(t *testing.T, rdb *redis.Client, root joinstore.Root, leaked func(string) bool) []string {
 	t.Helper()
 	ctx := context.Background()
 	var leaks []string
@@ -213,11 +216,11 @@ func redisLeaks(t *testing.T, rdb *redis.Client, root joinstore.Root) []string {
 			default:
 				t.Fatalf("%s: type %s not scanned", k, typ)
 			}
-			if d := rdb.Dump(ctx, k).Val(); strings.Contains(d, planted) && len(allowed) == 0 {
+			if d := rdb.Dump(ctx, k).Val(); leaked(d) && len(allowed) == 0 {
 				parts = append(parts, "DUMP "+d)
 			}
 			for _, s := range parts {
-				if strings.Contains(s, planted) {
+				if leaked(s) {
 					leaks = append(leaks, fmt.Sprintf("redis %s: %.300s", k, s))
 				}
 			}
@@ -266,7 +269,7 @@ func TestSealedStepRevertLeaksNoPayloadValue(t *testing.T) {
 		return scripted.Plan{SendFailures: 1, PollFailures: 1, Revert: true, RevertReason: "unknown ssn " + planted}
 	}}
 	clock := time.UnixMilli(1_800_000_000_000)
-	res, err := store.Start(ctx, joinstore.StartRequest{Owner: sealedOwner, StartStep: "PAY", Now: clock, OstcHash: o.Hash.Hex(),
+	res, err := store.Start(ctx, joinstore.StartRequest{Owner: sealedOwner, StartStep: "PAY", Now: clock, OstcID: o.ID, OstcHash: o.Hash.Hex(),
 		XRC729: "0x00000000000000000000000000000000000000f1", Payload: json.RawMessage(`{"ssn":"` + planted + `","target":"` + plantedTarget + `"}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -301,6 +304,11 @@ func TestSealedStepRevertLeaksNoPayloadValue(t *testing.T) {
 			leaks = append(leaks, "span "+s)
 		}
 	}
+	// Redis: the process keeps neither its execution record (the call's
+	// target and arguments) nor its outcome's revert reason once it
+	// committed; its resumePlain is the live payload.
+	leaks = append(leaks, redisLeaks(t, rdb, res.Root, leaked)...)
+	leaks = append(leaks, viewLeaks(t, store, ev, o, res.Root, events, leaked)...)
 	if len(leaks) > 0 {
 		t.Fatalf("a payload value is outside the sealed bundle:\n%s", strings.Join(leaks, "\n"))
 	}

@@ -330,7 +330,10 @@ func printSummary(w io.Writer, s reactor.Summary) {
 	}
 	for _, j := range s.Joins {
 		payload := ""
-		if j.Status == reactor.JoinClosed {
+		switch {
+		case j.Status == reactor.JoinClosed && j.Sealed:
+			payload = " payload sealed"
+		case j.Status == reactor.JoinClosed:
 			b, _ := json.Marshal(j.Payload)
 			payload = " payload " + string(b)
 		}

@@ -11,6 +11,9 @@
 -- ARGV[1] token  ARGV[2] now (ms; "" = the server clock)
 -- ARGV[3] the execution's idempotency key  ARGV[4] the record (JSON)
 -- ARGV[5] "1" for the revert flip, "" for a step's first execution
+-- ARGV[6] "1": the step's rule asks for sealed logs; the process is marked
+--         sealed (field sealed "1"; views then show none of its payload
+--         values), with the record, and stays so; "" marks nothing
 --
 -- Returns "begun" (now executing under ARGV[3]), "flipped" (the flip's
 -- key and record replaced the reverted one's), "already" (the process
@@ -41,6 +44,9 @@ if p[1] == "executing" then
     return redis.error_reply("BAD_EXEC the process executes under key " .. tostring(p[5]) .. "; only its one revert flip may change it")
   end
   redis.call("HSET", KEYS[1], "execKey", ARGV[3], "execRecord", ARGV[4], "execFlipped", "1", "updatedAt", nowS)
+  if ARGV[6] == "1" then
+    redis.call("HSET", KEYS[1], "sealed", "1")
+  end
   return "flipped"
 end
 local killed = redis.call("HGET", KEYS[2], "killedAt")
@@ -48,4 +54,7 @@ if (p[4] and p[4] ~= "") or (killed and killed ~= "") then
   return "killed"
 end
 redis.call("HSET", KEYS[1], "status", "executing", "execKey", ARGV[3], "execRecord", ARGV[4], "updatedAt", nowS)
+if ARGV[6] == "1" then
+  redis.call("HSET", KEYS[1], "sealed", "1")
+end
 return "begun"

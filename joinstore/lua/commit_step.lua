@@ -49,14 +49,21 @@
 --          keep to, then, when the commit delivers to its group's target,
 --          a space and the next payload in canonical form (Go's encoding
 --          of it); see "Joins" below
--- ARGV[20 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
+-- ARGV[20] "1": the step's rule asks for sealed logs (docs/runtime.md,
+--          "Sealed steps"); the process is marked sealed (field sealed "1")
+--          and its execution record (execRecord: the call, its target and
+--          arguments), which nothing reads after the commit, is dropped;
+--          "" changes neither. The caller passes a sealed step's abort
+--          reason and execution outcome (ARGV[12], ARGV[18]) without
+--          payload values.
+-- ARGV[21 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
 --          it reserves), bypass (1: may exceed the window), then for a join
 --          target fromGroup, expect, requireWhen, k, policy (followed, when
 --          the target keeps its reachability, by a space and its reach: JSON,
 --          per from node the steps of the group's scope that can reach it;
 --          without, its join is decided by join steps only) ("" otherwise)
--- ARGV[20 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
+-- ARGV[21 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
 --          JSON (queued in KEYS[11] unless the process was killed)
 --
 -- Joins (lib/join_decide.lua), after the children are created and before
@@ -127,7 +134,7 @@
 local call, tonumber, sub, find, concat = redis.call, tonumber, string.sub, string.find, table.concat
 local KEYS, ARGV = KEYS, ARGV
 local fmt = string.format
-local PROC, WQ, CHILD0, C0, CF = 5, 11, 12, 20, 12
+local PROC, WQ, CHILD0, C0, CF = 5, 11, 12, 21, 12
 -- ARGV[19]: the join decisions' payload cap and this commit's canonical payload
 local joinCap, joinPiece = "", ""
 if ARGV[19] ~= "" then
@@ -333,6 +340,10 @@ call("HSET", KEYS[PROC], "status", status, "lastStep", step, "lastEvalValid", AR
 if ARGV[18] ~= "" then
   call("HSET", KEYS[PROC], "execOutcome", ARGV[18])
 end
+if ARGV[20] == "1" then
+  call("HSET", KEYS[PROC], "sealed", "1")
+  call("HDEL", KEYS[PROC], "execRecord")
+end
 if not killed and #ARGV >= W0 then
   for i = W0, #ARGV, 2 do
     call("HSET", KEYS[WQ], ARGV[i], ARGV[i + 1])
@@ -352,7 +363,7 @@ end
 -- The spawn gate covers the whole join scope: a nested join's target gated
 -- into the closed group takes its producers (its fresh group, named by the
 -- target's iter) with it, so no half of a join is created. Child i's values
--- are ARGV[C + 0 .. C + 11] with C = 20 + 12 (i - 1): iter, step, wakeIn,
+-- are ARGV[C + 0 .. C + 11] with C = 21 + 12 (i - 1): iter, step, wakeIn,
 -- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy
 -- (and reach).
 local gatedGroup = {}
