@@ -278,3 +278,27 @@ func fromHash(rid RID, scope uint8, grantee string, m map[string]string) (*Grant
 		EncDEK: m["encDEK"], IsOwner: m["isOwner"] == "true", Owner: m["owner"], GrantedBy: m["grantedBy"],
 		SessionID: m["sessionId"], RefAddr: m["refAddr"], TxHash: m["txHash"], UpdatedAt: time.UnixMilli(upd)}, nil
 }
+
+// permitKey is the marker of a permit that changed a RID's grants, under
+// the RID's hash tag: xgr:{gr:R}:S:permit:<digest>.
+func permitKey(rid RID, scope uint8, digest [32]byte) string {
+	return ridPrefix(rid, scope) + "permit:" + fmt.Sprintf("%x", digest[:])
+}
+
+// ClaimPermit records that the permit with the EIP-712 digest changes the
+// grants of (rid, scope), for ttl (until the permit expires): a permit
+// changes grants once. It reports false when the permit was claimed before
+// (a replay: the change it signed was made, or is being made, already).
+// ReleasePermit gives a claim back when its change was refused, so that
+// the signer may send it again.
+func (s *Store) ClaimPermit(ctx context.Context, rid RID, scope uint8, digest [32]byte, ttl time.Duration) (bool, error) {
+	if ttl < time.Second {
+		ttl = time.Second
+	}
+	return s.rdb.SetNX(ctx, permitKey(rid, scope, digest), "1", ttl).Result()
+}
+
+// ReleasePermit forgets a claim ClaimPermit made (its change wrote nothing).
+func (s *Store) ReleasePermit(ctx context.Context, rid RID, scope uint8, digest [32]byte) error {
+	return s.rdb.Del(ctx, permitKey(rid, scope, digest)).Err()
+}

@@ -125,6 +125,17 @@ func TestGrantPermitGateway(t *testing.T) {
 		if err != nil || res.Revoked != 1 {
 			t.Fatalf("revoke: %+v %v", res, err)
 		}
+		// The relay that carried the permit sends it again to restore the
+		// grant the owner revoked: a GrantPermit changes grants once.
+		before := countKeys(t, rdb)
+		_, err = g.client.ManageGrantsWith(ctx, req)
+		refused(t, err, rpc.CodeConflict, "permit-used")
+		if after := countKeys(t, rdb); after != before {
+			t.Fatalf("a replayed permit wrote keys (%d -> %d)", before, after)
+		}
+		if _, err := g.client.StepLog(ctx, auditorKey, own, "9", "1"); err == nil {
+			t.Fatal("the replayed permit gave the revoked auditor its grant back")
+		}
 	})
 
 	t.Run("no permit", func(t *testing.T) {

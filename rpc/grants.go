@@ -120,7 +120,23 @@ func (s *Service) manage(ctx context.Context, c grant.Change, v *permit.Verified
 	if ferr != nil {
 		return nil, ferr
 	}
+	once := v.Kind == permit.KindGrant
+	if once {
+		// A GrantPermit makes its one change once: a replay (say, of a
+		// grant the owner has revoked since) is refused while the permit
+		// lives; a change that writes nothing gives the claim back.
+		fresh, err := s.cfg.GrantStore.ClaimPermit(ctx, c.RID, c.Scope, v.Digest, v.Expiry.Sub(s.cfg.Now()))
+		if err != nil {
+			return nil, internal("grants", err)
+		}
+		if !fresh {
+			return nil, fail(CodeConflict, "permit-used", "permit", "this GrantPermit (digest %s) has made its change already; a GrantPermit changes grants once: sign a new one", v.Digest.Hex())
+		}
+	}
 	plan, err := s.cfg.GrantStore.ApplyRule(ctx, c, rule, s.cfg.Now())
+	if err != nil && once {
+		s.cfg.GrantStore.ReleasePermit(context.WithoutCancel(ctx), c.RID, c.Scope, v.Digest)
+	}
 	var r *grant.Refusal
 	switch {
 	case errors.As(err, &r) && strings.HasPrefix(r.Reason, "invalid-"):
