@@ -36,7 +36,7 @@ test: preflight lint unit
 ## missing thing and how to install it, or when no provider can serve
 preflight:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "preflight: $(GO) not found: install Go $$(sed -n 's/^go //p' go.mod) from https://go.dev/dl" >&2; exit 1; }
-	@out=$$($(GO) run ./internal/testenv/preflight/report 2>&1); rc=$$?; \
+	@out=$$($(GO) run ./testenv/preflight/report 2>&1); rc=$$?; \
 	printf '%s\n' "$$out" | grep -v '^exit status [0-9]*$$'; exit $$rc
 
 ## provider: the former name of preflight
@@ -87,7 +87,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzExecSignature$$' -fuzztime $(FUZZTIME) ./rule
 	$(GO) test -run '^$$' -fuzz '^FuzzExecArg$$' -fuzztime $(FUZZTIME) ./rule
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) ./execution
-	$(GO) test -run '^$$' -fuzz '^FuzzParseSignature$$' -fuzztime $(FUZZTIME) ./internal/chain
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSignature$$' -fuzztime $(FUZZTIME) ./chain
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./reactor/wakeup
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./rpc/permit
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSealed$$' -fuzztime $(FUZZTIME) ./envelope

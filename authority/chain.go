@@ -11,8 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/contracts/xrc729"
-	"github.com/xgr-sidecar/xgr/internal/chain"
 )
 
 // Backend is what ChainReader needs from a node (chain.Backend has it).

@@ -13,8 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // replicatedCluster is a Redis Cluster of masters with one replica each,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // TestChaosFleet checks the harness's own lifecycle (harness_test.go), the

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // replica is one incarnation of an `xgr run` process. A slot is restarted

@@ -17,9 +17,9 @@ import (
 	"github.com/xgr-sidecar/xgr/envelope"
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/grant"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/logseal"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // testAuditor is a grantee of the test bundles (READ).

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/contracts/xrc563"
 	"github.com/xgr-sidecar/xgr/envelope"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 var keys563 = xrc563.NewXRC563()

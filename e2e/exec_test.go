@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/chain"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // A step's execution through `xgr run` on anvil: the executor key (from

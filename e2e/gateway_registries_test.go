@@ -12,11 +12,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexstore"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/rpc/client"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // xgr run --rpc-listen serves the registries it follows only: a start

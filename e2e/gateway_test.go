@@ -26,12 +26,12 @@ import (
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexstore"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/rpc/client"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // This file drives the xgr_* JSON-RPC gateway of the real binary the way a

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/scenario"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // scenarioOut is the --json output of "xgr scenario run".

@@ -10,7 +10,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // Record stores a plaintext bundle and its owner's and grantees' grants in

@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/execution"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 func TestBudgetSingle(t *testing.T) { testBudget(t, testenv.StartRedis(t).Client()) }

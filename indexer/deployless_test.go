@@ -12,10 +12,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexstore"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // deploylessCase deploys a registry of n ids on anvil, all with one small

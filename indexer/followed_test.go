@@ -6,8 +6,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/chain"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // Followed answers what the follower follows: the configured registries,

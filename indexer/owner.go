@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexstore"
-	"github.com/xgr-sidecar/xgr/internal/chain"
 )
 
 // TopicOwnershipTransferred is topic0 of OwnershipTransferred, which an

@@ -11,9 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/contracts/xrc137"
 	"github.com/xgr-sidecar/xgr/indexstore"
-	"github.com/xgr-sidecar/xgr/internal/chain"
 )
 
 var ruleABI = xrc137.NewXRC137().GetABI()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // BenchmarkCommit measures one indexer commit as a backfill makes

@@ -13,7 +13,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/redisscan"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 var reg = common.HexToAddress("0x00000000000000000000000000000000000000AA")

@@ -12,9 +12,9 @@ import (
 
 	"github.com/xgr-sidecar/xgr/internal/proccpu"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // benchShapes are the session shapes of the figures.

@@ -16,9 +16,9 @@ import (
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/scripted"
 	"github.com/xgr-sidecar/xgr/grant"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/logseal"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // Issue 38, Medium 5: a step whose onValid execution reverts flips to its

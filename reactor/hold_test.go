@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // A held session is resumed, out of the replicas' root index, and its root

@@ -17,11 +17,11 @@ import (
 
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexer"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rpc/client"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // BenchmarkPermitStarts compares, on one redis-server, three ways to start

@@ -11,8 +11,8 @@ import (
 
 	"github.com/xgr-sidecar/xgr/envelope"
 	"github.com/xgr-sidecar/xgr/grant"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/rpc"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // readKeyMap is a key registry over fixed keys.

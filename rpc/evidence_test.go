@@ -22,11 +22,11 @@ import (
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/redisscan"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rpc/client"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // evGateway is a gateway with grants and log bundles on rdb.

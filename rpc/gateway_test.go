@@ -24,13 +24,13 @@ import (
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rpc/client"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 var (

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/xgr-sidecar/xgr/grant"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/rpc"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // TestGrantPermitGateway (issue 38, Medium 3): an xdalaPermit given for a

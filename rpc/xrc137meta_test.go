@@ -15,11 +15,11 @@ import (
 	"github.com/xgr-sidecar/xgr/envelope"
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/indexer"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rpc/client"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // ruleTexts is a RuleReader over fixed contract texts.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 const runConfig = `registries: ["0x5FbDB2315678afecb367f032d93F642f64180aa3"]

@@ -16,7 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // roundTrips counts the commands and pipelines a client sends: each is one

@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // PermanentReason on the errors go-ethereum's pool and core give (wrapped

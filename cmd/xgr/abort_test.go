@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // A step's hard error is kept with the process: in session show (text and

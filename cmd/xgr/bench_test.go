@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/xgr-sidecar/xgr/benchmark"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 const chain10 = "../../examples/bench/chain10.json"

@@ -26,9 +26,9 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/xgr-sidecar/xgr/console"
-	"github.com/xgr-sidecar/xgr/internal/devchain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // devOwner is xgr dev's registry owner (dev account 0), who owns the demo
@@ -123,7 +123,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	bctx, tcancel := context.WithTimeout(bctx, 3*time.Minute)
 	defer tcancel()
 
-	keys, err := devchain.DevKeys(1)
+	keys, err := devnet.DevKeys(1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/grant"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // The console of a replica that writes no bundles itself still reads the

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // xgr run spends an outcome's delayMs (it used to finish 10 steps of

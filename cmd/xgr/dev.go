@@ -15,15 +15,15 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/authority"
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/console"
+	"github.com/xgr-sidecar/xgr/devnet"
+	"github.com/xgr-sidecar/xgr/devnet/demo"
+	"github.com/xgr-sidecar/xgr/devnet/deploy"
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/demo"
-	"github.com/xgr-sidecar/xgr/internal/deploy"
-	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/metric"
@@ -156,11 +156,11 @@ func devAction(c *cli.Context) error {
 	if err := checkPortsFree(c, "listen", "rpc-listen", "chain-listen"); err != nil {
 		return err
 	}
-	var chainOpts []devchain.Option
+	var chainOpts []devnet.Option
 	if a := c.String("chain-listen"); a != "" {
-		chainOpts = append(chainOpts, devchain.WithHTTP(a))
+		chainOpts = append(chainOpts, devnet.WithHTTP(a))
 	}
-	dev, err := devchain.New(chainOpts...)
+	dev, err := devnet.New(chainOpts...)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("dev: --chain-listen %s (XGR_DEV_CHAIN_LISTEN): %v", c.String("chain-listen"), err), 2)
 	}

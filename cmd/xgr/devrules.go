@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/internal/deploy"
+	"github.com/xgr-sidecar/xgr/devnet/deploy"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // /healthz checks what the replica needs, a write acknowledged in time: it

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/envelope"
 	"github.com/xgr-sidecar/xgr/evidence"
-	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/internal/redisscan"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/rpc/client"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // kycRule is one of the KYC review's rules (examples/rules) with every

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // startDev runs xgr dev with the console on listen and the gateway on

@@ -11,7 +11,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/internal/redisscan"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // xgr run --log-bundles stores one bundle per executed step, readable with

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // The three numbers a float64 cannot hold, as they must come out, and the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // simulate, scenario run and bench take the password of their explicit

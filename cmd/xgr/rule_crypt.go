@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/envelope"
-	"github.com/xgr-sidecar/xgr/internal/chain"
 )
 
 // ruleCryptCommands are `xgr rule encrypt` and `xgr rule decrypt`.

@@ -17,9 +17,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/internal/anvil"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/devchain"
+	"github.com/xgr-sidecar/xgr/chain"
+	"github.com/xgr-sidecar/xgr/devnet"
+	"github.com/xgr-sidecar/xgr/devnet/anvil"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
@@ -247,7 +247,7 @@ func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, 
 			return nil, nil, err
 		}
 	}
-	dev, err := devchain.DevKeys(devchain.DevAccounts)
+	dev, err := devnet.DevKeys(devnet.DevAccounts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/devchain"
+	"github.com/xgr-sidecar/xgr/chain"
+	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
 )
 
@@ -95,7 +95,7 @@ func TestScenarioRunEnvironmentErrors(t *testing.T) {
 // --actors-file override, and the development key an override takes is
 // skipped for the others.
 func TestActorKeys(t *testing.T) {
-	dev, _ := devchain.DevKeys(4)
+	dev, _ := devnet.DevKeys(4)
 	file := writeFile(t, "actors.txt", "# test actors\n\nowner1="+padKey(dev[0])+"\n")
 	var keys map[string]*ecdsa.PrivateKey
 	var src map[string]string

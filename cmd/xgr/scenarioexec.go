@@ -11,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/chain"
+	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/onchain"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/devchain"
 	"github.com/xgr-sidecar/xgr/txmanager"
 )
 
@@ -37,7 +37,7 @@ func scenarioExecutor(ctx context.Context, c *cli.Context, env *scenarioEnv, act
 		}
 		key = k
 	} else {
-		dev, err := devchain.DevKeys(devchain.DevAccounts)
+		dev, err := devnet.DevKeys(devnet.DevAccounts)
 		if err != nil {
 			return nil, "", err
 		}

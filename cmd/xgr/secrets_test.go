@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // The Redis password comes from --redis-password-file or

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // SIGHUP reloads nothing and kills nothing: xgr run logs that it is not

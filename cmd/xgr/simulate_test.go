@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 func TestSimulateIsDeterministic(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // session start without --key generates an idempotency key and prints it;

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // One orchestration with two entry points: "arm" parks "wait" for an hour;

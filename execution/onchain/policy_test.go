@@ -13,7 +13,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/onchain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 	"github.com/xgr-sidecar/xgr/txmanager"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/onchain"
-	"github.com/xgr-sidecar/xgr/internal/testenv"
+	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // The previewer sends nothing: a call that would succeed is final at once

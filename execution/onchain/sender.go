@@ -4,7 +4,7 @@
 // (package txmanager), which sends it at most once per idempotency key.
 // Preview runs a call with eth_call instead, for `xgr simulate` without an
 // executor key. (It is a package of its own because it reads the chain
-// through internal/chain, which imports rule, which imports execution.)
+// through chain, which imports rule, which imports execution.)
 package onchain
 
 import (
@@ -22,8 +22,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/authority"
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/execution"
-	"github.com/xgr-sidecar/xgr/internal/chain"
 	"github.com/xgr-sidecar/xgr/txmanager"
 )
 

@@ -1,5 +1,5 @@
 // Package engine is the scenario.Engine of "xgr scenario run": contracts go
-// to a chain (internal/deploy), sessions run on one replica of xgr's
+// to a chain (devnet/deploy), sessions run on one replica of xgr's
 // session manager over Redis (replica), steps are evaluated by the XRC-137
 // executor reading the rules from the chain, and what each evaluation saw
 // is recorded for the scenario's input, API and contract-read checks.
@@ -17,11 +17,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xgr-sidecar/xgr/chain"
+	"github.com/xgr-sidecar/xgr/devnet/deploy"
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/indexstore"
-	"github.com/xgr-sidecar/xgr/internal/chain"
-	"github.com/xgr-sidecar/xgr/internal/deploy"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/replica"
