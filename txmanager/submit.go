@@ -98,6 +98,16 @@ func (m *Manager) SubmitBatch(ctx context.Context, reqs []Request) ([]Record, er
 			if rec, err = parseRecord(pairs(res[1:])); err != nil {
 				return nil, err
 			}
+			if rec.State == Reserved && rec.HasNonce {
+				// Reserved but not signed: this call's own reservation
+				// whose reply was lost (the client sent the script again
+				// and got this answer), or a caller that died before
+				// signing. Sign it now: the record keeps the first
+				// signature of the nonce (record.lua), so a second signer
+				// only sends the stored bytes. Leaving it to the lease
+				// holder's ReserveTimeout would hold every later nonce.
+				reserved = append(reserved, i)
+			}
 		case "queued":
 			rec.State = Queued
 		default:

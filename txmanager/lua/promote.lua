@@ -12,7 +12,12 @@
 -- promotion, before any write for it; it and the keys after it stay queued
 -- for the next promotion.
 -- Returns a flat list, per promoted key: key, nonce, to, data, value, gas,
--- createdAt.
+-- createdAt. A declared key that is already reserved but not yet signed is
+-- listed too, first, with its nonce: when the reply of a promotion is lost
+-- and the client sends the same call again, the second answer names the
+-- keys the first one reserved, so the caller signs them now instead of
+-- leaving their nonces unsigned until ReserveTimeout (which would hold
+-- every later nonce of the sender).
 -- Error "LEASE_LOST" when ARGV[1] is not the sender's current lease.
 -- Invariant: as submit: one nonce per key, assigned with the record, in
 -- queue order, gap-free; only the lease holder promotes; the script reaches
@@ -21,9 +26,18 @@ local n, now = clock(ARGV[3])
 if not fenced(KEYS[1], ARGV[1], n) then
   return redis.error_reply("LEASE_LOST the sender's lease is not held by this token")
 end
+local out = {}
+for i = 4, #ARGV do
+  local f = redis.call("HMGET", KEYS[i], "state", "nonce", "to", "data", "value", "gas", "createdAt")
+  if f[1] == "reserved" then
+    for _, v in ipairs({ARGV[i], f[2], f[3], f[4], f[5], f[6], f[7]}) do
+      table.insert(out, v)
+    end
+  end
+end
 local free = tonumber(ARGV[2]) - redis.call("ZCARD", KEYS[3])
 if free <= 0 then
-  return {}
+  return out
 end
 -- The declared records, by key.
 local records = {}
@@ -32,7 +46,6 @@ for i = 4, #ARGV do
 end
 local keys = redis.call("ZRANGE", KEYS[2], 0, free - 1)
 local next = tonumber(redis.call("HGET", KEYS[1], "next"))
-local out = {}
 for _, key in ipairs(keys) do
   local x = records[key]
   if not x then
