@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -31,6 +32,8 @@ const (
 	maxMaxTxBytes            = 16 << 20
 	maxInFlight              = 4096
 	maxBumpAfterBlocks       = 1000
+	minSenderLease           = time.Second
+	maxSenderLease           = 5 * time.Minute
 	maxTargets               = 1024
 	maxFunctions             = 256
 	defaultMaxFeePerGasGwei  = 500
@@ -64,6 +67,7 @@ const (
 //	  bumpAfterBlocks: 3          # blocks unmined before a bump
 //	  maxTxBytes: 131072          # the node's limit of a signed transaction's size (preflight)
 //	  preflightEstimate: false    # also ask the node's eth_estimateGas before a nonce is reserved
+//	  senderLease: 10s            # a dead replica's hold on the executor key ends after it (default --root-lease)
 //
 // targets: any needs allowAnyTarget: i-understand-the-risk.
 type Config struct {
@@ -83,6 +87,12 @@ type Config struct {
 	// PreflightEstimate makes the preflight ask the node's eth_estimateGas
 	// for every new execution (one more RPC call each).
 	PreflightEstimate bool
+	// SenderLease is how long the executor key's sender lease lasts
+	// without renewal: after a replica holding it dies, another replica
+	// takes over the key's bumps, gap fills and receipts after at most
+	// this long. 0 means xgr run's --root-lease (a sender's takeover takes
+	// no longer than a session's), else the transaction manager's 10 s.
+	SenderLease time.Duration
 }
 
 // DefaultConfig is the section's values when the file gives none:
@@ -149,7 +159,7 @@ func (p *cfgParser) bad(n *yaml.Node, path, format string, args ...any) {
 }
 
 var settings = []string{"enabled", "targets", "allowAnyTarget", "maxGasLimit", "maxFeePerGas", "maxSessionGas", "maxGasPerOwnerPerDay",
-	"maxSpendPerOwnerPerDay", "value", "inflight", "bumpPercent", "bumpAfterBlocks", "maxTxBytes", "preflightEstimate"}
+	"maxSpendPerOwnerPerDay", "value", "inflight", "bumpPercent", "bumpAfterBlocks", "maxTxBytes", "preflightEstimate", "senderLease"}
 
 func (p *cfgParser) section(v *yaml.Node, c *Config) {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
@@ -212,6 +222,13 @@ func (p *cfgParser) section(v *yaml.Node, c *Config) {
 				continue
 			}
 			c.PreflightEstimate = n.Value == "true"
+		case "senderLease":
+			d, err := time.ParseDuration(n.Value)
+			if n.Kind != yaml.ScalarNode || err != nil || d < minSenderLease || d > maxSenderLease {
+				p.bad(n, path, "expected a duration from %s to %s (e.g. 10s), found %q", minSenderLease, maxSenderLease, n.Value)
+				continue
+			}
+			c.SenderLease = d
 		default:
 			p.bad(k, path, "unknown setting %q (known here: %s)", k.Value, strings.Join(settings, ", "))
 		}

@@ -21,7 +21,13 @@ type Config struct {
 	Key *ecdsa.PrivateKey
 	// ChainID is the chain's EIP-155 id; nil reads it from Chain.
 	ChainID *big.Int
-	// ID names this replica in the sender's lease; "" picks a random one.
+	// Replica is the replica's name. The sender's lease records its holder
+	// as "<Replica>/<8 random hex digits>" (redis-cli HGET
+	// xgr:txm:{txm:<chain>:<sender>}:sender lease), so an operator can tell
+	// which replica sends.
+	Replica string
+	// ID names this replica in the sender's lease; "" builds it from
+	// Replica as above.
 	ID string
 
 	// MaxInFlight caps the sender's unmined transactions (reserved or
@@ -46,7 +52,9 @@ type Config struct {
 	// 0 means one second.
 	Poll time.Duration
 	// LeaseTTL is how long the sender's lease lasts without renewal (a
-	// replica that stops is replaced after it). 0 means 15s.
+	// replica that stops is replaced after it). 0 means 10s, a root
+	// lease's default: a sender's takeover takes no longer than a
+	// session's.
 	LeaseTTL time.Duration
 	// ReserveTimeout is how long a reserved key may stay unsigned before the
 	// lease holder signs it (with its reserved nonce): a replica stopped
@@ -116,7 +124,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Poll = time.Second
 	}
 	if c.LeaseTTL <= 0 {
-		c.LeaseTTL = 15 * time.Second
+		c.LeaseTTL = DefaultLeaseTTL
 	}
 	if c.ReserveTimeout == 0 {
 		c.ReserveTimeout = 10 * time.Second

@@ -69,9 +69,12 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		}
 	}
 	if cfg.ID == "" {
-		b := make([]byte, 8)
+		b := make([]byte, 4)
 		_, _ = rand.Read(b)
 		cfg.ID = hex.EncodeToString(b)
+		if cfg.Replica != "" {
+			cfg.ID = cfg.Replica + "/" + cfg.ID
+		}
 	}
 	from := crypto.PubkeyToAddress(cfg.Key.PublicKey)
 	m := &Manager{

@@ -82,6 +82,10 @@ type Record struct {
 	Error             string      // error: why an execution was lost or failed
 
 	CreatedAt, ReservedAt, SignedAt, IncludedAt, FinalAt time.Time // createdAt, reservedAt, signedAt, includedAt, finalAt (unix ms)
+
+	// Learned is set by Observe on a record it made final from the chain
+	// while the lease holder was silent; Redis does not hold it yet.
+	Learned bool
 }
 
 // Done reports whether the execution is final.

@@ -247,6 +247,9 @@ func (m *Manager) lease(ctx context.Context) (string, error) {
 	m.mu.Lock()
 	m.token = res[0]
 	m.mu.Unlock()
+	if len(res) > 2 && res[1] == "acquired" && res[2] != "" && res[2] != m.cfg.ID {
+		m.cfg.Log.Warn("txmanager: took over the sender's lease", "sender", m.from.Hex(), "holder", m.cfg.ID, "previous", res[2])
+	}
 	return res[0], nil
 }
 

@@ -53,7 +53,7 @@ func executionsOf(c *cli.Context, file string, raw []byte) (execution.Config, []
 // the node whether it has a finalized block. nil when executions are off.
 // With metrics (xgr run's /metrics) the executor's xgr_txm_* series and
 // xgr_execution_refusals_total are registered there.
-func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rdb redis.UniversalClient, client *ethclient.Client, fin indexer.Finality, metrics *metric.Set) (execution.Actuator, error) {
+func startExecutions(ctx context.Context, c *cli.Context, replica string, x execution.Config, rdb redis.UniversalClient, client *ethclient.Client, fin indexer.Finality, metrics *metric.Set) (execution.Actuator, error) {
 	if !x.Enabled {
 		return nil, nil
 	}
@@ -75,7 +75,10 @@ func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rd
 			tf.Mode = "confirmations"
 		}
 	}
-	mc := txmanager.Config{Finality: tf, Log: slog.Default()}
+	mc := txmanager.Config{Finality: tf, Log: slog.Default(), Replica: replica, LeaseTTL: x.SenderLease}
+	if mc.LeaseTTL == 0 && c.IsSet("root-lease") {
+		mc.LeaseTTL = c.Duration("root-lease") // a sender's takeover takes no longer than a session's
+	}
 	if metrics != nil {
 		mc.Metrics = metrics.Executions()
 	}

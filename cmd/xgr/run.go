@@ -262,7 +262,7 @@ func runAction(c *cli.Context) error {
 	}
 	execCtx, stopExec := context.WithCancel(context.WithoutCancel(c.Context))
 	defer stopExec()
-	actuator, err := startExecutions(execCtx, c, execCfg, rdb, client, fin, metrics)
+	actuator, err := startExecutions(execCtx, c, name, execCfg, rdb, client, fin, metrics)
 	if err != nil {
 		return err
 	}

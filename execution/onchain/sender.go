@@ -249,9 +249,12 @@ func checkKey(key string) error {
 // whose nonce another transaction used (txmanager.Lost) or that the node
 // refused for good (txmanager.Failed) is final with Lost set and the reason
 // in Error: the step fails with it. A key the manager does not hold is an
-// error wrapping txmanager.ErrNotFound.
+// error wrapping txmanager.ErrNotFound. While the sender's lease holder is
+// silent (a replica died holding it), the key's receipt is read from the
+// chain (txmanager.Manager.Observe), so this replica's executions do not
+// wait for the dead one's lease to end.
 func (s *Sender) Outcome(ctx context.Context, key string) (execution.Outcome, bool, error) {
-	rec, err := s.manager.Status(ctx, key)
+	rec, err := s.manager.Observe(ctx, key)
 	if err != nil || !rec.Done() {
 		return execution.Outcome{}, false, err
 	}
