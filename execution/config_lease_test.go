@@ -17,8 +17,8 @@ func TestParseConfigSenderLease(t *testing.T) {
 		t.Errorf("default %v; want 0 (the transaction manager's)", c.SenderLease)
 	}
 	for text, want := range map[string]string{
-		"executions:\n  senderLease: 10\n":  "x.yaml:2:16: executions.senderLease: expected a duration from 1s to 5m0s (e.g. 10s), found \"10\"",
-		"executions:\n  senderLease: 1h\n":  "executions.senderLease: expected a duration from 1s to 5m0s",
+		"executions:\n  senderLease: 10\n":   "x.yaml:2:16: executions.senderLease: expected a duration from 1s to 5m0s (e.g. 10s), found \"10\"",
+		"executions:\n  senderLease: 1h\n":   "executions.senderLease: expected a duration from 1s to 5m0s",
 		"executions:\n  senderLease: 10ms\n": "executions.senderLease: expected a duration from 1s to 5m0s",
 	} {
 		_, _, err := ParseConfig("x.yaml", []byte(text))
