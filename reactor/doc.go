@@ -40,8 +40,6 @@
 // children a commit creates, gates or claims, and what becomes of a lease
 // given up without a result are decided by joinstore's Lua transitions
 // (claim, commit_step, release_lease), atomically with the state they read.
-// ClaimRound (with DispatchGate), CommitGate and ReleaseLease are pure
-// references of those decisions, which production code does not call;
-// joinstore's TestGateReferencesMatchLua holds each equal to its script over
-// generated states on a real Redis, single and Cluster.
+// Their pure Go references are test code and live with the test that holds
+// them to the scripts (joinstore's TestGateReferencesMatchLua).
 package reactor
