@@ -1,0 +1,11 @@
+-- next_root: the root pid the owner's next session will get (read only).
+--
+-- KEYS[1] xgr:{own:O}:seq     last allocated rootPid
+-- KEYS[2] xgr:{own:O}:roots   zset: rootPid by creation time
+--
+-- Returns the next rootPid (a decimal string): one above lib/root_seq.lua's
+-- count, the one alloc_root allocates next for a start without an
+-- idempotency key it knows (unless a start comes first, or alloc_root
+-- forgets expired sessions of the index before it counts).
+-- Invariant: writes nothing.
+return int(rootSeq(KEYS[1], KEYS[2]) + 1)
