@@ -67,8 +67,8 @@ func TestStartCutBeforeIndexIsRunnable(t *testing.T) {
 		if !errors.Is(err, errCut) {
 			t.Fatalf("start: %v, want the cut", err)
 		}
-		meta, err := s.Session(ctx, joinstore.Root{Owner: owner, RootPid: 1})
-		if err != nil || meta["status"] != "live" {
+		meta, err := s.SessionMeta(ctx, joinstore.Root{Owner: owner, RootPid: 1})
+		if err != nil || meta.Status != joinstore.SessionLive {
 			t.Fatalf("the session was not created: %v %v", meta, err)
 		}
 		// No retry: a replica looking later runs it.
@@ -134,15 +134,15 @@ func TestStartOvertakenByReplica(t *testing.T) {
 		s.SetStartHook(nil)
 		adopted := replicaPass(t, s, later.Add(10*time.Minute))
 		for _, r := range adopted {
-			if meta, err := s.Session(ctx, r); err != nil || meta["status"] != "live" {
+			if meta, err := s.SessionMeta(ctx, r); err != nil || meta.Status != joinstore.SessionLive {
 				t.Errorf("adopted %s: %v %v", r, meta, err)
 			}
 		}
 		// Every live session the start created must be runnable.
 		for pid := int64(1); pid <= 3; pid++ {
 			r := joinstore.Root{Owner: owner, RootPid: pid}
-			meta, err := s.Session(ctx, r)
-			if err != nil || meta["status"] != "live" {
+			meta, err := s.SessionMeta(ctx, r)
+			if err != nil || meta.Status != joinstore.SessionLive {
 				continue
 			}
 			found := false
