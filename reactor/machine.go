@@ -11,6 +11,12 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
+// ErrStuck means live processes remain but none will ever become due.
+var ErrStuck = errors.New("session is stuck: live processes but nothing due")
+
+// ErrStepLimit means Run stopped at Runner.MaxSteps with work left.
+var ErrStepLimit = errors.New("step limit reached")
+
 // machineConfig is what differs between the drivers of the session
 // machine: a replica of `xgr run` (concurrent executions, leases, hand-back)
 // and the serial driver of `xgr simulate` (one process at a time, the

@@ -298,3 +298,15 @@ const (
 	// EvExecOutcome: an execution's outcome is final.
 	EvExecOutcome EventType = "exec_outcome"
 )
+
+// Event is one line of a session's timeline. Seq numbers a session's
+// lines in causal order (the order the session machine decided them);
+// several may share one millisecond.
+type Event struct {
+	Seq    uint64    `json:"seq"`
+	At     time.Time `json:"at"`
+	Type   EventType `json:"type"`
+	Pid    string    `json:"pid,omitempty"`
+	Step   string    `json:"step,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}
