@@ -5,14 +5,17 @@
 // a claim round, an execution's result, a commit, a join step, a reap, a
 // timer — and returns what to do as typed commands (machinemsg.go: open,
 // recover, reap, claim, execute, commit, release a lease, join step,
-// wake-ups, renew, sleep, inspect, release, done) with the timeline's
-// lines, numbered in causal order. It reads no clock and performs no IO.
+// wake-ups, renew, sleep, inspect, the hand-back's marks, reads and
+// release, done) with the timeline's lines, numbered in causal order. It
+// reads no clock and performs no IO, and its files (the list in
+// TestMachineDependsOnNoDriver) use nothing of its drivers'.
 // A step whose selected branch has an execution goes through the execution
 // lifecycle (execstep.go: cmdBeginExec, cmdSend, cmdPoll, cmdFlip) before
 // its commit.
 // The other pure decisions it uses — delivery, join promotion,
 // unfulfillable detection, kill selection (DecideJoin, KillGroup, for join
-// steps), payload flow (commitFor, NextPayload, Children) — live beside it.
+// steps), payload flow (commitFor in commit.go, NextPayload, Children) —
+// live beside it.
 //
 // A commit that delivers to its group's open join target decides that
 // join in its own Lua transition (joinstore.Commit.DecideJoin,

@@ -61,6 +61,12 @@ type sessionIO struct {
 // carry carries out one command (not cmdSleep or cmdDone, which are the
 // driver's own) and returns the machine's input for its outcome.
 func (s *sessionIO) carry(ctx context.Context, c command) input {
+	switch c.(type) {
+	case cmdMarkRoot, cmdReadDue, cmdUnmarkRoot, cmdReadMeta, cmdReleaseRoot, cmdReleaseFinished:
+		// The hand-back is carried out also when the driver was told to
+		// stop (a replica's drain ends with it).
+		ctx = context.WithoutCancel(ctx)
+	}
 	switch c := c.(type) {
 	case cmdOpen:
 		return s.open(ctx)
@@ -142,8 +148,29 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 		return s.renew(ctx, c.Inflight)
 	case cmdInspect:
 		return s.inspect(ctx)
-	case cmdRelease:
-		s.release(ctx, c)
+	case cmdMarkRoot:
+		return inMarked{Err: s.store.MarkRoot(ctx, s.root, c.At)}
+	case cmdReadDue:
+		next, ok, err := s.store.NextDue(ctx, s.root)
+		return inDueRead{Next: next, NextOK: ok, Err: err}
+	case cmdUnmarkRoot:
+		return inUnmarked{Err: s.store.UnmarkRoot(ctx, s.root)}
+	case cmdReadMeta:
+		meta, err := s.store.SessionMeta(ctx, s.root)
+		return inMetaRead{Meta: meta, Err: err}
+	case cmdReleaseRoot:
+		if c.Finished != nil {
+			s.finished(*c.Finished)
+		}
+		s.store.ReleaseRoot(ctx, s.root, s.worker, s.token)
+		return inReleased{}
+	case cmdReleaseFinished:
+		meta, err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock())
+		if err != nil {
+			s.log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
+			return inReleased{}
+		}
+		s.finished(meta)
 		return inReleased{}
 	}
 	panic(fmt.Sprintf("reactor: command %T is the driver's", c))
@@ -206,12 +233,7 @@ func (s *sessionIO) claim(ctx context.Context, c cmdClaim) input {
 		}
 	}
 	in.Asked = len(fresh)
-	claims, err := s.store.Claim(ctx, s.root, now, s.procLease, s.worker, s.table, fresh)
-	if errors.Is(err, joinstore.ErrSessionKilled) {
-		in.Killed = true
-		return in
-	}
-	in.Claims, in.Err = claims, err
+	in.Claims, in.Err = s.store.Claim(ctx, s.root, now, s.procLease, s.worker, s.table, fresh)
 	return in
 }
 
@@ -250,20 +272,10 @@ func (s *sessionIO) joinStep(ctx context.Context, c cmdJoinStep) input {
 		in.Applied = append(in.Applied, o.Deliveries...)
 		return ap, err
 	}
-	var res joinstore.JoinResult
-	var err error
 	if c.Lock != nil {
-		res, err = s.store.JoinStepLocked(ctx, c.Lock, s.clock(), s.procLease, decide)
+		in.Res, in.Err = s.store.JoinStepLocked(ctx, c.Lock, s.clock(), s.procLease, decide)
 	} else {
-		res, err = s.store.JoinStep(ctx, s.root, c.Target, s.clock(), s.procLease, decide)
-	}
-	switch {
-	case errors.Is(err, joinstore.ErrNotFound):
-		// A gated target was never created.
-	case errors.Is(err, joinstore.ErrJoinBusy):
-		// Another holder applies every pending delivery before it lets go.
-	default:
-		in.Res, in.Err = res, err
+		in.Res, in.Err = s.store.JoinStep(ctx, s.root, c.Target, s.clock(), s.procLease, decide)
 	}
 	return in
 }
@@ -321,39 +333,6 @@ func (s *sessionIO) inspect(ctx context.Context) input {
 	wakes, err := s.store.PendingWakes(ctx, s.root)
 	in.Live, in.Finished, in.PendingWake, in.Err = meta.Live, meta.Status == joinstore.SessionFinished, len(wakes) > 0, err
 	return in
-}
-
-// release hands the session back.
-func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
-	ctx = context.WithoutCancel(ctx)
-	switch {
-	case c.Finished:
-		meta, err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock())
-		if err != nil {
-			s.log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
-			return
-		}
-		s.finished(meta)
-		return
-	case c.Unmark:
-		// The session was found finished (a join step, the dispatch gate or
-		// a kill ended it, not this holder's last commit): report it too.
-		if err := s.store.UnmarkRoot(ctx, s.root); err == nil {
-			if meta, err := s.store.SessionMeta(ctx, s.root); err == nil && meta.Status == joinstore.SessionFinished {
-				s.finished(meta)
-			}
-		}
-	case !c.Mark.IsZero():
-		s.store.MarkRoot(ctx, s.root, c.Mark)
-		// A wake between the reads before this and the mark made work due
-		// sooner and marked the root for it, which the mark just
-		// overwrote. Wakes make work due before they mark, so a second read
-		// sees it.
-		if again, ok, err := s.store.NextDue(ctx, s.root); err == nil && ok && again.Before(c.Mark) {
-			s.store.MarkRoot(ctx, s.root, again)
-		}
-	}
-	s.store.ReleaseRoot(ctx, s.root, s.worker, s.token)
 }
 
 func (s *sessionIO) logRecovered(res map[int64]joinstore.ReleaseResult) {
