@@ -275,16 +275,28 @@ func (s *Store) NextRootPid(ctx context.Context, owner string) (int64, error) {
 	if err := CheckOwner(owner); err != nil {
 		return 0, err
 	}
+	next, _, err := s.nextRoot(ctx, owner)
+	return next, err
+}
+
+// nextRoot runs next_root for owner: the next root pid and the owner's
+// counter as stored.
+func (s *Store) nextRoot(ctx context.Context, owner string) (next, counter int64, err error) {
 	ok := ownerKeysOf(owner)
-	res, err := s.eval(ctx, scriptNextRoot, []string{ok.seq(), ok.roots()}).Text()
+	res, err := s.eval(ctx, scriptNextRoot, []string{ok.seq(), ok.roots()}).StringSlice()
 	if err != nil {
-		return 0, fmt.Errorf("next root pid of %s: %w", owner, err)
+		return 0, 0, fmt.Errorf("next root pid of %s: %w", owner, err)
 	}
-	n, err := strconv.ParseInt(res, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("next root pid of %s: next_root answered %q, not a root pid", owner, res)
+	if len(res) == 2 {
+		next, err = strconv.ParseInt(res[0], 10, 64)
+		if err == nil {
+			counter, err = strconv.ParseInt(res[1], 10, 64)
+		}
 	}
-	return n, nil
+	if len(res) != 2 || err != nil {
+		return 0, 0, fmt.Errorf("next root pid of %s: next_root answered %q, want {next root pid, counter}", owner, res)
+	}
+	return next, counter, nil
 }
 
 // hook runs the test hook of a start's stage (nil in production).
