@@ -128,7 +128,7 @@ func TestChaosAOFTail(t *testing.T) {
 			rn.starts = append(rn.starts, s) // the audit reports it
 			continue
 		}
-		m, err := rn.store.Session(ctx, s.root)
+		m, err := rn.store.SessionMeta(ctx, s.root)
 		switch {
 		case errors.Is(err, joinstore.ErrNotFound):
 			lost = append(lost, fmt.Sprintf("%s (session %d)", s.key, s.root.RootPid))
@@ -136,10 +136,10 @@ func TestChaosAOFTail(t *testing.T) {
 			continue
 		case err != nil:
 			t.Fatalf("session %s: %v", s.root, err)
-		case m["startKey"] == "":
+		case m.StartKey == "":
 			t.Errorf("start %s: session %s names no start, so a client cannot tell whether it is its own", s.key, s.root)
-		case m["startKey"] != s.key:
-			reused = append(reused, fmt.Sprintf("%s → %d now %s", s.key, s.root.RootPid, m["startKey"]))
+		case m.StartKey != s.key:
+			reused = append(reused, fmt.Sprintf("%s → %d now %s", s.key, s.root.RootPid, m.StartKey))
 			continue
 		}
 		rn.starts = append(rn.starts, s)

@@ -88,17 +88,17 @@ type SessionAudit struct {
 // commit; no parent has two join targets; a committed process's record has
 // the commit's status; a committed join target's join was closed with at
 // least k of its expected steps in the inbox.
-func AuditSession(session string, meta map[string]string, procs []joinstore.Process, hist []joinstore.HistoryEntry) SessionAudit {
+func AuditSession(session string, meta joinstore.SessionMeta, procs []joinstore.Process, hist []joinstore.HistoryEntry) SessionAudit {
 	a := SessionAudit{Session: session, Processes: len(procs)}
 	add := func(kind, format string, args ...any) {
 		a.Findings = append(a.Findings, Finding{Kind: kind, Session: session, Detail: fmt.Sprintf(format, args...)})
 	}
-	a.Finished = meta["status"] == "finished"
-	if ms, err := strconv.ParseInt(meta["finishedAt"], 10, 64); err == nil && a.Finished {
-		a.FinishedAt = time.UnixMilli(ms)
+	a.Finished = meta.Status == joinstore.SessionFinished
+	if a.Finished {
+		a.FinishedAt = meta.FinishedAt
 	}
 	if !a.Finished {
-		add(KindNotFinished, "status %q, live counter %q", meta["status"], meta["live"])
+		add(KindNotFinished, "status %q, live counter %d", meta.Status, meta.Live)
 	}
 
 	byPid := map[string]*joinstore.Process{}
@@ -118,12 +118,12 @@ func AuditSession(session string, meta map[string]string, procs []joinstore.Proc
 		}
 	}
 	sortPids(pids)
-	if live := strconv.Itoa(len(a.LiveProcesses)); meta["live"] != live {
-		add(KindLiveCount, "meta live is %q, %s process records are live", meta["live"], live)
+	if live := len(a.LiveProcesses); meta.Live != int64(live) {
+		add(KindLiveCount, "meta live is %d, %d process records are live", meta.Live, live)
 	}
 	rootPid := ""
-	if r := meta["rootPid"]; r != "" {
-		rootPid = r + ":1"
+	if meta.RootPid != 0 {
+		rootPid = joinstore.Root{RootPid: meta.RootPid}.Pid(1)
 		if byPid[rootPid] == nil {
 			add(KindMissing, "root process %s has no record", rootPid)
 		}

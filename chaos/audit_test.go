@@ -40,6 +40,16 @@ func proc(procs []map[string]string, pid string) map[string]string {
 }
 
 // records are the processes of stored records' fields.
+// sessionMeta parses a session's meta fields as stored.
+func sessionMeta(t *testing.T, fields map[string]string) joinstore.SessionMeta {
+	t.Helper()
+	m, err := joinstore.ParseSessionMeta(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func records(t *testing.T, fields []map[string]string) []joinstore.Process {
 	t.Helper()
 	out := make([]joinstore.Process, len(fields))
@@ -102,7 +112,7 @@ func TestAuditSession(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			meta, procs, hist := healthy()
 			c.mutate(meta, &procs, &hist)
-			a := AuditSession("0xaa:7", meta, records(t, procs), hist)
+			a := AuditSession("0xaa:7", sessionMeta(t, meta), records(t, procs), hist)
 			var got []string
 			for _, f := range a.Findings {
 				got = append(got, f.Kind)
@@ -116,7 +126,7 @@ func TestAuditSession(t *testing.T) {
 		})
 	}
 	meta, procs, hist := healthy()
-	a := AuditSession("0xaa:7", meta, records(t, procs), hist)
+	a := AuditSession("0xaa:7", sessionMeta(t, meta), records(t, procs), hist)
 	if a.Commits != 3 || !a.Finished || a.Processes != 4 || a.FinishedAt != time.UnixMilli(1000) {
 		t.Errorf("healthy audit %+v", a)
 	}

@@ -349,9 +349,9 @@ func (rn *run) settle() time.Duration {
 	for len(pending) > 0 && time.Since(start) < rn.cfg.settle {
 		for r := range pending {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			m, err := rn.store.Session(ctx, r)
+			m, err := rn.store.SessionMeta(ctx, r)
 			cancel()
-			if err == nil && m["status"] == "finished" {
+			if err == nil && m.Status == joinstore.SessionFinished {
 				delete(pending, r)
 			}
 		}
@@ -418,7 +418,7 @@ func (rn *run) audit() report {
 	hist := map[joinstore.Root][]joinstore.HistoryEntry{}
 	finishedAt := map[joinstore.Root]time.Time{}
 	for _, r := range roots {
-		meta, err := rn.store.Session(ctx, r)
+		meta, err := rn.store.SessionMeta(ctx, r)
 		if errors.Is(err, joinstore.ErrNotFound) {
 			rep.lost++
 			rep.findings = append(rep.findings, Finding{Kind: KindLost, Session: r.String(), Detail: fmt.Sprintf("start %v was acknowledged, the session is not in Redis", byRoot[r])})

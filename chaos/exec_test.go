@@ -433,11 +433,9 @@ func auditChain(t *testing.T, rn *run, anvil *testenv.Anvil, target testenv.Exec
 		if s.err != nil {
 			continue // reported by the Redis audit
 		}
-		if meta, err := rn.store.Session(ctx, s.root); err == nil && meta["status"] == "finished" {
-			c, err1 := strconv.ParseInt(meta["createdAt"], 10, 64)
-			f, err2 := strconv.ParseInt(meta["finishedAt"], 10, 64)
-			if err1 == nil && err2 == nil {
-				ca.sessionTimes = append(ca.sessionTimes, time.Duration(f-c)*time.Millisecond)
+		if meta, err := rn.store.SessionMeta(ctx, s.root); err == nil && meta.Status == joinstore.SessionFinished {
+			if c, f := meta.CreatedAt, meta.FinishedAt; !c.IsZero() && !f.IsZero() {
+				ca.sessionTimes = append(ca.sessionTimes, f.Sub(c))
 			}
 		}
 		procs, err := rn.store.Processes(ctx, s.root)

@@ -135,9 +135,9 @@ triggers:
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			m, err := rn.store.Session(ctx, root)
+			m, err := rn.store.SessionMeta(ctx, root)
 			cancel()
-			if err == nil && m["status"] == "finished" {
+			if err == nil && m.Status == joinstore.SessionFinished {
 				done++
 			}
 		}
@@ -190,9 +190,9 @@ triggers:
 			t.Errorf("log %s: %v", key, s.err)
 		} else {
 			s.root, s.ack = root, entry["ack"]
-			if m, err := rn.store.Session(ctx, root); err == nil && m["startKey"] != key {
+			if m, err := rn.store.SessionMeta(ctx, root); err == nil && m.StartKey != key {
 				foreign++
-				t.Errorf("log %s: its key names session %s, which start %q created", key, root, m["startKey"])
+				t.Errorf("log %s: its key names session %s, which start %q created", key, root, m.StartKey)
 			}
 		}
 		rn.starts = append(rn.starts, s)

@@ -134,7 +134,7 @@ func (c *Console) handleKill(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := reqCtx(r)
 	defer cancel()
-	if _, err := c.cfg.Store.Session(ctx, root); err != nil {
+	if err := c.cfg.Store.CheckSession(ctx, root); err != nil {
 		serverError(w, err)
 		return
 	}
@@ -178,7 +178,7 @@ func (c *Console) handleWake(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := reqCtx(r)
 	defer cancel()
 	if req.Step != "" {
-		if _, err := c.cfg.Store.Session(ctx, root); err != nil {
+		if err := c.cfg.Store.CheckSession(ctx, root); err != nil {
 			serverError(w, err)
 			return
 		}

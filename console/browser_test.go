@@ -109,7 +109,7 @@ func newBrowserEnv(t *testing.T, direct bool) *browserEnv {
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		n := 0
 		for _, r := range env.finished {
-			if meta, _ := store.Session(ctx, r); meta["status"] == "finished" {
+			if meta, _ := store.SessionMeta(ctx, r); meta.Status == joinstore.SessionFinished {
 				n++
 			}
 		}

@@ -101,7 +101,7 @@ func (c *Console) handleBulk(w http.ResponseWriter, r *http.Request) {
 	done := 0
 	for _, root := range roots {
 		res := BulkResult{Owner: root.Owner, RootPid: root.RootPid}
-		if _, err := c.cfg.Store.Session(ctx, root); err != nil {
+		if err := c.cfg.Store.CheckSession(ctx, root); err != nil {
 			res.Error = err.Error()
 			out = append(out, res)
 			continue

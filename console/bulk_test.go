@@ -73,8 +73,8 @@ func TestBulkInBrowser(t *testing.T) {
 		t.Errorf("bulk kill with a bad entry: %d", code)
 	}
 	killed := func(r joinstore.Root) bool {
-		meta, err := env.store.Session(ctx, r)
-		return err == nil && meta["killedAt"] != ""
+		meta, err := env.store.SessionMeta(ctx, r)
+		return err == nil && !meta.KilledAt.IsZero()
 	}
 	for _, r := range h {
 		if killed(r) {
@@ -117,11 +117,11 @@ func TestBulkInBrowser(t *testing.T) {
 	env.wait("2 paused rows", rows+`.filter(r => r.dataset.paused === '1').length === 2`)
 	for _, r := range h[:2] {
 		p, err := env.store.Process(ctx, r, 1)
-		if meta, _ := env.store.Session(ctx, r); err != nil || meta["paused"] != "1" || !p.Paused {
-			t.Errorf("session %d after the pause: meta %v, process paused %v %v", r.RootPid, meta["paused"], p.Paused, err)
+		if meta, _ := env.store.SessionMeta(ctx, r); err != nil || !meta.Paused || !p.Paused {
+			t.Errorf("session %d after the pause: meta %v, process paused %v %v", r.RootPid, meta.Paused, p.Paused, err)
 		}
 	}
-	if meta, _ := env.store.Session(ctx, h[2]); meta["paused"] == "1" {
+	if meta, _ := env.store.SessionMeta(ctx, h[2]); meta.Paused {
 		t.Errorf("session %d was not selected but is paused", h[2].RootPid)
 	}
 	if n := eval[int](env, `document.querySelectorAll('input.pick:checked').length`); n != 0 {
@@ -173,7 +173,7 @@ func TestBulkReadOnly(t *testing.T) {
 	if code != http.StatusForbidden || !strings.Contains(body, "direct actions are off") {
 		t.Errorf("bulk on a read-only console: %d %s", code, body)
 	}
-	if meta, _ := store.Session(context.Background(), root); meta["killedAt"] != "" {
+	if meta, _ := store.SessionMeta(context.Background(), root); !meta.KilledAt.IsZero() {
 		t.Errorf("a refused bulk kill killed the session")
 	}
 }

@@ -76,9 +76,9 @@ func TestStepBundleInBrowser(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- m.Run(mctx) }()
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		a, _ := store.Session(ctx, plain)
-		b, _ := store.Session(ctx, sealed)
-		if a["status"] == "finished" && b["status"] == "finished" {
+		a, _ := store.SessionMeta(ctx, plain)
+		b, _ := store.SessionMeta(ctx, sealed)
+		if a.Status == joinstore.SessionFinished && b.Status == joinstore.SessionFinished {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -135,7 +136,7 @@ func TestConsoleDirectActions(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `"1:1":"aborted"`) {
 		t.Fatalf("kill: %d %s", code, body)
 	}
-	if meta, _ := store.Session(ctx, root); meta["status"] != "finished" || meta["killedAt"] == "" {
+	if meta, _ := store.SessionMeta(ctx, root); meta.Status != joinstore.SessionFinished || meta.KilledAt.IsZero() {
 		t.Errorf("after the kill: %v", meta)
 	}
 	_, body = do(t, http.MethodGet, hs.URL+"/ui/api/timeline?owner="+root.Owner+"&root=1&format=ndjson", "", false)
@@ -149,4 +150,56 @@ func TestConsoleDirectActions(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &list); err != nil || list.Total != 1 || list.Rows[0].Status != "killed" {
 		t.Errorf("killed sessions: %v %s", err, body)
 	}
+}
+
+// The session view's "session" object is the session's meta hash as
+// Redis holds it, field for field as stored, with the outcome once it
+// finished: read through the typed meta (joinstore.SessionMeta), live
+// and after a kill.
+func TestSessionJSONIsTheStoredMeta(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	rdb := srv.Client()
+	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	ctx := context.Background()
+	res, err := store.Start(ctx, joinstore.StartRequest{Owner: testOwner, StartStep: "A1", XRC729: "file", OstcID: "o", Now: time.Now(), IdempotencyKey: "k-1",
+		Payload: json.RawMessage(`{"n":1,"__wakeUp":{"default":{"rpc":["0x00000000000000000000000000000000000000AB"]}}}`), Window: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := res.Root
+	c := New(Config{Store: store})
+	hs := httptest.NewServer(c.Handler())
+	t.Cleanup(func() { c.Close(); hs.Close() })
+	compare := func(when, outcome string) {
+		t.Helper()
+		_, body := do(t, http.MethodGet, hs.URL+"/ui/api/session?owner="+root.Owner+"&root=1", "", false)
+		var d struct {
+			Session map[string]string `json:"session"`
+		}
+		if err := json.Unmarshal([]byte(body), &d); err != nil {
+			t.Fatalf("%s: %v: %s", when, err, body)
+		}
+		want, err := rdb.HGetAll(ctx, "xgr:{"+root.Owner+":1}:meta").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if outcome != "" {
+			want["outcome"] = outcome
+		}
+		if !maps.Equal(d.Session, want) {
+			t.Errorf("%s: the view's session:\n%v\nthe stored meta:\n%v", when, d.Session, want)
+		}
+	}
+	compare("live", "")
+	if _, err := store.AcquireRoot(ctx, root, "r1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Pause(ctx, root, time.Now(), true); err != nil {
+		t.Fatal(err)
+	}
+	compare("held and paused", "")
+	if _, err := reactor.Kill(ctx, store, root, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	compare("killed", "killed")
 }

@@ -16,8 +16,10 @@ import (
 // processes are their stored JSON text (every digit as stored); the page
 // formats them without turning numbers into floats.
 type Detail struct {
-	Owner     string                   `json:"owner"`
-	RootPid   int64                    `json:"rootPid"`
+	Owner   string `json:"owner"`
+	RootPid int64  `json:"rootPid"`
+	// Session is the session's meta as stored (joinstore.SessionMeta.Fields),
+	// with its outcome once it finished.
 	Session   map[string]string        `json:"session"`
 	Processes []ProcessView            `json:"processes"`
 	Joins     []reactor.JoinSummary    `json:"joins"`
@@ -28,8 +30,8 @@ type Detail struct {
 }
 
 // read loads a session's meta, processes and history.
-func (c *Console) read(ctx context.Context, root joinstore.Root) (meta map[string]string, procs []joinstore.Process, history []joinstore.HistoryEntry, err error) {
-	if meta, err = c.cfg.Store.Session(ctx, root); err != nil {
+func (c *Console) read(ctx context.Context, root joinstore.Root) (meta joinstore.SessionMeta, procs []joinstore.Process, history []joinstore.HistoryEntry, err error) {
+	if meta, err = c.cfg.Store.SessionMeta(ctx, root); err != nil {
 		return
 	}
 	if procs, err = c.cfg.Store.Processes(ctx, root); err != nil {
@@ -72,10 +74,11 @@ func (c *Console) handleSession(ctx context.Context, w http.ResponseWriter, r *h
 		sum.Joins[i].Payload = nil
 	}
 	// The outcome of a finished session, as the list shows it.
-	if o := outcomeOf(meta); o != "" {
-		meta["outcome"] = o
+	fields := meta.Fields()
+	if o := joinstore.OutcomeOf(meta); o != "" {
+		fields["outcome"] = string(o)
 	}
-	writeJSON(w, http.StatusOK, Detail{Owner: root.Owner, RootPid: root.RootPid, Session: meta, Processes: views(procs),
+	writeJSON(w, http.StatusOK, Detail{Owner: root.Owner, RootPid: root.RootPid, Session: fields, Processes: views(procs),
 		Joins: sum.Joins, History: history, Graph: ProcessGraph(procs), Now: c.cfg.Now().UnixMilli()})
 }
 

@@ -39,32 +39,34 @@ type Row struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// outcomeOf is the outcome of a session's meta fields ("" while live, or
-// when a field does not parse).
-func outcomeOf(m map[string]string) string {
-	meta, err := joinstore.ParseSessionMeta(m)
-	if err != nil {
-		return ""
-	}
-	return string(joinstore.OutcomeOf(meta))
-}
-
-// RowOf is the list row of a session overview.
+// RowOf is the list row of a session overview. A session whose meta has a
+// field that does not parse (Overview.Bad) is listed with the fields that
+// do, and no outcome.
 func RowOf(o joinstore.Overview) Row {
 	m := o.Meta
-	num := func(k string) int64 { n, _ := strconv.ParseInt(m[k], 10, 64); return n }
-	r := Row{Owner: o.Root.Owner, RootPid: o.Root.RootPid, Status: m["status"], Live: num("live"), StartStep: m["startStep"],
-		OstcID: m["ostcId"], OstcHash: m["ostcHash"], XRC729: m["xrc729"], CreatedAt: num("createdAt"),
-		StartKey: m["startKey"], Paused: m["paused"] == "1", Outcome: outcomeOf(m)}
+	r := Row{Owner: o.Root.Owner, RootPid: o.Root.RootPid, Status: string(m.Status), Live: m.Live, StartStep: m.StartStep,
+		OstcID: m.OstcID, OstcHash: m.OstcHash, XRC729: m.XRC729, CreatedAt: unixMs(m.CreatedAt),
+		StartKey: m.StartKey, Paused: m.Paused}
+	if o.Bad == nil {
+		r.Outcome = string(joinstore.OutcomeOf(m))
+	}
 	if r.CreatedAt == 0 {
 		r.CreatedAt = o.CreatedAt.UnixMilli()
 	}
-	if m["killedAt"] != "" && (m["killKind"] == "" || m["killKind"] == joinstore.KillKindKill) {
+	if !m.KilledAt.IsZero() && (m.KillKind == "" || m.KillKind == joinstore.KillKindKill) {
 		// An ordered kill; a cap or a cancel shows in the outcome.
 		r.Status = "killed"
 	}
-	r.UpdatedAt = max(r.CreatedAt, o.LastStep.UnixMilli(), num("finishedAt"), num("killedAt"))
+	r.UpdatedAt = max(r.CreatedAt, o.LastStep.UnixMilli(), unixMs(m.FinishedAt), unixMs(m.KilledAt))
 	return r
+}
+
+// unixMs is t in unix milliseconds, 0 for the zero time (unset).
+func unixMs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // Query is a sessions list request: filters, sort and page.

@@ -36,7 +36,7 @@ func TestStartInBrowser(t *testing.T) {
 	env := newBrowserEnv(t, true)
 	ctx := t.Context()
 	tmpl := env.finished[0]
-	tmeta, _ := env.store.Session(ctx, tmpl)
+	tmeta, _ := env.store.SessionMeta(ctx, tmpl)
 	env.open(fmt.Sprintf("#/session/%s/%d", tmpl.Owner, tmpl.RootPid))
 	env.do("open the start form", chromedp.Click(chromedp.CSS("details.start summary")), chromedp.WaitVisible(chromedp.ID("st-go")))
 	env.do("a bad payload", chromedp.Evaluate[chromedp.Void](`document.getElementById('st-payload').value = '[1]'`), chromedp.Click(chromedp.ID("st-go")))
@@ -50,11 +50,11 @@ func TestStartInBrowser(t *testing.T) {
 	var root int64
 	fmt.Sscanf(eval[string](env, `location.hash.split('/').pop()`), "%d", &root)
 	started := joinstore.Root{Owner: tmpl.Owner, RootPid: root}
-	meta, err := env.store.Session(ctx, started)
+	meta, err := env.store.SessionMeta(ctx, started)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta["startKey"] != "again-1" || meta["ostcId"] != "minimal_join" || meta["ostcHash"] != tmeta["ostcHash"] || meta["startStep"] != "A1" {
+	if meta.StartKey != "again-1" || meta.OstcID != "minimal_join" || meta.OstcHash != tmeta.OstcHash || meta.StartStep != "A1" {
 		t.Errorf("started session: %v (template %v)", meta, tmeta)
 	}
 	if p, _ := env.store.Process(ctx, started, 1); string(p.ResumePlain) != `{"n":18446744073709551617}` && string(p.ResumePlain) != `{"n": 18446744073709551617}` {

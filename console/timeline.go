@@ -57,7 +57,7 @@ var replicaOnly = map[reactor.EventType]bool{reactor.EvClaimed: true, reactor.Ev
 // started, claimed, executed (valid or invalid), aborted, spawned, woken,
 // wakeup, join_closed, join_aborted, join_killed, killed, session_killed,
 // finished.
-func Timeline(meta map[string]string, procs []joinstore.Process, history []joinstore.HistoryEntry, local []reactor.Event) []Entry {
+func Timeline(meta joinstore.SessionMeta, procs []joinstore.Process, history []joinstore.HistoryEntry, local []reactor.Event) []Entry {
 	var out []Entry
 	addMs := func(n int64, typ, pid, step, detail string) {
 		if n > 0 {
@@ -93,8 +93,7 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 		}
 	}
 	lastCommit := map[string]int64{}
-	root := meta["rootPid"]
-	add(meta["createdAt"], "started", root+":1", meta["startStep"], "ostc "+meta["ostcId"])
+	addTime(meta.CreatedAt, "started", joinstore.Root{Owner: meta.Owner, RootPid: meta.RootPid}.Pid(1), meta.StartStep, "ostc "+meta.OstcID)
 	for _, h := range history {
 		switch h.Event {
 		case joinstore.EventWoken:
@@ -157,8 +156,8 @@ func Timeline(meta map[string]string, procs []joinstore.Process, history []joins
 		}
 		addTime(p.KilledAt, "killed", pid, step, reactor.AbortReason(p))
 	}
-	add(meta["killedAt"], "session_killed", "", "", meta["killReason"])
-	add(meta["finishedAt"], "finished", "", "", "")
+	addTime(meta.KilledAt, "session_killed", "", "", meta.KillReason)
+	addTime(meta.FinishedAt, "finished", "", "", "")
 	// Within one millisecond: the start, then claims, then what executions did.
 	rank := func(e Entry) int {
 		switch e.Type {

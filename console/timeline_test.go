@@ -13,7 +13,7 @@ import (
 )
 
 func TestTimelineStepDurationsAndOutputs(t *testing.T) {
-	meta := map[string]string{"rootPid": "1", "createdAt": "500", "startStep": "A1", "ostcId": "o"}
+	meta := joinstore.SessionMeta{RootPid: 1, CreatedAt: time.UnixMilli(500), StartStep: "A1", OstcID: "o"}
 	big := `{"s":"x` + strings.Repeat("é", OutputCap) + `"}` // odd prefix: the cap falls inside a rune
 	procs := []joinstore.Process{{Pid: "1:1", ResumeStep: "A1", ResumePlain: json.RawMessage(`{"n":1}`)},
 		{Pid: "1:2", ResumeStep: "B1", ResumePlain: json.RawMessage(`{"n":1,"out":18446744073709551617}`)},

@@ -424,8 +424,8 @@ func (g *runGateway) waitFinished(t *testing.T, session int64) {
 	t.Helper()
 	root := joinstore.Root{Owner: g.ownerHex, RootPid: session}
 	eventually(t, 20*time.Second, fmt.Sprintf("session %d finishes", session), func() bool {
-		m, _ := g.store.Session(context.Background(), root)
-		return m["status"] == "finished"
+		m, _ := g.store.SessionMeta(context.Background(), root)
+		return m.Status == joinstore.SessionFinished
 	})
 	var alive bool
 	rpcOK(t, g.url, &alive, "xgr_sessionAlive", g.ownerHex, strconv.FormatInt(session, 10))

@@ -102,7 +102,7 @@ triggers:
 		list, _ := store.Sessions(ctx, owner, 0, 100, true)
 		finished := 0
 		for _, s := range list {
-			if m, _ := store.Session(ctx, s.Root); m["status"] == "finished" {
+			if m, _ := store.SessionMeta(ctx, s.Root); m.Status == joinstore.SessionFinished {
 				finished++
 			}
 		}

@@ -81,7 +81,7 @@ triggers:
 	for {
 		if list, _ := store.Sessions(ctx, owner, 0, 10, true); len(list) == 1 {
 			root = list[0].Root
-			if m, _ := store.Session(ctx, root); m["status"] == "finished" {
+			if m, _ := store.SessionMeta(ctx, root); m.Status == joinstore.SessionFinished {
 				break
 			}
 		}

@@ -114,11 +114,11 @@ func TestTriggersStartEachSessionOnceAfterConfirmation(t *testing.T) {
 	if len(list) != 11 {
 		t.Fatalf("%d sessions, want 11 (one per OSTCUpdated log)", len(list))
 	}
-	meta, _ := r.store.Session(ctx, list[10].Root)
+	meta, _ := r.store.SessionMeta(ctx, list[10].Root)
 	p, _ := r.store.Process(ctx, list[10].Root, 1)
 	var payload map[string]any
 	json.Unmarshal(p.ResumePlain, &payload)
-	if meta["ostcId"] != "flow" || meta["startStep"] != "A1" || payload["Id"] != "order9" || payload["Version"] != "1" {
+	if meta.OstcID != "flow" || meta.StartStep != "A1" || payload["Id"] != "order9" || payload["Version"] != "1" {
 		t.Fatalf("session of the last trigger: %v %v", meta, payload)
 	}
 }

@@ -50,8 +50,8 @@ func TestRecoveredTooOftenIsAbandoned(t *testing.T) {
 		if c, _ := s.Claim(ctx, res.Root, now, time.Second, "replica", table, []int64{1}); len(c) != 0 {
 			t.Fatalf("an abandoned process was claimed again: %+v", c)
 		}
-		if meta, _ := s.Session(ctx, res.Root); meta["status"] != "finished" {
-			t.Fatalf("the session's only process was abandoned, yet the session is %q", meta["status"])
+		if meta, _ := s.SessionMeta(ctx, res.Root); meta.Status != joinstore.SessionFinished {
+			t.Fatalf("the session's only process was abandoned, yet the session is %q", meta.Status)
 		}
 		// An abandoned process fails its session (docs/runtime.md "Session outcomes").
 		if meta, err := s.SessionMeta(ctx, res.Root); err != nil || meta.Failed != 1 || joinstore.OutcomeOf(meta) != joinstore.OutcomeFailed {

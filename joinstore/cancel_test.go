@@ -40,9 +40,9 @@ func TestCommitCancelsTheSession(t *testing.T) {
 		if !cr.Killed || !cr.Cancelled || cr.Capped != "" {
 			t.Fatalf("commit result %+v: want killed and cancelled, not capped", cr)
 		}
-		meta, _ := s.Session(ctx, res.Root)
-		if meta["killedAt"] == "" || meta["killReason"] != why {
-			t.Fatalf("session meta: killedAt %q, killReason %q", meta["killedAt"], meta["killReason"])
+		meta, _ := s.SessionMeta(ctx, res.Root)
+		if meta.KilledAt.IsZero() || meta.KillReason != why {
+			t.Fatalf("session meta: killedAt %v, killReason %q", meta.KilledAt, meta.KillReason)
 		}
 		p, _ := s.Process(ctx, res.Root, b[0].Iter)
 		if p.Status != joinstore.StatusAborted || p.AbortReason != why {

@@ -47,8 +47,8 @@ func TestClaimGatesAKillClosedGroup(t *testing.T) {
 				t.Errorf("producer %d: status %q, reason %q (%v), want aborted, gated", it, p.Status, p.AbortReason, err)
 			}
 		}
-		if m, _ := s.Session(ctx, root); m["live"] != "0" || m["status"] != "finished" {
-			t.Errorf("session live %q, status %q: want 0, finished", m["live"], m["status"])
+		if m, _ := s.SessionMeta(ctx, root); m.Live != 0 || m.Status != joinstore.SessionFinished {
+			t.Errorf("session live %d, status %q: want 0, finished", m.Live, m.Status)
 		}
 	})
 }
@@ -135,15 +135,15 @@ func TestClaimRepeatsWithTheGateKeysDeclared(t *testing.T) {
 			t.Errorf("due set %v, want [7]", d)
 		}
 		// live: A done, J aborted; P1, P2 gated; K, Q1, Q2 live.
-		if m := mustSession(t, s, root); m["live"] != "3" || m["status"] == "finished" {
-			t.Errorf("session live %q, status %q: want 3, not finished", m["live"], m["status"])
+		if m := mustSession(t, s, root); m.Live != 3 || m.Status == joinstore.SessionFinished {
+			t.Errorf("session live %d, status %q: want 3, not finished", m.Live, m.Status)
 		}
 	})
 }
 
-func mustSession(t *testing.T, s *joinstore.Store, root joinstore.Root) map[string]string {
+func mustSession(t *testing.T, s *joinstore.Store, root joinstore.Root) joinstore.SessionMeta {
 	t.Helper()
-	m, err := s.Session(context.Background(), root)
+	m, err := s.SessionMeta(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
 	}

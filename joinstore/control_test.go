@@ -254,8 +254,8 @@ func TestKillPauseResumeWake(t *testing.T) {
 		if err != nil || kr.Live != 0 {
 			t.Fatalf("kill root: %+v %v", kr, err)
 		}
-		meta, _ := s.Session(ctx, r2.Root)
-		if meta["status"] != "finished" || meta["killedAt"] == "" {
+		meta, _ := s.SessionMeta(ctx, r2.Root)
+		if meta.Status != joinstore.SessionFinished || meta.KilledAt.IsZero() {
 			t.Errorf("killed session: %v", meta)
 		}
 		// Killing it again (nothing live) is a no-op, not an error, and
@@ -264,7 +264,7 @@ func TestKillPauseResumeWake(t *testing.T) {
 		if err != nil || kr.Live != 0 || len(kr.Results) != 0 || len(kr.FollowUps) != 0 {
 			t.Fatalf("second kill of the whole session: %+v %v", kr, err)
 		}
-		if again, _ := s.Session(ctx, r2.Root); again["killedAt"] != meta["killedAt"] || again["finishedAt"] != meta["finishedAt"] {
+		if again, _ := s.SessionMeta(ctx, r2.Root); !again.KilledAt.Equal(meta.KilledAt) || !again.FinishedAt.Equal(meta.FinishedAt) {
 			t.Errorf("a second kill rewrote the session: %v, was %v", again, meta)
 		}
 		if res, notes := rpcWake(r2.Root, 1, "", nil); !res.Killed && (len(res.Woken) != 0 || notes[0].Reason != "killed") {

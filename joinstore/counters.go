@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/xgr-sidecar/xgr/internal/redisscan"
 )
 
@@ -69,16 +67,13 @@ func (s *Store) RepairCounters(ctx context.Context) ([]CounterRepair, error) {
 	var out []CounterRepair
 	for _, owner := range owners {
 		ok := ownerKeysOf(owner)
-		seq, err := s.rdb.Get(ctx, ok.seq()).Int64()
-		if err != nil && err != redis.Nil {
+		// The counter raised to the owner's index, as a start counts it
+		// (lib/root_seq.lua), then to the root index.
+		next, seq, err := s.nextRoot(ctx, owner)
+		if err != nil {
 			return out, err
 		}
-		top := max(newest[owner], seq)
-		if z, err := s.rdb.ZRevRange(ctx, ok.roots(), 0, 0).Result(); err == nil && len(z) == 1 {
-			if n, err := strconv.ParseInt(z[0], 10, 64); err == nil && n > top {
-				top = n
-			}
-		}
+		top := max(newest[owner], next-1)
 		// Sessions above whatever is known, not indexed (finished, paused).
 		for range maxProbe {
 			n, err := s.rdb.Exists(ctx, keysOf(Root{Owner: owner, RootPid: top + 1}).meta()).Result()

@@ -21,9 +21,9 @@ func TestExecutionLifecycle(t *testing.T) {
 		s, ctx := newStore(rdb), context.Background()
 		st := start(t, s, StartRequest{MaxTotalGas: 500000})
 		root := st.Root
-		meta, err := s.Session(ctx, root)
-		if err != nil || meta["maxTotalGas"] != "500000" {
-			t.Fatalf("meta maxTotalGas = %q, %v", meta["maxTotalGas"], err)
+		meta, err := s.SessionMeta(ctx, root)
+		if err != nil || meta.MaxTotalGas != "500000" {
+			t.Fatalf("meta maxTotalGas = %q, %v", meta.MaxTotalGas, err)
 		}
 		c := claimAll(t, s, root, t0, 2)[0]
 		rec := json.RawMessage(`{"valid":true,"output":{"x":1}}`)

@@ -114,9 +114,9 @@ func TestFinishedSessionRecordsExpire(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				root, b := waiting(t, tc.name)
 				tc.finish(t, root, b)
-				meta, err := s.Session(ctx, root)
-				if err != nil || meta["status"] != "finished" {
-					t.Fatalf("session: %v %v: want finished", meta["status"], err)
+				meta, err := s.SessionMeta(ctx, root)
+				if err != nil || meta.Status != joinstore.SessionFinished {
+					t.Fatalf("session: %v %v: want finished", meta.Status, err)
 				}
 				keys := sessionKeys(t, rdb, root)
 				if len(keys) == 0 {

@@ -18,7 +18,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
@@ -29,8 +28,9 @@ var (
 )
 
 // The gates are decided by Lua transitions (claim, commit_step,
-// release_lease); reactor holds pure references of them (ClaimRound,
-// CommitGate, ReleaseLease). Generated states — join groups with targets
+// release_lease); gate_reference_test.go and release_reference_test.go
+// hold pure references of them (ClaimRound, CommitGate, ReleaseLease), test
+// code only. Generated states — join groups with targets
 // open or closed with kill or drain, their `when`, statuses, kill marks,
 // pause flags, leases expired or not, recovery counts, windows, caps,
 // children with and without a join — are written to a real Redis (single
@@ -237,7 +237,7 @@ var whens = []string{"valid", "invalid", "any"}
 
 // writeTarget writes the join target iter that group (named by its iter)
 // delivers to: the targets hash entry and its record.
-func writeTarget(ctx context.Context, pipe redis.Pipeliner, root joinstore.Root, g reactor.GroupTarget, when int, members []int64) {
+func writeTarget(ctx context.Context, pipe redis.Pipeliner, root joinstore.Root, g GroupTarget, when int, members []int64) {
 	group := strconv.FormatInt(g.Iter, 10)
 	closed, status := "0", joinstore.StatusWaiting
 	if g.Closed {
@@ -319,12 +319,12 @@ func genClaimCase(r *rand.Rand) claimCase {
 	return c
 }
 
-func (c claimCase) target(group int) reactor.GroupTarget {
+func (c claimCase) target(group int) GroupTarget {
 	if group < 1 || group > len(c.Targets) {
-		return reactor.GroupTarget{}
+		return GroupTarget{}
 	}
 	t := c.Targets[group-1]
-	return reactor.GroupTarget{Iter: int64(99 + group), Closed: t.Closed, Policy: t.Policy}
+	return GroupTarget{Iter: int64(99 + group), Closed: t.Closed, Policy: t.Policy}
 }
 
 func (c claimCase) proc(i int) (claimProc, bool) {
@@ -337,7 +337,7 @@ func (c claimCase) proc(i int) (claimProc, bool) {
 // claimSeen is what a claim did.
 type claimSeen struct {
 	SessionKilled bool
-	Granted       []reactor.Granted
+	Granted       []Granted
 	Gated         []int64
 	Fence, Iter   int64
 	Live          int64
@@ -404,16 +404,16 @@ func runClaimCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, 
 	}
 
 	// The reference.
-	cands := make([]reactor.ClaimCandidate, len(c.Order))
+	cands := make([]ClaimCandidate, len(c.Order))
 	for i, o := range c.Order {
 		p, ok := c.proc(o)
-		cands[i] = reactor.ClaimCandidate{Iter: int64(o + 1), Due: ok && (p.Due == 1 || p.Due == 2)}
+		cands[i] = ClaimCandidate{Iter: int64(o + 1), Due: ok && (p.Due == 1 || p.Due == 2)}
 		if ok {
 			cands[i].Status, cands[i].Paused, cands[i].Killed = statuses[p.Status], p.Paused, p.Killed
 			cands[i].Limits, cands[i].Group = gateSteps[gateStep(p.Step)], c.target(p.Group)
 		}
 	}
-	ref := reactor.ClaimRound(reactor.ClaimSession{Killed: c.Killed, Window: c.Window, Running: c.Running, Fence: c.Fence, Iter: c.Iter, Live: c.live()}, cands)
+	ref := ClaimRound(ClaimSession{Killed: c.Killed, Window: c.Window, Running: c.Running, Fence: c.Fence, Iter: c.Iter, Live: c.live()}, cands)
 	want := claimSeen{SessionKilled: ref.SessionKilled, Granted: ref.Granted, Gated: ref.Gated, Fence: ref.Fence, Iter: ref.Iter,
 		Live: ref.Live, Finished: ref.Finished}
 	granted, gated := map[int64]bool{}, map[int64]bool{}
@@ -450,7 +450,7 @@ func runClaimCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, 
 		t.Fatalf("claim: %v", err)
 	}
 	for _, cl := range claims {
-		got.Granted = append(got.Granted, reactor.Granted{Iter: cl.Iter, Token: cl.Token, FirstChild: cl.FirstChild, Reserve: cl.Reserve, GroupTarget: cl.GroupTarget})
+		got.Granted = append(got.Granted, Granted{Iter: cl.Iter, Token: cl.Token, FirstChild: cl.FirstChild, Reserve: cl.Reserve, GroupTarget: cl.GroupTarget})
 	}
 	m, _ := rdb.HMGet(ctx, joinstore.KeyOf(root, "meta"), "fence", "iter", "live", "status").Result()
 	got.Fence, got.Iter, got.Live, got.Finished = anyInt(m[0]), anyInt(m[1]), anyInt(m[2]), m[3] == "finished"
@@ -609,11 +609,11 @@ func (c commitCase) group() string {
 	return "0"
 }
 
-func (c commitCase) target() reactor.GroupTarget {
+func (c commitCase) target() GroupTarget {
 	if !c.HasTarget {
-		return reactor.GroupTarget{}
+		return GroupTarget{}
 	}
-	return reactor.GroupTarget{Iter: commitTarget, Closed: c.Closed, Policy: c.Policy}
+	return GroupTarget{Iter: commitTarget, Closed: c.Closed, Policy: c.Policy}
 }
 
 func (c commitCase) leaseUntil(now int64) int64 { return now + []int64{-1, 0, 5000}[c.Until] }
@@ -659,7 +659,7 @@ func (c commitCase) reserved() int64 {
 func runCommitCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c commitCase) []string {
 	ctx, now := context.Background(), t0
 	nowMs := now.UnixMilli()
-	caps := reactor.CommitCaps{MaxLive: c.MaxLive, MaxSteps: c.MaxSteps}
+	caps := CommitCaps{MaxLive: c.MaxLive, MaxSteps: c.MaxSteps}
 	cfg := joinstore.Config{SessionTTL: time.Hour, MaxLive: -1, MaxSteps: -1}
 	if c.MaxLive > 0 {
 		cfg.MaxLive = c.MaxLive
@@ -676,7 +676,7 @@ func runCommitCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root,
 	if status == joinstore.StatusRunning && until >= nowMs {
 		running++
 	}
-	st := reactor.CommitState{Now: nowMs, Iter: commitIter, Status: status, Lease: lease, LeaseUntil: until, Step: "s1", Group: c.group(),
+	st := CommitState{Now: nowMs, Iter: commitIter, Status: status, Lease: lease, LeaseUntil: until, Step: "s1", Group: c.group(),
 		Killed: c.Killed, Paused: c.Paused, ReservedFirst: commitFirst, ReservedCount: c.reserved(), Target: c.target(),
 		SessionKilled: c.SessionKill, SessionPaused: c.SessionPause, Steps: c.Steps, Live: live, Window: c.Window,
 		Running: running, Fence: c.Fence, LastIter: commitLast}
@@ -748,10 +748,10 @@ func runCommitCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root,
 		token++
 	}
 
-	want := reactor.CommitGate(st, token, pid, cm, caps)
+	want := CommitGate(st, token, pid, cm, caps)
 
 	res, err := store.Commit(ctx, joinstore.Claim{Root: root, Iter: commitIter, Pid: pid, Token: token, JoinGroupID: c.group(), GroupTarget: c.target().Iter}, now, cm)
-	var got reactor.CommitOutcome
+	var got CommitOutcome
 	var extra []string
 	switch {
 	case errors.Is(err, joinstore.ErrLeaseLost):
@@ -796,23 +796,23 @@ func runCommitCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root,
 			}
 			continue
 		}
-		cc := reactor.CreatedChild{Iter: ch.Iter, DueAt: anyInt(f["nextWakeAt"]), Paused: f["paused"] == "1"}
+		cc := CreatedChild{Iter: ch.Iter, DueAt: anyInt(f["nextWakeAt"]), Paused: f["paused"] == "1"}
 		score, derr := rdb.ZScore(ctx, joinstore.KeyOf(root, "due"), strconv.FormatInt(ch.Iter, 10)).Result()
 		switch {
 		case f["target"] == "1":
-			cc.Fate = reactor.ChildTarget
+			cc.Fate = ChildTarget
 		case f["status"] == "running":
-			cc.Fate = reactor.ChildClaimed
+			cc.Fate = ChildClaimed
 			cc.Token = anyInt(f["lease"])
 			first, _, _ := strings.Cut(f["reserved"], ":")
 			cc.FirstChild = anyInt(first)
 			claimed = append(claimed, fmt.Sprintf("%d/%d/%d", ch.Iter, cc.Token, cc.FirstChild))
 		case derr == nil:
-			cc.Fate, cc.DueAt = reactor.ChildDue, int64(score)
+			cc.Fate, cc.DueAt = ChildDue, int64(score)
 		default:
-			cc.Fate = reactor.ChildPaused
+			cc.Fate = ChildPaused
 		}
-		if (cc.Fate == reactor.ChildTarget || cc.Fate == reactor.ChildClaimed) && derr == nil {
+		if (cc.Fate == ChildTarget || cc.Fate == ChildClaimed) && derr == nil {
 			extra = append(extra, fmt.Sprintf("child %d (%v) is in the due set", ch.Iter, cc.Fate))
 		}
 		cc.Member, _ = rdb.HExists(ctx, joinstore.KeyOf(root, "g:"+ch.JoinGroupID), strconv.FormatInt(ch.Iter, 10)).Result()
@@ -884,11 +884,11 @@ func genReleaseCase(r *rand.Rand) releaseCase {
 		LiveExtra: int64(r.Intn(2)), Recover: r.Intn(2) == 0, Max: r.Intn(5), Retry: int64(r.Intn(3)) * 250}
 }
 
-func (c releaseCase) target() reactor.GroupTarget {
+func (c releaseCase) target() GroupTarget {
 	if !c.HasTarget {
-		return reactor.GroupTarget{}
+		return GroupTarget{}
 	}
-	return reactor.GroupTarget{Iter: commitTarget, Closed: c.Closed, Policy: c.Policy}
+	return GroupTarget{Iter: commitTarget, Closed: c.Closed, Policy: c.Policy}
 }
 
 func runReleaseCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, c releaseCase) []string {
@@ -939,16 +939,16 @@ func runReleaseCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root
 	if c.Stale {
 		token++
 	}
-	st := reactor.ReleaseState{Now: nowMs, Status: status, Lease: lease, LeaseUntil: until, Step: "s1", Killed: c.Killed,
+	st := ReleaseState{Now: nowMs, Status: status, Lease: lease, LeaseUntil: until, Step: "s1", Killed: c.Killed,
 		SessionKilled: c.SessionKilled, Recoveries: c.Recoveries, Target: c.target(), Live: live}
-	req := reactor.ReleaseRequest{Token: token, RetryAfter: c.Retry, Recover: c.Recover, MaxRecoveries: c.Max}
+	req := ReleaseRequest{Token: token, RetryAfter: c.Retry, Recover: c.Recover, MaxRecoveries: c.Max}
 	if status != joinstore.StatusRunning {
 		st.Lease = 0
 	}
 	if status == "" {
 		st.Recoveries = 0 // no record
 	}
-	want := reactor.ReleaseLease(st, req)
+	want := ReleaseLease(st, req)
 
 	cl := joinstore.Claim{Root: root, Iter: commitIter, Pid: pid, Token: token, JoinGroupID: group, GroupTarget: c.target().Iter}
 	release := func() joinstore.ReleaseResult {
@@ -964,7 +964,7 @@ func runReleaseCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root
 		}
 		return res
 	}
-	var got reactor.ReleaseOutcome
+	var got ReleaseOutcome
 	var extra []string
 	got.Result = release()
 	p, _ := rdb.HGetAll(ctx, key).Result()

@@ -32,22 +32,23 @@ func (s *Store) Owners(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Overview is one session as a list shows it: its meta fields and when
-// something last happened in it.
+// Overview is one session as a list shows it: its meta and when something
+// last happened in it.
 type Overview struct {
 	Root      Root
 	CreatedAt time.Time
-	// Meta holds the session's meta fields (owner, ostcId, ostcHash,
-	// xrc729, startStep, status, live, createdAt, finishedAt, killedAt …).
-	Meta map[string]string
+	// Meta is the session's meta. When a field of it does not parse, Bad
+	// says which (ErrBadRecord) and Meta holds the fields that do: a list
+	// still shows the session.
+	Meta SessionMeta
+	Bad  error
 	// LastStep is the time of the newest proc_steps entry (zero when no
 	// step has committed yet).
 	LastStep time.Time
 }
 
 // Overviews returns an owner's newest sessions (at most limit; 0 means
-// 1000) whose records still exist, with their meta fields and last step
-// time, in two pipelined round trips.
+// 1000) whose records still exist, with their meta and last step time, in two pipelined round trips.
 func (s *Store) Overviews(ctx context.Context, owner string, limit int) ([]Overview, error) {
 	if limit <= 0 {
 		limit = 1000
@@ -69,11 +70,12 @@ func (s *Store) Overviews(ctx context.Context, owner string, limit int) ([]Overv
 	}
 	out := make([]Overview, 0, len(refs))
 	for i, r := range refs {
-		meta := metas[i].Val()
-		if len(meta) == 0 {
+		fields := metas[i].Val()
+		if len(fields) == 0 {
 			continue // expired since the index was read
 		}
-		o := Overview{Root: r.Root, CreatedAt: r.CreatedAt, Meta: meta}
+		o := Overview{Root: r.Root, CreatedAt: r.CreatedAt}
+		o.Meta, o.Bad = ParseSessionMeta(fields)
 		if msgs := steps[i].Val(); len(msgs) == 1 {
 			ms, _, _ := strings.Cut(msgs[0].ID, "-")
 			if n, err := strconv.ParseInt(ms, 10, 64); err == nil {

@@ -49,7 +49,7 @@ func TestFinishedSessionsAndDeleteOwner(t *testing.T) {
 		if err != nil || len(roots) != 1 || roots[0] != kept {
 			t.Errorf("root index after DeleteOwner: %v %v, want only %v", roots, err, kept)
 		}
-		if meta, err := s.Session(ctx, kept); err != nil || meta["status"] == "" {
+		if meta, err := s.SessionMeta(ctx, kept); err != nil || meta.Status == "" {
 			t.Errorf("the other owner's session: %v %v", meta, err)
 		}
 		if n, err := s.DeleteOwner(ctx, owner); err != nil || n != 0 {

@@ -22,7 +22,8 @@ func load(name string) *redis.Script { return scripts.Load(name) }
 
 // The transitions. go-redis runs them with EVALSHA and loads them on NOSCRIPT.
 var (
-	scriptAllocRoot    = load("alloc_root")
+	scriptAllocRoot    = scripts.LoadWith("alloc_root", "lua/lib/root_seq.lua")
+	scriptNextRoot     = scripts.LoadWith("next_root", "lua/lib/root_seq.lua")
 	scriptStartSession = load("start_session")
 	scriptClaim        = scripts.LoadWith("claim", "lua/lib/declared.lua")
 	scriptRenewLease   = load("renew_lease")
@@ -46,7 +47,7 @@ var (
 )
 
 var allScripts = []*redis.Script{
-	scriptAllocRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
+	scriptAllocRoot, scriptNextRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
 	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec,
 }

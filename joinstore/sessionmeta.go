@@ -3,6 +3,8 @@ package joinstore
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -15,9 +17,11 @@ const (
 	SessionFinished SessionStatus = "finished"
 )
 
-// SessionMeta is a session's meta hash (xgr:{T}:meta), typed.
-// ParseSessionMeta is the one place that reads it from the hash's fields;
-// the transition scripts (lua/) write them. A field the hash lacks is the
+// SessionMeta is a session's meta hash (xgr:{T}:meta), typed: the only way
+// to read a session's meta (Store.SessionMeta, and the reads that return
+// one). ParseSessionMeta is the one place that reads it from the hash's
+// fields and Fields the one that writes them back as stored; the
+// transition scripts (lua/) write the hash. A field the hash lacks is the
 // zero value.
 type SessionMeta struct {
 	Owner   string
@@ -25,9 +29,18 @@ type SessionMeta struct {
 	Status  SessionStatus
 	// Live counts the processes waiting or running; Steps the steps
 	// committed; Iter the last allocated iter; Window the session's window
-	// (0 = none).
+	// (0 = none); Fence the last fencing token issued in the session (root
+	// leases, process leases, join locks).
 	Live, Steps, Iter int64
 	Window            int64
+	Fence             int64
+	// Paused: the whole session was paused (pause with the session's own
+	// flag): the children of its running processes are created paused.
+	// A resume clears it.
+	Paused bool
+	// WakeUp is the start payload's __wakeUp allow list as stored (raw
+	// JSON; "" when the payload has none).
+	WakeUp string
 	// XRC729 is the registry, OstcID and OstcHash the orchestration pinned
 	// at the start, StartStep its first step.
 	XRC729, OstcID, OstcHash, StartStep string
@@ -88,6 +101,9 @@ const (
 	metaUnfulfill  = "unfulfillable"
 	metaInvalidEnd = "invalidEnds"
 	metaMaxGas     = "maxTotalGas"
+	metaFence      = "fence"
+	metaPaused     = "paused"
+	metaWakeUp     = "wakeUp"
 )
 
 // ParseSessionMeta maps the fields of a session's meta hash. A field that
@@ -104,6 +120,7 @@ func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
 		KillReason: fields[metaKillReason], StartKey: fields[metaStartKey], KillKind: fields[metaKillKind],
 		Killed: r.int(metaKilled), Failed: r.int(metaFailed), Unfulfillable: r.int(metaUnfulfill), InvalidEnds: r.int(metaInvalidEnd),
 		MaxTotalGas: fields[metaMaxGas], Holder: fields[MetaHolder], PrevHolder: fields[MetaPrevHolder],
+		Fence: r.int(metaFence), Paused: r.flag(metaPaused), WakeUp: fields[metaWakeUp],
 	}
 	switch m.Status {
 	case SessionLive, SessionFinished, "":
@@ -113,14 +130,70 @@ func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
 	return m, r.err
 }
 
+// Fields is the meta as its hash stores it (field name → text: decimal
+// numbers, times in unix milliseconds, "1" for a flag that is set), for a
+// view that shows the record as stored (the console's session JSON). The
+// fields every session has are always there; the others (holder and
+// prevHolder, the kill's, finishedAt, paused, the outcome tallies) only
+// when set. ParseSessionMeta(m.Fields()) is m again.
+func (m SessionMeta) Fields() map[string]string {
+	num := func(n int64) string { return strconv.FormatInt(n, 10) }
+	f := map[string]string{
+		metaOwner: m.Owner, metaRootPid: num(m.RootPid), metaStatus: string(m.Status),
+		metaLive: num(m.Live), metaSteps: num(m.Steps), metaIter: num(m.Iter), metaWindow: num(m.Window), metaFence: num(m.Fence),
+		metaXRC729: m.XRC729, metaOstcID: m.OstcID, metaOstcHash: m.OstcHash, metaStartStep: m.StartStep,
+		metaStartKey: m.StartKey, metaMaxGas: m.MaxTotalGas, metaWakeUp: m.WakeUp,
+	}
+	for name, t := range map[string]time.Time{metaCreatedAt: m.CreatedAt, metaFinishedAt: m.FinishedAt, metaKilledAt: m.KilledAt} {
+		if !t.IsZero() {
+			f[name] = num(t.UnixMilli())
+		}
+	}
+	for name, v := range map[string]string{metaKillReason: m.KillReason, metaKillKind: m.KillKind} {
+		if v != "" {
+			f[name] = v
+		}
+	}
+	for name, n := range map[string]int64{metaKilled: m.Killed, metaFailed: m.Failed, metaUnfulfill: m.Unfulfillable, metaInvalidEnd: m.InvalidEnds} {
+		if n != 0 {
+			f[name] = num(n)
+		}
+	}
+	if m.Holder != "" {
+		// The scripts that record a holder record the one before it too.
+		f[MetaHolder], f[MetaPrevHolder] = m.Holder, m.PrevHolder
+	}
+	if m.Paused {
+		f[metaPaused] = "1"
+	}
+	return f
+}
+
 // SessionMeta reads a session's meta hash, typed (ErrNotFound when the
-// session does not exist).
+// session does not exist; ErrBadRecord, naming the field, when a field
+// does not parse).
 func (s *Store) SessionMeta(ctx context.Context, root Root) (SessionMeta, error) {
-	fields, err := s.Session(ctx, root)
+	fields, err := s.rdb.HGetAll(ctx, keysOf(root).meta()).Result()
 	if err != nil {
-		return SessionMeta{}, err
+		return SessionMeta{}, fmt.Errorf("session %s: %w", root, err)
+	}
+	if len(fields) == 0 {
+		return SessionMeta{}, fmt.Errorf("session %s: %w", root, ErrNotFound)
 	}
 	return ParseSessionMeta(fields)
+}
+
+// CheckSession checks that a session exists, without reading it: nil, or
+// ErrNotFound (naming the session) when it does not.
+func (s *Store) CheckSession(ctx context.Context, root Root) error {
+	n, err := s.rdb.Exists(ctx, keysOf(root).meta()).Result()
+	switch {
+	case err != nil:
+		return fmt.Errorf("session %s: %w", root, err)
+	case n == 0:
+		return fmt.Errorf("session %s: %w", root, ErrNotFound)
+	}
+	return nil
 }
 
 // MarshalJSON writes the meta with the stored field names, numbers as

@@ -267,24 +267,36 @@ func (s *Store) indexStarted(ctx context.Context, root Root, out []string, wake 
 	return nil
 }
 
-// NextRootPid is the root pid the owner's next session will get.
+// NextRootPid is the root pid the owner's next session will get: what
+// alloc_root allocates next, counted by the same Lua (next_root.lua and
+// alloc_root.lua share lib/root_seq.lua), in one read-only round trip.
 func (s *Store) NextRootPid(ctx context.Context, owner string) (int64, error) {
 	owner = NormalizeOwner(owner)
 	if err := CheckOwner(owner); err != nil {
 		return 0, err
 	}
+	next, _, err := s.nextRoot(ctx, owner)
+	return next, err
+}
+
+// nextRoot runs next_root for owner: the next root pid and the owner's
+// counter as stored.
+func (s *Store) nextRoot(ctx context.Context, owner string) (next, counter int64, err error) {
 	ok := ownerKeysOf(owner)
-	n, err := s.rdb.Get(ctx, ok.seq()).Int64()
-	if err != nil && err != redis.Nil {
-		return 0, err
+	res, err := s.eval(ctx, scriptNextRoot, []string{ok.seq(), ok.roots()}).StringSlice()
+	if err != nil {
+		return 0, 0, fmt.Errorf("next root pid of %s: %w", owner, err)
 	}
-	// As alloc_root does: never below the newest session still indexed.
-	if newest, err := s.rdb.ZRevRange(ctx, ok.roots(), 0, 0).Result(); err == nil && len(newest) == 1 {
-		if top, err := strconv.ParseInt(newest[0], 10, 64); err == nil && top > n {
-			n = top
+	if len(res) == 2 {
+		next, err = strconv.ParseInt(res[0], 10, 64)
+		if err == nil {
+			counter, err = strconv.ParseInt(res[1], 10, 64)
 		}
 	}
-	return n + 1, nil
+	if len(res) != 2 || err != nil {
+		return 0, 0, fmt.Errorf("next root pid of %s: next_root answered %q, want {next root pid, counter}", owner, res)
+	}
+	return next, counter, nil
 }
 
 // hook runs the test hook of a start's stage (nil in production).

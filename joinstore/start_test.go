@@ -67,8 +67,8 @@ func TestStartCutBeforeIndexIsRunnable(t *testing.T) {
 		if !errors.Is(err, errCut) {
 			t.Fatalf("start: %v, want the cut", err)
 		}
-		meta, err := s.Session(ctx, joinstore.Root{Owner: owner, RootPid: 1})
-		if err != nil || meta["status"] != "live" {
+		meta, err := s.SessionMeta(ctx, joinstore.Root{Owner: owner, RootPid: 1})
+		if err != nil || meta.Status != joinstore.SessionLive {
 			t.Fatalf("the session was not created: %v %v", meta, err)
 		}
 		// No retry: a replica looking later runs it.
@@ -134,15 +134,15 @@ func TestStartOvertakenByReplica(t *testing.T) {
 		s.SetStartHook(nil)
 		adopted := replicaPass(t, s, later.Add(10*time.Minute))
 		for _, r := range adopted {
-			if meta, err := s.Session(ctx, r); err != nil || meta["status"] != "live" {
+			if meta, err := s.SessionMeta(ctx, r); err != nil || meta.Status != joinstore.SessionLive {
 				t.Errorf("adopted %s: %v %v", r, meta, err)
 			}
 		}
 		// Every live session the start created must be runnable.
 		for pid := int64(1); pid <= 3; pid++ {
 			r := joinstore.Root{Owner: owner, RootPid: pid}
-			meta, err := s.Session(ctx, r)
-			if err != nil || meta["status"] != "live" {
+			meta, err := s.SessionMeta(ctx, r)
+			if err != nil || meta.Status != joinstore.SessionLive {
 				continue
 			}
 			found := false
@@ -235,6 +235,49 @@ func TestStartRetryOfAFinishedSessionWritesNothing(t *testing.T) {
 		}
 		if due, err := s.RootsDue(ctx, t0.Add(time.Hour), 10); err != nil || len(due) != 0 {
 			t.Fatalf("the retry indexed the finished session again: %v %v", due, err)
+		}
+	})
+}
+
+// NextRootPid tells the root pid the owner's next start gets, counted by
+// the same Lua as the allocation (lib/root_seq.lua): for a new owner, after
+// starts, after Redis lost the counter's writes while sessions survived in
+// the owner's index (the index wins), and with a counter above the index
+// (sessions forgotten: the counter wins). Each time a start that names the
+// pid (a SessionPermit signs it) gets it, and the read writes nothing.
+func TestNextRootPidIsWhatAStartGets(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		own := "xgr:{own:" + owner + "}:"
+		step := 0
+		startNext := func(what string, want int64) {
+			t.Helper()
+			seq, _ := rdb.Get(ctx, own+"seq").Result()
+			next, err := s.NextRootPid(ctx, owner)
+			if err != nil || next != want {
+				t.Fatalf("%s: NextRootPid = %d, %v; want %d", what, next, err, want)
+			}
+			if again, _ := rdb.Get(ctx, own+"seq").Result(); again != seq {
+				t.Fatalf("%s: NextRootPid wrote the counter: %q, was %q", what, again, seq)
+			}
+			step++
+			res, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0.Add(time.Duration(step) * time.Second), RootPid: next})
+			if err != nil || res.Root.RootPid != next {
+				t.Fatalf("%s: a start naming root pid %d got %+v, %v", what, next, res, err)
+			}
+		}
+		startNext("a new owner", 1)
+		startNext("after one start", 2)
+		startNext("after two starts", 3)
+		// The owner's slot lost the counter's writes; its index kept the
+		// sessions.
+		rdb.Set(ctx, own+"seq", 1, 0)
+		startNext("a counter below the owner's index", 4)
+		// The index lost its newest entries; the counter is right.
+		rdb.ZRemRangeByRank(ctx, own+"roots", 1, -1)
+		startNext("a counter above the owner's index", 5)
+		if _, err := s.NextRootPid(ctx, "not-an-owner"); err == nil {
+			t.Errorf("NextRootPid of a bad owner: no error")
 		}
 	})
 }

@@ -375,18 +375,6 @@ func (s *Store) NextDue(ctx context.Context, root Root) (time.Time, bool, error)
 	return time.UnixMilli(int64(z[0].Score)), true, nil
 }
 
-// Session returns the session's meta fields (ErrNotFound when it does not exist).
-func (s *Store) Session(ctx context.Context, root Root) (map[string]string, error) {
-	m, err := s.rdb.HGetAll(ctx, keysOf(root).meta()).Result()
-	if err != nil {
-		return nil, err
-	}
-	if len(m) == 0 {
-		return nil, fmt.Errorf("session %s: %w", root, ErrNotFound)
-	}
-	return m, nil
-}
-
 // Renew extends a lease; ErrLeaseLost when it is no longer current.
 func (s *Store) Renew(ctx context.Context, c Claim, now time.Time, lease time.Duration) (time.Time, error) {
 	k := keysOf(c.Root)

@@ -173,8 +173,8 @@ func TestKilledRunningProcessRecoveredAborted(t *testing.T) {
 			t.Fatalf("recover: %v %v", rec, err)
 		}
 		p, _ := s.Process(ctx, r.Root, 1)
-		meta, _ := s.Session(ctx, r.Root)
-		if p.Status != joinstore.StatusAborted || p.AbortReason != "killed" || meta["status"] != "finished" || meta["live"] != "0" {
+		meta, _ := s.SessionMeta(ctx, r.Root)
+		if p.Status != joinstore.StatusAborted || p.AbortReason != "killed" || meta.Status != joinstore.SessionFinished || meta.Live != 0 {
 			t.Fatalf("after recovery: %v %v", p, meta)
 		}
 		if due, _ := s.DueIters(ctx, r.Root, t0.Add(time.Hour), 10); len(due) != 0 {

@@ -48,8 +48,8 @@ func TestSessionCaps(t *testing.T) {
 			if err := r.Run(ctx, res.Root); err != nil {
 				t.Fatal(err)
 			}
-			meta, _ := store.Session(ctx, res.Root)
-			if meta["status"] != "finished" || meta["live"] != "0" || !strings.Contains(meta["killReason"], tc.wantReason) {
+			meta, _ := store.SessionMeta(ctx, res.Root)
+			if meta.Status != joinstore.SessionFinished || meta.Live != 0 || !strings.Contains(meta.KillReason, tc.wantReason) {
 				t.Fatalf("session after the cap: %v", meta)
 			}
 			if len(capped) != 1 || !strings.Contains(capped[0], tc.wantReason) {
@@ -90,8 +90,8 @@ func TestKillIsBoundedAndReaped(t *testing.T) {
 	roots := startMany(t, store, src, o, 1)
 	root := roots[0]
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		meta, _ := store.Session(ctx, root)
-		if meta["live"] == "1024" {
+		meta, _ := store.SessionMeta(ctx, root)
+		if meta.Live == 1024 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -5,14 +5,17 @@
 // a claim round, an execution's result, a commit, a join step, a reap, a
 // timer — and returns what to do as typed commands (machinemsg.go: open,
 // recover, reap, claim, execute, commit, release a lease, join step,
-// wake-ups, renew, sleep, inspect, release, done) with the timeline's
-// lines, numbered in causal order. It reads no clock and performs no IO.
+// wake-ups, renew, sleep, inspect, the hand-back's marks, reads and
+// release, done) with the timeline's lines, numbered in causal order. It
+// reads no clock and performs no IO, and its files (the list in
+// TestMachineDependsOnNoDriver) use nothing of its drivers'.
 // A step whose selected branch has an execution goes through the execution
 // lifecycle (execstep.go: cmdBeginExec, cmdSend, cmdPoll, cmdFlip) before
 // its commit.
 // The other pure decisions it uses — delivery, join promotion,
 // unfulfillable detection, kill selection (DecideJoin, KillGroup, for join
-// steps), payload flow (commitFor, NextPayload, Children) — live beside it.
+// steps), payload flow (commitFor in commit.go, NextPayload, Children) —
+// live beside it.
 //
 // A commit that delivers to its group's open join target decides that
 // join in its own Lua transition (joinstore.Commit.DecideJoin,
@@ -40,8 +43,6 @@
 // children a commit creates, gates or claims, and what becomes of a lease
 // given up without a result are decided by joinstore's Lua transitions
 // (claim, commit_step, release_lease), atomically with the state they read.
-// ClaimRound (with DispatchGate), CommitGate and ReleaseLease are pure
-// references of those decisions, which production code does not call;
-// joinstore's TestGateReferencesMatchLua holds each equal to its script over
-// generated states on a real Redis, single and Cluster.
+// Their pure Go references are test code and live with the test that holds
+// them to the scripts (joinstore's TestGateReferencesMatchLua).
 package reactor

@@ -233,67 +233,6 @@ func TestMergeAndPayloadFlow(t *testing.T) {
 	}
 }
 
-func TestGates(t *testing.T) {
-	killed := GroupTarget{Iter: 2, Closed: true, Policy: registry.PolicyKill}
-	drained := GroupTarget{Iter: 2, Closed: true, Policy: registry.PolicyDrain}
-	open := GroupTarget{Iter: 2, Policy: registry.PolicyKill}
-	if !killed.KillClosed() || drained.KillClosed() || open.KillClosed() || (GroupTarget{Closed: true, Policy: registry.PolicyKill}).KillClosed() {
-		t.Errorf("KillClosed")
-	}
-	if !open.Open() || killed.Open() || (GroupTarget{}).Open() {
-		t.Errorf("Open")
-	}
-	ready := ClaimCandidate{Iter: 3, Due: true, Status: joinstore.StatusWaiting}
-	cases := []struct {
-		edit func(*ClaimCandidate)
-		want Dispatch
-	}{
-		{func(*ClaimCandidate) {}, Run},
-		{func(c *ClaimCandidate) { c.Group = drained }, Run},
-		{func(c *ClaimCandidate) { c.Due = false }, Skip},
-		{func(c *ClaimCandidate) { c.Status = joinstore.StatusRunning }, Skip},
-		{func(c *ClaimCandidate) { c.Paused = true }, Skip},
-		{func(c *ClaimCandidate) { c.Killed = true }, Skip},
-	}
-	for i, c := range cases {
-		cand := ready
-		c.edit(&cand)
-		if got := DispatchGate(cand); got != c.want {
-			t.Errorf("case %d: DispatchGate(%+v) = %v, want %v", i, cand, got, c.want)
-		}
-	}
-}
-
-// A lease is released at most once: whatever a release decided, a second
-// release with the same token is stale.
-func TestReleaseAtMostOnce(t *testing.T) {
-	targets := []GroupTarget{{}, {Iter: 2}, {Iter: 2, Closed: true, Policy: registry.PolicyKill}, {Iter: 2, Closed: true}}
-	for _, killed := range []bool{false, true} {
-		for _, sessionKilled := range []bool{false, true} {
-			for _, target := range targets {
-				for _, recover := range []bool{false, true} {
-					for n := int64(0); n < 3; n++ {
-						s := ReleaseState{Now: 100, Status: joinstore.StatusRunning, Lease: 7, LeaseUntil: 50, Step: "A",
-							Killed: killed, SessionKilled: sessionKilled, Recoveries: n, Target: target, Live: 2}
-						r := ReleaseRequest{Token: 7, RetryAfter: 10, Recover: recover, MaxRecoveries: 3}
-						first := ReleaseLease(s, r)
-						if first.Result == joinstore.Stale {
-							t.Fatalf("%+v %+v: the first release is stale", s, r)
-						}
-						s.Status, s.Lease = joinstore.StatusAborted, 0
-						if first.Result == joinstore.Released {
-							s.Status = joinstore.StatusWaiting
-						}
-						if again := ReleaseLease(s, r); again.Result != joinstore.Stale {
-							t.Fatalf("%+v %+v: released twice: %v then %v", s, r, first.Result, again.Result)
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
 // A join keeps numbers exact: pending deliveries, the stored inbox, the
 // merged payload and scripted outcomes hold json.Number, never float64.
 func TestJoinKeepsNumbersExact(t *testing.T) {

@@ -11,6 +11,12 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
+// ErrStuck means live processes remain but none will ever become due.
+var ErrStuck = errors.New("session is stuck: live processes but nothing due")
+
+// ErrStepLimit means Run stopped at Runner.MaxSteps with work left.
+var ErrStepLimit = errors.New("step limit reached")
+
 // machineConfig is what differs between the drivers of the session
 // machine: a replica of `xgr run` (concurrent executions, leases, hand-back)
 // and the serial driver of `xgr simulate` (one process at a time, the
@@ -100,6 +106,10 @@ type machine struct {
 	next      time.Time
 	hasNext   bool
 	lastRenew time.Time
+	// markedAt is where the hand-back marked the root index; remarked:
+	// it marked it again, earlier (handBack).
+	markedAt time.Time
+	remarked bool
 	// sleepUntil is when the latest (earliest-ending) sleep ends; sleeps
 	// counts the sleeps still pending.
 	sleepUntil time.Time
@@ -167,6 +177,9 @@ func (m *machine) Step(in input, now time.Time) ready {
 
 // Done reports whether the machine has ended.
 func (m *machine) Done() bool { return m.mode == modeDone }
+
+// Releasing reports whether the machine is handing its session back.
+func (m *machine) Releasing() bool { return m.mode == modeReleasing }
 
 func (m *machine) apply(in input, now time.Time) {
 	if err := failure(in); err != nil && m.cfg.Serial {
@@ -254,8 +267,8 @@ func (m *machine) apply(in input, now time.Time) {
 	case inInspected:
 		m.storeBusy = false
 		m.inspected(now, in)
-	case inReleased:
-		m.mode = modeDone
+	case inMarked, inDueRead, inUnmarked, inMetaRead, inReleased:
+		m.handBack(in)
 	case inExecBegun:
 		m.storeBusy = false
 		m.execBegun(now, in)
@@ -286,6 +299,9 @@ func failure(in input) error {
 	case inLeaseReleased:
 		err = in.Err
 	case inJoined:
+		if joinSkipped(in.Err) {
+			return nil
+		}
 		err = in.Err
 	case inWoke:
 		err = in.Err
@@ -294,10 +310,20 @@ func failure(in input) error {
 	case inExecBegun:
 		err = in.Err
 	}
-	if errors.Is(err, joinstore.ErrLeaseLost) {
+	if errors.Is(err, joinstore.ErrLeaseLost) || errors.Is(err, joinstore.ErrSessionKilled) {
+		// Outcomes the machine acts on: another holder owns the
+		// process; the session was killed (a claim's answer).
 		return nil
 	}
 	return err
+}
+
+// joinSkipped reports whether a join step's error says it had nothing to
+// do: its target was never created (the spawn gate dropped it), or
+// another holder has the target's join lock and applies every pending
+// delivery before it lets go.
+func joinSkipped(err error) bool {
+	return errors.Is(err, joinstore.ErrNotFound) || errors.Is(err, joinstore.ErrJoinBusy)
 }
 
 // maxTransientRetries bounds how often one process is run again after a
@@ -350,7 +376,7 @@ func (m *machine) run(now time.Time, claims []joinstore.Claim, input map[string]
 
 // claimed acts on a claim round.
 func (m *machine) claimed(now time.Time, in inClaimed) {
-	if in.Killed {
+	if errors.Is(in.Err, joinstore.ErrSessionKilled) {
 		m.killed = true
 		m.front(cmdReap{})
 		return
@@ -563,7 +589,10 @@ func (m *machine) committed(now time.Time, pc *pendingCommit, in inCommitted) {
 // joined acts on a join step: its verdicts, the processes a kill policy
 // aborted and the follow-ups (targets it delivered to) that run next.
 func (m *machine) joined(now time.Time, in inJoined) {
-	if in.Err != nil {
+	switch {
+	case joinSkipped(in.Err):
+		in.Res = joinstore.JoinResult{}
+	case in.Err != nil:
 		return
 	}
 	m.front(m.joinLines(now, in.Target, in.Applied, in.Res)...)
@@ -640,25 +669,75 @@ func (m *machine) inspected(now time.Time, in inInspected) {
 		}
 		return
 	}
-	var rel cmdRelease
+	m.storeBusy = true
 	switch {
 	case in.Err != nil:
 		// Unknown: the root index keeps its mark; the lease goes.
+		m.do(cmdReleaseRoot{})
 	case in.PendingWake:
 		// Wake-ups still to perform (their targets failed to answer): look
 		// again after a lease period.
-		rel.Mark = now.Add(m.cfg.RootLease)
+		m.mark(now.Add(m.cfg.RootLease))
 	case in.Live <= 0 || in.Finished:
-		rel.Unmark = true
+		m.do(cmdUnmarkRoot{})
 	case in.NextOK:
-		rel.Mark = in.Next
+		m.mark(in.Next)
 	default:
 		// Live but nothing due (paused, or targets waiting on work that is
 		// not due yet): look again after a lease period.
-		rel.Mark = now.Add(m.cfg.RootLease)
+		m.mark(now.Add(m.cfg.RootLease))
 	}
-	m.storeBusy = true
-	m.do(rel)
+}
+
+// mark marks the root index where the hand-back found the session's next
+// need of a replica.
+func (m *machine) mark(at time.Time) {
+	m.markedAt = at
+	m.do(cmdMarkRoot{At: at})
+}
+
+// handBack goes on with the hand-back after each of its store commands,
+// until the root lease is given back (inReleased ends the machine).
+//
+// A mark is followed by a second read of the due set: a wake between the
+// reads before the mark and the mark made work due sooner and marked the
+// root for it, which the mark just overwrote; wakes make work due before
+// they mark, so the second read sees it, and the root is marked again at
+// that earlier time (once). A session taken out of the root index is read
+// again and reported finished when it is (a join step, the dispatch gate
+// or a kill ended it, not this machine's last commit). A read or an unmark
+// that fails skips to the release: the root index keeps what it has.
+func (m *machine) handBack(in input) {
+	switch in := in.(type) {
+	case inMarked:
+		if m.remarked {
+			m.do(cmdReleaseRoot{})
+			return
+		}
+		m.do(cmdReadDue{})
+	case inDueRead:
+		if in.Err == nil && in.NextOK && in.Next.Before(m.markedAt) {
+			m.remarked = true
+			m.mark(in.Next)
+			return
+		}
+		m.do(cmdReleaseRoot{})
+	case inUnmarked:
+		if in.Err != nil {
+			m.do(cmdReleaseRoot{})
+			return
+		}
+		m.do(cmdReadMeta{})
+	case inMetaRead:
+		var rel cmdReleaseRoot
+		if in.Err == nil && in.Meta.Status == joinstore.SessionFinished {
+			meta := in.Meta
+			rel.Finished = &meta
+		}
+		m.do(rel)
+	case inReleased:
+		m.mode = modeDone
+	}
 }
 
 // decide issues the next commands.
@@ -778,7 +857,7 @@ func (m *machine) sleep(now time.Time) {
 func (m *machine) release(time.Time) {
 	m.mode, m.storeBusy = modeReleasing, true
 	if m.finished && len(m.ready) == 0 {
-		m.do(cmdRelease{Finished: true})
+		m.do(cmdReleaseFinished{})
 		return
 	}
 	m.do(cmdInspect{})

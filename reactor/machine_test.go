@@ -235,8 +235,8 @@ func TestMachineRenewsAndHandsBack(t *testing.T) {
 		t.Fatalf("nothing due at all: %s, want the hand-back's Inspect", names(rd.cmds))
 	}
 	rd = m.Step(inInspected{Live: 1, Next: machineT0.Add(time.Hour), NextOK: true}, machineT0.Add(4*time.Second))
-	if rel, ok := rd.cmds[0].(cmdRelease); !ok || !rel.Mark.Equal(machineT0.Add(time.Hour)) {
-		t.Fatalf("hand-back: %s %+v, want Release marked at the next due time", names(rd.cmds), rd.cmds)
+	if mk, ok := rd.cmds[0].(cmdMarkRoot); !ok || !mk.At.Equal(machineT0.Add(time.Hour)) {
+		t.Fatalf("hand-back: %s %+v, want MarkRoot at the next due time", names(rd.cmds), rd.cmds)
 	}
 	m.Step(inRenewed{Err: joinstore.ErrRootHeld}, machineT0.Add(5*time.Second))
 	if !m.Done() {

@@ -33,7 +33,8 @@ type (
 	// cmdClaim claims Iters, or when Iters is nil what the due set holds
 	// now; Earliest claims only the earliest due process (the serial
 	// driver). Busy are processes in flight here, not to be claimed again.
-	// Answered by inClaimed.
+	// Answered by inClaimed (its Err is joinstore.ErrSessionKilled when
+	// the session was killed: nothing was claimed).
 	cmdClaim struct {
 		Iters    []int64
 		Busy     map[int64]bool
@@ -61,7 +62,9 @@ type (
 		RetryAt time.Time
 	}
 	// cmdJoinStep runs the join step of Target: DecideJoin, or KillGroup
-	// when Kill (a kill-policy cascade): inJoined.
+	// when Kill (a kill-policy cascade): inJoined (its Err is
+	// joinstore.ErrNotFound when the target does not exist, ErrJoinBusy
+	// when another holder has its join lock).
 	cmdJoinStep struct {
 		Target int64
 		Kill   bool
@@ -81,15 +84,32 @@ type (
 	// cmdInspect reads what a hand-back or the end of a serial run needs
 	// (live count, next due time, queued wake-ups): inInspected.
 	cmdInspect struct{}
-	// cmdRelease hands the session back: its root lease goes; the root
-	// index marks it at Mark (when set) or drops it (Unmark: the session
-	// is over). Finished: the session ended with this machine's last commit
-	// (its deferred index updates go with the lease). inReleased.
-	cmdRelease struct {
-		Finished bool
-		Mark     time.Time
-		Unmark   bool
-	}
+	// The hand-back of a replica (machine.handBack decides each next
+	// one): mark the session in the root index, or drop it from there,
+	// then give the root lease back.
+	//
+	// cmdMarkRoot marks the session in the root index at At, when it next
+	// needs a replica (joinstore.MarkRoot): inMarked.
+	cmdMarkRoot struct{ At time.Time }
+	// cmdReadDue reads the session's earliest due time
+	// (joinstore.NextDue): inDueRead.
+	cmdReadDue struct{}
+	// cmdUnmarkRoot takes the session out of the root index
+	// (joinstore.UnmarkRoot): inUnmarked.
+	cmdUnmarkRoot struct{}
+	// cmdReadMeta reads the session's meta (joinstore.SessionMeta):
+	// inMetaRead.
+	cmdReadMeta struct{}
+	// cmdReleaseRoot reports the session finished when Finished is set
+	// (the "session finished" log line and Lifecycle.Finished, with its
+	// meta), then gives the root lease back (joinstore.ReleaseRoot):
+	// inReleased.
+	cmdReleaseRoot struct{ Finished *joinstore.SessionMeta }
+	// cmdReleaseFinished gives back the root lease of a session that
+	// ended with this machine's last commit, with the session's deferred
+	// index updates (joinstore.ReleaseFinished), and reports it finished
+	// with the meta that call reads: inReleased.
+	cmdReleaseFinished struct{}
 	// cmdDone ends the driver: Err is nil when the session finished.
 	cmdDone struct{ Err error }
 	// cmdBeginExec puts the claimed process in status executing with its
@@ -132,24 +152,29 @@ type (
 	}
 )
 
-func (cmdOpen) command()         {}
-func (cmdRecover) command()      {}
-func (cmdReap) command()         {}
-func (cmdClaim) command()        {}
-func (cmdExecute) command()      {}
-func (cmdCommit) command()       {}
-func (cmdReleaseLease) command() {}
-func (cmdJoinStep) command()     {}
-func (cmdWakes) command()        {}
-func (cmdRenew) command()        {}
-func (cmdSleep) command()        {}
-func (cmdInspect) command()      {}
-func (cmdRelease) command()      {}
-func (cmdDone) command()         {}
-func (cmdBeginExec) command()    {}
-func (cmdSend) command()         {}
-func (cmdPoll) command()         {}
-func (cmdFlip) command()         {}
+func (cmdOpen) command()            {}
+func (cmdRecover) command()         {}
+func (cmdReap) command()            {}
+func (cmdClaim) command()           {}
+func (cmdExecute) command()         {}
+func (cmdCommit) command()          {}
+func (cmdReleaseLease) command()    {}
+func (cmdJoinStep) command()        {}
+func (cmdWakes) command()           {}
+func (cmdRenew) command()           {}
+func (cmdSleep) command()           {}
+func (cmdInspect) command()         {}
+func (cmdMarkRoot) command()        {}
+func (cmdReadDue) command()         {}
+func (cmdUnmarkRoot) command()      {}
+func (cmdReadMeta) command()        {}
+func (cmdReleaseRoot) command()     {}
+func (cmdReleaseFinished) command() {}
+func (cmdDone) command()            {}
+func (cmdBeginExec) command()       {}
+func (cmdSend) command()            {}
+func (cmdPoll) command()            {}
+func (cmdFlip) command()            {}
 
 // input is one thing that happened, fed to the session machine.
 type input interface{ input() }
@@ -190,9 +215,7 @@ type (
 		// (NextOK false when none, or when it was not read: ReadDue).
 		Next            time.Time
 		NextOK, ReadDue bool
-		// Killed: the session is killed; nothing was claimed.
-		Killed bool
-		Err    error
+		Err             error
 	}
 	inExecuted  struct{ R result }
 	inCommitted struct {
@@ -225,6 +248,17 @@ type (
 		NextOK      bool
 		PendingWake bool
 		Err         error
+	}
+	inMarked   struct{ Err error }
+	inUnmarked struct{ Err error }
+	inDueRead  struct {
+		Next   time.Time
+		NextOK bool
+		Err    error
+	}
+	inMetaRead struct {
+		Meta joinstore.SessionMeta
+		Err  error
 	}
 	inReleased  struct{}
 	inExecBegun struct {
@@ -264,6 +298,10 @@ func (inJoined) input()        {}
 func (inWoke) input()          {}
 func (inRenewed) input()       {}
 func (inInspected) input()     {}
+func (inMarked) input()        {}
+func (inUnmarked) input()      {}
+func (inDueRead) input()       {}
+func (inMetaRead) input()      {}
 func (inReleased) input()      {}
 func (inExecBegun) input()     {}
 func (inSent) input()          {}
@@ -298,3 +336,15 @@ const (
 	// EvExecOutcome: an execution's outcome is final.
 	EvExecOutcome EventType = "exec_outcome"
 )
+
+// Event is one line of a session's timeline. Seq numbers a session's
+// lines in causal order (the order the session machine decided them);
+// several may share one millisecond.
+type Event struct {
+	Seq    uint64    `json:"seq"`
+	At     time.Time `json:"at"`
+	Type   EventType `json:"type"`
+	Pid    string    `json:"pid,omitempty"`
+	Step   string    `json:"step,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}

@@ -58,8 +58,8 @@ func waitFinished(t *testing.T, store *joinstore.Store, roots []joinstore.Root, 
 	deadline := time.Now().Add(within)
 	for _, r := range roots {
 		for {
-			meta, err := store.Session(ctx, r)
-			if err == nil && meta["status"] == "finished" {
+			meta, err := store.SessionMeta(ctx, r)
+			if err == nil && meta.Status == joinstore.SessionFinished {
 				break
 			}
 			if time.Now().After(deadline) {

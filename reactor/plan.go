@@ -78,3 +78,12 @@ func Children(s *registry.Step, aborted, valid bool, p Parent, next json.RawMess
 	}
 	return out
 }
+
+// Table is the claim step table of an orchestration.
+func Table(o *registry.Orchestration) joinstore.StepTable {
+	t := make(joinstore.StepTable, len(o.Steps))
+	for _, s := range o.Steps {
+		t[s.ID] = joinstore.StepLimits{Reserve: Reserve(s), Bypass: CreatesJoin(s)}
+	}
+	return t
+}

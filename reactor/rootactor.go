@@ -112,6 +112,10 @@ func (a *rootActor) feed(out *sched.StepOutput, in input) {
 		return
 	}
 	rd := a.machine.Step(in, a.m.now())
+	if a.machine.Releasing() {
+		// The session is being handed back: its slot is free.
+		a.m.leave(a.io.root)
+	}
 	if a.m.OnEvent != nil {
 		for _, e := range rd.events {
 			a.m.OnEvent(a.io.root, e)
@@ -124,12 +128,6 @@ func (a *rootActor) feed(out *sched.StepOutput, in input) {
 			out.Yield(a.tag, sleepCmd(max(c.Until.Sub(a.m.now()), 0)))
 		case cmdDone:
 		default:
-			if _, ok := c.(cmdInspect); ok {
-				a.m.leave(a.io.root)
-			}
-			if _, ok := c.(cmdRelease); ok {
-				a.m.leave(a.io.root)
-			}
 			out.Yield(a.tag, ioCmd(func(ctx context.Context) (any, error) {
 				in := a.io.carry(ctx, c)
 				if err := failure(in); err != nil {

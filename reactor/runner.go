@@ -2,7 +2,6 @@ package reactor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -11,18 +10,6 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
 )
-
-// Event is one line of a session's timeline. Seq numbers a session's
-// lines in causal order (the order the session machine decided them);
-// several may share one millisecond.
-type Event struct {
-	Seq    uint64    `json:"seq"`
-	At     time.Time `json:"at"`
-	Type   EventType `json:"type"`
-	Pid    string    `json:"pid,omitempty"`
-	Step   string    `json:"step,omitempty"`
-	Detail string    `json:"detail,omitempty"`
-}
 
 // Runner drives sessions of one orchestration through the store, one step
 // at a time in a deterministic order: the synchronous heart of the session
@@ -77,15 +64,6 @@ func (r *Runner) emit(e Event) {
 	}
 }
 
-// Table is the claim step table of an orchestration.
-func Table(o *registry.Orchestration) joinstore.StepTable {
-	t := make(joinstore.StepTable, len(o.Steps))
-	for _, s := range o.Steps {
-		t[s.ID] = joinstore.StepLimits{Reserve: Reserve(s), Bypass: CreatesJoin(s)}
-	}
-	return t
-}
-
 // sleepCtx waits for d or until ctx ends (its error then).
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -97,12 +75,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
-
-// ErrStuck means live processes remain but none will ever become due.
-var ErrStuck = errors.New("session is stuck: live processes but nothing due")
-
-// ErrStepLimit means Run stopped at Runner.MaxSteps with work left.
-var ErrStepLimit = errors.New("step limit reached")
 
 // Run executes the session until it has no live process: the serial
 // driver of the session machine. Each command runs to its end before the

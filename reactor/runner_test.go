@@ -174,8 +174,8 @@ func TestSeedExamples(t *testing.T) {
 			if c.check != nil {
 				c.check(t, procs)
 			}
-			meta, _ := s.store.Session(context.Background(), s.root)
-			if meta["status"] != "finished" || meta["live"] != "0" {
+			meta, _ := s.store.SessionMeta(context.Background(), s.root)
+			if meta.Status != joinstore.SessionFinished || meta.Live != 0 {
 				t.Errorf("session not finished: %v", meta)
 			}
 		})
@@ -230,8 +230,8 @@ func TestKillStopsEndlessBackloop(t *testing.T) {
 	if !strings.HasSuffix(summary(procs), "L1=aborted") || target(procs, "J1").Status != joinstore.StatusDone {
 		t.Fatalf("got %s\n%s", summary(procs), s.timeline())
 	}
-	meta, _ := s.store.Session(context.Background(), s.root)
-	if meta["status"] != "finished" {
+	meta, _ := s.store.SessionMeta(context.Background(), s.root)
+	if meta.Status != joinstore.SessionFinished {
 		t.Fatalf("session still live: %v", meta)
 	}
 }

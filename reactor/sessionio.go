@@ -2,12 +2,10 @@ package reactor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -63,6 +61,12 @@ type sessionIO struct {
 // carry carries out one command (not cmdSleep or cmdDone, which are the
 // driver's own) and returns the machine's input for its outcome.
 func (s *sessionIO) carry(ctx context.Context, c command) input {
+	switch c.(type) {
+	case cmdMarkRoot, cmdReadDue, cmdUnmarkRoot, cmdReadMeta, cmdReleaseRoot, cmdReleaseFinished:
+		// The hand-back is carried out also when the driver was told to
+		// stop (a replica's drain ends with it).
+		ctx = context.WithoutCancel(ctx)
+	}
 	switch c := c.(type) {
 	case cmdOpen:
 		return s.open(ctx)
@@ -144,8 +148,29 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 		return s.renew(ctx, c.Inflight)
 	case cmdInspect:
 		return s.inspect(ctx)
-	case cmdRelease:
-		s.release(ctx, c)
+	case cmdMarkRoot:
+		return inMarked{Err: s.store.MarkRoot(ctx, s.root, c.At)}
+	case cmdReadDue:
+		next, ok, err := s.store.NextDue(ctx, s.root)
+		return inDueRead{Next: next, NextOK: ok, Err: err}
+	case cmdUnmarkRoot:
+		return inUnmarked{Err: s.store.UnmarkRoot(ctx, s.root)}
+	case cmdReadMeta:
+		meta, err := s.store.SessionMeta(ctx, s.root)
+		return inMetaRead{Meta: meta, Err: err}
+	case cmdReleaseRoot:
+		if c.Finished != nil {
+			s.finished(*c.Finished)
+		}
+		s.store.ReleaseRoot(ctx, s.root, s.worker, s.token)
+		return inReleased{}
+	case cmdReleaseFinished:
+		meta, err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock())
+		if err != nil {
+			s.log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
+			return inReleased{}
+		}
+		s.finished(meta)
 		return inReleased{}
 	}
 	panic(fmt.Sprintf("reactor: command %T is the driver's", c))
@@ -208,12 +233,7 @@ func (s *sessionIO) claim(ctx context.Context, c cmdClaim) input {
 		}
 	}
 	in.Asked = len(fresh)
-	claims, err := s.store.Claim(ctx, s.root, now, s.procLease, s.worker, s.table, fresh)
-	if errors.Is(err, joinstore.ErrSessionKilled) {
-		in.Killed = true
-		return in
-	}
-	in.Claims, in.Err = claims, err
+	in.Claims, in.Err = s.store.Claim(ctx, s.root, now, s.procLease, s.worker, s.table, fresh)
 	return in
 }
 
@@ -252,131 +272,12 @@ func (s *sessionIO) joinStep(ctx context.Context, c cmdJoinStep) input {
 		in.Applied = append(in.Applied, o.Deliveries...)
 		return ap, err
 	}
-	var res joinstore.JoinResult
-	var err error
 	if c.Lock != nil {
-		res, err = s.store.JoinStepLocked(ctx, c.Lock, s.clock(), s.procLease, decide)
+		in.Res, in.Err = s.store.JoinStepLocked(ctx, c.Lock, s.clock(), s.procLease, decide)
 	} else {
-		res, err = s.store.JoinStep(ctx, s.root, c.Target, s.clock(), s.procLease, decide)
-	}
-	switch {
-	case errors.Is(err, joinstore.ErrNotFound):
-		// A gated target was never created.
-	case errors.Is(err, joinstore.ErrJoinBusy):
-		// Another holder applies every pending delivery before it lets go.
-	default:
-		in.Res, in.Err = res, err
+		in.Res, in.Err = s.store.JoinStep(ctx, s.root, c.Target, s.clock(), s.procLease, decide)
 	}
 	return in
-}
-
-// result is one execution's outcome.
-type result struct {
-	claim joinstore.Claim
-	res   Result
-	err   error
-	input map[string]any
-	// inputRaw is the input as stored: passed on unchanged when the step
-	// adds nothing to it.
-	inputRaw json.RawMessage
-	// done, when set, finishes an execution (or a step that must not
-	// execute): it commits as it is (execstep.go).
-	done *execDone
-}
-
-// commitFor turns an execution's outcome into the commit of its process:
-// payload flow, the children of the selected branch and its wake-ups; a
-// hard error aborts the process with the error as its reason. The detail
-// is the timeline's account of the execution.
-func commitFor(c joinstore.Claim, step *registry.Step, check payloadChecks, r result, now time.Time, worker string) (joinstore.Commit, string, map[string]any) {
-	commit := joinstore.Commit{Status: "done", Worker: worker}
-	detail := "valid"
-	var next map[string]any
-	if r.err == nil && step != nil {
-		// A payload over the cap aborts the step: nothing it asked for
-		// happens (children, wake-ups), and its payload stays the input.
-		var err error
-		if addsNothing(r.res.Output) && r.inputRaw != nil {
-			// The payload passes through: no decode and encode round trip,
-			// and its shape was checked when it was stored.
-			next, commit.Payload = r.input, r.inputRaw
-			err = check.size("the step's next payload", commit.Payload)
-		} else {
-			next = NextPayload(r.input, r.res.Output)
-			commit.Payload = MarshalPayload(next)
-			err = check.all("the step's next payload", commit.Payload)
-		}
-		if err != nil {
-			r.err = fmt.Errorf("step %s: %w", c.ResumeStep, err)
-		}
-	}
-	// A sealed step's process is marked sealed (views show none of its
-	// payload values) and its execution record is dropped at commit.
-	commit.Sealed = r.res.sealed()
-	if r.err != nil || step == nil {
-		commit.Status = "aborted"
-		detail = fmt.Sprint(r.err)
-		if r.err != nil {
-			// A sealed step's reason quotes no payload value here: its
-			// full text is in its sealed bundle (bundleFor).
-			detail = publicReason(c.ResumeStep, r.err, r.res.sealed())
-		}
-		commit.AbortReason = detail
-		if errors.Is(r.err, ErrCancelSession) {
-			commit.CancelSession = detail
-		}
-		next = nil
-		if r.inputRaw != nil && r.input != nil {
-			commit.Payload = r.inputRaw
-		} else {
-			commit.Payload = MarshalPayload(r.input)
-		}
-	} else {
-		commit.Valid = &r.res.Valid
-		if !r.res.Valid {
-			detail = "invalid"
-			switch {
-			case len(r.res.Reasons) > 0 && r.res.sealed():
-				detail += " (its reasons are in its sealed log bundle)"
-			case len(r.res.Reasons) > 0:
-				detail += ": " + strings.Join(r.res.Reasons, "; ")
-			}
-		}
-		if len(r.res.NotPerformed) > 0 {
-			detail += " (not performed: " + strings.Join(r.res.NotPerformed, ", ") + ")"
-		}
-		commit.WakeUps = wakeEntries(c, r.res)
-	}
-	if step != nil {
-		commit.Children = Children(step, r.err != nil, r.res.Valid, Parent{Group: c.JoinGroupID, FirstChild: c.FirstChild}, commit.Payload, now, r.res.Wait)
-	}
-	return commit, detail, next
-}
-
-// payloadChecks are the store's payload checks (machineConfig.Check and
-// CheckSize).
-type payloadChecks struct {
-	all, sizeOnly func(what string, p []byte) error
-}
-
-// size checks a stored payload passed on unchanged: its size only, when
-// there is a size check of its own.
-func (c payloadChecks) size(what string, p []byte) error {
-	if c.sizeOnly == nil {
-		return c.all(what, p)
-	}
-	return c.sizeOnly(what, p)
-}
-
-// addsNothing reports whether an output leaves the next payload equal to
-// the input (no key, or only "_" keys, which NextPayload drops).
-func addsNothing(output map[string]any) bool {
-	for k := range output {
-		if !strings.HasPrefix(k, "_") {
-			return false
-		}
-	}
-	return true
 }
 
 // renew extends the root lease and the leases of the executions in flight,
@@ -432,39 +333,6 @@ func (s *sessionIO) inspect(ctx context.Context) input {
 	wakes, err := s.store.PendingWakes(ctx, s.root)
 	in.Live, in.Finished, in.PendingWake, in.Err = meta.Live, meta.Status == joinstore.SessionFinished, len(wakes) > 0, err
 	return in
-}
-
-// release hands the session back.
-func (s *sessionIO) release(ctx context.Context, c cmdRelease) {
-	ctx = context.WithoutCancel(ctx)
-	switch {
-	case c.Finished:
-		meta, err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock())
-		if err != nil {
-			s.log.Warn("releasing a finished session failed", "session", s.root.String(), "err", err)
-			return
-		}
-		s.finished(meta)
-		return
-	case c.Unmark:
-		// The session was found finished (a join step, the dispatch gate or
-		// a kill ended it, not this holder's last commit): report it too.
-		if err := s.store.UnmarkRoot(ctx, s.root); err == nil {
-			if meta, err := s.store.SessionMeta(ctx, s.root); err == nil && meta.Status == joinstore.SessionFinished {
-				s.finished(meta)
-			}
-		}
-	case !c.Mark.IsZero():
-		s.store.MarkRoot(ctx, s.root, c.Mark)
-		// A wake between the reads before this and the mark made work due
-		// sooner and marked the root for it, which the mark just
-		// overwrote. Wakes make work due before they mark, so a second read
-		// sees it.
-		if again, ok, err := s.store.NextDue(ctx, s.root); err == nil && ok && again.Before(c.Mark) {
-			s.store.MarkRoot(ctx, s.root, again)
-		}
-	}
-	s.store.ReleaseRoot(ctx, s.root, s.worker, s.token)
 }
 
 func (s *sessionIO) logRecovered(res map[int64]joinstore.ReleaseResult) {

@@ -230,7 +230,7 @@ func TestWakeUpAfterCrashOnce(t *testing.T) {
 	if err != nil || len(cr.Wakes) != 1 || cr.Live != 0 {
 		t.Fatalf("commit: %+v %v", cr, err)
 	}
-	if meta, _ := f.store.Session(ctx, a); meta["status"] != "finished" {
+	if meta, _ := f.store.SessionMeta(ctx, a); meta.Status != joinstore.SessionFinished {
 		t.Fatalf("waker: %v", meta)
 	}
 	// A replica adopts the finished session for its queued wake-up.

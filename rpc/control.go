@@ -41,7 +41,7 @@ func (s *Service) kill(ctx context.Context, req ControlRequest, v *permit.Verifi
 			"a kill must be signed by the session's runner %s, not %s", c.Runner.Hex(), c.From.Hex())
 	}
 	root := joinstore.Root{Owner: owner(c.Runner), RootPid: v.SessionID}
-	if _, err := s.cfg.Store.Session(ctx, root); joinstoreNotFound(err) {
+	if err := s.cfg.Store.CheckSession(ctx, root); joinstoreNotFound(err) {
 		return nil, fail(CodeNotFound, "unknown-session", "permit.message.sessionId", "%s has no session %d", root.Owner, root.RootPid)
 	} else if err != nil {
 		return nil, internal("session", err)
@@ -129,7 +129,7 @@ func (s *Service) wake(ctx context.Context, req WakeRequest, v *permit.Verified)
 	switch {
 	case joinstoreNotFound(err) && out.Mode == "pid":
 		// A missing process record: of an existing session, or of none.
-		if _, serr := s.cfg.Store.Session(ctx, root); serr == nil {
+		if serr := s.cfg.Store.CheckSession(ctx, root); serr == nil {
 			return nil, fail(CodeNotFound, "no-waiting-process", "processId", "session %d of %s has no process %s", root.RootPid, root.Owner, req.ProcessID)
 		} else if !joinstoreNotFound(serr) {
 			return nil, internal("session", serr)

@@ -486,9 +486,9 @@ func TestStartKeepsTheGasBudget(t *testing.T) {
 		if _, err := g.client.StartWith(ctx, p, xrc729, "A1", nil); err != nil {
 			t.Fatal(err)
 		}
-		meta, err := g.store.Session(ctx, joinstore.Root{Owner: lower(addr(owner)), RootPid: session})
-		if err != nil || meta["maxTotalGas"] != tc.want {
-			t.Fatalf("maxTotalGas %s: meta %q, want %q (%v)", tc.gas, meta["maxTotalGas"], tc.want, err)
+		meta, err := g.store.SessionMeta(ctx, joinstore.Root{Owner: lower(addr(owner)), RootPid: session})
+		if err != nil || meta.MaxTotalGas != tc.want {
+			t.Fatalf("maxTotalGas %s: meta %q, want %q (%v)", tc.gas, meta.MaxTotalGas, tc.want, err)
 		}
 	}
 }

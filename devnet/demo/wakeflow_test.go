@@ -65,12 +65,12 @@ func TestWakeFlowStartsTheWakerOnceTheWaiterWaits(t *testing.T) {
 		{waiting, WaitingFlow, []string{`"allow":["` + wakerOwner + `"]`, `"fromXRC137":["` + wakerRule + `"]`, `"` + WaitingStep + `"`}},
 		{waking, WakingFlow, []string{`"` + waiterOwner + `"`, `"order-kyc-1"`}},
 	} {
-		meta, err := store.Session(ctx, c.root)
+		meta, err := store.SessionMeta(ctx, c.root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if meta["ostcId"] != c.flow {
-			t.Errorf("session %s runs %q, want %s", c.root, meta["ostcId"], c.flow)
+		if meta.OstcID != c.flow {
+			t.Errorf("session %s runs %q, want %s", c.root, meta.OstcID, c.flow)
 		}
 		procs, err := store.Processes(ctx, c.root)
 		if err != nil || len(procs) != 1 {

@@ -43,14 +43,9 @@ for _, r in ipairs(redis.call("ZRANGEBYSCORE", KEYS[4], "-inf", ARGV[2], "LIMIT"
     redis.call("HDEL", KEYS[5], r)
   end
 end
--- The counter, raised to the newest indexed session or the floor if it fell
--- behind.
-local seq = tonumber(redis.call("GET", KEYS[1]) or "0")
-local was = seq
-local newest = redis.call("ZREVRANGE", KEYS[3], 0, 0)[1]
-if newest and tonumber(newest) > seq then
-  seq = tonumber(newest)
-end
+-- The counter, raised to the newest indexed session (lib/root_seq.lua) or
+-- the floor if it fell behind.
+local seq, was = rootSeq(KEYS[1], KEYS[3])
 if ARGV[4] and ARGV[4] ~= "" and tonumber(ARGV[4]) > seq then
   seq = tonumber(ARGV[4])
 end

@@ -197,11 +197,11 @@ func (e *env) runReplicas(ctx context.Context, o *registry.Orchestration, doc ou
 	}
 	deadline := time.Now().Add(finishWithin)
 	for {
-		meta, err := e.replica.Session(ctx, res.Root)
+		meta, err := e.replica.SessionMeta(ctx, res.Root)
 		if err != nil {
 			return run{}, err
 		}
-		if meta["status"] == "finished" {
+		if meta.Status == joinstore.SessionFinished {
 			// The replica's machine records what the last commit did
 			// before it gives the root lease back: its timeline is whole
 			// once the lease is gone.
@@ -215,7 +215,7 @@ func (e *env) runReplicas(ctx context.Context, o *registry.Orchestration, doc ou
 		}
 		if time.Now().After(deadline) {
 			r, _ := e.collect(ctx, e.replica, res.Root, e.events.take(res.Root))
-			return r, fmt.Errorf("the replicas did not finish session %s within %v (live %s)\n%s", res.Root, finishWithin, meta["live"], r.tree)
+			return r, fmt.Errorf("the replicas did not finish session %s within %v (live %d)\n%s", res.Root, finishWithin, meta.Live, r.tree)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

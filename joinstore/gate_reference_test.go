@@ -1,8 +1,9 @@
-package reactor
+package joinstore_test
 
 import (
 	"fmt"
 	"strconv"
+	"testing"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/registry"
@@ -12,12 +13,17 @@ import (
 // runtime's gates are joinstore's Lua transitions, which decide atomically
 // with the state they read: claim (the dispatch gate), commit_step (the
 // spawn gate, and the claim of ready children) and release_lease (the gate
-// of a lease given up without a result: ReleaseLease). The functions here
-// are pure references of those decisions over a small typed state; no
-// production code calls them. TestGateReferencesMatchLua (joinstore) holds
-// each to its script: it applies generated states to the script on a real
-// Redis, single and Cluster, and to the reference, and requires the same
-// outcome.
+// of a lease given up without a result: ReleaseLease,
+// release_reference_test.go). The functions here are pure references of
+// those decisions over a small typed state, test code only: nothing in
+// production calls them, so they live with the test that holds them to
+// account. TestGateReferencesMatchLua (gate_conformance_test.go) applies
+// generated states to each script on a real Redis, single and Cluster, and
+// to its reference, and requires the same outcome.
+
+// reasonKilled is the abortReason the transitions record for a process a
+// kill aborted.
+const reasonKilled = "killed"
 
 // GroupTarget is the join target a join group delivers to, as the
 // transitions read it.
@@ -444,4 +450,37 @@ func commitPayload(c joinstore.Commit) []byte {
 		return []byte("{}")
 	}
 	return c.Payload
+}
+
+// The reference's own checks: KillClosed and Open, and DispatchGate over
+// one candidate's flags.
+func TestGates(t *testing.T) {
+	killed := GroupTarget{Iter: 2, Closed: true, Policy: registry.PolicyKill}
+	drained := GroupTarget{Iter: 2, Closed: true, Policy: registry.PolicyDrain}
+	open := GroupTarget{Iter: 2, Policy: registry.PolicyKill}
+	if !killed.KillClosed() || drained.KillClosed() || open.KillClosed() || (GroupTarget{Closed: true, Policy: registry.PolicyKill}).KillClosed() {
+		t.Errorf("KillClosed")
+	}
+	if !open.Open() || killed.Open() || (GroupTarget{}).Open() {
+		t.Errorf("Open")
+	}
+	ready := ClaimCandidate{Iter: 3, Due: true, Status: joinstore.StatusWaiting}
+	cases := []struct {
+		edit func(*ClaimCandidate)
+		want Dispatch
+	}{
+		{func(*ClaimCandidate) {}, Run},
+		{func(c *ClaimCandidate) { c.Group = drained }, Run},
+		{func(c *ClaimCandidate) { c.Due = false }, Skip},
+		{func(c *ClaimCandidate) { c.Status = joinstore.StatusRunning }, Skip},
+		{func(c *ClaimCandidate) { c.Paused = true }, Skip},
+		{func(c *ClaimCandidate) { c.Killed = true }, Skip},
+	}
+	for i, c := range cases {
+		cand := ready
+		c.edit(&cand)
+		if got := DispatchGate(cand); got != c.want {
+			t.Errorf("case %d: DispatchGate(%+v) = %v, want %v", i, cand, got, c.want)
+		}
+	}
 }

@@ -1,16 +1,18 @@
-package reactor
+package joinstore_test
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/registry"
 )
 
 // ReleaseLease is the pure reference of release_lease, the transition that
 // gives up a running process's lease without a result: a holder's release
 // (the execution failed transiently) or a recovery (the lease expired: its
-// replica stopped). Like the gates (gate.go) it is held to its script by
-// TestGateReferencesMatchLua and no production code calls it. A lease is
+// replica stopped). Like the gates (gate_reference_test.go) it is test
+// code, held to its script by TestGateReferencesMatchLua. A lease is
 // released at most once: the script checks the token, so a second release
 // is Stale and changes nothing.
 
@@ -110,4 +112,34 @@ func ReleaseLease(s ReleaseState, r ReleaseRequest) ReleaseOutcome {
 	out.Result = joinstore.Released
 	out.DueAt = s.Now + r.RetryAfter
 	return out
+}
+
+// A lease is released at most once: whatever a release decided, a second
+// release with the same token is stale.
+func TestReleaseAtMostOnce(t *testing.T) {
+	targets := []GroupTarget{{}, {Iter: 2}, {Iter: 2, Closed: true, Policy: registry.PolicyKill}, {Iter: 2, Closed: true}}
+	for _, killed := range []bool{false, true} {
+		for _, sessionKilled := range []bool{false, true} {
+			for _, target := range targets {
+				for _, recover := range []bool{false, true} {
+					for n := int64(0); n < 3; n++ {
+						s := ReleaseState{Now: 100, Status: joinstore.StatusRunning, Lease: 7, LeaseUntil: 50, Step: "A",
+							Killed: killed, SessionKilled: sessionKilled, Recoveries: n, Target: target, Live: 2}
+						r := ReleaseRequest{Token: 7, RetryAfter: 10, Recover: recover, MaxRecoveries: 3}
+						first := ReleaseLease(s, r)
+						if first.Result == joinstore.Stale {
+							t.Fatalf("%+v %+v: the first release is stale", s, r)
+						}
+						s.Status, s.Lease = joinstore.StatusAborted, 0
+						if first.Result == joinstore.Released {
+							s.Status = joinstore.StatusWaiting
+						}
+						if again := ReleaseLease(s, r); again.Result != joinstore.Stale {
+							t.Fatalf("%+v %+v: released twice: %v then %v", s, r, first.Result, again.Result)
+						}
+					}
+				}
+			}
+		}
+	}
 }
