@@ -61,7 +61,9 @@ type RuleView struct {
 }
 
 // View adds the hash of the stored text to the contract's state.
-func (i RuleInfo) View() RuleView { return RuleView{RuleInfo: i, TextHash: registry.Hash([]byte(i.Text))} }
+func (i RuleInfo) View() RuleView {
+	return RuleView{RuleInfo: i, TextHash: registry.Hash([]byte(i.Text))}
+}
 
 // Match reports whether the recorded hash is the stored text's.
 func (v RuleView) Match() bool { return v.Hash == v.TextHash }
