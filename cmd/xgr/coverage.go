@@ -72,11 +72,9 @@ func ostcCoverageAction(c *cli.Context) error {
 	}
 	defer n.Close()
 	in.Registry, in.Backend = g, n.client
-	key, _, err := engineReadKey(c)
-	if err != nil {
+	if in.ReadKey, _, err = engineReadKey(c); err != nil {
 		return err
 	}
-	in.ReadKey = key
 	if a := c.String("read-key-account"); a != "" {
 		if in.Account, err = grant.NormalizeAddress(a); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: --read-key-account: %v", cmdName(c), err), 2)
