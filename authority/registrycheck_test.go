@@ -50,7 +50,10 @@ func TestCheckRegistry(t *testing.T) {
 		}
 		return rep
 	}
-	noStore := func() (*grant.Store, error) { t.Fatal("the grant store was opened without an account"); return nil, nil }
+	noStore := func() (*grant.Store, error) {
+		t.Fatal("the grant store was opened without an account")
+		return nil, nil
+	}
 	owner := testenv.Sender(t, sim, 0).From()
 
 	rep := check(owner, key, "", noStore)
