@@ -3,6 +3,9 @@ package envelope
 import (
 	"crypto/ecdh"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 )
 
 // SealedRule is a rule sealed for its first reader: the envelope and the
@@ -52,10 +55,37 @@ func Open(blob, wrapped string, key *ReadKey, scope Scope, maxPlain int) ([]byte
 	if err != nil {
 		return nil, err
 	}
+	return s.OpenWith(key, w, scope)
+}
+
+// OpenWith opens the envelope with a read key and the DEK wrapped for it
+// with scope and the envelope's RID; the DEK is cleared afterwards.
+func (s *Sealed) OpenWith(key *ReadKey, w *Wrapped, scope Scope) ([]byte, error) {
 	dek, err := key.Unwrap(w, scope, s.RID)
 	if err != nil {
 		return nil, err
 	}
 	defer clear(dek[:])
 	return s.Open(dek)
+}
+
+// ReadRuleText reads the text of a rule's XGR1 envelope from file,
+// surrounding white space dropped, refusing a file longer than the longest
+// envelope of a MaxRuleBytes rule (with room for white space) before it is
+// read whole. It does not parse the text (ParseSealed).
+func ReadRuleText(file string) (string, error) {
+	limit := int64(SealedTextLimit(MaxRuleBytes)) + 1024
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", err
+	}
+	if int64(len(data)) > limit {
+		return "", fmt.Errorf("%s: larger than %d bytes, the longest envelope of a %d-byte rule", file, limit, MaxRuleBytes)
+	}
+	return strings.TrimSpace(string(data)), nil
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -138,6 +139,31 @@ type Explanation struct {
 	Path []Edge `json:"-"`
 	// Reason explains the answer in one sentence.
 	Reason string `json:"reason"`
+}
+
+// MarshalJSON writes the explanation with its path as a list (empty when
+// not reachable) of hops: from, to, branch ("onValid" or "onInvalid") and
+// kind ("spawn" or "join").
+func (e Explanation) MarshalJSON() ([]byte, error) {
+	type hop struct {
+		From   string `json:"from"`
+		To     string `json:"to"`
+		Branch string `json:"branch"`
+		Kind   string `json:"kind"`
+	}
+	type plain Explanation
+	out := struct {
+		plain
+		Path []hop `json:"path"`
+	}{plain: plain(e), Path: []hop{}}
+	for _, h := range e.Path {
+		kind := "spawn"
+		if h.Join {
+			kind = "join"
+		}
+		out.Path = append(out.Path, hop{h.From, h.To, h.Outcome.Field(), kind})
+	}
+	return json.Marshal(out)
 }
 
 // Explain answers CanReach with a shortest path, or with the reason none

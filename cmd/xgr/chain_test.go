@@ -100,7 +100,7 @@ func TestCLIRegistryAndOSTCOnAnvil(t *testing.T) {
 		t.Fatalf("ostc meta printed:\n%s\nwant every hash %s and match", out, want)
 	}
 	out, _, err = runXGR("ostc", "meta", rpc, "--registry", reg, "--json", "minimal_join")
-	var meta metaReport
+	var meta chain.OSTCMetaReport
 	if err != nil || json.Unmarshal([]byte(out), &meta) != nil {
 		t.Fatalf("ostc meta --json: %v\n%s", err, out)
 	}

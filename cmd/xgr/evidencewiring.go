@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/envelope"
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/logseal"
@@ -83,34 +82,9 @@ func wireEvidence(c *cli.Context, rdb redis.UniversalClient, b chain.Backend) (*
 				return nil, cli.Exit(fmt.Sprintf("%s: --read-key-account: %v", cmd, err), 2)
 			}
 		}
-		w.Opener = ruleOpener(key, w.Grants, account, b, time.Now)
+		w.Opener = rulesource.NewKeyOpener(key, w.Grants, account, b, time.Now)
 	}
 	return w, nil
-}
-
-// ruleOpener opens encrypted rules with xgr's read key: the data key of a
-// live READ grant to account on (rid, scope 1) in the grant store, and,
-// when there is a node, the rule contract's own encryption header
-// (rulesource.HeaderGrant), tried when the grant is missing or does not
-// open.
-func ruleOpener(key *envelope.ReadKey, grants *grant.Store, account string, b chain.Backend, now func() time.Time) *rulesource.KeyOpener {
-	o := &rulesource.KeyOpener{Key: key, Grant: func(ctx context.Context, contract common.Address, rid envelope.RID) (string, bool, error) {
-		if account == "" {
-			return "", false, nil
-		}
-		g, err := grants.Get(ctx, grant.RID(rid), grant.ScopeRule, account)
-		if err != nil {
-			return "", false, err
-		}
-		if grant.MayRead(g, account, grant.RID(rid), grant.ScopeRule, now()) && g.EncDEK != "" {
-			return g.EncDEK, true, nil
-		}
-		return "", false, nil
-	}}
-	if b != nil {
-		o.Header = rulesource.HeaderGrant(b)
-	}
-	return o
 }
 
 // devBundles is xgr dev's evidence: with --log-bundles, a bundle store with

@@ -82,25 +82,17 @@ See docs/rpc.md#grants-and-log-bundles.`,
 	}
 }
 
-// grantsCall dials the gateway with the signer's key and runs f.
+// grantsCall calls the gateway (rpcCall) with the signer's key; its
+// permits expire after --expiry.
 func grantsCall(c *cli.Context, f func(ctx context.Context, cl *client.Client, key *ecdsa.PrivateKey) error) error {
 	key, err := rpcKey(c)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
-	defer cancel()
-	cl, err := client.Dial(ctx, c.String("endpoint"))
-	if err != nil {
-		return cli.Exit(fmt.Sprintf("%s: --endpoint: %v", cmdName(c), err), 1)
-	}
-	defer cl.Close()
-	cl.Expiry = c.Duration("expiry")
-	cl.Unbound = c.Bool("unbound-permit")
-	if err := f(ctx, cl, key); err != nil {
-		return cli.Exit(fmt.Sprintf("%s: %v%s", cmdName(c), err, errorData(err)), 1)
-	}
-	return nil
+	return rpcCall(c, func(ctx context.Context, cl *client.Client) error {
+		cl.Expiry = c.Duration("expiry")
+		return f(ctx, cl, key)
+	})
 }
 
 func grantsListAction(c *cli.Context) error {

@@ -106,14 +106,12 @@ type keyView struct {
 	*chain.TxSummary
 }
 
-func newKeyView(pub *ecdh.PublicKey) keyView {
-	return keyView{PublicKey: envelope.PublicHex(pub), Fingerprint: envelope.Fingerprint(pub)}
+func newKeyView(file string, pub *ecdh.PublicKey) keyView {
+	return keyView{File: file, PublicKey: envelope.PublicHex(pub), Fingerprint: envelope.Fingerprint(pub)}
 }
 
-func writeKeyView(c *cli.Context, v keyView) error {
-	if c.Bool(jsonFlag().Name) {
-		return json.NewEncoder(c.App.Writer).Encode(v)
-	}
+// Fields lists the view as output lines.
+func (v keyView) Fields() []chain.Field {
 	var fields []chain.Field
 	if v.File != "" {
 		fields = append(fields, chain.Field{Name: "file", Value: v.File})
@@ -125,7 +123,7 @@ func writeKeyView(c *cli.Context, v keyView) error {
 	if v.TxSummary != nil {
 		fields = append(fields, v.TxSummary.Fields()...)
 	}
-	return chain.WriteFields(c.App.Writer, fields)
+	return fields
 }
 
 func keysGenerateAction(c *cli.Context) error {
@@ -138,14 +136,13 @@ func keysGenerateAction(c *cli.Context) error {
 		return cli.Exit(err.Error(), 1)
 	}
 	if err := envelope.WriteReadKeyFile(file, k); err != nil {
+		code := 2
 		if errors.Is(err, envelope.ErrKeyFileExists) {
-			return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 1)
+			code = 1
 		}
-		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
+		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), code)
 	}
-	v := newKeyView(k.Public())
-	v.File = file
-	return writeKeyView(c, v)
+	return printReport(c, newKeyView(file, k.Public()))
 }
 
 func keysShowAction(c *cli.Context) error {
@@ -156,9 +153,7 @@ func keysShowAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
 	}
-	v := newKeyView(k.Public())
-	v.File = c.Args().First()
-	return writeKeyView(c, v)
+	return printReport(c, newKeyView(c.Args().First(), k.Public()))
 }
 
 func keysRegisterAction(c *cli.Context) error {
@@ -175,14 +170,10 @@ func keysRegisterAction(c *cli.Context) error {
 		if k, err = envelope.LoadReadKeyFile(file); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
 		}
-	} else {
-		var ok bool
-		if k, ok, err = engineReadKey(c); err != nil {
-			return err
-		}
-		if !ok {
-			return cli.Exit(fmt.Sprintf("%s: give FILE, --read-key-file (or $%s) or $%s", cmdName(c), envelope.ReadKeyFileEnv, envelope.ReadKeyEnv), 2)
-		}
+	} else if k, _, err = engineReadKey(c); err != nil {
+		return err
+	} else if k == nil {
+		return cli.Exit(fmt.Sprintf("%s: give FILE, --read-key-file (or $%s) or $%s", cmdName(c), envelope.ReadKeyFileEnv, envelope.ReadKeyEnv), 2)
 	}
 	n, s, err := dialSender(c)
 	if err != nil {
@@ -193,13 +184,10 @@ func keysRegisterAction(c *cli.Context) error {
 	if err != nil {
 		return chainFailure(err)
 	}
-	v := newKeyView(k.Public())
-	v.File = file
-	from := s.From()
-	v.Account = &from
-	sum := chain.Summarize(r)
-	v.TxSummary = &sum
-	return writeKeyView(c, v)
+	v := newKeyView(file, k.Public())
+	from, sum := s.From(), chain.Summarize(r)
+	v.Account, v.TxSummary = &from, &sum
+	return printReport(c, v)
 }
 
 func keysLookupAction(c *cli.Context) error {
@@ -231,9 +219,9 @@ func keysLookupAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: the key %s registered is unusable for wrapping: %v", cmdName(c), owner.Hex(), err), 1)
 	}
-	v := newKeyView(pub)
+	v := newKeyView("", pub)
 	v.Account = &owner
-	return writeKeyView(c, v)
+	return printReport(c, v)
 }
 
 func keysClearAction(c *cli.Context) error {

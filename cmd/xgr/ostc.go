@@ -8,13 +8,22 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/internal/jsondoc"
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/registry"
 )
 
 // jsonFlag is --json; a new flag per use (urfave/cli writes into flags).
 func jsonFlag() *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
+}
+
+// printReport prints a report as JSON with --json, else as aligned
+// "name  value" lines.
+func printReport(c *cli.Context, r interface{ Fields() []chain.Field }) error {
+	if c.Bool(jsonFlag().Name) {
+		return json.NewEncoder(c.App.Writer).Encode(r)
+	}
+	return chain.WriteFields(c.App.Writer, r.Fields())
 }
 
 func ostcCommand() *cli.Command {
@@ -43,7 +52,7 @@ Examples:
 					if len(files) == 0 {
 						return cli.Exit("ostc validate: name at least one FILE", 2)
 					}
-					return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), validateOSTC)
+					return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), registry.Summarize)
 				},
 			},
 			{
@@ -140,16 +149,6 @@ func loadOSTC(file string) (*registry.Orchestration, error) {
 	return o, nil
 }
 
-// validateOSTC validates one orchestration for validateFiles.
-var validateOSTC = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
-	o, err := registry.Parse(raw)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	return fmt.Sprintf("id %s, %d steps, hash %s", o.ID, len(o.Steps), o.Hash.Hex()),
-		map[string]any{"id": o.ID, "steps": len(o.Steps), "hash": o.Hash.Hex()}, o.Warnings, nil
-})
-
 func graphAction(c *cli.Context) error {
 	file, err := oneFile(c, "ostc graph")
 	if err != nil {
@@ -195,24 +194,7 @@ func reachAction(c *cli.Context) error {
 		return cli.Exit("ostc reach: "+err.Error(), 2)
 	}
 	if c.Bool("json") {
-		type hop struct {
-			From   string `json:"from"`
-			To     string `json:"to"`
-			Branch string `json:"branch"`
-			Kind   string `json:"kind"`
-		}
-		out := struct {
-			registry.Explanation
-			Path []hop `json:"path"`
-		}{Explanation: e, Path: []hop{}}
-		for _, h := range e.Path {
-			kind := "spawn"
-			if h.Join {
-				kind = "join"
-			}
-			out.Path = append(out.Path, hop{h.From, h.To, h.Outcome.Field(), kind})
-		}
-		if err := json.NewEncoder(c.App.Writer).Encode(out); err != nil {
+		if err := json.NewEncoder(c.App.Writer).Encode(e); err != nil {
 			return err
 		}
 	} else {

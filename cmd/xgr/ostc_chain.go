@@ -2,14 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
@@ -95,27 +91,15 @@ func argsExactly(c *cli.Context, n int, usage string) error {
 	return nil
 }
 
-// checkOSTC refuses a document that does not validate or whose id is not id,
-// unless force; forced problems are printed as warnings.
+// checkOSTC refuses a document that does not validate or whose id is not id
+// (registry.CheckStored), unless force; forced problems are printed as
+// warnings.
 func checkOSTC(c *cli.Context, id, file string, raw []byte, force bool) error {
-	var problems []registry.Problem
-	o, err := registry.Parse(raw)
-	var ve *registry.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		problems = ve.Problems
-	case err != nil:
-		problems = []registry.Problem{{Code: "parse", Message: err.Error()}}
-	case o.ID != id:
-		problems = []registry.Problem{{Path: "id", Code: "id", Message: fmt.Sprintf("document id %q differs from the registry ID %q", o.ID, id)}}
+	problems, warnings := registry.CheckStored(raw, id)
+	for _, p := range warnings {
+		fmt.Fprintln(c.App.ErrWriter, located(file, "warning", p))
 	}
-	if len(problems) == 0 {
-		for _, p := range o.Warnings {
-			fmt.Fprintln(c.App.ErrWriter, located(file, "warning", p))
-		}
-		return nil
-	}
-	if force {
+	if len(problems) == 0 || force {
 		for _, p := range problems {
 			fmt.Fprintln(c.App.ErrWriter, located(file, "warning (--force)", p))
 		}
@@ -153,26 +137,11 @@ func ostcPutAction(c *cli.Context) error {
 	if err != nil {
 		return chainFailure(err)
 	}
-	if c.Bool(jsonFlag().Name) {
-		err = json.NewEncoder(c.App.Writer).Encode(struct {
-			Registry common.Address `json:"registry"`
-			ID       string         `json:"id"`
-			chain.TxSummary
-			Version   uint64      `json:"version"`
-			Hash      common.Hash `json:"hash"`
-			LocalHash common.Hash `json:"localHash"`
-			Match     bool        `json:"match"`
-		}{g.Address, id, chain.Summarize(w.Receipt), w.Version, w.Hash, registry.Hash(raw), w.Hash == registry.Hash(raw)})
-	} else {
-		fields := append([]chain.Field{{Name: "registry", Value: g.Address.Hex()}, {Name: "id", Value: id}}, chain.Summarize(w.Receipt).Fields()...)
-		fields = append(fields, chain.Field{Name: "version", Value: fmt.Sprint(w.Version)})
-		fields = append(fields, chain.HashFields(w.Hash, registry.Hash(raw), "local")...)
-		err = chain.WriteFields(c.App.Writer, fields)
-	}
-	if err != nil {
+	rep := w.Report(g.Address, raw)
+	if err := printReport(c, rep); err != nil {
 		return err
 	}
-	if w.Hash != registry.Hash(raw) {
+	if !rep.Match {
 		return cli.Exit("ostc put: the registry recorded a different hash than the file's", 1)
 	}
 	return nil
@@ -210,19 +179,6 @@ func ostcGetAction(c *cli.Context) error {
 	return err
 }
 
-// metaReport is the --json output of ostc meta.
-type metaReport struct {
-	Registry  common.Address `json:"registry"`
-	ID        string         `json:"id"`
-	Version   uint64         `json:"version"`
-	UpdatedAt time.Time      `json:"updatedAt"`
-	Hash      common.Hash    `json:"hash"`
-	TextHash  common.Hash    `json:"textHash"`
-	File      string         `json:"file,omitempty"`
-	FileHash  *common.Hash   `json:"fileHash,omitempty"`
-	Match     bool           `json:"match"`
-}
-
 func ostcMetaAction(c *cli.Context) error {
 	if c.NArg() < 1 || c.NArg() > 2 {
 		return cli.Exit("ostc meta: usage: xgr ostc meta [flags] ID [FILE]", 2)
@@ -240,35 +196,15 @@ func ostcMetaAction(c *cli.Context) error {
 		return err
 	}
 	defer n.Close()
-	m, text, err := g.Snapshot(n.ctx, id)
+	rep, err := g.CheckMeta(n.ctx, id, file, fileRaw)
 	if err != nil {
 		return chainFailure(err)
 	}
-	rep := metaReport{Registry: g.Address, ID: id, Version: m.Version, UpdatedAt: m.UpdatedAt, Hash: m.Hash, TextHash: registry.Hash(text), File: file}
-	rep.Match = rep.TextHash == m.Hash
-	fields := []chain.Field{
-		{Name: "registry", Value: g.Address.Hex()},
-		{Name: "id", Value: id},
-		{Name: "version", Value: fmt.Sprint(m.Version)},
-		{Name: "updated at", Value: m.UpdatedAt.Format(time.RFC3339)},
-	}
-	fields = append(fields, chain.HashFields(m.Hash, rep.TextHash, "local, of stored text")...)
-	if file != "" {
-		fh := registry.Hash(fileRaw)
-		rep.FileHash = &fh
-		rep.Match = rep.Match && fh == m.Hash
-		fields = append(fields, chain.HashFields(m.Hash, fh, file)[1])
-	}
-	if c.Bool(jsonFlag().Name) {
-		err = json.NewEncoder(c.App.Writer).Encode(rep)
-	} else {
-		err = chain.WriteFields(c.App.Writer, fields)
-	}
-	if err != nil {
+	if err := printReport(c, rep); err != nil {
 		return err
 	}
 	switch {
-	case rep.TextHash != m.Hash:
+	case !rep.TextMatch():
 		return cli.Exit("ostc meta: the recorded hash does not match the stored text", 1)
 	case !rep.Match:
 		return cli.Exit(fmt.Sprintf("ostc meta: %s differs from the text stored under %q", file, id), 1)
@@ -285,37 +221,20 @@ func ostcListAction(c *cli.Context) error {
 		return err
 	}
 	defer n.Close()
-	ids, err := g.IDs(n.ctx)
+	metas, err := g.Metas(n.ctx)
 	if err != nil {
 		return chainFailure(err)
-	}
-	metas := make([]chain.OSTCMeta, 0, len(ids))
-	for _, id := range ids {
-		m, err := g.Meta(n.ctx, id)
-		if err != nil {
-			return chainFailure(err)
-		}
-		metas = append(metas, m)
 	}
 	if c.Bool(jsonFlag().Name) {
 		return json.NewEncoder(c.App.Writer).Encode(metas)
 	}
-	return writeMetaTable(c.App.Writer, metas)
-}
-
-func writeMetaTable(w io.Writer, metas []chain.OSTCMeta) error {
-	fields := make([]chain.Field, 0, len(metas))
-	for _, m := range metas {
-		fields = append(fields, chain.Field{Name: m.ID, Value: fmt.Sprintf("v%d  %s  %s", m.Version, m.Hash.Hex(), m.UpdatedAt.Format(time.RFC3339))})
-	}
-	return chain.WriteFields(w, fields)
+	return chain.WriteFields(c.App.Writer, chain.MetaFields(metas))
 }
 
 func ostcDeleteAction(c *cli.Context) error {
 	if err := argsExactly(c, 1, "ID"); err != nil {
 		return err
 	}
-	id := c.Args().First()
 	n, g, err := openRegistry(c)
 	if err != nil {
 		return err
@@ -325,22 +244,9 @@ func ostcDeleteAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := g.Delete(n.ctx, s, id)
+	d, err := g.Delete(n.ctx, s, c.Args().First())
 	if err != nil {
 		return chainFailure(err)
 	}
-	if c.Bool(jsonFlag().Name) {
-		return json.NewEncoder(c.App.Writer).Encode(struct {
-			Registry common.Address `json:"registry"`
-			Deleted  string         `json:"deleted"`
-			chain.TxSummary
-			PreviousVersion uint64      `json:"previousVersion"`
-			PreviousHash    common.Hash `json:"previousHash"`
-		}{g.Address, id, chain.Summarize(d.Receipt), d.PreviousVersion, d.PreviousHash})
-	}
-	fields := append([]chain.Field{{Name: "registry", Value: g.Address.Hex()}, {Name: "deleted", Value: id}}, chain.Summarize(d.Receipt).Fields()...)
-	fields = append(fields,
-		chain.Field{Name: "previous version", Value: fmt.Sprint(d.PreviousVersion)},
-		chain.Field{Name: "previous hash", Value: d.PreviousHash.Hex()})
-	return chain.WriteFields(c.App.Writer, fields)
+	return printReport(c, d.Report(g.Address))
 }

@@ -3,16 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rulesource"
-	"github.com/xgr-sidecar/xgr/scenario"
 )
 
 func ostcLinkCommand() *cli.Command {
@@ -72,43 +71,31 @@ func ostcLinkAction(c *cli.Context) error {
 		}
 		addrs[name] = common.HexToAddress(v)
 	}
-	bound, unbound := addrs.Link(o)
-	if len(unbound) > 0 {
+	l, unbound, err := addrs.LinkText(o)
+	switch {
+	case len(unbound) > 0:
 		return cli.Exit(fmt.Sprintf("ostc link: %s: %d placeholder(s) not bound, nothing written: %s (bind them with --bind NAME=0x… or the addresses: section of --config)",
 			file, len(unbound), strings.Join(unbound, ", ")), 1)
-	}
-	byStep := map[string]string{}
-	for step, a := range bound {
-		byStep[step] = a.Hex()
-	}
-	text, err := scenario.RewriteOSTC(o.Raw(), byStep, "")
-	if err != nil {
+	case err != nil:
 		return cli.Exit("ostc link: "+err.Error(), 1)
 	}
-	if _, err := registry.Parse(text); err != nil {
-		return cli.Exit("ostc link: the linked text does not validate: "+err.Error(), 1)
-	}
-	hash := registry.Hash(text)
-	if out := c.String("output"); out != "" {
-		if err := os.WriteFile(out, text, 0o644); err != nil {
+	out := c.String("output")
+	if out != "" {
+		if err := os.WriteFile(out, l.Text, 0o644); err != nil {
 			return cli.Exit("ostc link: "+err.Error(), 1)
 		}
 	}
 	if c.Bool("json") {
-		return json.NewEncoder(c.App.Writer).Encode(map[string]any{"id": o.ID, "hash": hash.Hex(), "linked": byStep, "output": c.String("output")})
+		return json.NewEncoder(c.App.Writer).Encode(map[string]any{"id": o.ID, "hash": l.Hash.Hex(), "linked": l.Steps, "output": out})
 	}
-	if c.String("output") == "" {
-		_, err := c.App.Writer.Write(text)
+	if out == "" {
+		_, err := c.App.Writer.Write(l.Text)
 		return err
 	}
-	steps := make([]string, 0, len(byStep))
-	for s := range byStep {
-		steps = append(steps, s)
-	}
-	sort.Strings(steps)
-	fmt.Fprintf(c.App.Writer, "%s: linked %d step(s) of %s; hash %s\n", c.String("output"), len(steps), o.ID, hash.Hex())
+	steps := slices.Sorted(maps.Keys(l.Steps))
+	fmt.Fprintf(c.App.Writer, "%s: linked %d step(s) of %s; hash %s\n", out, len(steps), o.ID, l.Hash.Hex())
 	for _, s := range steps {
-		fmt.Fprintf(c.App.Writer, "  %-12s %s\n", s, byStep[s])
+		fmt.Fprintf(c.App.Writer, "  %-12s %s\n", s, l.Steps[s])
 	}
 	return nil
 }

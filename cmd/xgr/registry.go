@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/registry"
 )
 
 func registryCommand() *cli.Command {
@@ -76,47 +74,11 @@ func registryDeployAction(c *cli.Context) error {
 	if err != nil {
 		return chainFailure(err)
 	}
-	fields := append([]chain.Field{{Name: "registry", Value: g.Address.Hex()}, {Name: "owner", Value: s.From().Hex()}}, chain.Summarize(r).Fields()...)
-	type stored struct {
-		ID        string      `json:"id"`
-		Version   uint64      `json:"version"`
-		Hash      common.Hash `json:"hash"`
-		LocalHash common.Hash `json:"localHash"`
-		Match     bool        `json:"match"`
-	}
-	report := struct {
-		Registry common.Address `json:"registry"`
-		Owner    common.Address `json:"owner"`
-		chain.TxSummary
-		OSTC      []stored         `json:"ostc"`
-		Executors []common.Address `json:"executors"`
-	}{g.Address, s.From(), chain.Summarize(r), []stored{}, init.Executors}
-	if report.Executors == nil {
-		report.Executors = []common.Address{}
-	}
-	mismatch := false
-	for i, m := range g.Updates(r) {
-		local := registry.Hash(init.JSONs[i])
-		mismatch = mismatch || m.Hash != local
-		report.OSTC = append(report.OSTC, stored{m.ID, m.Version, m.Hash, local, m.Hash == local})
-		hf := chain.HashFields(m.Hash, local, "local")
-		fields = append(fields,
-			chain.Field{Name: "ostc " + m.ID, Value: fmt.Sprintf("version %d", m.Version)},
-			chain.Field{Name: "  " + hf[0].Name, Value: hf[0].Value},
-			chain.Field{Name: "  " + hf[1].Name, Value: hf[1].Value})
-	}
-	for _, e := range init.Executors {
-		fields = append(fields, chain.Field{Name: "executor", Value: e.Hex()})
-	}
-	if c.Bool(jsonFlag().Name) {
-		err = json.NewEncoder(c.App.Writer).Encode(report)
-	} else {
-		err = chain.WriteFields(c.App.Writer, fields)
-	}
-	if err != nil {
+	rep := g.DeployReport(r, s.From(), init)
+	if err := printReport(c, rep); err != nil {
 		return err
 	}
-	if mismatch {
+	if !rep.Match() {
 		return cli.Exit("registry deploy: the registry recorded a different hash than a file's", 1)
 	}
 	return nil

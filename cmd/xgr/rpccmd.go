@@ -114,7 +114,10 @@ the processes' __wakeUp allow list names it under "rpc".`,
 	}
 }
 
-// rpcCall dials the gateway and runs f with a timeout.
+// rpcCall dials the gateway (--endpoint) and runs f within --timeout;
+// permits expire after --expiry and are unbound with --unbound-permits
+// (rpc) or --unbound-permit (grants). An error of f fails the command
+// (exit 1) with the JSON-RPC error's data.
 func rpcCall(c *cli.Context, f func(ctx context.Context, cl *client.Client) error) error {
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
@@ -126,7 +129,7 @@ func rpcCall(c *cli.Context, f func(ctx context.Context, cl *client.Client) erro
 	if d := c.Duration("expiry"); d > 0 {
 		cl.Expiry = d
 	}
-	cl.Unbound = c.Bool("unbound-permits")
+	cl.Unbound = c.Bool("unbound-permits") || c.Bool("unbound-permit")
 	if err := f(ctx, cl); err != nil {
 		if _, ok := err.(cli.ExitCoder); ok {
 			return err

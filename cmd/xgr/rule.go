@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/rule"
 )
 
 func ruleCommand() *cli.Command {
@@ -67,14 +64,9 @@ Example:
 	}
 }
 
-// envelopePrefix starts an encrypted XRC-137 rule.
-const envelopePrefix = "XGR1."
-
-// readRuleFile reads FILE and refuses text that is neither JSON nor an
-// envelope, unless force. An envelope is one line: the single line break
-// (\n or \r\n) an editor or a shell leaves at its end is dropped (the
-// engine refuses an envelope holding one), and an envelope with another
-// line break is refused unless force. JSON is kept byte for byte.
+// readRuleFile reads FILE as the text a rule contract is to hold
+// (rule.StoredText: JSON, or an XGR1 envelope of one line), refusing other
+// text unless force.
 func readRuleFile(c *cli.Context, force bool) ([]byte, error) {
 	if err := argsExactly(c, 1, "FILE"); err != nil {
 		return nil, err
@@ -84,28 +76,11 @@ func readRuleFile(c *cli.Context, force bool) ([]byte, error) {
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 2)
 	}
-	if bytes.HasPrefix(raw, []byte(envelopePrefix)) {
-		raw = trimOneLineBreak(raw)
-		if i := bytes.IndexAny(raw, "\r\n"); i >= 0 && !force {
-			return nil, cli.Exit(fmt.Sprintf("%s: refusing %s: an XGR1 envelope is one line, but it holds a line break at byte %d (only one at its very end is dropped); pass --force to store it anyway", cmdName(c), file, i), 1)
-		}
+	text, err := rule.StoredText(raw, force)
+	if err != nil {
+		return nil, cli.Exit(fmt.Sprintf("%s: refusing %s: %v; pass --force to store it anyway", cmdName(c), file, err), 1)
 	}
-	if !force && !bytes.HasPrefix(raw, []byte(envelopePrefix)) {
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, cli.Exit(fmt.Sprintf("%s: refusing %s: not valid JSON (%v); pass --force to store it anyway", cmdName(c), file, err), 1)
-		}
-	}
-	return raw, nil
-}
-
-// trimOneLineBreak drops one trailing "\n" or "\r\n".
-func trimOneLineBreak(b []byte) []byte {
-	if t, ok := bytes.CutSuffix(b, []byte("\r\n")); ok {
-		return t
-	}
-	t, _ := bytes.CutSuffix(b, []byte("\n"))
-	return t
+	return text, nil
 }
 
 func ruleDeployAction(c *cli.Context) error {
@@ -118,11 +93,11 @@ func ruleDeployAction(c *cli.Context) error {
 		return err
 	}
 	defer n.Close()
-	rule, w, err := chain.DeployRule(n.ctx, s, raw)
+	r, w, err := chain.DeployRule(n.ctx, s, raw)
 	if err != nil {
 		return chainFailure(err)
 	}
-	return writeRuleWrite(c, rule.Address, w, raw)
+	return writeRuleWrite(c, w.Report(r.Address, raw))
 }
 
 func ruleUpdateAction(c *cli.Context) error {
@@ -155,44 +130,24 @@ func ruleUpdateAction(c *cli.Context) error {
 		return err
 	}
 	defer n.Close()
-	rule := chain.NewRule(addr, n.client)
+	r := chain.NewRule(addr, n.client)
 	var w chain.RuleWrite
 	if enc != nil {
-		w, err = rule.SetEncrypted(n.ctx, s, raw, *enc)
+		w, err = r.SetEncrypted(n.ctx, s, raw, *enc)
 	} else {
-		w, err = rule.Update(n.ctx, s, raw)
+		w, err = r.Update(n.ctx, s, raw)
 	}
 	if err != nil {
 		return chainFailure(err)
 	}
-	return writeRuleWrite(c, addr, w, raw)
+	return writeRuleWrite(c, w.Report(addr, raw))
 }
 
-func writeRuleWrite(c *cli.Context, addr common.Address, w chain.RuleWrite, raw []byte) error {
-	local := registry.Hash(raw)
-	var err error
-	if c.Bool(jsonFlag().Name) {
-		err = json.NewEncoder(c.App.Writer).Encode(struct {
-			Rule common.Address `json:"rule"`
-			chain.TxSummary
-			Version   uint64      `json:"version"`
-			Encrypted bool        `json:"encrypted"`
-			Hash      common.Hash `json:"hash"`
-			LocalHash common.Hash `json:"localHash"`
-			Match     bool        `json:"match"`
-		}{addr, chain.Summarize(w.Receipt), w.Version, w.Encrypted, w.Hash, local, w.Hash == local})
-	} else {
-		fields := append([]chain.Field{{Name: "rule", Value: addr.Hex()}}, chain.Summarize(w.Receipt).Fields()...)
-		fields = append(fields,
-			chain.Field{Name: "version", Value: fmt.Sprint(w.Version)},
-			chain.Field{Name: "encrypted", Value: fmt.Sprint(w.Encrypted)})
-		fields = append(fields, chain.HashFields(w.Hash, local, "local")...)
-		err = chain.WriteFields(c.App.Writer, fields)
-	}
-	if err != nil {
+func writeRuleWrite(c *cli.Context, rep chain.RuleWriteReport) error {
+	if err := printReport(c, rep); err != nil {
 		return err
 	}
-	if w.Hash != local {
+	if !rep.Match {
 		return cli.Exit(cmdName(c)+": the contract recorded a different hash than the file's", 1)
 	}
 	return nil
@@ -215,47 +170,16 @@ func ruleGetAction(c *cli.Context) error {
 	if err != nil {
 		return chainFailure(err)
 	}
-	local := registry.Hash([]byte(info.Text))
-	switch {
-	case c.Bool("raw"):
+	v := info.View()
+	if c.Bool("raw") {
 		_, err = c.App.Writer.Write([]byte(info.Text))
-	case c.Bool(jsonFlag().Name):
-		err = json.NewEncoder(c.App.Writer).Encode(struct {
-			chain.RuleInfo
-			TextHash common.Hash `json:"textHash"`
-		}{info, local})
-	default:
-		execs := []string{"none"}
-		if len(info.Executors) > 0 {
-			execs = execs[:0]
-		}
-		for _, e := range info.Executors {
-			execs = append(execs, e.Hex())
-		}
-		fields := []chain.Field{
-			{Name: "rule", Value: info.Address.Hex()},
-			{Name: "block", Value: fmt.Sprint(info.Block)},
-			{Name: "owner", Value: info.Owner.Hex()},
-			{Name: "name", Value: info.Name + " (" + info.SchemaVersion + ")"},
-			{Name: "version", Value: fmt.Sprint(info.Version)},
-		}
-		fields = append(fields, chain.HashFields(info.Hash, local, "local, of stored text")...)
-		fields = append(fields, chain.Field{Name: "encrypted", Value: fmt.Sprint(info.Encrypted)})
-		if info.Encrypted {
-			fields = append(fields,
-				chain.Field{Name: "  rid", Value: info.Encryption.RID.Hex()},
-				chain.Field{Name: "  suite", Value: info.Encryption.Suite},
-				chain.Field{Name: "  encDEK", Value: hexutil.Encode(info.Encryption.EncDEK)})
-		}
-		fields = append(fields,
-			chain.Field{Name: "executors", Value: strings.Join(execs, " ")},
-			chain.Field{Name: "bytes", Value: fmt.Sprint(len(info.Text))})
-		err = chain.WriteFields(c.App.Writer, fields)
+	} else {
+		err = printReport(c, v)
 	}
 	if err != nil {
 		return err
 	}
-	if info.Hash != local {
+	if !v.Match() {
 		return cli.Exit("rule get: the recorded hash does not match the stored text", 1)
 	}
 	return nil

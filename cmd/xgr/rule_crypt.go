@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -105,7 +103,7 @@ func ruleDecryptAction(c *cli.Context) error {
 	if err := argsExactly(c, 1, "BLOB_FILE"); err != nil {
 		return err
 	}
-	blob, err := readBounded(c.Args().First(), int64(envelope.SealedTextLimit(envelope.MaxRuleBytes))+1024)
+	blob, err := envelope.ReadRuleText(c.Args().First())
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
 	}
@@ -120,7 +118,7 @@ func ruleDecryptAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
 	}
-	s, err := envelope.ParseSealed(strings.TrimSpace(string(blob)), envelope.MaxRuleBytes)
+	s, err := envelope.ParseSealed(blob, envelope.MaxRuleBytes)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %s: %v", cmdName(c), c.Args().First(), err), 2)
 	}
@@ -128,12 +126,7 @@ func ruleDecryptAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: --enc-dek: %v", cmdName(c), err), 2)
 	}
-	dek, err := key.Unwrap(w, envelope.ScopeRule, s.RID)
-	if err != nil {
-		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 1)
-	}
-	plain, err := s.Open(dek)
-	clear(dek[:])
+	plain, err := s.OpenWith(key, w, envelope.ScopeRule)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 1)
 	}
@@ -144,33 +137,13 @@ func ruleDecryptAction(c *cli.Context) error {
 	res := struct {
 		RID      string `json:"rid"`
 		Document any    `json:"document"`
-	}{RID: s.RID.String()}
+	}{RID: s.RID.String(), Document: string(plain)}
 	if json.Valid(plain) {
 		res.Document = json.RawMessage(plain)
-	} else {
-		res.Document = string(plain)
 	}
 	enc := json.NewEncoder(c.App.Writer)
 	enc.SetEscapeHTML(false) // the document as written
 	return enc.Encode(res)
-}
-
-// readBounded reads at most limit bytes of file; a larger file is refused
-// before it is read whole.
-func readBounded(file string, limit int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes, the longest envelope of a %d-byte rule", file, limit, envelope.MaxRuleBytes)
-	}
-	return bytes.Clone(data), nil
 }
 
 // writeNewFile writes data to a file that must not exist yet.

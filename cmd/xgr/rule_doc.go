@@ -7,16 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"os"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/rule"
 )
 
@@ -47,7 +42,7 @@ Examples:
 				if len(files) == 0 {
 					return cli.Exit("rule validate: name at least one FILE", 2)
 				}
-				return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), validateRule)
+				return validateFiles(c.App.Writer, files, c.Bool("json"), c.Bool("strict"), rule.Summarize)
 			},
 		},
 		{
@@ -87,18 +82,6 @@ Examples:
 		},
 	}
 }
-
-// validateRule validates one rule document for validateFiles.
-var validateRule = checkWith(func(raw []byte) (string, map[string]any, []jsondoc.Problem, error) {
-	d, err := rule.Parse(raw)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	fields := map[string]any{"hash": d.Hash.Hex(), "inputs": len(d.Payload), "apiCalls": len(d.APICalls),
-		"contractReads": len(d.ContractReads), "rules": len(d.Rules)}
-	return fmt.Sprintf("%d inputs, %d apiCalls, %d contractReads, %d rules, hash %s",
-		len(d.Payload), len(d.APICalls), len(d.ContractReads), len(d.Rules), d.Hash.Hex()), fields, d.Warnings, nil
-})
 
 func evalRuleAction(c *cli.Context) error {
 	args := c.Args().Slice()
@@ -146,7 +129,7 @@ func evalRuleAction(c *cli.Context) error {
 			return err
 		}
 	} else {
-		writeEvalText(c.App.Writer, file, res, evalErr)
+		rule.WriteResult(c.App.Writer, file, res, evalErr)
 	}
 	if evalErr != nil || res != nil && res.Action != nil {
 		// A holding abortStep or cancelSession rule ends the step as
@@ -181,127 +164,4 @@ func readPayload(name string, stdin io.Reader) (map[string]any, error) {
 		p = map[string]any{}
 	}
 	return p, nil
-}
-
-func writeEvalText(w io.Writer, file string, r *rule.Result, evalErr error) {
-	switch {
-	case evalErr != nil:
-		fmt.Fprintf(w, "%s: ABORTED (hard error): %v\n", file, evalErr)
-	case r.Action != nil:
-		fmt.Fprintf(w, "%s: %s (rules[%d] holds): no branch, no output\n", file, r.Action.Type, r.Action.Rule)
-	default:
-		state := "valid"
-		if !r.Valid {
-			state = "invalid"
-		}
-		if r.MetaOnly {
-			state += ", meta-only"
-		}
-		fmt.Fprintf(w, "%s: %s (%s)\n", file, r.Branch, state)
-		out, _ := json.MarshalIndent(r.Output, "  ", "  ")
-		fmt.Fprintf(w, "output:\n  %s\n", out)
-		fmt.Fprintf(w, "waitSec: %d\n", r.WaitSec)
-	}
-	if r == nil {
-		return
-	}
-	if len(r.Extracted) > 0 {
-		fmt.Fprintln(w, "extracted:")
-		keys := make([]string, 0, len(r.Extracted))
-		for k := range r.Extracted {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v, _ := json.Marshal(r.Extracted[k])
-			fmt.Fprintf(w, "  %s = %s\n", k, v)
-		}
-	}
-	if len(r.Calls) > 0 {
-		fmt.Fprintln(w, "api calls:")
-		for _, c := range r.Calls {
-			line := fmt.Sprintf("  %s %s %s", c.Name, c.Method, c.URL)
-			if c.Status != 0 {
-				line += fmt.Sprintf(" -> %d", c.Status)
-			}
-			if c.Error != "" {
-				line += " FAILED: " + c.Error
-			}
-			line += fmt.Sprintf(" (%s)", c.Duration)
-			if len(c.Defaulted) > 0 {
-				line += " defaulted: " + strings.Join(c.Defaulted, ", ")
-			}
-			if len(c.SoftInvalid) > 0 {
-				line += " soft-invalid: " + strings.Join(c.SoftInvalid, ", ")
-			}
-			fmt.Fprintln(w, line)
-		}
-	}
-	if len(r.Reads) > 0 {
-		fmt.Fprintln(w, "contract reads:")
-		for _, rd := range r.Reads {
-			line := fmt.Sprintf("  [%d] %s %s", rd.Index, rd.To, rd.Function)
-			if rd.Error != "" {
-				line += " FAILED: " + rd.Error
-			}
-			if len(rd.Defaulted) > 0 {
-				line += " defaulted: " + strings.Join(rd.Defaulted, ", ")
-			}
-			if len(rd.SoftInvalid) > 0 {
-				line += " soft-invalid: " + strings.Join(rd.SoftInvalid, ", ")
-			}
-			fmt.Fprintln(w, line)
-		}
-	}
-	if len(r.Rules) > 0 {
-		fmt.Fprintln(w, "rules:")
-		for _, rr := range r.Rules {
-			switch {
-			case rr.Skipped:
-				fmt.Fprintf(w, "  [%d] %s skipped\n", rr.Index, rr.Type)
-			case len(rr.Missing) > 0:
-				fmt.Fprintf(w, "  [%d] %s %v (missing %s)\n", rr.Index, rr.Type, rr.Result, strings.Join(rr.Missing, ", "))
-			default:
-				fmt.Fprintf(w, "  [%d] %s %v\n", rr.Index, rr.Type, rr.Result)
-			}
-		}
-	}
-	if len(r.Reasons) > 0 {
-		fmt.Fprintln(w, "reasons:")
-		for _, x := range r.Reasons {
-			fmt.Fprintf(w, "  %s: %s\n", x.Code, x)
-		}
-	}
-	for i, wu := range r.WakeUps {
-		p, _ := json.Marshal(wu.Payload)
-		fmt.Fprintf(w, "wake-up %d: runner %s session %d step %s payload %s\n", i, wu.Runner, wu.SessionID, wu.StepID, p)
-	}
-	if x := r.Execution; x != nil {
-		fn := x.Function
-		if fn == "" {
-			fn = "(value transfer)"
-		}
-		fmt.Fprintf(w, "execution: %s on %s, data %s, value %s wei, gas limit %s (sent by xgr run with --executions; rule eval sends nothing)\n",
-			fn, x.To.Hex(), x.Data, orZero(x.Value), gasText(x.GasLimit))
-	}
-	if np := r.NotPerformed.Sections(); len(np) > 0 {
-		fmt.Fprintf(w, "not performed: %s\n", strings.Join(np, ", "))
-	}
-	t := r.Timings
-	fmt.Fprintf(w, "timings: total %s (inputs %s, contractReads %s, apiCalls %s, rules %s, outcome %s)\n",
-		t.Total, t.Inputs, t.ContractReads, t.APICalls, t.Rules, t.Outcome)
-}
-
-func orZero(v *big.Int) string {
-	if v == nil {
-		return "0"
-	}
-	return v.String()
-}
-
-func gasText(g uint64) string {
-	if g == 0 {
-		return "the operator's cap"
-	}
-	return strconv.FormatUint(g, 10)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/devnet/solc"
+	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/scenario"
 )
@@ -69,7 +70,7 @@ func Plan(ctx context.Context, code CodeReader, senders Senders, p *scenario.Pla
 		return nil, fmt.Errorf("deploy %s: XRC-729 registry: %w", p.Key, err)
 	}
 	d.Registry = strings.ToLower(reg.Address.Hex())
-	text, err := scenario.RewriteOSTC(p.OSTC.Raw, stepRule, d.Registry)
+	text, err := registry.Rewrite(p.OSTC.Raw, stepRule, d.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("deploy %s: rewrite the orchestration: %w", p.Key, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
-	"github.com/xgr-sidecar/xgr/scenario"
 )
 
 // RuleFiles is which XRC-137 rule file every step of a set of
@@ -124,13 +123,13 @@ func (p *RuleFiles) Deploy(ctx context.Context, s *chain.Sender) error {
 }
 
 // Rewrite is the orchestration's text with every step's "rule" set to its
-// deployed contract (scenario.RewriteOSTC keeps everything else).
+// deployed contract (registry.Rewrite keeps everything else).
 func (p *RuleFiles) Rewrite(o *registry.Orchestration) ([]byte, error) {
 	byStep := map[string]string{}
 	for step, f := range p.steps[o.ID] {
 		byStep[step] = p.addrs[f]
 	}
-	text, err := scenario.RewriteOSTC(o.Raw(), byStep, "")
+	text, err := registry.Rewrite(o.Raw(), byStep, "")
 	if err != nil {
 		return nil, fmt.Errorf("rewrite %s to the deployed rules: %w", o.ID, err)
 	}
