@@ -12,8 +12,8 @@ import (
 // healthy is a finished nested-join-like session 7: A1 (7:1) spawned G1
 // (7:3) and H1 (7:4) with a join target J1 (7:2, any, kill); G1 delivered,
 // the join closed and killed H1 before it ran, J1 ran.
-func healthy() (map[string]string, []map[string]string, []joinstore.HistoryEntry) {
-	meta := map[string]string{"rootPid": "7", "status": "finished", "live": "0", "finishedAt": "1000"}
+func healthy() (joinstore.SessionMeta, []map[string]string, []joinstore.HistoryEntry) {
+	meta := joinstore.SessionMeta{RootPid: 7, Status: joinstore.SessionFinished, Live: 0, FinishedAt: time.UnixMilli(1000)}
 	procs := []map[string]string{
 		{"pid": "7:1", "parentPid": "", "resumeStep": "A1", "status": "done"},
 		{"pid": "7:2", "parentPid": "7:1", "resumeStep": "J1", "status": "done", "target": "1", "closed": "1", "k": "1",
@@ -40,16 +40,6 @@ func proc(procs []map[string]string, pid string) map[string]string {
 }
 
 // records are the processes of stored records' fields.
-// sessionMeta parses a session's meta fields as stored.
-func sessionMeta(t *testing.T, fields map[string]string) joinstore.SessionMeta {
-	t.Helper()
-	m, err := joinstore.ParseSessionMeta(fields)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func records(t *testing.T, fields []map[string]string) []joinstore.Process {
 	t.Helper()
 	out := make([]joinstore.Process, len(fields))
@@ -66,53 +56,53 @@ func records(t *testing.T, fields []map[string]string) []joinstore.Process {
 func TestAuditSession(t *testing.T) {
 	cases := []struct {
 		name   string
-		mutate func(meta map[string]string, procs *[]map[string]string, hist *[]joinstore.HistoryEntry)
+		mutate func(meta *joinstore.SessionMeta, procs *[]map[string]string, hist *[]joinstore.HistoryEntry)
 		want   []string
 	}{
-		{"healthy", func(map[string]string, *[]map[string]string, *[]joinstore.HistoryEntry) {}, nil},
-		{"process committed twice", func(_ map[string]string, _ *[]map[string]string, h *[]joinstore.HistoryEntry) {
+		{"healthy", func(*joinstore.SessionMeta, *[]map[string]string, *[]joinstore.HistoryEntry) {}, nil},
+		{"process committed twice", func(_ *joinstore.SessionMeta, _ *[]map[string]string, h *[]joinstore.HistoryEntry) {
 			*h = append(*h, joinstore.HistoryEntry{Pid: "7:3", Step: "G1", Status: "done", At: "500", Worker: "r2.0"})
 		}, []string{KindDoubleCommit}},
-		{"join target committed twice", func(_ map[string]string, _ *[]map[string]string, h *[]joinstore.HistoryEntry) {
+		{"join target committed twice", func(_ *joinstore.SessionMeta, _ *[]map[string]string, h *[]joinstore.HistoryEntry) {
 			*h = append(*h, joinstore.HistoryEntry{Pid: "7:2", Step: "J1", Status: "done", At: "950", Worker: "r2.0"})
 		}, []string{KindTargetCommittedTwice}},
-		{"parent committed twice with the same children", func(_ map[string]string, _ *[]map[string]string, h *[]joinstore.HistoryEntry) {
+		{"parent committed twice with the same children", func(_ *joinstore.SessionMeta, _ *[]map[string]string, h *[]joinstore.HistoryEntry) {
 			*h = append(*h, (*h)[0])
 		}, []string{KindDoubleCommit, KindChildTwice, KindChildTwice, KindChildTwice}},
-		{"second join target of one parent, created by no commit", func(_ map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+		{"second join target of one parent, created by no commit", func(_ *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
 			*p = append(*p, map[string]string{"pid": "7:5", "parentPid": "7:1", "resumeStep": "J1", "status": "aborted", "target": "1", "closed": "1", "k": "1", "expect": `["G1","H1"]`, "inbox": "{}"})
 		}, []string{KindOrphan, KindTargetTwice}},
-		{"stuck process", func(m map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
-			m["status"], m["live"] = "live", "1"
+		{"stuck process", func(m *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+			m.Status, m.Live = joinstore.SessionLive, 1
 			proc(*p, "7:4")["status"] = "waiting"
 		}, []string{KindNotFinished, KindLiveProcess}},
-		{"live counter off", func(m map[string]string, _ *[]map[string]string, _ *[]joinstore.HistoryEntry) {
-			m["live"] = "-1"
+		{"live counter off", func(m *joinstore.SessionMeta, _ *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+			m.Live = -1
 		}, []string{KindLiveCount}},
-		{"join target ran before its join closed", func(_ map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+		{"join target ran before its join closed", func(_ *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
 			proc(*p, "7:2")["closed"] = "0"
 		}, []string{KindTargetEarly}},
-		{"join target ran without k deliveries", func(_ map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+		{"join target ran without k deliveries", func(_ *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
 			proc(*p, "7:2")["inbox"] = `{"Z9":{}}`
 		}, []string{KindTargetEarly}},
-		{"child record missing", func(_ map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+		{"child record missing", func(_ *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
 			*p = (*p)[:3]
 		}, []string{KindMissing}},
-		{"root record missing", func(_ map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+		{"root record missing", func(_ *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
 			*p = (*p)[1:]
 		}, []string{KindMissing, KindMissing}},
-		{"child with another parent", func(_ map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+		{"child with another parent", func(_ *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
 			proc(*p, "7:3")["parentPid"] = "7:2"
 		}, []string{KindParent}},
-		{"record status differs from its commit", func(_ map[string]string, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
+		{"record status differs from its commit", func(_ *joinstore.SessionMeta, p *[]map[string]string, _ *[]joinstore.HistoryEntry) {
 			proc(*p, "7:3")["status"] = "aborted"
 		}, []string{KindStatus}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			meta, procs, hist := healthy()
-			c.mutate(meta, &procs, &hist)
-			a := AuditSession("0xaa:7", sessionMeta(t, meta), records(t, procs), hist)
+			c.mutate(&meta, &procs, &hist)
+			a := AuditSession("0xaa:7", meta, records(t, procs), hist)
 			var got []string
 			for _, f := range a.Findings {
 				got = append(got, f.Kind)
@@ -126,7 +116,7 @@ func TestAuditSession(t *testing.T) {
 		})
 	}
 	meta, procs, hist := healthy()
-	a := AuditSession("0xaa:7", sessionMeta(t, meta), records(t, procs), hist)
+	a := AuditSession("0xaa:7", meta, records(t, procs), hist)
 	if a.Commits != 3 || !a.Finished || a.Processes != 4 || a.FinishedAt != time.UnixMilli(1000) {
 		t.Errorf("healthy audit %+v", a)
 	}

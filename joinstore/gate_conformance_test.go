@@ -334,14 +334,10 @@ func (c claimCase) proc(i int) (claimProc, bool) {
 	return c.Procs[i], true
 }
 
-// claimSeen is what a claim did.
+// claimSeen is what a claim did: the reference's outcome and what the
+// records hold afterwards.
 type claimSeen struct {
-	SessionKilled bool
-	Granted       []Granted
-	Gated         []int64
-	Fence, Iter   int64
-	Live          int64
-	Finished      bool
+	ClaimOutcome
 	// Status and Reason are each record's status and abortReason
 	// afterwards, Due the due set.
 	Status []joinstore.ProcStatus
@@ -414,8 +410,7 @@ func runClaimCase(t *testing.T, rdb redis.UniversalClient, root joinstore.Root, 
 		}
 	}
 	ref := ClaimRound(ClaimSession{Killed: c.Killed, Window: c.Window, Running: c.Running, Fence: c.Fence, Iter: c.Iter, Live: c.live()}, cands)
-	want := claimSeen{SessionKilled: ref.SessionKilled, Granted: ref.Granted, Gated: ref.Gated, Fence: ref.Fence, Iter: ref.Iter,
-		Live: ref.Live, Finished: ref.Finished}
+	want := claimSeen{ClaimOutcome: ref}
 	granted, gated := map[int64]bool{}, map[int64]bool{}
 	for _, g := range ref.Granted {
 		granted[g.Iter] = true
@@ -499,11 +494,15 @@ func (c claimCase) live() int64 {
 }
 
 // differ lists the fields in which the script's outcome (got) and the
-// reference's (want) differ.
+// reference's (want) differ (those of an embedded struct one by one).
 func differ(got, want any) []string {
 	var out []string
 	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
 	for i := 0; i < g.NumField(); i++ {
+		if g.Type().Field(i).Anonymous {
+			out = append(out, differ(g.Field(i).Interface(), w.Field(i).Interface())...)
+			continue
+		}
 		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
 			out = append(out, fmt.Sprintf("%s: script %s, reference %s", g.Type().Field(i).Name, show(g.Field(i).Interface()), show(w.Field(i).Interface())))
 		}
