@@ -30,6 +30,9 @@ func (c *Checker) WithRules(rules Resolver) *Checker {
 	return &Checker{reader: c.reader, rules: rules}
 }
 
+// Rules is the resolver WithRules gave (nil: 0x addresses alone).
+func (c *Checker) Rules() Resolver { return c.rules }
+
 // Check reads the facts of p's contracts and judges runner on them. An
 // error means the facts could not be read and nothing was decided; a
 // refusal is in the coverage (Coverage.Err).
@@ -53,9 +56,7 @@ func (c *Checker) Check(ctx context.Context, runner common.Address, p Plan) (Cov
 
 // Authorize is nil when runner may run sessions of orchestration o
 // recorded under the XRC-729 registry reg: Admit with the checker's
-// resolver. It is the check every front door runs before it creates a
-// session (the gateway, xgr session start, the console, the trigger
-// starter, xgr simulate --rpc).
+// resolver.
 func (c *Checker) Authorize(ctx context.Context, runner common.Address, reg *common.Address, o *registry.Orchestration) error {
 	return c.Admit(ctx, c.rules, runner, reg, o)
 }

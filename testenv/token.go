@@ -39,7 +39,7 @@ func testdataArtifact(t testing.TB, name string) (abi.ABI, []byte) {
 	if !ok {
 		t.Fatal("testenv: cannot locate the repository (runtime.Caller)")
 	}
-	file := filepath.Join(filepath.Dir(here), "..", "..", "contracts", "testdata", "build", name+".json")
+	file := filepath.Join(filepath.Dir(here), "..", "contracts", "testdata", "build", name+".json")
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatalf("testenv: %s artifact: %v (run `make contracts`)", name, err)
