@@ -83,3 +83,12 @@ func TestStartInBrowser(t *testing.T) {
 	}
 	env.onlyHere()
 }
+
+// Every kind of the start use case has an HTTP status.
+func TestStartStatusCoversEveryKind(t *testing.T) {
+	for _, k := range session.Kinds {
+		if startStatus[k] == 0 {
+			t.Errorf("kind %s: no HTTP status", k)
+		}
+	}
+}

@@ -146,7 +146,7 @@ func TestTriggerStartIsIdempotentAcrossACrash(t *testing.T) {
 	}
 	rec, _ := r.follow.Index.Entry(ctx, keys[0])
 	// The "crashed" starter got as far as creating the session.
-	_, err := session.Starter{Store: r.store, Source: r.starter.Source}.Start(ctx, session.Request{Owner: rec["owner"], Registry: rec["registry"], OstcID: rec["ostcId"],
+	_, err := session.Starter{Store: r.store, Source: r.starter.Source, Authority: r.starter.Authority}.Start(ctx, session.Request{Owner: rec["owner"], Registry: rec["registry"], OstcID: rec["ostcId"],
 		Step: rec["start"], Payload: json.RawMessage(rec["payload"]), Key: keys[0]})
 	if err != nil {
 		t.Fatal(err)
