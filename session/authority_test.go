@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,26 +20,6 @@ import (
 	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
-
-// flowOf is an orchestration whose steps S1, S2, … use the given rule
-// references.
-func flowOf(t *testing.T, id string, rules ...string) *registry.Orchestration {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString(`{"id": "` + id + `", "structure": {`)
-	for i, r := range rules {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString(`"S` + string(rune('1'+i)) + `": {"rule": "` + r + `"`)
-		if i+1 < len(rules) {
-			b.WriteString(`, "onValid": {"spawns": ["S` + string(rune('2'+i)) + `"]}`)
-		}
-		b.WriteString("}")
-	}
-	b.WriteString("}}")
-	return parse(t, b.String())
-}
 
 // The runner's authority, on a simulated chain: key 0 owns a registry (key
 // 1 its executor), an XRC-137 rule (key 1 its executor) and a legacy rule
@@ -64,11 +45,19 @@ func TestStartChecksAuthority(t *testing.T) {
 
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
-	listed := flowOf(t, "listed", rule.Address.Hex())
-	old := flowOf(t, "legacy", rule.Address.Hex(), legacy.Hex())
-	aliased := flowOf(t, "aliased", "${addr:LEGACY}")
-	unbound := flowOf(t, "unbound", rule.Address.Hex(), "${addr:NOPE}")
-	source := &countingSource{Source: reactor.NewStaticSource(listed, old, aliased, unbound)}
+	// Each starts at S1, which spawns S2.
+	texts := []string{}
+	for _, f := range []struct{ id, s1, s2 string }{
+		{"listed", rule.Address.Hex(), rule.Address.Hex()},
+		{"legacy", rule.Address.Hex(), legacy.Hex()},
+		{"aliased", "${addr:LEGACY}", rule.Address.Hex()},
+		{"unbound", rule.Address.Hex(), "${addr:NOPE}"},
+	} {
+		texts = append(texts, fmt.Sprintf(`{"id": %q, "structure": {"S1": {"rule": %q, "onValid": {"spawns": ["S2"]}}, "S2": {"rule": %q}}}`, f.id, f.s1, f.s2))
+	}
+	src, orchs := orchestrations(t, texts...)
+	listed, old, aliased, unbound := orchs[0], orchs[1], orchs[2], orchs[3]
+	source := &countingSource{Source: src}
 	loader := &rulesource.Loader{Addresses: rulesource.Addresses{"LEGACY": legacy}}
 	starter := session.Starter{Store: store, Source: source, Authority: authority.NewChecker(authority.NewChainReader(sim.Backend())).WithRules(loader)}
 	start := func(key int, o *registry.Orchestration, reg string) (session.Started, error) {

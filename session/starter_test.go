@@ -26,13 +26,18 @@ const owner = "0x00000000000000000000000000000000000000aa"
 const flowText = `{"id": "flow", "structure": {"A1": {"rule": "0x00000000000000000000000000000000000000c1", "onValid": {"spawns": ["B1"]}},
 	"B1": {"rule": "${addr:FEED}"}}}`
 
-func parse(t *testing.T, text string) *registry.Orchestration {
+// orchestrations parses texts, and serves them.
+func orchestrations(t *testing.T, texts ...string) (*reactor.StaticSource, []*registry.Orchestration) {
 	t.Helper()
-	o, err := registry.Parse([]byte(text))
-	if err != nil {
-		t.Fatal(err)
+	out := make([]*registry.Orchestration, len(texts))
+	for i, text := range texts {
+		o, err := registry.Parse([]byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		out[i] = o
 	}
-	return o
+	return reactor.NewStaticSource(out...), out
 }
 
 // keys counts the keys in Redis: a refused start writes none.
@@ -48,11 +53,12 @@ func keys(t *testing.T, rdb *redis.Client) int64 {
 // Every refusal that needs no chain, through one Starter: its kind, its
 // path, what is allowed, and nothing written; the good start after them.
 func TestStartRefusals(t *testing.T) {
-	o := parse(t, flowText)
+	src, orchs := orchestrations(t, flowText)
+	o := orchs[0]
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour, MaxPayloadBytes: 1024})
 	bound := &rulesource.Loader{Addresses: rulesource.Addresses{"FEED": {0xfe}}}
-	starter := session.Starter{Store: store, Source: reactor.NewStaticSource(o), Rules: bound}
+	starter := session.Starter{Store: store, Source: src, Rules: bound}
 	good := session.Request{Owner: owner, Registry: "file", OstcID: "flow", Step: "A1", Payload: json.RawMessage(`{"n": 1}`)}
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -144,11 +150,12 @@ func TestStartRefusals(t *testing.T) {
 // no reference (a runtime whose rules it does not know); a paused, delayed
 // start; the clock.
 func TestStartOptions(t *testing.T) {
-	o := parse(t, flowText)
+	src, orchs := orchestrations(t, flowText)
+	o := orchs[0]
 	rdb := testenv.StartRedis(t).Client()
 	store := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	now := time.UnixMilli(1_700_000_000_000)
-	s := session.Starter{Store: store, Source: reactor.NewStaticSource(o), Trusted: true, Now: func() time.Time { return now }}
+	s := session.Starter{Store: store, Source: src, Trusted: true, Now: func() time.Time { return now }}
 	ctx := context.Background()
 	res, err := s.Start(ctx, session.Request{Owner: strings.ToUpper(owner[:2]) + owner[2:], Registry: "0x00000000000000000000000000000000000000b1", OstcID: "flow",
 		OstcHash: strings.ToUpper(o.Hash.Hex()[2:]), Step: "A1", WakeAt: now.Add(time.Hour), Window: 2})
@@ -167,10 +174,10 @@ func TestStartOptions(t *testing.T) {
 // A store that does not answer decides nothing: KindUnavailable, without a
 // path, wrapping the store's error.
 func TestStartUnavailable(t *testing.T) {
-	o := parse(t, flowText)
+	src, _ := orchestrations(t, flowText)
 	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(testenv.FreePort(t)), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer down.Close()
-	s := session.Starter{Store: joinstore.New(down, joinstore.Config{}), Source: reactor.NewStaticSource(o)}
+	s := session.Starter{Store: joinstore.New(down, joinstore.Config{}), Source: src}
 	_, err := s.Start(context.Background(), session.Request{Owner: owner, Registry: "file", OstcID: "flow", Step: "A1"})
 	var se *session.Error
 	if !errors.As(err, &se) || se.Kind != session.KindUnavailable || se.Path != "" || !strings.Contains(err.Error(), "refused") {

@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -84,13 +83,14 @@ func gatewayPath(p string) string {
 // step, the payload, a wrong pin; want is the refusal (kind "" : started).
 type startCase struct {
 	name    string
-	ostc    string // good, unbound or foreign
+	ostc    string // good, unbound, foreign or alias
 	step    string
 	payload string
 	badPin  bool
 	replay  bool // started twice with one key: the second names the first's session
 	kind    session.Kind
 	path    string
+	says    string // a refusal's message names it
 }
 
 // startAnswer is what a front door answered: a refusal rendered on its
@@ -102,9 +102,11 @@ type startAnswer struct {
 
 // Issue 39: one start use case, five front doors, the same answer. The same
 // good and bad starts go through the gateway (xgr_validateDataTransfer),
-// xgr session start --rpc, the console's start form, the trigger starter
-// and xgr simulate --rpc --redis, all on one anvil and one redis-server,
-// with the runtime's resolver that binds no alias. Each bad start is
+// xgr session start --rpc --config, the console's start form, the trigger
+// starter and xgr simulate --rpc --rules --redis, all on one anvil and one
+// redis-server, with the runtime's resolver: VSECRET bound to a rule
+// contract of key 1 (so ${addr:VSECRET} is judged as that contract, issue
+// 38 High 1), NOPE bound to nothing. Each bad start is
 // refused with the same kind and JSON path, rendered on each door's surface
 // (JSON-RPC code, reason and data.path; HTTP status and problem JSON;
 // exit code and "(kind at path)"; the trigger's error and log line), and
@@ -127,6 +129,9 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 		"good":    `{"id": "good", "structure": {"A1": {"rule": "` + mine.Address.Hex() + `"}}}`,
 		"unbound": `{"id": "unbound", "structure": {"A1": {"rule": "${addr:NOPE}"}}}`,
 		"foreign": `{"id": "foreign", "structure": {"A1": {"rule": "` + foreign.Address.Hex() + `"}}}`,
+		// The operator binds VSECRET to the foreign rule: judged as its 0x
+		// address (issue 38, High 1).
+		"alias": `{"id": "alias", "structure": {"A1": {"rule": "${addr:VSECRET}"}}}`,
 	}
 	files, orchs := map[string]string{}, map[string]*registry.Orchestration{}
 	var all []*registry.Orchestration
@@ -140,7 +145,9 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 		all = append(all, o)
 	}
 	wrongPin := "0x" + strings.Repeat("ab", 32)
-	cfg := writeFile(t, "xgr.yaml", "addresses: {}\n")
+	cfg := writeFile(t, "xgr.yaml", "addresses:\n  VSECRET: \""+foreign.Address.Hex()+"\"\n")
+	// simulate reads no addresses: section; its --rules DIR binds the alias.
+	simRules := ruleDir(t, map[string]string{"rules.json": `{"${addr:VSECRET}": "` + foreign.Address.Hex() + `"}`})
 
 	srv := testenv.StartRedis(t)
 	rdb := srv.Client()
@@ -153,9 +160,8 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 		}
 		return n
 	}
-	// The runtime's resolver, as xgr run builds it from a config whose
-	// addresses: section binds nothing.
-	checker := authority.NewChecker(authority.NewChainReader(a.Backend())).WithRules(&rulesource.Loader{Addresses: rulesource.Addresses{}})
+	// The runtime's resolver, as xgr run builds it from the same config.
+	checker := authority.NewChecker(authority.NewChainReader(a.Backend())).WithRules(&rulesource.Loader{Addresses: rulesource.Addresses{"VSECRET": foreign.Address}})
 	source := reactor.NewStaticSource(all...)
 	owner := strings.ToLower(a.Address(0).Hex())
 	key0 := a.Key(0)
@@ -188,7 +194,7 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 	templates := map[string]int64{}
 	for _, tmpl := range []struct{ name, ostc, pin string }{
 		{"good", "good", orchs["good"].Hash.Hex()}, {"unbound", "unbound", orchs["unbound"].Hash.Hex()},
-		{"foreign", "foreign", orchs["foreign"].Hash.Hex()}, {"badpin", "good", wrongPin},
+		{"foreign", "foreign", orchs["foreign"].Hash.Hex()}, {"alias", "alias", orchs["alias"].Hash.Hex()}, {"badpin", "good", wrongPin},
 	} {
 		res, err := store.Start(ctx, joinstore.StartRequest{Owner: owner, XRC729: reg.Address.Hex(), OstcID: tmpl.ostc, OstcHash: tmpl.pin, StartStep: "A1",
 			Payload: []byte(`{}`), Now: time.Now(), Paused: true, IdempotencyKey: "template-" + tmpl.name})
@@ -203,7 +209,7 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 	idxClient := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
 	defer idxClient.Close()
 	idx := indexstore.New(idxClient, a.ChainID().Uint64())
-	var triggerLog syncLog
+	var triggerLog bytes.Buffer // Step logs before it returns
 	starter := &indexer.Starter{Chain: a.Backend(), Index: idx, Store: store, Source: source, Finality: "confirmations", Confirmations: 1,
 		Authority: checker, Log: slog.New(slog.NewTextHandler(&triggerLog, nil))}
 	a.Mine(t, 40) // every record's block is final
@@ -243,7 +249,7 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 	refusedCLI := func(t *testing.T, c startCase, out string, code int) {
 		t.Helper()
 		s := surfaceOf(t, c.kind)
-		if code != s.exit || !strings.Contains(out, fmt.Sprintf("(%s at %s)", c.kind, c.path)) {
+		if code != s.exit || !strings.Contains(out, fmt.Sprintf("(%s at %s)", c.kind, c.path)) || !strings.Contains(out, c.says) {
 			t.Errorf("exit %d, want %d and (%s at %s):\n%.600s", code, s.exit, c.kind, c.path, out)
 		}
 	}
@@ -278,7 +284,7 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 			}
 			s := surfaceOf(t, c.kind)
 			code, data := rpcError(t, err)
-			if code != s.rpcCode || data["reason"] != s.rpcReason || data["path"] != gatewayPath(c.path) {
+			if code != s.rpcCode || data["reason"] != s.rpcReason || data["path"] != gatewayPath(c.path) || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("%d %v, want %d %s at %s", code, data, s.rpcCode, s.rpcReason, gatewayPath(c.path))
 			}
 			return startAnswer{}, false
@@ -341,7 +347,7 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 			}
 			if c.kind != "" {
 				s := surfaceOf(t, c.kind)
-				if status != s.http || out["kind"] != string(c.kind) || out["path"] != c.path || out["allowed"] == "" {
+				if status != s.http || out["kind"] != string(c.kind) || out["path"] != c.path || out["allowed"] == "" || !strings.Contains(fmt.Sprint(out["error"]), c.says) {
 					t.Errorf("%d %v, want %d %s at %s", status, out, s.http, c.kind, c.path)
 				}
 				return startAnswer{}, false
@@ -353,7 +359,7 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 			return startAnswer{root: int64(root), ack: fmt.Sprint(out["ack"])}, true
 		}},
 		{"trigger", func(t *testing.T, c startCase, key string, mark func()) (startAnswer, bool) {
-			triggerLog.reset()
+			triggerLog.Reset()
 			rec := trigger(c, key)
 			if c.replay {
 				if rec["status"] != "started" {
@@ -365,9 +371,9 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 			if c.kind != "" {
 				prefix := fmt.Sprintf("%s at %s: ", c.kind, c.path)
 				line := triggerLog.String()
-				if rec["status"] != "failed" || !strings.HasPrefix(rec["error"], prefix) ||
+				if rec["status"] != "failed" || !strings.HasPrefix(rec["error"], prefix) || !strings.Contains(rec["error"], c.says) ||
 					!strings.Contains(line, "kind="+string(c.kind)) || !strings.Contains(line, "path="+c.path) {
-					t.Errorf("record %v, log %s; want failed, %q", rec, line, prefix)
+					t.Errorf("record status %q error %.300q, log %.300s; want failed, %q", rec["status"], rec["error"], line, prefix)
 				}
 				return startAnswer{}, false
 			}
@@ -381,7 +387,7 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 			if c.badPin || c.replay {
 				return startAnswer{}, false // simulate has no --pin and no --key
 			}
-			out, code := run(t, "simulate", files[c.ostc], "--rpc", a.URL, "--owner", owner, "--redis", redisURL,
+			out, code := run(t, "simulate", files[c.ostc], "--rpc", a.URL, "--rules", simRules, "--owner", owner, "--redis", redisURL,
 				"--step", c.step, "--payload", payloadFile(c), "--deterministic")
 			if c.kind != "" {
 				refusedCLI(t, c, out, code)
@@ -397,12 +403,19 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 	huge := `{"big": "` + strings.Repeat("x", 300<<10) + `"}`
 	cases := []startCase{
 		{name: "good start", ostc: "good", step: "A1", payload: `{"n": 18446744073709551617}`},
-		{name: "__wakeUp not a list", ostc: "good", step: "A1", payload: `{"__wakeUp":"not-a-list"}`, kind: session.KindPayloadInvalid, path: "payload.__wakeUp"},
-		{name: "payload over the cap", ostc: "good", step: "A1", payload: huge, kind: session.KindPayloadTooLarge, path: "payload"},
-		{name: "unknown step", ostc: "good", step: "Z9", payload: `{}`, kind: session.KindUnknownStep, path: "step"},
-		{name: "hash mismatch", ostc: "good", step: "A1", payload: `{}`, badPin: true, kind: session.KindHashMismatch, path: "ostcHash"},
-		{name: "rule reference that does not resolve", ostc: "unbound", step: "A1", payload: `{}`, kind: session.KindRuleUnresolved, path: "structure.A1.rule"},
-		{name: "unauthorized rule", ostc: "foreign", step: "A1", payload: `{}`, kind: session.KindNotAuthorized, path: "owner"},
+		{name: "__wakeUp not a list", ostc: "good", step: "A1", payload: `{"__wakeUp":"not-a-list"}`, kind: session.KindPayloadInvalid, path: "payload.__wakeUp",
+			says: "payload.__wakeUp: want an object"},
+		{name: "payload over the cap", ostc: "good", step: "A1", payload: huge, kind: session.KindPayloadTooLarge, path: "payload",
+			says: "bytes, at most 262144 are allowed (XGR_MAX_PAYLOAD)"}, // the gateway's client sends it compacted
+		{name: "unknown step", ostc: "good", step: "Z9", payload: `{}`, kind: session.KindUnknownStep, path: "step", says: `"Z9" is not a step of "good"`},
+		{name: "hash mismatch", ostc: "good", step: "A1", payload: `{}`, badPin: true, kind: session.KindHashMismatch, path: "ostcHash",
+			says: "orchestration hash mismatch: the session pins " + wrongPin},
+		{name: "rule reference that does not resolve", ostc: "unbound", step: "A1", payload: `{}`, kind: session.KindRuleUnresolved, path: "structure.A1.rule",
+			says: `step A1: rule reference "${addr:NOPE}" does not resolve`},
+		{name: "unauthorized rule", ostc: "foreign", step: "A1", payload: `{}`, kind: session.KindNotAuthorized, path: "owner",
+			says: "runner " + a.Address(0).Hex() + " is not authorized on XRC-137 rule contract " + foreign.Address.Hex()},
+		{name: "alias of an unauthorized rule", ostc: "alias", step: "A1", payload: `{}`, kind: session.KindNotAuthorized, path: "owner",
+			says: "runner " + a.Address(0).Hex() + " is not authorized on XRC-137 rule contract " + foreign.Address.Hex()},
 		{name: "replayed key", ostc: "good", step: "A1", payload: `{"n": 2}`, replay: true},
 	}
 	for i, c := range cases {
@@ -479,28 +492,4 @@ func rpcError(t *testing.T, err error) (int, map[string]any) {
 	}
 	data, _ := de.ErrorData().(map[string]any)
 	return re.ErrorCode(), data
-}
-
-// syncLog is a log buffer the trigger starter writes.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncLog) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncLog) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncLog) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.Reset()
 }
