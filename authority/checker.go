@@ -30,9 +30,6 @@ func (c *Checker) WithRules(rules Resolver) *Checker {
 	return &Checker{reader: c.reader, rules: rules}
 }
 
-// Rules is the resolver WithRules gave (nil: 0x addresses alone).
-func (c *Checker) Rules() Resolver { return c.rules }
-
 // Check reads the facts of p's contracts and judges runner on them. An
 // error means the facts could not be read and nothing was decided; a
 // refusal is in the coverage (Coverage.Err).
@@ -56,7 +53,9 @@ func (c *Checker) Check(ctx context.Context, runner common.Address, p Plan) (Cov
 
 // Authorize is nil when runner may run sessions of orchestration o
 // recorded under the XRC-729 registry reg: Admit with the checker's
-// resolver.
+// resolver. The start use case (package session), which every front door
+// calls, runs it (or Admit, with a resolver of its own) before it creates
+// a session.
 func (c *Checker) Authorize(ctx context.Context, runner common.Address, reg *common.Address, o *registry.Orchestration) error {
 	return c.Admit(ctx, c.rules, runner, reg, o)
 }

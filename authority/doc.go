@@ -20,7 +20,6 @@
 // The decision (Decide) is pure: it judges facts read from the chain. The
 // facts come through a Reader; ChainReader reads them from a node at its
 // head block and keeps them until the next block. Checker joins the two
-// (Admit, Authorize). The start use case (package session) resolves a
-// start's references (ResolvePlan) and judges its runner (Checker.Check)
-// before it creates the session, so a refused start creates nothing.
+// (Admit, Authorize); the start use case (package session) asks it before
+// it creates a session, so a refused start creates nothing.
 package authority

@@ -71,7 +71,7 @@ func (s Starter) Start(ctx context.Context, req Request) (Started, error) {
 				fmt.Errorf("registry %s is on chain: the runner's authority on it must be checked, and this start has no node to check it on", req.Registry))
 		}
 		reg := common.HexToAddress(req.Registry)
-		if bad := s.judge(ctx, runner, authority.Plan{Registry: &reg}); bad != nil {
+		if bad := s.admit(ctx, runner, &reg, nil); bad != nil {
 			return Started{}, bad
 		}
 	}
@@ -80,14 +80,8 @@ func (s Starter) Start(ctx context.Context, req Request) (Started, error) {
 		return Started{}, bad
 	}
 	if s.Rules != nil || s.Authority != nil {
-		plan, bad := s.resolve(o)
-		if bad != nil {
+		if bad := s.admit(ctx, runner, nil, o); bad != nil {
 			return Started{}, bad
-		}
-		if s.Authority != nil {
-			if bad := s.judge(ctx, runner, plan); bad != nil {
-				return Started{}, bad
-			}
 		}
 	}
 	return s.create(ctx, req, o)
@@ -143,35 +137,33 @@ func (s Starter) orchestration(ctx context.Context, req Request, pin common.Hash
 // (KindUnknownStep).
 var ErrUnknownStep = errors.New("unknown start step")
 
-// resolve binds every step's rule reference as the runtime will: the
-// contracts the runner needs authority on.
-func (s Starter) resolve(o *registry.Orchestration) (authority.Plan, *Error) {
-	rules := s.Rules
-	if rules == nil {
-		rules = s.Authority.Rules()
-	}
-	plan, err := authority.ResolvePlan(nil, rules, o)
-	var ue *authority.UnresolvedError
+// admit resolves the rule references of o (nil: none) as the runtime
+// will, then, with an Authority, judges runner on reg (nil: none) and on
+// every rule contract they resolve to (authority.Checker.Admit, or
+// Authorize with the checker's own resolver when the Starter has no
+// Rules).
+func (s Starter) admit(ctx context.Context, runner common.Address, reg *common.Address, o *registry.Orchestration) *Error {
+	var err error
 	switch {
+	case s.Authority == nil:
+		_, err = authority.ResolvePlan(reg, s.Rules, o)
+	case s.Rules == nil:
+		err = s.Authority.Authorize(ctx, runner, reg, o)
+	default:
+		err = s.Authority.Admit(ctx, s.Rules, runner, reg, o)
+	}
+	var ue *authority.UnresolvedError
+	var ae *authority.Error
+	switch {
+	case err == nil:
+		return nil
 	case errors.As(err, &ue):
-		return plan, refuse(KindRuleUnresolved, "structure."+ue.Step+".rule",
+		return refuse(KindRuleUnresolved, "structure."+ue.Step+".rule",
 			"a 0x address, a reference the runtime's --rules DIR maps or the addresses: section of its --config binds", err)
-	case err != nil:
-		return plan, unavailable("resolve the rule references", err)
-	}
-	return plan, nil
-}
-
-// judge reads the facts of plan's contracts and judges runner on them.
-func (s Starter) judge(ctx context.Context, runner common.Address, plan authority.Plan) *Error {
-	cov, err := s.Authority.Check(ctx, runner, plan)
-	if err != nil {
-		return unavailable("authority", err)
-	}
-	if err := cov.Err(); err != nil {
+	case errors.As(err, &ae):
 		return refuse(KindNotAuthorized, "owner", "the owner or an executor (getExecutorList) of the registry and of every rule contract", err)
 	}
-	return nil
+	return unavailable("authority", err)
 }
 
 // create makes the session, its root process due at req.WakeAt with the
