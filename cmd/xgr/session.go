@@ -70,6 +70,13 @@ XGR_RULES, as xgr run reads them), then 0x addresses; a reference that does
 not resolve is refused. A refused start exits 1 and writes nothing.
 --xrc729 ADDRESS needs --rpc.
 
+The start is the one every front door runs (the gateway, the console, the
+config's triggers, xgr simulate): a refusal ends with its kind and JSON path,
+e.g. "(payload-invalid at payload.__wakeUp)"; a request or payload that
+cannot start a session (a malformed field or payload, an unknown step, a
+registry without --rpc) exits 2, a failed check 1 (docs/operating.md,
+"Starting a session").
+
 Example:
    xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json
    xgr session start --owner 0xabc… --xrc729 0x5FbD… --rpc http://127.0.0.1:8545 flow.json`,
