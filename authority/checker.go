@@ -53,9 +53,9 @@ func (c *Checker) Check(ctx context.Context, runner common.Address, p Plan) (Cov
 
 // Authorize is nil when runner may run sessions of orchestration o
 // recorded under the XRC-729 registry reg: Admit with the checker's
-// resolver. It is the check every front door runs before it creates a
-// session (the gateway, xgr session start, the console, the trigger
-// starter, xgr simulate --rpc).
+// resolver. The start use case (package session), which every front door
+// calls, runs it (or Admit, with a resolver of its own) before it creates
+// a session.
 func (c *Checker) Authorize(ctx context.Context, runner common.Address, reg *common.Address, o *registry.Orchestration) error {
 	return c.Admit(ctx, c.rules, runner, reg, o)
 }

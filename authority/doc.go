@@ -20,6 +20,6 @@
 // The decision (Decide) is pure: it judges facts read from the chain. The
 // facts come through a Reader; ChainReader reads them from a node at its
 // head block and keeps them until the next block. Checker joins the two
-// (Admit, Authorize); reactor.StartGated asks it between preparing the
-// session and creating it, so a refused start creates nothing.
+// (Admit, Authorize); the start use case (package session) asks it before
+// it creates a session, so a refused start creates nothing.
 package authority

@@ -24,6 +24,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/replica"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // XRC729 is the registry name of bench sessions: no real replica serves an
@@ -241,8 +242,8 @@ func (b *bench) start(ctx context.Context, src reactor.Source) error {
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			_, err := reactor.Start(ctx, b.store, src, reactor.StartRequest{Owner: b.owner, XRC729: XRC729,
-				OstcID: b.cfg.Orch.ID, Step: b.cfg.Orch.Steps[0].ID}, time.Now())
+			_, err := session.Starter{Store: b.store, Source: src, Trusted: true}.Start(ctx, session.Request{Owner: b.owner, Registry: XRC729,
+				OstcID: b.cfg.Orch.ID, Step: b.cfg.Orch.Steps[0].ID})
 			if err != nil {
 				select {
 				case errs <- fmt.Errorf("starting the sessions: %w", err):

@@ -23,6 +23,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -199,8 +200,8 @@ func (rn *run) startLoad(window time.Duration) {
 				payload = rn.payload(i)
 			}
 			if rn.cut != nil && i%cutEvery == cutEvery/2 {
-				req := reactor.StartRequest{Owner: rn.owner, XRC729: "file", OstcID: sh.orch.ID,
-					Step: sh.step, Payload: payload, IdempotencyKey: s.key}
+				req := session.Request{Owner: rn.owner, Registry: "file", OstcID: sh.orch.ID,
+					Step: sh.step, Payload: payload, Key: s.key}
 				if root, ok := rn.cutStart(src, req); ok {
 					s.attempts, s.root, s.ack = 1, root, "cut"
 					rn.mu.Lock()
@@ -213,8 +214,8 @@ func (rn *run) startLoad(window time.Duration) {
 			for time.Now().Before(deadline) {
 				s.attempts++
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-				res, err := reactor.Start(ctx, rn.store, src, reactor.StartRequest{Owner: rn.owner, XRC729: "file", OstcID: sh.orch.ID,
-					Step: sh.step, Payload: payload, IdempotencyKey: s.key}, time.Now())
+				res, err := session.Starter{Store: rn.store, Source: src}.Start(ctx, session.Request{Owner: rn.owner, Registry: "file", OstcID: sh.orch.ID,
+					Step: sh.step, Payload: payload, Key: s.key})
 				cancel()
 				s.err = err
 				if err == nil {

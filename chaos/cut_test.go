@@ -13,6 +13,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // cutEvery: every cutEvery-th start of a run is cut before its last call
@@ -70,10 +71,10 @@ func cutStore(rdb redis.UniversalClient) *joinstore.Store {
 // the root pid its key names. Any other outcome (Redis down at that
 // moment) returns ok false: the caller starts it the usual way, with the
 // same key.
-func (rn *run) cutStart(src reactor.Source, req reactor.StartRequest) (root joinstore.Root, ok bool) {
+func (rn *run) cutStart(src reactor.Source, req session.Request) (root joinstore.Root, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_, err := reactor.Start(ctx, rn.cut, src, req, time.Now())
+	_, err := session.Starter{Store: rn.cut, Source: src}.Start(ctx, req)
 	if !errors.Is(err, errCut) {
 		return joinstore.Root{}, false
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -89,8 +90,8 @@ func newBrowserEnv(t *testing.T, direct bool) *browserEnv {
 	ctx := context.Background()
 	start := func(o *registry.Orchestration, key string, wake time.Time) joinstore.Root {
 		t.Helper()
-		res, err := reactor.Start(ctx, store, src, reactor.StartRequest{Owner: testOwner, XRC729: "file", OstcID: o.ID,
-			Step: o.Steps[0].ID, Payload: json.RawMessage(`{"n": 1}`), IdempotencyKey: key, WakeAt: wake}, time.Now())
+		res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: testOwner, Registry: "file", OstcID: o.ID,
+			Step: o.Steps[0].ID, Payload: json.RawMessage(`{"n": 1}`), Key: key, WakeAt: wake})
 		if err != nil {
 			t.Fatal(err)
 		}

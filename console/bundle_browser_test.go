@@ -20,6 +20,7 @@ import (
 	"github.com/xgr-sidecar/xgr/execution/scripted"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -61,8 +62,8 @@ func TestStepBundleInBrowser(t *testing.T) {
 	ctx := context.Background()
 	start := func(key, payload string) joinstore.Root {
 		t.Helper()
-		res, err := reactor.Start(ctx, store, src, reactor.StartRequest{Owner: testOwner, XRC729: "file", OstcID: mj.ID, Step: "A1",
-			Payload: json.RawMessage(payload), IdempotencyKey: key}, time.Now())
+		res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: testOwner, Registry: "file", OstcID: mj.ID, Step: "A1",
+			Payload: json.RawMessage(payload), Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}

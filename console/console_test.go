@@ -15,6 +15,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -35,8 +36,8 @@ func newTestConsole(t *testing.T, direct bool) (*httptest.Server, joinstore.Root
 		t.Fatal(err)
 	}
 	src := reactor.NewStaticSource(o)
-	res, err := reactor.Start(context.Background(), store, src, reactor.StartRequest{Owner: testOwner, XRC729: "file", OstcID: o.ID,
-		Step: o.Steps[0].ID, Payload: json.RawMessage(`{"n": 1}`), WakeAt: time.Now().Add(time.Hour)}, time.Now())
+	res, err := session.Starter{Store: store, Source: src}.Start(context.Background(), session.Request{Owner: testOwner, Registry: "file", OstcID: o.ID,
+		Step: o.Steps[0].ID, Payload: json.RawMessage(`{"n": 1}`), WakeAt: time.Now().Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rpc"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -60,8 +61,8 @@ func TestConsolePermitWakeIsBound(t *testing.T) {
 	ctx := context.Background()
 	var root joinstore.Root
 	for i := 0; i < 2; i++ {
-		res, err := reactor.Start(ctx, store, src, reactor.StartRequest{Owner: strings.ToLower(owner.Hex()), XRC729: "file", OstcID: o.ID,
-			Step: o.Steps[0].ID, Payload: json.RawMessage(`{"n": 1}`), WakeAt: time.Now().Add(time.Hour)}, time.Now())
+		res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: strings.ToLower(owner.Hex()), Registry: "file", OstcID: o.ID,
+			Step: o.Steps[0].ID, Payload: json.RawMessage(`{"n": 1}`), WakeAt: time.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}

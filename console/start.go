@@ -4,14 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // StartForm starts a session of the orchestration another session runs
@@ -27,7 +26,8 @@ type StartForm struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// ParseStart reads and checks a start request.
+// ParseStart reads a start request and checks the form's own fields; the
+// start use case checks the rest (the payload among them).
 func ParseStart(body []byte) (StartForm, joinstore.Root, *problem) {
 	var f StartForm
 	if err := json.Unmarshal(body, &f); err != nil {
@@ -45,19 +45,17 @@ func ParseStart(body []byte) (StartForm, joinstore.Root, *problem) {
 	case len(f.Key) > MaxSearch:
 		return f, root, badRequest("key: %d bytes, want at most %d", len(f.Key), MaxSearch)
 	}
-	if len(f.Payload) > 0 && string(f.Payload) != "null" {
-		if err := reactor.CheckStartPayload(f.Payload); err != nil {
-			return f, root, badRequest("payload: %v", err)
-		}
-	} else {
+	if string(f.Payload) == "null" {
 		f.Payload = nil
 	}
 	return f, root, nil
 }
 
-// handleStart starts a session directly (DirectActions only), as `xgr
-// session start` does; on a chain registry only with Config.Authority,
-// which checks the owner's authority on it as `--rpc` does.
+// handleStart starts a session directly (DirectActions only) through the
+// start use case, as `xgr session start` does; on a chain registry only
+// with Config.Authority, which checks the owner's authority on it as
+// `--rpc` does. A refusal is problem JSON with the use case's kind, path
+// and what is allowed, its status by startStatus.
 func (c *Console) handleStart(w http.ResponseWriter, r *http.Request) {
 	if !c.cfg.DirectActions {
 		directOff().write(w)
@@ -88,30 +86,65 @@ func (c *Console) handleStart(w http.ResponseWriter, r *http.Request) {
 		serverError(w, err)
 		return
 	}
-	req := reactor.StartRequest{Owner: tmpl.Owner, XRC729: meta.XRC729, OstcID: meta.OstcID, OstcHash: meta.OstcHash,
-		Step: f.Step, Payload: f.Payload, IdempotencyKey: f.Key}
+	req := session.Request{Owner: tmpl.Owner, Registry: meta.XRC729, OstcID: meta.OstcID, OstcHash: meta.OstcHash,
+		Step: f.Step, Payload: f.Payload, Key: f.Key}
 	if req.Step == "" {
 		req.Step = meta.StartStep
 	}
-	if req.IdempotencyKey == "" {
+	if req.Key == "" {
 		b := make([]byte, 16)
 		rand.Read(b)
-		req.IdempotencyKey = "console-" + hex.EncodeToString(b)
+		req.Key = "console-" + hex.EncodeToString(b)
 	}
-	var res joinstore.StartResult
-	switch {
-	case !common.IsHexAddress(req.XRC729):
-		res, err = reactor.Start(ctx, c.cfg.Store, c.cfg.Source, req, c.cfg.Now())
-	case c.cfg.Authority == nil:
-		(&problem{Status: http.StatusForbidden, Error: fmt.Sprintf("registry %s is on chain: this replica cannot check the owner's authority on it (start through the gateway with a SessionPermit, or xgr session start --rpc)", req.XRC729)}).write(w)
-		return
-	default:
-		res, err = reactor.StartGated(ctx, c.cfg.Store, c.cfg.Source, req, c.cfg.Now(), c.cfg.Authority)
-	}
+	res, err := session.Starter{Store: c.cfg.Store, Source: c.cfg.Source, Authority: c.cfg.Authority, Now: c.cfg.Now}.Start(ctx, req)
 	if err != nil {
-		badRequest("start %s at %s: %v", req.OstcID, req.Step, err).write(w)
+		startProblem(w, err, req)
 		return
 	}
-	c.cfg.Log.Info("session started from the console", "owner", res.Root.Owner, "session", res.Root.RootPid, "ostc", req.OstcID, "startKey", res.StartKey)
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "startKey": res.StartKey, "ack": res.Ack})
+	c.cfg.Log.Info("session started from the console", "owner", res.Root.Owner, "session", res.Root.RootPid, "ostc", req.OstcID, "startKey", res.Key)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "startKey": res.Key, "ack": res.Ack})
+}
+
+// startStatus maps every kind of the start use case to the console's
+// HTTP status (docs/operating.md, "Starting a session", has the table of
+// every front door).
+var startStatus = map[session.Kind]int{
+	session.KindInvalidRequest:       http.StatusBadRequest,
+	session.KindPayloadTooLarge:      http.StatusBadRequest,
+	session.KindPayloadInvalid:       http.StatusBadRequest,
+	session.KindAuthorityRequired:    http.StatusForbidden,
+	session.KindNotAuthorized:        http.StatusForbidden,
+	session.KindUnknownOrchestration: http.StatusNotFound,
+	session.KindHashMismatch:         http.StatusConflict,
+	session.KindUnknownStep:          http.StatusBadRequest,
+	session.KindRuleUnresolved:       http.StatusUnprocessableEntity,
+	session.KindStaleRoot:            http.StatusConflict,
+	session.KindUnavailable:          http.StatusServiceUnavailable,
+}
+
+// startRefusal is the problem JSON of a refused start: the message, the
+// use case's kind, the JSON path and what is allowed there.
+type startRefusal struct {
+	Error   string       `json:"error"`
+	Kind    session.Kind `json:"kind"`
+	Path    string       `json:"path,omitempty"`
+	Allowed string       `json:"allowed,omitempty"`
+}
+
+// startProblem answers a start the use case refused (or could not decide).
+func startProblem(w http.ResponseWriter, err error, req session.Request) {
+	var se *session.Error
+	if !errors.As(err, &se) {
+		serverError(w, err)
+		return
+	}
+	msg := fmt.Sprintf("start %s at %s: %v", req.OstcID, req.Step, se)
+	if se.Kind == session.KindAuthorityRequired {
+		msg += " (start through the gateway with a SessionPermit, or xgr session start --rpc)"
+	}
+	status, ok := startStatus[se.Kind]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	writeJSON(w, status, startRefusal{Error: msg, Kind: se.Kind, Path: se.Path, Allowed: se.Allowed})
 }

@@ -12,14 +12,13 @@ import (
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 func TestParseStart(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"owner":"bob","rootPid":1}`:                                                        `owner: owner "bob": want an EVM address`,
 		`{"owner":"` + testOwner + `","rootPid":0}`:                                          "rootPid 0: want the root pid of the session",
-		`{"owner":"` + testOwner + `","rootPid":1,"payload":[1]}`:                            "payload: ",
-		`{"owner":"` + testOwner + `","rootPid":1,"payload":{"a":1,"a":2}}`:                  "payload: ",
 		`{"owner":"` + testOwner + `","rootPid":1,"key":"` + strings.Repeat("k", 201) + `"}`: "key: 201 bytes, want at most 200",
 	} {
 		if _, _, p := ParseStart([]byte(body)); p == nil || !strings.HasPrefix(p.Error, want) {
@@ -73,14 +72,23 @@ func TestStartInBrowser(t *testing.T) {
 
 	// A template session on a chain registry.
 	mj := loadOrchestration(t, "minimal_join.json")
-	res, err := reactor.Start(ctx, env.store, reactor.NewStaticSource(mj), reactor.StartRequest{Owner: testOwner, XRC729: "0x00000000000000000000000000000000000000bb",
-		OstcID: mj.ID, Step: "A1", WakeAt: time.Now().Add(time.Hour)}, time.Now())
+	res, err := session.Starter{Store: env.store, Source: reactor.NewStaticSource(mj), Trusted: true}.Start(ctx, session.Request{Owner: testOwner, Registry: "0x00000000000000000000000000000000000000bb",
+		OstcID: mj.ID, Step: "A1", WakeAt: time.Now().Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	code, out = do(t, http.MethodPost, env.base+"/ui/api/start", fmt.Sprintf(`{"owner":%q,"rootPid":%d}`, testOwner, res.Root.RootPid), true)
-	if code != http.StatusForbidden || !strings.Contains(out, "cannot check the owner's authority") {
+	if code != http.StatusForbidden || !strings.Contains(out, `"kind":"authority-required"`) || !strings.Contains(out, "start through the gateway with a SessionPermit") {
 		t.Errorf("a start on a chain registry without an authority checker: %d %s", code, out)
 	}
 	env.onlyHere()
+}
+
+// Every kind of the start use case has an HTTP status.
+func TestStartStatusCoversEveryKind(t *testing.T) {
+	for _, k := range session.Kinds {
+		if startStatus[k] == 0 {
+			t.Errorf("kind %s: no HTTP status", k)
+		}
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 	"github.com/xgr-sidecar/xgr/txmanager"
 )
@@ -138,8 +139,8 @@ func BenchmarkExecutionSteps(b *testing.B) {
 		start := time.Now()
 		var roots []joinstore.Root
 		for j := range execBenchSessions {
-			res, err := reactor.Start(ctx, store, src, reactor.StartRequest{Owner: owner, XRC729: "bench", OstcID: "pay", Step: "P1",
-				Payload: []byte(fmt.Sprintf(`{"Amount": 1, "Ref": "steps/%d/%d"}`, i, j))}, time.Now())
+			res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: owner, Registry: "bench", OstcID: "pay", Step: "P1",
+				Payload: []byte(fmt.Sprintf(`{"Amount": 1, "Ref": "steps/%d/%d"}`, i, j))})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func replicaService(t *testing.T, sim *testenv.Sim, rdb redis.UniversalClient, r
 	return &Service{
 		Follower: &Follower{Chain: sim.Backend(), ChainID: 1337, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Range: NewRangeSizer(5, 0), Log: l},
 		Starter: &Starter{Chain: sim.Backend(), Index: idx, Store: store, Source: NewCacheSource(idx, sim.Backend()), Finality: cfg.Finality,
-			Confirmations: cfg.Confirmations, Log: l},
+			Confirmations: cfg.Confirmations, Log: l, Authority: scriptedAuthority(sim)},
 		Poll: 20 * time.Millisecond, Log: l, Holder: name, LeaseTTL: 500 * time.Millisecond,
 	}
 }

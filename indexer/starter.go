@@ -9,22 +9,23 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
-
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // Starter starts the sessions of trigger logs once their blocks are
 // confirmed, exactly once each: the start key is the session's idempotency
 // key, so a crash between starting and marking only repeats the (no-op)
-// start. Only a definite refusal (Refused) marks a trigger failed; any
-// other error (a connection refused, a cluster failover, a Redis out of
-// memory) leaves it pending, with its attempts and last error, and the
-// next pass retries it with the same key.
+// start. Each start is the start use case (session.Starter); only a
+// definite refusal (triggerOutcome "failed") marks a trigger failed, with
+// the refusal's kind and path; an orchestration not indexed yet leaves it
+// pending, and so does any error that decided nothing (a connection
+// refused, a cluster failover, a Redis out of memory), with its attempts
+// and last error: the next pass retries it with the same key.
 type Starter struct {
 	Chain  chain.Backend
 	Index  *indexstore.Index
@@ -45,10 +46,13 @@ type Starter struct {
 	// included); triggers recorded before the indexer noted the time are
 	// not reported.
 	Waited func(time.Duration)
-	// Authority, when set, checks the session's runner (its owner) on the
-	// registry and the orchestration's rule contracts before the session
-	// is created (XRC-729 §3.1/§4.2): a runner that is neither owner nor
+	// Authority checks the session's runner (its owner) on the registry
+	// and the orchestration's rule contracts before the session is created
+	// (XRC-729 §3.1/§4.2), each rule reference resolved by its resolver
+	// (WithRules: the runtime's): a runner that is neither owner nor
 	// executor is a definite refusal; a node that cannot say is retried.
+	// Without it a trigger of an on-chain registry is refused
+	// (session.KindAuthorityRequired).
 	Authority *authority.Checker
 
 	told    bool      // the finality rule was logged
@@ -56,50 +60,45 @@ type Starter struct {
 	noticed time.Time // the last wait notice
 }
 
-// ErrRefused marks a trigger start that can never succeed: its recorded
-// fields (owner, pin, payload) are not a start xgr accepts.
-var ErrRefused = errors.New("trigger start refused")
-
-// Refused says whether a start error is a definite refusal, final for its
-// trigger: a pinned hash that does not match the orchestration, a start
-// step it does not have, a payload over the cap or of a refused shape, or
-// a request refused before it was sent (ErrRefused), a runner without
-// authority (*authority.Error), a rule reference the runtime does not
-// resolve (*authority.UnresolvedError). Everything else —
-// transport, cluster and server errors — may pass on a retry.
-func Refused(err error) bool {
-	if errors.As(err, new(*authority.Error)) || errors.As(err, new(*authority.UnresolvedError)) {
-		return true
-	}
-	for _, final := range []error{ErrRefused, reactor.ErrHashMismatch, reactor.ErrUnknownStep, joinstore.ErrPayloadTooLarge, joinstore.ErrPayloadShape} {
-		if errors.Is(err, final) {
-			return true
-		}
-	}
-	return false
+// triggerOutcome is what a trigger start refused with a kind becomes (the
+// start use case's kinds, docs/operating.md "Starting a session"):
+// "failed" for good (a definite refusal: the trigger's recorded fields can
+// never start a session), "waiting" for its orchestration to be indexed, or
+// "retry" (the store, the node or the source failed; nothing was decided).
+var triggerOutcome = map[session.Kind]string{
+	session.KindInvalidRequest:       "failed",
+	session.KindPayloadTooLarge:      "failed",
+	session.KindPayloadInvalid:       "failed",
+	session.KindAuthorityRequired:    "failed",
+	session.KindNotAuthorized:        "failed",
+	session.KindUnknownOrchestration: "waiting",
+	session.KindHashMismatch:         "failed",
+	session.KindUnknownStep:          "failed",
+	session.KindRuleUnresolved:       "failed",
+	session.KindStaleRoot:            "failed",
+	session.KindUnavailable:          "retry",
 }
 
-// checkStart refuses a trigger start whose own fields can never start a
-// session (ErrRefused), before anything is sent.
-func checkStart(req reactor.StartRequest) error {
-	if err := joinstore.CheckOwner(joinstore.NormalizeOwner(req.Owner)); err != nil {
-		return fmt.Errorf("%w: %v", ErrRefused, err)
+// refusal is a refused start's kind and path (of a *session.Error) and
+// the line a trigger records: "kind at path: message".
+func refusal(err error) (kind session.Kind, path, line string) {
+	kind = session.KindOf(err)
+	if se := (*session.Error)(nil); errors.As(err, &se) && se.Path != "" {
+		return kind, se.Path, fmt.Sprintf("%s at %s: %v", kind, se.Path, err)
 	}
-	if req.OstcHash != "" {
-		if b, err := hexutil.Decode(req.OstcHash); err != nil || len(b) != 32 {
-			return fmt.Errorf("%w: pin %q: want 32 bytes of hex (0x + 64 digits)", ErrRefused, req.OstcHash)
-		}
-	}
-	if err := reactor.CheckStartPayload(req.Payload); err != nil {
-		return fmt.Errorf("%w: %v", ErrRefused, err)
-	}
-	return nil
+	return kind, "", fmt.Sprintf("%s: %v", kind, err)
 }
 
 func (s *Starter) count(outcome string) {
 	if s.Count != nil {
 		s.Count(outcome)
 	}
+}
+
+// starter is the start use case of the trigger starter's store, source
+// and authority.
+func (s *Starter) starter() session.Starter {
+	return session.Starter{Store: s.Store, Source: s.Source, Authority: s.Authority, Now: s.Now}
 }
 
 // Confirmed is the newest block with at least n confirmations (the block
@@ -143,29 +142,22 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 		if rec == nil || rec["status"] != "pending" {
 			continue
 		}
-		req := reactor.StartRequest{Owner: rec["owner"], XRC729: rec["registry"], OstcID: rec["ostcId"], OstcHash: rec["pin"],
-			Step: rec["start"], Payload: json.RawMessage(rec["payload"]), IdempotencyKey: key}
-		err = checkStart(req)
-		var res joinstore.StartResult
-		if err == nil {
-			if s.Authority != nil {
-				res, err = reactor.StartGated(ctx, s.Store, s.Source, req, s.Now(), s.Authority)
-			} else {
-				res, err = reactor.Start(ctx, s.Store, s.Source, req, s.Now())
-			}
-		}
+		res, err := s.starter().Start(ctx, session.Request{Owner: rec["owner"], Registry: rec["registry"], OstcID: rec["ostcId"], OstcHash: rec["pin"],
+			Step: rec["start"], Payload: json.RawMessage(rec["payload"]), Key: key})
+		outcome := triggerOutcome[session.KindOf(err)]
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return started, ctx.Err()
-		case errors.Is(err, reactor.ErrUnknownOrchestration):
-			s.Log.Warn("trigger waits for its orchestration", "trigger", rec["trigger"], "ostc", rec["ostcId"], "err", err)
+		case err != nil && outcome == "waiting":
+			s.Log.Warn("trigger waits for its orchestration", "trigger", rec["trigger"], "ostc", rec["ostcId"], "kind", session.KindOf(err), "err", err)
 			s.count("waiting")
 			continue
-		case err != nil && Refused(err):
+		case err != nil && outcome == "failed":
 			// A pinned hash that does not match, a missing start step: this
 			// log will never start a session.
-			s.Log.Error("trigger cannot start a session", "trigger", rec["trigger"], "key", key, "err", err)
-			if err := s.Index.MarkStarted(ctx, key, map[string]string{"status": "failed", "error": err.Error()}); err != nil {
+			kind, path, line := refusal(err)
+			s.Log.Error("trigger cannot start a session", "trigger", rec["trigger"], "key", key, "kind", kind, "path", path, "err", err)
+			if err := s.Index.MarkStarted(ctx, key, map[string]string{"status": "failed", "error": line}); err != nil {
 				return started, err
 			}
 			s.count("failed")
@@ -175,7 +167,7 @@ func (s *Starter) Step(ctx context.Context) (int, error) {
 			// have gone through in part; a retry with the same key finishes
 			// it or starts it.
 			attempts, _ := strconv.Atoi(rec["attempts"])
-			s.Log.Warn("trigger start failed; retrying", "trigger", rec["trigger"], "key", key, "attempts", attempts+1, "err", err)
+			s.Log.Warn("trigger start failed; retrying", "trigger", rec["trigger"], "key", key, "attempts", attempts+1, "kind", session.KindOf(err), "err", err)
 			if err := s.Index.RecordAttempt(ctx, key, err.Error(), s.Now()); err != nil {
 				return started, err
 			}

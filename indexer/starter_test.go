@@ -14,6 +14,7 @@ import (
 	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -149,5 +150,16 @@ func TestTriggerStartChecksAuthority(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every kind of the start use case has a trigger outcome.
+func TestTriggerOutcomeCoversEveryKind(t *testing.T) {
+	for _, k := range session.Kinds {
+		switch triggerOutcome[k] {
+		case "failed", "waiting", "retry":
+		default:
+			t.Errorf("kind %s: no trigger outcome", k)
+		}
 	}
 }

@@ -12,10 +12,12 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -61,11 +63,19 @@ func newRig(t *testing.T) *rig {
 	idx := indexstore.New(rdb, 1337)
 	r := &rig{sim: sim, reg: reg, sender: testenv.Sender(t, sim, 0), store: store}
 	r.follow = &Follower{Chain: sim.Backend(), ChainID: 1337, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Range: NewRangeSizer(5, 0)}
-	r.starter = &Starter{Chain: sim.Backend(), Index: idx, Store: store, Source: NewCacheSource(idx, sim.Backend()), Finality: cfg.Finality, Confirmations: cfg.Confirmations}
+	r.starter = &Starter{Chain: sim.Backend(), Index: idx, Store: store, Source: NewCacheSource(idx, sim.Backend()), Finality: cfg.Finality, Confirmations: cfg.Confirmations,
+		Authority: scriptedAuthority(sim)}
 	if _, err := reg.Put(context.Background(), r.sender, "flow", example(t, "nested_join.json")); err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// scriptedAuthority is the authority of a replica run with --outcomes on
+// sim, as xgr run builds it: the registry's owner and executors may start,
+// and the rule aliases of the examples play scripted outcomes.
+func scriptedAuthority(sim *testenv.Sim) *authority.Checker {
+	return authority.NewChecker(authority.NewChainReader(sim.Backend())).WithRules(authority.ScriptedSteps(&rulesource.Loader{}))
 }
 
 func (r *rig) sync(t *testing.T) int {
@@ -136,8 +146,8 @@ func TestTriggerStartIsIdempotentAcrossACrash(t *testing.T) {
 	}
 	rec, _ := r.follow.Index.Entry(ctx, keys[0])
 	// The "crashed" starter got as far as creating the session.
-	_, err := reactor.Start(ctx, r.store, r.starter.Source, reactor.StartRequest{Owner: rec["owner"], XRC729: rec["registry"], OstcID: rec["ostcId"],
-		Step: rec["start"], Payload: json.RawMessage(rec["payload"]), IdempotencyKey: keys[0]}, time.Now())
+	_, err := session.Starter{Store: r.store, Source: r.starter.Source, Authority: r.starter.Authority}.Start(ctx, session.Request{Owner: rec["owner"], Registry: rec["registry"], OstcID: rec["ostcId"],
+		Step: rec["start"], Payload: json.RawMessage(rec["payload"]), Key: keys[0]})
 	if err != nil {
 		t.Fatal(err)
 	}

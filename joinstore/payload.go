@@ -19,11 +19,15 @@ const MaxPayloadDepth = 32
 var ErrPayloadShape = errors.New("payload refused")
 
 // payloadError is a refused payload: its message names the payload and
-// the JSON path; errors.Is matches ErrPayloadShape.
-type payloadError struct{ msg string }
+// the JSON path; errors.Is matches ErrPayloadShape, errors.As the
+// *jsondoc.ShapeError (its Path).
+type payloadError struct {
+	msg   string
+	shape error
+}
 
-func (e *payloadError) Error() string { return e.msg }
-func (e *payloadError) Unwrap() error { return ErrPayloadShape }
+func (e *payloadError) Error() string   { return e.msg }
+func (e *payloadError) Unwrap() []error { return []error{ErrPayloadShape, e.shape} }
 
 // CheckPayloadShape refuses a payload that is not exactly one JSON object,
 // nests deeper than MaxPayloadDepth or repeats a member name in any of its
@@ -33,7 +37,7 @@ func (e *payloadError) Unwrap() error { return ErrPayloadShape }
 // the Store's to check (CheckPayload).
 func CheckPayloadShape(what string, p []byte) error {
 	if err := jsondoc.CheckObject(p, "payload", MaxPayloadDepth); err != nil {
-		return &payloadError{msg: fmt.Sprintf("%s: %v", what, err)}
+		return &payloadError{msg: fmt.Sprintf("%s: %v", what, err), shape: err}
 	}
 	return nil
 }

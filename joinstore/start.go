@@ -47,7 +47,7 @@ type StartRequest struct {
 	StartLimits *StepLimits
 	// PayloadChecked says the caller checked Payload with this store's
 	// CheckPayload (size cap and shape) and it passed, so that Start does
-	// not check it again (reactor.Prepared.Create: a start's payload is
+	// not check it again (session.Starter: a start's payload is
 	// checked once).
 	PayloadChecked bool
 	// MaxTotalGas is the session's gas budget for executions (the

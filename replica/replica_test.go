@@ -12,6 +12,7 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/ruleexec"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -54,7 +55,7 @@ func TestReplicaRunsASession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := reactor.Start(ctx, store, src, reactor.StartRequest{Owner: owner, XRC729: "test", OstcID: o.ID, Step: o.Steps[0].ID}, time.Now())
+	res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: owner, Registry: "test", OstcID: o.ID, Step: o.Steps[0].ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rpc"
 	"github.com/xgr-sidecar/xgr/rpc/client"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -32,8 +33,9 @@ import (
 //	           sign a SessionPermit with the registry owner's key,
 //	           xgr_validateDataTransfer (verify the EIP-712 signature and the
 //	           expiry, check the owner, the orchestration and the root id,
-//	           then reactor.Start)
-//	reactor    reactor.Start directly (orchestration checks, joinstore.Start)
+//	           then the start use case, session.Starter)
+//	reactor    session.Starter directly, trusted (no permit, no authority:
+//	           payload and orchestration checks, joinstore.Start)
 //	joinstore  joinstore.Store.Start directly (the start_session script)
 //
 // Each is reported as starts/s; gateway/reactor is the share of the direct
@@ -82,16 +84,16 @@ func BenchmarkPermitStarts(b *testing.B) {
 			b.Fatalf("gateway start %d: %+v %v", i, res, err)
 		}
 		t1 := time.Now()
-		r, err := reactor.Start(ctx, store, source, reactor.StartRequest{Owner: direct, XRC729: xrc729.Hex(), OstcID: o.ID, OstcHash: o.Hash.Hex(),
-			Step: "A1", Payload: payload, IdempotencyKey: "bench:" + strconv.Itoa(i)}, t1)
+		r, err := session.Starter{Store: store, Source: source, Trusted: true, Now: func() time.Time { return t1 }}.Start(ctx, session.Request{Owner: direct, Registry: xrc729.Hex(), OstcID: o.ID, OstcHash: o.Hash.Hex(),
+			Step: "A1", Payload: payload, Key: "bench:" + strconv.Itoa(i)})
 		if err != nil || r.Ack != "queued" {
 			b.Fatalf("reactor start %d: %+v %v", i, r, err)
 		}
 		t2 := time.Now()
-		r, err = store.Start(ctx, joinstore.StartRequest{Owner: bare, XRC729: xrc729.Hex(), OstcID: o.ID, OstcHash: o.Hash.Hex(),
+		sr, err := store.Start(ctx, joinstore.StartRequest{Owner: bare, XRC729: xrc729.Hex(), OstcID: o.ID, OstcHash: o.Hash.Hex(),
 			StartStep: "A1", Payload: payload, IdempotencyKey: "bench:" + strconv.Itoa(i), Now: t2})
-		if err != nil || r.Ack != "queued" {
-			b.Fatalf("joinstore start %d: %+v %v", i, r, err)
+		if err != nil || sr.Ack != "queued" {
+			b.Fatalf("joinstore start %d: %+v %v", i, sr, err)
 		}
 		t3 := time.Now()
 		viaGateway, viaReactor, viaStore = viaGateway+t1.Sub(t0), viaReactor+t2.Sub(t1), viaStore+t3.Sub(t2)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
@@ -124,32 +123,4 @@ func permitErrorFor(err error, unboundNote string) *Error {
 		return &Error{Code: code, Msg: msg, Reason: string(pe.Code), Path: pe.Path}
 	}
 	return internal("permit", err)
-}
-
-// authorityError turns the authority check's answer into a gateway error:
-// a refusal (CodeRunnerNotAuthorized, naming the contract and the runner),
-// a rule reference that does not resolve (CodeRuleUnresolved, naming the
-// step and the reference) or a failed chain read (CodeInternal).
-func authorityError(err error) *Error {
-	var ue *authority.UnresolvedError
-	if errors.As(err, &ue) {
-		e := fail(CodeRuleUnresolved, authority.ReasonUnresolved, "permit.message.ostcId", "%v", ue)
-		e.Extra = map[string]any{"ostcId": ue.OstcID, "step": ue.Step, "rule": ue.Rule}
-		return e
-	}
-	var ae *authority.Error
-	if !errors.As(err, &ae) {
-		return internal("authority", err)
-	}
-	r := ae.Refused
-	e := fail(CodeRunnerNotAuthorized, authority.Reason, "permit.message.from", "%v", ae)
-	e.Extra = map[string]any{"runner": ae.Runner.Hex(), "contract": r.Contract.Hex(), "kind": string(r.Kind),
-		"executorList": r.ExecutorList, "missing": ae.Missing}
-	if r.Owner != nil {
-		e.Extra["owner"] = r.Owner.Hex()
-	}
-	if len(r.Uses) > 0 {
-		e.Extra["uses"] = r.Uses
-	}
-	return e
 }

@@ -15,22 +15,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
-	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
-
-// Authority judges a SessionPermit's signer, the session's runner: it must
-// be owner or executor of the XRC-729 registry and of every rule contract
-// the orchestration references (XRC-729 §3.1, §4.2). o nil judges the
-// registry alone. A refusal is an *authority.Error; any other error means
-// the chain could not be read. authority.Checker implements it.
-type Authority interface {
-	Authorize(ctx context.Context, runner common.Address, registry *common.Address, o *registry.Orchestration) error
-}
 
 // Registries tells which XRC-729 registries the gateway starts sessions
 // of: the ones the indexer follows (indexer.Followed implements it).
@@ -43,10 +34,11 @@ type Config struct {
 	Store *joinstore.Store
 	// Source serves hash-verified orchestrations (the indexer's cache).
 	Source reactor.Source
-	// Authority judges who may start sessions: the registry's owner and
-	// executors, who must also be owner or executor of every rule contract
-	// the orchestration references.
-	Authority Authority
+	// Authority judges who may start sessions (XRC-729 §3.1, §4.2): the
+	// registry's owner and executors, who must also be owner or executor of
+	// every rule contract the orchestration references, each reference
+	// resolved by its resolver (WithRules: the runtime's).
+	Authority *authority.Checker
 	// Registries are the registries whose sessions the gateway starts (the
 	// followed ones); a start naming another is refused with
 	// CodeRegistryNotServed before anything is read from the chain or

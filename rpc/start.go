@@ -11,8 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 func joinstoreNotFound(err error) bool {
@@ -21,17 +21,18 @@ func joinstoreNotFound(err error) bool {
 
 // ValidateDataTransfer implements xgr_validateDataTransfer: it starts a
 // session of the orchestration under a SessionPermit. Every check runs
-// before anything is written: the permit (domain, chain id, expiry,
-// signature), its signer (the session's runner) against the XRC-729
-// registry's owner and executor list, its ostcId and ostcHash against the
-// hash-verified orchestration, the start step, the runner against the
-// owner and executor list of every rule contract the orchestration
-// references, the payload (with its __wakeUp allow list), and its
-// sessionId against the signer's next root id. A SessionPermitV2 must sign this request's
-// registry, step and payload (a relayed one cannot start another). The
-// session is created with that id; the permit's
-// digest is its idempotency key, so the permit starts at most one session:
-// a second use is refused (CodeReplay, data.ack "already_queued").
+// before anything is written: the registry is one the gateway serves, the
+// permit (domain, chain id, expiry, signature; a SessionPermitV2 must sign
+// this request's registry, step and payload, so a relayed one cannot start
+// another), then the start use case (session.Starter) with the permit's
+// signer as the runner and its sessionId as the root id: the payload
+// (with its __wakeUp allow list), the signer on the XRC-729 registry, the
+// permit's ostcId and ostcHash against the hash-verified orchestration,
+// the start step, every rule reference resolved as the runtime resolves
+// it and the signer on every rule contract. The use case's refusals map to
+// gateway errors by startRefusals. The permit's digest is the idempotency
+// key, so the permit starts at most one session: a second use is refused
+// (CodeReplay, data.ack "already_queued").
 func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequest) (*DataTransferResult, error) {
 	release, err := s.enter(ctx)
 	if err != nil {
@@ -44,66 +45,27 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	if req.StepID == "" {
 		return nil, invalid("stepId", "required: the step the session starts at")
 	}
-	if err := s.served(ctx, common.HexToAddress(req.Orchestration)); err != nil {
+	reg := common.HexToAddress(req.Orchestration)
+	if err := s.served(ctx, reg); err != nil {
 		return nil, err
 	}
 	payload := req.Payload
 	if len(payload) == 0 || string(payload) == "null" {
 		payload = json.RawMessage("{}")
 	}
-	// Over the cap, of a refused shape or with a malformed __wakeUp list
-	// is the caller's error (invalid params, naming the cap), not the
-	// gateway's: a retry cannot help. Checked here, once: Create does not
-	// check it again.
-	if err := reactor.CheckStart(s.cfg.Store, payload); err != nil {
-		return nil, invalid("payload", "%v", err)
-	}
-	v, err := s.verifyFor(req.Permit, "permit", &permit.Request{Registry: common.HexToAddress(req.Orchestration), Step: req.StepID, Payload: payload},
+	v, err := s.verifyFor(req.Permit, "permit", &permit.Request{Registry: reg, Step: req.StepID, Payload: payload},
 		permit.KindSession, permit.KindSessionV2)
 	if err != nil {
 		return nil, err
 	}
 	m := v.Session
-	reg := common.HexToAddress(req.Orchestration)
-	// The registry first, before its orchestration is read: a signer
-	// that is neither its owner nor its executor costs no more.
-	if err := s.cfg.Authority.Authorize(ctx, v.Signer, &reg, nil); err != nil {
-		return nil, authorityError(err)
-	}
 	who := owner(v.Signer)
-	// The payload passed CheckStart above: fetch and check the
-	// orchestration once, then create.
-	prep, err := reactor.Prepare(ctx, s.cfg.Source, reactor.StartRequest{
-		Owner: who, XRC729: reg.Hex(), OstcID: m.OstcID, OstcHash: m.OstcHash.Hex(), Step: req.StepID,
-		Payload: payload, IdempotencyKey: "permit:" + v.Digest.Hex(), RootPid: v.SessionID, MaxTotalGas: gasBudget(m.MaxTotalGas),
-	})
-	switch {
-	case errors.Is(err, reactor.ErrUnknownOrchestration):
-		return nil, fail(CodeNotFound, "unknown-orchestration", "permit.message.ostcId", "%v", err)
-	case errors.Is(err, reactor.ErrHashMismatch):
-		return nil, fail(CodeConflict, "ostc-hash-mismatch", "permit.message.ostcHash", "%v", err)
-	case errors.Is(err, reactor.ErrUnknownStep):
-		return nil, invalid("stepId", "%q is not a step of orchestration %q", req.StepID, m.OstcID)
-	case err != nil:
-		return nil, internal("orchestration", err)
+	res, err := s.starter().Start(ctx, session.Request{Owner: who, Registry: reg.Hex(), OstcID: m.OstcID, OstcHash: m.OstcHash.Hex(),
+		Step: req.StepID, Payload: payload, Key: "permit:" + v.Digest.Hex(), RootPid: v.SessionID, MaxTotalGas: gasBudget(m.MaxTotalGas)})
+	if err != nil {
+		return nil, s.startError(ctx, err, who, v.SessionID)
 	}
-	o := prep.Orchestration()
-	// Then every rule contract the orchestration references.
-	if err := s.cfg.Authority.Authorize(ctx, v.Signer, &reg, o); err != nil {
-		return nil, authorityError(err)
-	}
-	res, err := prep.Create(ctx, s.cfg.Store, s.cfg.Now())
-	switch {
-	case errors.Is(err, joinstore.ErrStaleRoot):
-		next, _ := s.cfg.Store.NextRootPid(ctx, who)
-		e := fail(CodeConflict, "stale-session-id", "permit.message.sessionId",
-			"%d is not the signer's next root session id (%d): sign a permit for xgr_getNextProcessId's value", v.SessionID, next)
-		e.Extra = map[string]any{"next": strconv.FormatInt(next, 10)}
-		return nil, e
-	case err != nil:
-		return nil, internal("start", err)
-	}
-	if res.Ack == "already_queued" {
+	if res.Replayed() {
 		e := fail(CodeReplay, "permit-reused", "permit",
 			"this SessionPermit already started session %d of %s; a permit starts one session", res.Root.RootPid, who)
 		e.Extra = map[string]any{"ack": res.Ack, "processId": res.Pid}
@@ -115,8 +77,14 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 	return &DataTransferResult{
 		ProcessID: res.Pid, SessionID: strconv.FormatInt(res.Root.RootPid, 10), Owner: who, Ack: res.Ack,
 		ExecutedSteps: []json.RawMessage{}, Payload: payload, OutputPayload: json.RawMessage("{}"),
-		OstcID: m.OstcID, OstcHash: o.Hash.Hex(), StartKey: res.StartKey,
+		OstcID: m.OstcID, OstcHash: res.Orchestration.Hash.Hex(), StartKey: res.Key,
 	}, nil
+}
+
+// starter is the start use case of the gateway's store, source and
+// authority (whose resolver is the runtime's).
+func (s *Service) starter() session.Starter {
+	return session.Starter{Store: s.cfg.Store, Source: s.cfg.Source, Authority: s.cfg.Authority, Now: s.cfg.Now}
 }
 
 // served refuses a registry the gateway does not serve: one the indexer

@@ -25,7 +25,7 @@ func (c *countingSource) Orchestration(ctx context.Context, xrc729, ostcID strin
 }
 
 // A start over RPC validates once: one orchestration read (it used to be
-// read, and its step checked, by the gateway and again by reactor.Start).
+// read, and its step checked, by the gateway and again by the start).
 func TestStartReadsTheOrchestrationOnce(t *testing.T) {
 	var src *countingSource
 	g := newGatewayWith(t, rpc.ServerConfig{}, func(c *rpc.Config) {

@@ -15,6 +15,7 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rule"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 	"github.com/xgr-sidecar/xgr/tracing"
 )
@@ -103,7 +104,7 @@ func TestTraceOfARunningSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := reactor.Start(ctx, store, src, reactor.StartRequest{Owner: "0x00000000000000000000000000000000000000aa", XRC729: "test", OstcID: o.ID, Step: o.Steps[0].ID}, time.Now())
+	res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: "0x00000000000000000000000000000000000000aa", Registry: "test", OstcID: o.ID, Step: o.Steps[0].ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/authority"
@@ -25,6 +24,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // ownerArg is --owner in its key form: an EVM address, lower case (exit 2
@@ -69,6 +69,13 @@ section binds ${addr:ALIAS} and <NAME>) and --rules DIR (XGR_CONFIG and
 XGR_RULES, as xgr run reads them), then 0x addresses; a reference that does
 not resolve is refused. A refused start exits 1 and writes nothing.
 --xrc729 ADDRESS needs --rpc.
+
+The start is the one every front door runs (the gateway, the console, the
+config's triggers, xgr simulate): a refusal ends with its kind and JSON path,
+e.g. "(payload-invalid at payload.__wakeUp)"; a request or payload that
+cannot start a session (a malformed field or payload, an unknown step, a
+registry without --rpc) exits 2, a failed check 1 (docs/operating.md,
+"Starting a session").
 
 Example:
    xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json
@@ -277,33 +284,26 @@ func sessionStartAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	owner, err := ownerArg(c)
-	if err != nil {
-		return err
-	}
 	key := c.String("key")
 	if key == "" {
 		key = newStartKey()
 	}
-	req := reactor.StartRequest{Owner: owner, XRC729: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
-		Step: c.String("step"), IdempotencyKey: key, Paused: c.Bool("paused"), Window: c.Int("window")}
+	req := session.Request{Owner: c.String("owner"), Registry: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
+		Step: c.String("step"), Key: key, Paused: c.Bool("paused"), Window: c.Int("window")}
 	if req.Step == "" {
 		req.Step = o.Steps[0].ID
 	}
 	if p := c.String("payload"); p != "" {
-		if req.Payload, err = readJSONObject(p); err != nil {
-			return cli.Exit(err.Error(), 2)
+		if req.Payload, err = os.ReadFile(p); err != nil {
+			return usageError("%s: --payload: %v", cmdName(c), err)
 		}
 	}
 	now := time.Now()
 	if d := c.Duration("delay"); d > 0 {
 		req.WakeAt = now.Add(d)
 	}
-	start := func(ctx context.Context, s *joinstore.Store) (joinstore.StartResult, error) {
-		return reactor.Start(ctx, s, reactor.NewStaticSource(o), req, now)
-	}
-	switch url := c.String("rpc"); {
-	case url != "":
+	starter := session.Starter{Source: reactor.NewStaticSource(o), Now: func() time.Time { return now }}
+	if url := c.String("rpc"); url != "" {
 		client, _, err := chain.Dial(c.Context, url)
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("%s: --rpc: %v", cmdName(c), err), 1)
@@ -313,17 +313,16 @@ func sessionStartAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		checker := authority.NewChecker(authority.NewChainReader(client)).WithRules(rules)
-		start = func(ctx context.Context, s *joinstore.Store) (joinstore.StartResult, error) {
-			return reactor.StartGated(ctx, s, reactor.NewStaticSource(o), req, now, checker)
-		}
-	case common.IsHexAddress(req.XRC729):
-		return usageError("%s: --xrc729 %s names an XRC-729 registry: give --rpc URL (or XGR_RPC) so that the owner's authority on it and on its rule contracts can be checked", cmdName(c), req.XRC729)
+		starter.Authority = authority.NewChecker(authority.NewChainReader(client)).WithRules(rules)
 	}
 	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		res, err := start(ctx, s)
+		starter.Store = s
+		res, err := starter.Start(ctx, req)
 		if err != nil {
-			return cli.Exit(fmt.Sprintf("%s: %v (start key %s: retry with --key %s; it names the same session)", cmdName(c), err, key, key), 1)
+			return startFailed(cmdName(c), err, map[session.Kind]string{
+				session.KindAuthorityRequired: "give --rpc URL (or XGR_RPC) so that the owner's authority on it and on its rule contracts can be checked",
+				session.KindUnavailable:       fmt.Sprintf("start key %s: retry with --key %s; it names the same session", key, key),
+			})
 		}
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"ack": res.Ack, "owner": res.Root.Owner, "rootPid": res.Root.RootPid, "pid": res.Pid, "ostcHash": o.Hash.Hex(), "startKey": key})

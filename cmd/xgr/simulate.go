@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
@@ -25,6 +24,7 @@ import (
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 func simulateCommand() *cli.Command {
@@ -135,16 +135,12 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	start := c.String("step")
-	if start == "" {
-		start = o.Steps[0].ID
+	req := session.Request{Owner: c.String("owner"), Registry: "simulate", OstcID: o.ID, OstcHash: o.Hash.Hex(), Step: c.String("step")}
+	if req.Step == "" {
+		req.Step = o.Steps[0].ID
 	}
-	if o.Step(start) == nil {
-		return cli.Exit(fmt.Sprintf("simulate: --step %q is not a step of %s (steps: %s)", start, file, stepIDs(o)), 2)
-	}
-	payload := json.RawMessage("{}")
 	if p := c.String("payload"); p != "" {
-		if payload, err = os.ReadFile(p); err != nil {
+		if req.Payload, err = os.ReadFile(p); err != nil {
 			return cli.Exit(err.Error(), 2)
 		}
 	}
@@ -155,13 +151,14 @@ func simulateAction(c *cli.Context) error {
 		return err
 	}
 	defer closeExec()
+	// The session is started as every session is (the start use case), on
+	// the file's text: its steps' rule references resolved as this
+	// simulation runs them; with --rpc the owner is its runner, authorized
+	// on the contracts they resolve to; without, nothing is read from a
+	// chain.
+	starter := session.Starter{Source: reactor.NewStaticSource(o), Rules: rules}
 	if node != nil {
-		// With --rpc the session reads rule contracts on chain (and may
-		// execute): the owner is its runner, authorized as every front
-		// door authorizes one, on the contracts the references resolve to.
-		if err := simulationAuthority(ctx, c, node, rules, o); err != nil {
-			return err
-		}
+		starter.Authority = authority.NewChecker(authority.NewChainReader(node))
 	}
 	flipper, _ := exec.(reactor.Flipper)
 	if fw, ok := exec.(reactor.FixedWait); ok {
@@ -196,10 +193,14 @@ func simulateAction(c *cli.Context) error {
 	w := c.App.Writer
 	asJSON := c.Bool("json")
 	t0 := now()
-	res, err := store.Start(ctx, joinstore.StartRequest{Owner: c.String("owner"), XRC729: "simulate", OstcID: o.ID,
-		OstcHash: o.Hash.Hex(), StartStep: start, Payload: payload, Now: now(), Paused: shared})
+	starter.Store, starter.Now, req.Paused = store, now, shared
+	res, err := starter.Start(ctx, req)
 	if err != nil {
-		return cli.Exit("simulate: "+err.Error(), 2)
+		hints := map[session.Kind]string{session.KindRuleUnresolved: "map the step's rule in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script it with --outcomes"}
+		if !c.IsSet("owner") {
+			hints[session.KindNotAuthorized] = fmt.Sprintf("the owner defaults to %s: give --owner, the account that runs the session", req.Owner)
+		}
+		return startFailed("simulate", err, hints)
 	}
 	if shared {
 		// Whatever happens from here on, the session goes.
@@ -296,15 +297,6 @@ func holdSession(ctx context.Context, store *joinstore.Store, root joinstore.Roo
 	return reactor.Holder{Store: store, Name: fmt.Sprintf("simulate-%s-%d", host, os.Getpid())}.Hold(ctx, root, now)
 }
 
-// stepIDs lists the ids of the document's steps, for messages.
-func stepIDs(o *registry.Orchestration) string {
-	ids := make([]string, len(o.Steps))
-	for i, s := range o.Steps {
-		ids[i] = s.ID
-	}
-	return strings.Join(ids, ", ")
-}
-
 func printEvent(w io.Writer, e reactor.Event, t0 time.Time, asJSON bool) {
 	if asJSON {
 		json.NewEncoder(w).Encode(struct {
@@ -358,7 +350,9 @@ func bracketed(reason string) string {
 // simulationExecutor builds the step executor from --rules, --rpc,
 // --rpc-backend, --allow-host, --outcomes and --wait-override. scripted is
 // the outcomes executor, if any; rules resolves the steps' rule references
-// as exec will (for the authority check of a start with --rpc).
+// as exec will run them (the start use case refuses a step it can run
+// neither from a rule nor from --outcomes, and with --rpc judges the owner
+// on the contracts the references resolve to).
 func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchestration) (exec reactor.Executor, scripted *reactor.Scripted, node *ethclient.Client, rules authority.Resolver, closer func(), err error) {
 	closer = func() {}
 	if f := c.String("outcomes"); f != "" {
@@ -391,20 +385,24 @@ func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchest
 			wiring.Close()
 			return nil, nil, nil, nil, nil, err
 		}
-		if len(uncovered) > 0 && scripted == nil {
-			wiring.Close()
-			return nil, nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: no rule for step(s) %s: map their rules in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script them with --outcomes", strings.Join(uncovered, ", ")), 2)
-		}
-		if len(uncovered) > 0 {
+		if len(uncovered) > 0 && scripted != nil {
 			slog.Info("steps run from --outcomes", "steps", uncovered)
 		}
 		if exec, err = (replica.Steps{Rules: loader, API: wiring.API, Reads: wiring.Reads, Scripted: scripted}).Executor(); err != nil {
 			wiring.Close()
 			return nil, nil, nil, nil, nil, err
 		}
-		closer, node, rules = wiring.Close, wiring.Node, loader
+		closer, node = wiring.Close, wiring.Node
+		// The steps no rule source covers: without --outcomes the start
+		// refuses them (rule-unresolved), with it they play scripted.
+		l := loadable{rules: loader, uncovered: map[string]error{}}
+		for _, id := range uncovered {
+			ref := o.Step(id).Rule
+			_, l.uncovered[ref] = loader.Load(ctx, ref)
+		}
+		rules = l
 		if scripted != nil {
-			rules = authority.ScriptedSteps(loader)
+			rules = authority.ScriptedSteps(l)
 		}
 	}
 	if exec == nil {
@@ -424,23 +422,19 @@ func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchest
 	return exec, scripted, node, rules, closer, nil
 }
 
-// simulationAuthority checks --owner, the simulated session's runner, as
-// every start is checked: each step's rule reference resolved by rules as
-// the steps will resolve it (unresolved: refused), then owner or executor
-// of every rule contract they resolve to. A refusal is exit 1, before
-// anything is written.
-func simulationAuthority(ctx context.Context, c *cli.Context, node *ethclient.Client, rules authority.Resolver, o *registry.Orchestration) error {
-	owner := c.String("owner")
-	if !common.IsHexAddress(owner) {
-		return usageError("simulate: --owner %q: with --rpc the owner is the session's runner, authorized on chain: give a 0x address", owner)
+// loadable resolves rule references as rules does, except the ones this
+// simulation cannot load (no rule file or binding, or a contract without
+// --rpc), which it answers with their load error (wrapping
+// rulesource.ErrNotCovered): the start use case then refuses them, or
+// authority.ScriptedSteps plays them from --outcomes.
+type loadable struct {
+	rules     *rulesource.Loader
+	uncovered map[string]error
+}
+
+func (l loadable) Resolve(ref string) (rulesource.Target, error) {
+	if err, ok := l.uncovered[ref]; ok {
+		return rulesource.Target{}, err
 	}
-	err := authority.NewChecker(authority.NewChainReader(node)).WithRules(rules).Authorize(ctx, common.HexToAddress(owner), nil, o)
-	var ae *authority.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ae) && !c.IsSet("owner"):
-		return cli.Exit(fmt.Sprintf("simulate: %v (the owner defaults to %s: give --owner, the account that runs the session)", err, owner), 1)
-	}
-	return cli.Exit("simulate: "+err.Error(), 1)
+	return l.rules.Resolve(ref)
 }

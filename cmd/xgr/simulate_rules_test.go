@@ -123,7 +123,8 @@ func TestSimulateIterationOfPiWithRuleFiles(t *testing.T) {
 }
 
 // Steps with a rule run it; the others fall back to --outcomes; without
-// outcomes they are named.
+// outcomes the start refuses the first one (rule-unresolved, exit 1, as
+// every front door refuses a reference the runtime cannot run).
 func TestSimulateRulesWithOutcomesFallback(t *testing.T) {
 	f := "../../examples/ostc/minimal_join.json" // rules "0x...A", "0x...G": neither addresses nor aliases
 	ostc := writeFile(t, "flow.json", strings.ReplaceAll(string(must(os.ReadFile(f))), `"0x...G"`, `"${addr:G}"`))
@@ -131,7 +132,8 @@ func TestSimulateRulesWithOutcomesFallback(t *testing.T) {
 		"G.json": `{"payload": {"N": {"type": "int64", "default": 1}}, "rules": ["[N] > 0"], "onValid": {"payload": {"fromRule": "[N] * 10"}}}`,
 	})
 	out, code := run(t, "simulate", ostc, "--rules", dir, "--deterministic")
-	if code != 2 || !strings.Contains(out, "no rule for step(s) A1, H1, J1, Z1") || !strings.Contains(out, "--outcomes") {
+	if code != 1 || !strings.Contains(out, `orchestration "minimal_join" step A1: rule reference "0x...A" does not resolve`) ||
+		!strings.Contains(out, "(rule-unresolved at structure.A1.rule)") || !strings.Contains(out, "--outcomes") {
 		t.Fatalf("uncovered steps without outcomes: exit %d\n%s", code, out)
 	}
 	outcomes := writeFile(t, "o.json", `{"default": {"result": "valid"}, "H1": {"result": "invalid"}}`)

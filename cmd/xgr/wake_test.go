@@ -24,7 +24,7 @@ func TestSessionWakeScopes(t *testing.T) {
 
 	bad := writeFile(t, "bad.json", `{"__wakeUp": {"steps": {"A1": {"rpc": ["*"]}}}}`)
 	out, code := run(t, append([]string{"session", "start", flow, "--step", "A1", "--payload", bad}, common...)...)
-	if code != 1 || !strings.Contains(out, `payload.__wakeUp.steps.A1.rpc[0]: wildcard "*" is not allowed here`) {
+	if code != 2 || !strings.Contains(out, `payload.__wakeUp.steps.A1.rpc[0]: wildcard "*" is not allowed here`) {
 		t.Fatalf("a malformed allow list: %d %s", code, out)
 	}
 	if n := srv.Client().DBSize(context.Background()).Val(); n != 0 {

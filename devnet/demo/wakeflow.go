@@ -7,6 +7,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // WakeFlow is the demo's two-session wake-up: a session of WaitingFlow
@@ -39,8 +40,9 @@ func (f *WakeFlow) Start(ctx context.Context) (waiting, waking joinstore.Root, e
 	if err != nil {
 		return waiting, waking, err
 	}
-	res, err := reactor.Start(ctx, f.Store, f.Source, reactor.StartRequest{Owner: f.Waiter, XRC729: f.Registry,
-		OstcID: WaitingFlow, Step: f.WaitStart, Payload: payload}, time.Now())
+	starter := session.Starter{Store: f.Store, Source: f.Source, Trusted: true}
+	res, err := starter.Start(ctx, session.Request{Owner: f.Waiter, Registry: f.Registry,
+		OstcID: WaitingFlow, Step: f.WaitStart, Payload: payload})
 	if err != nil {
 		return waiting, waking, fmt.Errorf("wake flow: start %s: %w", WaitingFlow, err)
 	}
@@ -52,8 +54,8 @@ func (f *WakeFlow) Start(ctx context.Context) (waiting, waking joinstore.Root, e
 	if err != nil {
 		return waiting, waking, err
 	}
-	res, err = reactor.Start(ctx, f.Store, f.Source, reactor.StartRequest{Owner: f.Waker, XRC729: f.Registry,
-		OstcID: WakingFlow, Step: f.WakeStart, Payload: payload}, time.Now())
+	res, err = starter.Start(ctx, session.Request{Owner: f.Waker, Registry: f.Registry,
+		OstcID: WakingFlow, Step: f.WakeStart, Payload: payload})
 	if err != nil {
 		return waiting, waking, fmt.Errorf("wake flow: start %s: %w", WakingFlow, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // Watch prints "session N finished (…)" exactly once per session, when a
@@ -35,7 +35,7 @@ func TestWatchPrintsEachFinishOnceAndTablesAll(t *testing.T) {
 	w := NewWatch(store, waiterOwner, say, slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
 	var roots []joinstore.Root
 	for i := 0; i < 2; i++ {
-		res, err := reactor.Start(ctx, store, src, reactor.StartRequest{Owner: waiterOwner, XRC729: "file", OstcID: WaitingFlow, Step: "open_case", Payload: []byte(`{}`)}, time.Now())
+		res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: waiterOwner, Registry: "file", OstcID: WaitingFlow, Step: "open_case", Payload: []byte(`{}`)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
+	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
@@ -190,8 +191,8 @@ func (e *env) runReplicas(ctx context.Context, o *registry.Orchestration, doc ou
 	}
 	e.execs.Store(owner, ex)
 	defer e.execs.Delete(owner)
-	res, err := reactor.Start(ctx, e.replica, e.src, reactor.StartRequest{Owner: owner, XRC729: "difftest", OstcID: o.ID,
-		OstcHash: o.Hash.Hex(), Step: o.Steps[0].ID, Window: 1}, time.Now())
+	res, err := session.Starter{Store: e.replica, Source: e.src}.Start(ctx, session.Request{Owner: owner, Registry: "difftest", OstcID: o.ID,
+		OstcHash: o.Hash.Hex(), Step: o.Steps[0].ID, Window: 1})
 	if err != nil {
 		return run{}, err
 	}
@@ -252,8 +253,8 @@ func (e *env) runRunner(ctx context.Context, o *registry.Orchestration, doc outc
 		return run{}, nil, err
 	}
 	t0 := time.UnixMilli(1_800_000_000_000)
-	res, err := reactor.Start(ctx, e.runner, e.src, reactor.StartRequest{Owner: owner, XRC729: "difftest", OstcID: o.ID,
-		OstcHash: o.Hash.Hex(), Step: o.Steps[0].ID, Window: 1}, t0)
+	res, err := session.Starter{Store: e.runner, Source: e.src, Now: func() time.Time { return t0 }}.Start(ctx, session.Request{Owner: owner, Registry: "difftest", OstcID: o.ID,
+		OstcHash: o.Hash.Hex(), Step: o.Steps[0].ID, Window: 1})
 	if err != nil {
 		return run{}, nil, err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/scenario"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // Config is the chain and the Redis a run uses, and who acts.
@@ -129,10 +130,10 @@ func (e *Engine) Start(ctx context.Context, req scenario.StartRequest) (scenario
 	if err != nil {
 		return scenario.SessionRef{}, fmt.Errorf("start payload: %w", err)
 	}
-	res, err := reactor.Start(ctx, e.store, e.source, reactor.StartRequest{
-		Owner: req.Owner, XRC729: req.Deployment.Registry, OstcID: req.Deployment.OstcID, OstcHash: req.Deployment.Hash,
+	res, err := session.Starter{Store: e.store, Source: e.source, Trusted: true}.Start(ctx, session.Request{
+		Owner: req.Owner, Registry: req.Deployment.Registry, OstcID: req.Deployment.OstcID, OstcHash: req.Deployment.Hash,
 		Step: req.Step, Payload: payload,
-	}, time.Now())
+	})
 	if err != nil {
 		return scenario.SessionRef{}, err
 	}
