@@ -382,19 +382,17 @@ func scenarioRunAction(c *cli.Context) error {
 	}
 	defer env.close()
 
-	// The transaction manager outlives the session manager's drain.
-	xctx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopExec()
-	executor, executorSource, err := scenarioExecutor(xctx, c, env, keys)
+	executor, executorSource, err := scenarioExecutor(c, keys)
 	if err != nil {
 		return err
 	}
-	env.Executor = strings.ToLower(executor.Address().Hex())
-	eng, err := engine.New(ctx, engine.Config{Chain: env.client, ChainID: env.ChainID, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api,
-		Actuator: executor, ExecPoll: c.Duration("exec-poll")})
+	env.Executor = strings.ToLower(chain.Address(executor.Key).Hex())
+	eng, err := engine.New(ctx, engine.Config{Chain: env.client, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api,
+		Executions: executor, ExecPoll: c.Duration("exec-poll")})
 	if err != nil {
 		return cli.Exit("scenario run: "+err.Error(), 1)
 	}
+	defer eng.Close()
 	// The session manager runs until the steps are done; cancelling drains it.
 	mctx, stopManager := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
@@ -424,7 +422,7 @@ func scenarioRunAction(c *cli.Context) error {
 		for _, a := range aliases {
 			fmt.Fprintf(w, "actor %s = %s (%s)\n", a, actors[a], keySource[a])
 		}
-		fmt.Fprintln(w, executorLine(executor, executorSource))
+		fmt.Fprintln(w, executorLine(env.Executor, executorSource))
 	}
 	var last *scenario.RunReport
 	runner := &scenario.Runner{Engine: eng, Actors: actors, Settle: c.Duration("settle"), PlanWait: c.Duration("plan-wait")}

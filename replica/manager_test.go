@@ -44,7 +44,7 @@ func TestReplicaRunsASession(t *testing.T) {
 	}
 	src := reactor.NewStaticSource(o)
 	events := make(chan reactor.Event, 1024)
-	m, err := New(Config{Store: store, Source: src, Exec: exec, Name: "test", Poll: 10 * time.Millisecond,
+	m, err := NewManager(ManagerConfig{Store: store, Source: src, Exec: exec, Name: "test", Poll: 10 * time.Millisecond,
 		OnEvent: func(_ joinstore.Root, e reactor.Event) {
 			select {
 			case events <- e:
@@ -92,25 +92,25 @@ func TestReplicaRunsASession(t *testing.T) {
 	}
 }
 
-// New refuses a Config it cannot run with, naming what is missing.
-func TestNewRefusesAnIncompleteConfig(t *testing.T) {
+// NewManager refuses a ManagerConfig it cannot run with, naming what is missing.
+func TestNewManagerRefusesAnIncompleteConfig(t *testing.T) {
 	store := joinstore.New(nil, joinstore.Config{})
 	src := reactor.NewStaticSource()
 	scripted := &reactor.Scripted{}
 	for _, tc := range []struct {
-		cfg  Config
+		cfg  ManagerConfig
 		want string
 	}{
-		{Config{Source: src, Exec: scripted, Name: "r"}, "replica: no store"},
-		{Config{Store: store, Exec: scripted, Name: "r"}, "replica: no orchestration source"},
-		{Config{Store: store, Source: src, Name: "r"}, "replica: no step executor"},
-		{Config{Store: store, Source: src, Exec: scripted}, "replica: no name (it names the replica in leases)"},
+		{ManagerConfig{Source: src, Exec: scripted, Name: "r"}, "replica: no store"},
+		{ManagerConfig{Store: store, Exec: scripted, Name: "r"}, "replica: no orchestration source"},
+		{ManagerConfig{Store: store, Source: src, Name: "r"}, "replica: no step executor"},
+		{ManagerConfig{Store: store, Source: src, Exec: scripted}, "replica: no name (it names the replica in leases)"},
 	} {
-		if _, err := New(tc.cfg); err == nil || err.Error() != tc.want {
+		if _, err := NewManager(tc.cfg); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
-	m, err := New(Config{Store: store, Source: src, Exec: scripted, Name: "r", Poll: time.Second, MaxRoots: 3})
+	m, err := NewManager(ManagerConfig{Store: store, Source: src, Exec: scripted, Name: "r", Poll: time.Second, MaxRoots: 3})
 	if err != nil || m.Replica != "r" || m.Poll != time.Second || m.MaxRoots != 3 || m.Log == nil {
 		t.Errorf("%+v, %v", m, err)
 	}
