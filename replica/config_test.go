@@ -46,7 +46,9 @@ func TestValidate(t *testing.T) {
 		{"no redis", base(func(c *Config) { c.Redis = redisconn.Config{} }), PartRedis, "no Redis"},
 		{"bad redis address", base(func(c *Config) { c.Redis.Addr = "http://h:1" }), PartRedis, `scheme "http" is not a Redis scheme`},
 		{"sentinels without a master", base(func(c *Config) { c.Redis = redisconn.Config{Sentinels: []string{"h:26379"}} }), PartRedis, "need the name of the master"},
-		{"password twice", base(func(c *Config) { c.Redis = redisconn.Config{Addr: "redis://:pw@h:1/0", Password: "x", PasswordOrigin: "the file"} }), PartRedis, "the file gives one: give it once"},
+		{"password twice", base(func(c *Config) {
+			c.Redis = redisconn.Config{Addr: "redis://:pw@h:1/0", Password: "x", PasswordOrigin: "the file"}
+		}), PartRedis, "the file gives one: give it once"},
 		{"node and chain", base(func(c *Config) { c.Node, c.Chain = "http://h:8545", fakeChain{} }), PartNode, "give one"},
 		{"negative poll", base(func(c *Config) { c.Poll = -time.Second }), PartConfig, "Poll -1s"},
 		{"negative health timeout", base(func(c *Config) { c.HealthTimeout = -time.Second }), PartConfig, "HealthTimeout -1s"},

@@ -88,25 +88,3 @@ func RuleOpener(key *envelope.ReadKey, grants *grant.Store, account string, b ch
 	}
 	return o
 }
-
-// ruleContracts reads rule contracts for the gateway (rpc.RuleReader,
-// rpc.RuleOwners).
-type ruleContracts struct{ b chain.Backend }
-
-// RuleOwner implements rpc.RuleOwners: the rule contract's owner() and
-// the RID of its encryption header.
-func (r ruleContracts) RuleOwner(ctx context.Context, contract common.Address) (common.Address, common.Hash, error) {
-	rule := chain.NewRule(contract, r.b)
-	owner, err := rule.Owner(ctx)
-	if err != nil {
-		return common.Address{}, common.Hash{}, err
-	}
-	enc, err := rule.Encryption(ctx)
-	return owner, enc.RID, err
-}
-
-// RuleText implements rpc.RuleReader.
-func (r ruleContracts) RuleText(ctx context.Context, contract common.Address) (string, bool, error) {
-	st, err := chain.NewRule(contract, r.b).Stored(ctx)
-	return st.Text, st.Encrypted, err
-}

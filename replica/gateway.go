@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/rpc"
@@ -30,7 +31,7 @@ func (r *Replica) serveGateway(context.Context) error {
 		RequireBoundPermits: g.RequireBoundPermits, AllowUnboundGrantPermits: g.AllowUnboundGrantPermits, MaxInFlight: g.MaxInFlight,
 		AnyRegistry: g.AnyRegistry}
 	if ev := r.evidence; ev.bundles != nil || ev.opener != nil {
-		rules := ruleContracts{r.chain}
+		rules := chain.RuleContracts{Backend: r.chain}
 		cfg.GrantStore, cfg.Evidence, cfg.Rules, cfg.RuleOwners = ev.grants, ev.bundles, rules, rules
 		if ev.keys != nil {
 			cfg.ReadKeys = ev.keys

@@ -3,13 +3,11 @@ package replica
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
-	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/ruleexec"
 	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/testenv"
@@ -22,14 +20,7 @@ const owner = "0x00000000000000000000000000000000000000aa"
 func TestReplicaRunsASession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	raw, err := os.ReadFile("../examples/ostc/nested_join.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := registry.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := nestedJoin(t)
 	store, err := OpenStore(ctx, testenv.StartRedis(t).Client(), joinstore.Config{SessionTTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
