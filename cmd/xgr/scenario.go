@@ -18,7 +18,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/devnet/anvil"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/internal/redact"
@@ -206,7 +205,7 @@ func scenarioOutline(f *scenario.File) map[string]any {
 
 // actorKeys gives every alias the file uses a key: the ones named with
 // --actor / --actors-file, the others the development accounts in order of
-// first use (skipping accounts already given to an alias).
+// first use (engine.ActorKeys).
 func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, map[string]string, error) {
 	given := map[string]*ecdsa.PrivateKey{}
 	add := func(spec, where string) error {
@@ -247,37 +246,7 @@ func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, 
 			return nil, nil, err
 		}
 	}
-	dev, err := devnet.DevKeys(devnet.DevAccounts)
-	if err != nil {
-		return nil, nil, err
-	}
-	used := map[string]bool{}
-	for _, k := range given {
-		used[chain.Address(k).Hex()] = true
-	}
-	keys, source := map[string]*ecdsa.PrivateKey{}, map[string]string{}
-	next := 0
-	for _, a := range aliases {
-		if k, ok := given[a]; ok {
-			keys[a], source[a] = k, "--actor"
-			continue
-		}
-		for next < len(dev) && used[chain.Address(dev[next]).Hex()] {
-			next++
-		}
-		if next >= len(dev) {
-			return nil, nil, fmt.Errorf("the file uses %d actors (%s) and only %d development keys exist: give the others with --actor ALIAS=0xKEY", len(aliases), strings.Join(aliases, ", "), len(dev))
-		}
-		keys[a], source[a] = dev[next], fmt.Sprintf("development account %d", next)
-		used[chain.Address(dev[next]).Hex()] = true
-		next++
-	}
-	for a, k := range given { // keys for aliases the file does not use are kept (harmless)
-		if _, ok := keys[a]; !ok {
-			keys[a], source[a] = k, "--actor (unused by the file)"
-		}
-	}
-	return keys, source, nil
+	return engine.ActorKeys(aliases, given)
 }
 
 // redactActor hides what follows "=" in an actor spec (a private key).
