@@ -14,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/devnet/demo"
 	"github.com/xgr-sidecar/xgr/devnet/deploy"
@@ -160,44 +159,11 @@ func devAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("dev: --chain-listen %s (XGR_DEV_CHAIN_LISTEN): %v", c.String("chain-listen"), err), 2)
 	}
 	defer dev.Close()
-	sender, err := chain.NewSender(ctx, dev.Backend(), dev.Key(0), 1)
+	d, err := demo.Deploy(ctx, dev, orchs, rules, c.String("rules-dir"), c.String("flow"))
 	if err != nil {
-		return err
+		return fmt.Errorf("dev: %w", err)
 	}
-	// The registry goes first, so its address is the same in every run.
-	reg, rcpt, err := chain.DeployRegistry(ctx, sender, chain.RegistryInit{})
-	if err != nil {
-		return fmt.Errorf("dev: deploy the registry: %w", err)
-	}
-	texts := make([][]byte, len(orchs))
-	for i, o := range orchs {
-		texts[i] = o.Raw()
-	}
-	var settle *demo.Settlement
-	if rules != nil {
-		if err := rules.Deploy(ctx, sender); err != nil {
-			return fmt.Errorf("dev: %w", err)
-		}
-		if settle, err = demo.DeploySettlement(ctx, sender, rules, c.String("rules-dir"), c.String("flow"), orchs); err != nil {
-			return fmt.Errorf("dev: settlement: %w", err)
-		}
-		for i, o := range orchs {
-			if texts[i], err = rules.Rewrite(o); err != nil {
-				return fmt.Errorf("dev: %w", err)
-			}
-		}
-	}
-	for i, id := range ids {
-		if _, err := deploy.Register(ctx, reg, sender, id, texts[i]); err != nil {
-			return fmt.Errorf("dev: register %s: %w", id, err)
-		}
-	}
-	// The demo trigger listens to a contract of its own, so registering the
-	// orchestrations starts nothing.
-	orders, _, err := chain.DeployRegistry(ctx, sender, chain.RegistryInit{})
-	if err != nil {
-		return fmt.Errorf("dev: deploy the demo orders contract: %w", err)
-	}
+	reg, orders, settle := d.Registry, d.Orders, d.Settlement
 	srv, err := redisserver.StartPrivate("dev")
 	if err != nil {
 		return err
@@ -242,7 +208,7 @@ func devAction(c *cli.Context) error {
 	defer rep.Close()
 	chainID := dev.ChainID().Uint64()
 	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
-		chainID, reg.Address.Hex(), rcpt.BlockNumber.Uint64(), len(ids), srv.Addr)
+		chainID, reg.Address.Hex(), d.Block, len(ids), srv.Addr)
 	if dev.URL != "" {
 		fmt.Fprintf(w, "xgr dev: the chain's JSON-RPC is %s (chain id %d; wallets and ethers.js reach the registry and rules there)\n", dev.URL, chainID)
 	}
@@ -270,7 +236,7 @@ func devAction(c *cli.Context) error {
 	driver := &demo.Driver{Watch: watch, Home: owner, Orders: c.Int("orders"), Every: c.Duration("every"), Flow: c.String("flow"),
 		ExitWhenDone: c.Bool("exit-when-done"), Say: say, Log: log,
 		Put: func(ctx context.Context, id string, text []byte) error {
-			_, err := orders.Put(ctx, sender, id, text)
+			_, err := orders.Put(ctx, d.Sender, id, text)
 			return err
 		}}
 	if wake {
