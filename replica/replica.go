@@ -24,7 +24,6 @@ import (
 	"github.com/xgr-sidecar/xgr/metric"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/redisconn"
-	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/tracing"
 )
 
@@ -235,9 +234,10 @@ func (r *Replica) Run(ctx context.Context) error {
 	return err
 }
 
-// Close stops serving and puts away what New built: the listeners, the
-// executions' upkeep, the gateway, the clients New opened, the traces
-// (flushed). It may be called more than once.
+// Close stops serving and puts away what New built, the last built
+// first: the listeners, the executions' upkeep, the gateway, the clients
+// New opened, the traces (flushed). Call it once Run returned; it may be
+// called more than once.
 func (r *Replica) Close() error {
 	r.closeOnce.Do(func() {
 		r.draining.Store(true)
@@ -251,9 +251,6 @@ func (r *Replica) Close() error {
 	})
 	return r.closeErr
 }
-
-// Name is the replica's name in leases.
-func (r *Replica) Name() string { return r.name }
 
 // Store is the replica's session store.
 func (r *Replica) Store() *joinstore.Store { return r.store }
@@ -273,10 +270,6 @@ func (r *Replica) GatewayURL() string { return r.url }
 
 // Executor is the address that sends executions (zero without them).
 func (r *Replica) Executor() common.Address { return r.executor }
-
-// Rules is the rule source of the steps (nil when every step is
-// scripted).
-func (r *Replica) Rules() rulesource.Source { return r.steps.rules }
 
 // durationOr is d, or def when d is 0.
 func durationOr(d, def time.Duration) time.Duration {
