@@ -15,8 +15,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/xgr-sidecar/xgr/evidence"
-	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/internal/proccpu"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/internal/redisstat"
@@ -144,31 +142,22 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*Report, er
 	if err != nil {
 		return nil, err
 	}
-	exec, err := replica.Steps{Scripted: scripted}.Executor()
-	if err != nil {
-		return nil, err
-	}
-	managers := make([]*reactor.Manager, cfg.Replicas)
-	for i := range managers {
-		rdb := dial()
+	replicas := make([]*replica.Replica, cfg.Replicas)
+	for i := range replicas {
+		rdb := dial() // each replica its own connection pool
 		defer rdb.Close()
-		store, err := replica.OpenStore(ctx, rdb, cfg.Store) // as xgr run
-		if err != nil {
-			return nil, fmt.Errorf("redis %s: %w", b.where, err)
-		}
-		rdb.AddHook(rt)
-		rc := replica.Config{Store: store, Source: src, Exec: exec, Name: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
-			Poll: cfg.Poll, MaxRoots: cfg.Concurrency, OnEvent: clock.onEvent}
-		if cfg.LogBundles {
-			ev, err := evidence.New(rdb, evidence.Config{Grants: grant.New(rdb)})
-			if err != nil {
-				return nil, err
-			}
-			rc.Bundles = ev
-		}
-		if managers[i], err = replica.New(rc); err != nil {
+		rep, err := replica.New(ctx, replica.Config{Client: rdb, Store: cfg.Store, Name: fmt.Sprintf("bench-%d-%s", i+1, b.owner[2:10]),
+			Orchestrations: []*registry.Orchestration{cfg.Orch}, Rules: replica.Rules{Outcomes: scripted}, Evidence: replica.Evidence{Bundles: cfg.LogBundles},
+			Poll: cfg.Poll, MaxSessions: cfg.Concurrency, OnEvent: clock.onEvent, Log: cfg.Log})
+		var re *replica.Error
+		if errors.As(err, &re) && re.Part == replica.PartRedis {
+			return nil, fmt.Errorf("redis %s: %w", b.where, re.Err)
+		} else if err != nil {
 			return nil, err
 		}
+		defer rep.Close()
+		rdb.AddHook(rt) // after the scripts were loaded: the run's round trips only
+		replicas[i] = rep
 	}
 	before, err := b.info(ctx)
 	if err != nil {
@@ -181,9 +170,9 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*Report, er
 	runCtx, stopRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	start, cpu0 := time.Now(), proccpu.Used()
-	for _, m := range managers {
+	for _, rep := range replicas {
 		wg.Add(1)
-		go func() { defer wg.Done(); m.Run(runCtx) }()
+		go func() { defer wg.Done(); rep.Run(runCtx) }()
 	}
 	finished, waitErr := b.wait(ctx, clock, start)
 	elapsed, clientCPU := time.Since(start), proccpu.Used()-cpu0
@@ -192,7 +181,7 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*Report, er
 	if waitErr == nil {
 		// The root actors give their finished sessions back (part of the
 		// engine's work per session) before the second reading.
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && running(managers) > 0; {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && running(replicas) > 0; {
 			time.Sleep(time.Millisecond)
 		}
 	}
@@ -224,10 +213,11 @@ func (b *bench) run(ctx context.Context, dial func() *redis.Client) (*Report, er
 	return report, nil
 }
 
-func running(ms []*reactor.Manager) int {
+// running is how many sessions the replicas run now.
+func running(rs []*replica.Replica) int {
 	n := 0
-	for _, m := range ms {
-		n += m.Running()
+	for _, r := range rs {
+		n += r.Running()
 	}
 	return n
 }

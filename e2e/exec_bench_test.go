@@ -92,7 +92,7 @@ func BenchmarkExecutionSteps(b *testing.B) {
 	var latencies []time.Duration
 	var lastRetry string
 	src := reactor.NewStaticSource(orch)
-	m, err := replica.New(replica.Config{Store: store, Source: src, Exec: exec, Name: "bench", Poll: 20 * time.Millisecond,
+	m, err := replica.NewManager(replica.ManagerConfig{Store: store, Source: src, Exec: exec, Name: "bench", Poll: 20 * time.Millisecond,
 		MaxRoots: 1024, Actuator: sender, ExecPoll: 100 * time.Millisecond, Log: discard(),
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
 			k := r.String() + "/" + e.Pid

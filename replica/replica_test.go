@@ -3,137 +3,155 @@ package replica
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/redisconn"
 	"github.com/xgr-sidecar/xgr/registry"
-	"github.com/xgr-sidecar/xgr/ruleexec"
-	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/session"
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
-const owner = "0x00000000000000000000000000000000000000aa"
-
-// An assembled replica runs a session of the nested-join example to the
-// end, every step played by the scripted outcomes, and gives it back.
-func TestReplicaRunsASession(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// A minimal replica — a Redis it opens itself, an orchestration file,
+// scripted outcomes, one ops listener and a production replica's checks
+// — serves /healthz, /readyz and /metrics once New returns, runs a
+// session to its end, fails /readyz once it drains, and after Close
+// listens no more and has closed the client New opened.
+func TestNewRunClose(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	raw, err := os.ReadFile("../examples/ostc/nested_join.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := registry.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := OpenStore(ctx, testenv.StartRedis(t).Client(), joinstore.Config{SessionTTL: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := testenv.StartRedis(t)
+	o := nestedJoin(t)
 	scripted, err := reactor.ParseOutcomes([]byte(`{"default": {"result": "valid"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec, err := Steps{Scripted: scripted}.Executor()
+	var events atomic.Int64
+	rep, err := New(ctx, Config{Name: "it", Redis: redisconn.Config{Addr: "redis://" + srv.Addr + "/0"}, Store: joinstore.Config{SessionTTL: time.Hour},
+		Orchestrations: []*registry.Orchestration{o}, Rules: Rules{Outcomes: scripted}, Poll: 10 * time.Millisecond,
+		Listeners: []Listener{{Addr: "127.0.0.1:0", HTTP: httpserve.Config{Name: "listen"}}}, Checks: &Checks{},
+		OnEvent: func(joinstore.Root, reactor.Event) { events.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := reactor.NewStaticSource(o)
-	events := make(chan reactor.Event, 1024)
-	m, err := New(Config{Store: store, Source: src, Exec: exec, Name: "test", Poll: 10 * time.Millisecond,
-		OnEvent: func(_ joinstore.Root, e reactor.Event) {
-			select {
-			case events <- e:
-			default:
-			}
-		}})
-	if err != nil {
-		t.Fatal(err)
+	defer rep.Close()
+	if len(rep.Addrs()) != 1 || strings.HasSuffix(rep.Addrs()[0], ":0") {
+		t.Fatalf("listening on %v, want one bound address", rep.Addrs())
 	}
-	res, err := session.Starter{Store: store, Source: src}.Start(ctx, session.Request{Owner: owner, Registry: "test", OstcID: o.ID, Step: o.Steps[0].ID})
-	if err != nil {
-		t.Fatal(err)
+	base := "http://" + rep.Addrs()[0]
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, body := get(t, base+path); code != 200 || !strings.HasPrefix(body, "ok: redis write acknowledged") {
+			t.Errorf("%s before Run: %d %s", path, code, body)
+		}
 	}
+
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- m.Run(runCtx) }()
-	defer func() { stop(); <-done }()
-	for {
-		procs, err := store.Processes(ctx, res.Root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		live := 0
-		for _, p := range procs {
-			if p.Status.Live() {
-				live++
-			}
-		}
-		if live == 0 && len(procs) > 1 {
-			for _, p := range procs {
-				if p.Status != joinstore.StatusDone {
-					t.Errorf("process %s (%s): %s", p.Pid, p.ResumeStep, p.Status)
-				}
-			}
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the session did not finish: %+v", procs)
-		case <-time.After(20 * time.Millisecond):
+	go func() { done <- rep.Run(runCtx) }()
+	res, err := session.Starter{Store: rep.Store(), Source: rep.Source()}.Start(ctx, session.Request{Owner: owner, Registry: "test", OstcID: o.ID, Step: o.Steps[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := int64(0); n < 1; time.Sleep(10 * time.Millisecond) {
+		if n, err = rep.Store().FinishedSessions(ctx, res.Root.Owner); err != nil || ctx.Err() != nil {
+			t.Fatalf("the session did not finish: %v %v", err, ctx.Err())
 		}
 	}
-	if len(events) == 0 {
+	if events.Load() == 0 {
 		t.Error("OnEvent saw no event")
 	}
+	if code, body := get(t, base+"/metrics"); code != 200 || !strings.Contains(body, "xgr_") {
+		t.Errorf("/metrics: %d, no xgr_ series", code)
+	}
+
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Run after a drain: %v", err)
+	}
+	if rep.Running() != 0 {
+		t.Errorf("%d sessions still running after the drain", rep.Running())
+	}
+	if code, body := get(t, base+"/readyz"); code != 503 || !strings.Contains(body, "draining") {
+		t.Errorf("/readyz after the drain: %d %s", code, body)
+	}
+	if code, _ := get(t, base+"/healthz"); code != 200 {
+		t.Errorf("/healthz after the drain: %d", code)
+	}
+
+	if err := rep.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+	if c, err := net.DialTimeout("tcp", rep.Addrs()[0], time.Second); err == nil {
+		c.Close()
+		t.Error("the ops listener still accepts connections after Close")
+	}
+	if err := rep.rdb.Ping(ctx).Err(); !errors.Is(err, redis.ErrClosed) {
+		t.Errorf("the client New opened: PING after Close: %v, want %v", err, redis.ErrClosed)
+	}
 }
 
-// New refuses a Config it cannot run with, naming what is missing.
-func TestNewRefusesAnIncompleteConfig(t *testing.T) {
-	store := joinstore.New(nil, joinstore.Config{})
-	src := reactor.NewStaticSource()
+// New fails with the part that failed and leaves nothing open: a Redis
+// that does not answer (naming it), a listener address that is taken.
+func TestNewFailsCleanly(t *testing.T) {
+	ctx := context.Background()
 	scripted := &reactor.Scripted{}
-	for _, tc := range []struct {
-		cfg  Config
-		want string
-	}{
-		{Config{Source: src, Exec: scripted, Name: "r"}, "replica: no store"},
-		{Config{Store: store, Exec: scripted, Name: "r"}, "replica: no orchestration source"},
-		{Config{Store: store, Source: src, Name: "r"}, "replica: no step executor"},
-		{Config{Store: store, Source: src, Exec: scripted}, "replica: no name (it names the replica in leases)"},
-	} {
-		if _, err := New(tc.cfg); err == nil || err.Error() != tc.want {
-			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
-		}
+	_, err := New(ctx, Config{Redis: redisconn.Config{Addr: "127.0.0.1:1", Origin: "the test"}, Rules: Rules{Outcomes: scripted}})
+	var re *Error
+	if !errors.As(err, &re) || re.Part != PartRedis || re.Usage || !strings.Contains(err.Error(), "Redis at 127.0.0.1:1 (the test): connection refused") {
+		t.Errorf("unreachable Redis: %v", err)
 	}
-	m, err := New(Config{Store: store, Source: src, Exec: scripted, Name: "r", Poll: time.Second, MaxRoots: 3})
-	if err != nil || m.Replica != "r" || m.Poll != time.Second || m.MaxRoots != 3 || m.Log == nil {
-		t.Errorf("%+v, %v", m, err)
+
+	srv := testenv.StartRedis(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	rdb := srv.Client()
+	_, err = New(ctx, Config{Client: rdb, Rules: Rules{Outcomes: scripted},
+		Listeners: []Listener{{Addr: taken.Addr().String(), HTTP: httpserve.Config{Name: "listen"}}}})
+	if !errors.As(err, &re) || re.Part != PartListener || re.Name != "listen" || re.Addr != taken.Addr().String() || !re.Usage {
+		t.Errorf("a taken listener address: %v", err)
+	}
+	// The caller's client is the caller's: New did not close it.
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Errorf("the caller's client after a failed New: %v", err)
 	}
 }
 
-// Steps: rules with the scripted outcomes as fallback, scripted alone, or
-// nothing to run a step with.
-func TestStepsExecutor(t *testing.T) {
-	scripted := &reactor.Scripted{}
-	rules := &rulesource.Loader{}
-	x, err := Steps{Rules: rules, Scripted: scripted}.Executor()
-	if re, ok := x.(*ruleexec.Executor); err != nil || !ok || re.Rules != rulesource.Source(rules) || re.Fallback != reactor.Executor(scripted) {
-		t.Errorf("rules and outcomes: %#v, %v", x, err)
+// nestedJoin is the orchestration of examples/ostc/nested_join.json.
+func nestedJoin(t *testing.T) *registry.Orchestration {
+	t.Helper()
+	raw, err := os.ReadFile("../examples/ostc/nested_join.json")
+	o, perr := registry.Parse(raw)
+	if err != nil || perr != nil {
+		t.Fatal(errors.Join(err, perr))
 	}
-	x, err = Steps{Rules: rules}.Executor()
-	if re, ok := x.(*ruleexec.Executor); err != nil || !ok || re.Fallback != nil {
-		t.Errorf("rules alone: %#v, %v", x, err)
+	return o
+}
+
+// get is the status and body of a GET of url.
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(url)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if x, err := (Steps{Scripted: scripted}).Executor(); err != nil || x != reactor.Executor(scripted) {
-		t.Errorf("outcomes alone: %#v, %v", x, err)
-	}
-	if _, err := (Steps{}).Executor(); !errors.Is(err, ErrNoSteps) {
-		t.Errorf("nothing: %v", err)
-	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

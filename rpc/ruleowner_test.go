@@ -19,20 +19,6 @@ import (
 	"github.com/xgr-sidecar/xgr/testenv"
 )
 
-// chainRuleOwners reads rule contracts for the gateway (rpc.RuleOwners),
-// as xgr run's wiring does.
-type chainRuleOwners struct{ b chain.Backend }
-
-func (r chainRuleOwners) RuleOwner(ctx context.Context, contract common.Address) (common.Address, common.Hash, error) {
-	rule := chain.NewRule(contract, r.b)
-	owner, err := rule.Owner(ctx)
-	if err != nil {
-		return common.Address{}, common.Hash{}, err
-	}
-	enc, err := rule.Encryption(ctx)
-	return owner, enc.RID, err
-}
-
 // Issue 38 High 2, the stranger attack on anvil and Redis. The victim
 // (key 0) seals its rule for xgr's read key (xgr rule encrypt --to) and
 // commits it with its header (xgr rule update --rid): the RID is public on
@@ -50,7 +36,7 @@ func TestRuleRIDFollowsTheContractOwner(t *testing.T) {
 	ctx := context.Background()
 	g := newEvidenceGatewayCfg(t, rdb, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), func(c *rpc.Config) {
 		c.ChainID = a.ChainID()
-		c.RuleOwners = chainRuleOwners{a.Backend()}
+		c.RuleOwners = chain.RuleContracts{Backend: a.Backend()}
 	})
 	victimKey, strangerKey := a.Key(0), a.Key(2)
 	victim, stranger := lower(a.Address(0)), lower(a.Address(2))

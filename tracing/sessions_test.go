@@ -99,7 +99,7 @@ func TestTraceOfARunningSession(t *testing.T) {
 	tr := tracing.New(provider(exp, "r"))
 	finished := make(chan joinstore.Root, 1)
 	src := reactor.NewStaticSource(o)
-	m, err := replica.New(replica.Config{Store: store, Source: src, Exec: scripted, Name: "r", Poll: 10 * time.Millisecond,
+	m, err := replica.NewManager(replica.ManagerConfig{Store: store, Source: src, Exec: scripted, Name: "r", Poll: 10 * time.Millisecond,
 		OnEvent: tr.Event, Lifecycle: reactor.Lifecycle{Finished: func(r joinstore.Root, _ joinstore.Outcome) { tr.Finished(r); finished <- r }}})
 	if err != nil {
 		t.Fatal(err)

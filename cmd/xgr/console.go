@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/console"
+	"github.com/xgr-sidecar/xgr/replica"
 )
 
 // consoleFlags are the operator console's flags (xgr run, xgr dev).
@@ -61,17 +60,11 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// newConsole returns the console of a replica (nil when it is off), with
-// the flags' action settings: direct actions with --ui-actions, permit
-// actions through the gateway cfg.Gateway names (signed for the chain and
-// --rpc-precompile).
-func newConsole(c *cli.Context, cfg console.Config) *console.Console {
+// consoleOf is the console of the flags (nil when it is off): direct
+// actions with --ui-actions.
+func consoleOf(c *cli.Context) *replica.Console {
 	if !consoleOn(c) {
 		return nil
 	}
-	cfg.DirectActions = c.Bool("ui-actions")
-	if pre := c.String("rpc-precompile"); common.IsHexAddress(pre) {
-		cfg.ControlContract = common.HexToAddress(pre)
-	}
-	return console.New(cfg)
+	return &replica.Console{DirectActions: c.Bool("ui-actions")}
 }

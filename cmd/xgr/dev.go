@@ -14,25 +14,15 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/authority"
-	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/console"
 	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/devnet/demo"
 	"github.com/xgr-sidecar/xgr/devnet/deploy"
-	"github.com/xgr-sidecar/xgr/execution"
-	"github.com/xgr-sidecar/xgr/grant"
-	"github.com/xgr-sidecar/xgr/indexer"
-	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/joinstore"
-	"github.com/xgr-sidecar/xgr/metric"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/replica"
-	"github.com/xgr-sidecar/xgr/rpc"
-	"github.com/xgr-sidecar/xgr/rule"
-	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/txmanager"
 )
 
 func devCommand() *cli.Command {
@@ -131,6 +121,10 @@ func devAction(c *cli.Context) error {
 	if err := checkConsoleFlags(c); err != nil {
 		return err
 	}
+	gateway, err := gatewayOf(c)
+	if err != nil {
+		return err
+	}
 	wake, wakeNote := c.Bool("wake-flow"), ""
 	switch {
 	case !wake:
@@ -165,44 +159,11 @@ func devAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("dev: --chain-listen %s (XGR_DEV_CHAIN_LISTEN): %v", c.String("chain-listen"), err), 2)
 	}
 	defer dev.Close()
-	sender, err := chain.NewSender(ctx, dev.Backend(), dev.Key(0), 1)
+	d, err := demo.Deploy(ctx, dev, orchs, rules, c.String("rules-dir"), c.String("flow"))
 	if err != nil {
-		return err
+		return fmt.Errorf("dev: %w", err)
 	}
-	// The registry goes first, so its address is the same in every run.
-	reg, rcpt, err := chain.DeployRegistry(ctx, sender, chain.RegistryInit{})
-	if err != nil {
-		return fmt.Errorf("dev: deploy the registry: %w", err)
-	}
-	texts := make([][]byte, len(orchs))
-	for i, o := range orchs {
-		texts[i] = o.Raw()
-	}
-	var settle *demo.Settlement
-	if rules != nil {
-		if err := rules.Deploy(ctx, sender); err != nil {
-			return fmt.Errorf("dev: %w", err)
-		}
-		if settle, err = demo.DeploySettlement(ctx, sender, rules, c.String("rules-dir"), c.String("flow"), orchs); err != nil {
-			return fmt.Errorf("dev: settlement: %w", err)
-		}
-		for i, o := range orchs {
-			if texts[i], err = rules.Rewrite(o); err != nil {
-				return fmt.Errorf("dev: %w", err)
-			}
-		}
-	}
-	for i, id := range ids {
-		if _, err := deploy.Register(ctx, reg, sender, id, texts[i]); err != nil {
-			return fmt.Errorf("dev: register %s: %w", id, err)
-		}
-	}
-	// The demo trigger listens to a contract of its own, so registering the
-	// orchestrations starts nothing.
-	orders, _, err := chain.DeployRegistry(ctx, sender, chain.RegistryInit{})
-	if err != nil {
-		return fmt.Errorf("dev: deploy the demo orders contract: %w", err)
-	}
+	reg, orders, settle := d.Registry, d.Orders, d.Settlement
 	srv, err := redisserver.StartPrivate("dev")
 	if err != nil {
 		return err
@@ -210,83 +171,9 @@ func devAction(c *cli.Context) error {
 	defer srv.Stop()
 	rdb := srv.Client()
 	defer rdb.Close()
-	metrics := metric.New(log)
-	rdb.AddHook(metrics.RedisHook())
-	// The executor outlives the session manager's drain.
-	xctx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopExec()
-	var actuator execution.Actuator
-	if settle != nil {
-		if err := settle.Start(xctx, dev, rdb, metrics.Executions()); err != nil {
-			return fmt.Errorf("dev: %w", err)
-		}
-		actuator = metrics.CountRefusals(settle.Sender)
-	}
-	store, err := replica.OpenStore(ctx, rdb, joinstore.Config{SessionTTL: time.Hour})
-	if err != nil {
-		return fmt.Errorf("dev: redis: %w", err)
-	}
-	bundles, grants, err := devBundles(c, rdb)
-	if err != nil {
-		return err
-	}
-	chainID := dev.ChainID().Uint64()
-	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
-		chainID, reg.Address.Hex(), rcpt.BlockNumber.Uint64(), len(ids), srv.Addr)
-	if dev.URL != "" {
-		fmt.Fprintf(w, "xgr dev: the chain's JSON-RPC is %s (chain id %d; wallets and ethers.js reach the registry and rules there)\n", dev.URL, chainID)
-	}
-	if rules != nil {
-		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
-		if settle != nil {
-			fmt.Fprint(w, settle.Line())
-		}
-	} else {
-		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
-	}
-
 	cfg, err := demo.TriggerConfig(reg.Address, orders.Address, c.String("flow"), firstStep(orchs, c.String("flow")))
 	if err != nil {
 		return err
-	}
-	idx := indexstore.New(rdb, chainID)
-	source := indexer.NewCacheSource(idx, dev.Backend())
-	steps := replica.Steps{Scripted: scripted, Log: log}
-	// Every front door resolves a start's rule references as the steps
-	// will, before it decides the runner's authority.
-	resolver := authority.ScriptedSteps(nil)
-	if scripted == nil {
-		loader := &rulesource.Loader{Chain: rulesource.NewChain(dev.Backend())}
-		steps = replica.Steps{Rules: loader,
-			API: &rule.HTTPCaller{}, Reads: &chain.Reads{Default: dev.Backend()}, Log: log, Evidence: bundles != nil}
-		resolver = loader
-	}
-	checker := authority.NewChecker(authority.NewChainReader(dev.Backend())).WithRules(resolver)
-	url, gateway, stopGateway, err := serveGateway(c, rpc.Config{Store: store, Source: source, Authority: checker,
-		Registries: &indexer.Followed{Registries: cfg.Registries}, ChainID: dev.ChainID(), Log: log, GrantStore: grants, Evidence: bundles, RuleOwners: chainRules{dev.Backend()}})
-	if err != nil {
-		return err
-	}
-	defer stopGateway()
-	if grants == nil {
-		grants = grant.New(rdb)
-	}
-	ui := newConsole(c, console.Config{Store: store, Redis: rdb, Source: source, Rules: steps.Rules, Gateway: gateway, Chain: dev.Backend(), ChainID: chainID, Index: idx, Log: log,
-		Authority: checker, Bundles: consoleBundles(rdb, bundles, grants), Grants: grants})
-	if addr := c.String("listen"); addr != "" {
-		ops, bound, err := serveOps(addr, listenerConfig(c, "listen"), metrics.Registry, store, "dev", time.Second, func() error { return ctx.Err() }, ui)
-		if err != nil {
-			return cli.Exit(fmt.Sprintf("dev: --listen %s: %v", addr, err), 2)
-		}
-		defer ops.Shutdown(context.WithoutCancel(ctx))
-		if ui != nil {
-			fmt.Fprintf(w, "xgr dev: console http://%s/ui/\n", bound)
-		}
-	}
-	if url != "" {
-		fmt.Fprintf(w, "xgr dev: JSON-RPC gateway %s (chain id %d, registry %s, control contract %s)\n", url, chainID, reg.Address.Hex(), c.String("rpc-precompile"))
-		fmt.Fprintf(w, "xgr dev: the registry's owner is dev account %s, private key 0x%x (a well-known development key: never use it on a real chain)\n",
-			dev.Address(0).Hex(), crypto.FromECDSA(dev.Key(0)))
 	}
 	var mu sync.Mutex
 	say := func(format string, args ...any) { // the timeline and the demo write from several goroutines
@@ -295,64 +182,79 @@ func devAction(c *cli.Context) error {
 		fmt.Fprintf(w, format, args...)
 	}
 	owner := strings.ToLower(dev.Address(0).Hex())
-	watch := demo.NewWatch(store, owner, say, log)
+	var watch *demo.Watch // set before the replica runs
 	timeline := c.Bool("timeline")
-	exec, err := steps.Executor()
-	if err != nil {
-		return err
-	}
-	m, err := replica.New(replica.Config{Store: store, Source: source, Exec: exec, Name: "dev", Poll: 50 * time.Millisecond, Log: log, Lifecycle: metrics.Lifecycle("dev"), Bundles: bundleWriter(bundles),
-		Actuator: actuator, ExecPoll: 50 * time.Millisecond,
+	rc := replica.Config{Name: "dev", Log: log, Client: rdb, Store: joinstore.Config{SessionTTL: time.Hour}, Chain: dev.Backend(),
+		Index: &replica.Index{Config: *cfg, Poll: 100 * time.Millisecond}, Rules: replica.Rules{FromChain: scripted == nil, Outcomes: scripted},
+		Evidence: replica.Evidence{Bundles: c.Bool("log-bundles")}, Poll: 50 * time.Millisecond, ExecPoll: 50 * time.Millisecond,
+		Gateway: gateway, Console: consoleOf(c), Listeners: listenersOf(c, "listen"), ControlContract: controlContract(c), HealthTimeout: time.Second,
 		OnEvent: func(r joinstore.Root, e reactor.Event) {
-			metrics.Event(r, e)
 			watch.Add(r)
 			if e.Type == reactor.EvExecOutcome {
 				say("%s", demo.SettledLine(demo.Label(r.Owner, r.RootPid, owner), e.Step, e.Detail))
 			}
-			if ui != nil {
-				ui.Record(r, e)
-			}
 			if timeline {
 				say("session %-4s %-13s %-6s %-8s %s\n", demo.Label(r.Owner, r.RootPid, owner), e.Type, e.Pid, e.Step, e.Detail)
 			}
-		}})
+		}}
+	if settle != nil {
+		policy, key := settle.Executor(dev)
+		rc.Executions = &replica.Executions{Policy: policy, Key: key, Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 1}, Poll: 50 * time.Millisecond}
+	}
+	rep, err := replica.New(ctx, rc)
 	if err != nil {
-		return err
+		return replicaExit(c, err)
 	}
-	svc := &indexer.Service{
-		Follower: &indexer.Follower{Chain: dev.Backend(), ChainID: chainID, Index: idx, Registries: cfg.Registries, Triggers: cfg.Triggers, Log: log},
-		Starter: &indexer.Starter{Chain: dev.Backend(), Index: idx, Store: store, Source: source, Finality: cfg.Finality, Confirmations: cfg.Confirmations, Log: log,
-			Authority: checker},
-		Poll: 100 * time.Millisecond, Log: log, Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+	defer rep.Close()
+	chainID := dev.ChainID().Uint64()
+	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
+		chainID, reg.Address.Hex(), d.Block, len(ids), srv.Addr)
+	if dev.URL != "" {
+		fmt.Fprintf(w, "xgr dev: the chain's JSON-RPC is %s (chain id %d; wallets and ethers.js reach the registry and rules there)\n", dev.URL, chainID)
 	}
-	svc.Starter.Count, svc.Starter.Waited = metrics.TriggerStart, metrics.TriggerWaited
-	metrics.AddSessions(store, m.Running)
-	metrics.AddIndex(dev.Backend(), idx)
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); svc.Run(ctx) }()
-	go func() { defer wg.Done(); m.Run(ctx) }()
+	if rules != nil {
+		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
+		if settle != nil {
+			fmt.Fprint(w, settle.Line(rep.Executor()))
+		}
+	} else {
+		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
+	}
+	if rc.Console != nil {
+		fmt.Fprintf(w, "xgr dev: console http://%s/ui/\n", rep.Addrs()[0])
+	}
+	if url := rep.GatewayURL(); url != "" {
+		fmt.Fprintf(w, "xgr dev: JSON-RPC gateway %s (chain id %d, registry %s, control contract %s)\n", url, chainID, reg.Address.Hex(), c.String("rpc-precompile"))
+		fmt.Fprintf(w, "xgr dev: the registry's owner is dev account %s, private key 0x%x (a well-known development key: never use it on a real chain)\n",
+			dev.Address(0).Hex(), crypto.FromECDSA(dev.Key(0)))
+	}
+	watch = demo.NewWatch(rep.Store(), owner, say, log)
+	runErr := make(chan error, 1)
+	go func() { runErr <- rep.Run(ctx) }()
 
 	say("%s", wakeNote)
 	driver := &demo.Driver{Watch: watch, Home: owner, Orders: c.Int("orders"), Every: c.Duration("every"), Flow: c.String("flow"),
 		ExitWhenDone: c.Bool("exit-when-done"), Say: say, Log: log,
 		Put: func(ctx context.Context, id string, text []byte) error {
-			_, err := orders.Put(ctx, sender, id, text)
+			_, err := orders.Put(ctx, d.Sender, id, text)
 			return err
 		}}
 	if wake {
-		driver.Wake = &demo.WakeFlow{Store: store, Source: source, Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
+		driver.Wake = &demo.WakeFlow{Store: rep.Store(), Source: rep.Source(), Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
 			WaitStart: firstStep(orchs, demo.WaitingFlow), WakeStart: firstStep(orchs, demo.WakingFlow)}
 		driver.Wake.WakerRule = rules.Contract(demo.WakingFlow, driver.Wake.WakeStart)
 	}
 	driver.Run(ctx)
 	cancel()
-	wg.Wait()
+	err = <-runErr
 	// The summary of every session this run saw; Redis is still up.
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	fmt.Fprintln(w)
-	return watch.Table(rctx, w)
+	if terr := watch.Table(rctx, w); terr != nil {
+		return terr
+	}
+	return replicaExit(c, err)
 }
 
 // indexOf is the position of id in ids, or -1.

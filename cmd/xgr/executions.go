@@ -13,10 +13,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/execution"
-	"github.com/xgr-sidecar/xgr/execution/onchain"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/metric"
-	"github.com/xgr-sidecar/xgr/txmanager"
+	"github.com/xgr-sidecar/xgr/replica"
 )
 
 // executionFlags turn on executions and name the executor key (never the
@@ -47,62 +46,40 @@ func executionsOf(c *cli.Context, file string, raw []byte) (execution.Config, []
 	return cfg, rest, nil
 }
 
-// startExecutions builds the executor (the transaction manager behind an
-// Actuator) when executions are enabled, and runs its upkeep until ctx
-// ends. Receipts are final under the indexer's finality rule; "auto" asks
-// the node whether it has a finalized block. nil when executions are off.
-// With metrics (xgr run's /metrics) the executor's xgr_txm_* series and
-// xgr_execution_refusals_total are registered there.
-func startExecutions(ctx context.Context, c *cli.Context, replica string, x execution.Config, rdb redis.UniversalClient, client *ethclient.Client, fin indexer.Finality, metrics *metric.Set) (execution.Actuator, error) {
+// executorOf is the executor of xgr run: nil when executions are off,
+// else the executions: policy x and the executor key of
+// --executor-keystore with --password-file or $XGR_EXECUTOR_KEY
+// (receipts final under the index's finality).
+func executorOf(c *cli.Context, x execution.Config) (*replica.Executions, error) {
 	if !x.Enabled {
 		return nil, nil
 	}
-	if client == nil {
+	if c.String("rpc") == "" {
 		return nil, cli.Exit(cmdName(c)+": executions need --rpc: they are sent to that node", 2)
 	}
 	key, err := execution.LoadKey(c.String("executor-keystore"), c.String("password-file"), os.Getenv)
 	if err != nil {
 		return nil, cli.Exit(cmdName(c)+": executions: "+err.Error(), 2)
 	}
-	tf := txmanager.Finality{Mode: fin.Mode, Confirmations: fin.Confirmations}
-	if fin.Mode == "auto" {
-		v, err := fin.View(ctx, client)
-		if err != nil {
-			return nil, cli.Exit(cmdName(c)+": executions: "+err.Error(), 1)
-		}
-		tf.Mode = "finalized"
-		if v.Fallback {
-			tf.Mode = "confirmations"
-		}
+	return &replica.Executions{Policy: x, Key: key}, nil
+}
+
+// startExecutions starts the executor of the flags and policy x when
+// executions are enabled (nil when they are off): receipts are final
+// under fin, and its upkeep runs until ctx ends (replica.StartExecutor).
+func startExecutions(ctx context.Context, c *cli.Context, x execution.Config, rdb redis.UniversalClient, client *ethclient.Client, fin indexer.Finality, metrics *metric.Set) (execution.Actuator, error) {
+	if client == nil && x.Enabled {
+		return nil, cli.Exit(cmdName(c)+": executions need --rpc: they are sent to that node", 2)
 	}
-	mc := txmanager.Config{Finality: tf, Log: slog.Default(), Replica: replica, LeaseTTL: x.SenderLease}
-	if mc.LeaseTTL == 0 && c.IsSet("root-lease") {
-		mc.LeaseTTL = c.Duration("root-lease") // a sender's takeover takes no longer than a session's
+	ex, err := executorOf(c, x)
+	if ex == nil || err != nil {
+		return nil, err
 	}
-	if metrics != nil {
-		mc.Metrics = metrics.Executions()
-	}
-	s, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: rdb, Chain: client, Key: key, Manager: mc})
+	a, err := replica.StartExecutor(ctx, *ex, rdb, client, fin, metrics, slog.Default())
 	if err != nil {
-		return nil, cli.Exit(cmdName(c)+": executions: "+err.Error(), 2)
+		return nil, replicaExit(c, err)
 	}
-	go func() {
-		if err := s.Run(ctx); err != nil && ctx.Err() == nil {
-			slog.Error("executions: the transaction manager stopped", "err", err)
-		}
-	}()
-	v := x.View()
-	slog.Info("executions on", "executor", s.Address().Hex(), "finality", tf.Mode, "confirmations", tf.Confirmations,
-		"anyTarget", v.AnyTarget, "targets", len(v.Targets), "maxGasLimit", v.MaxGasLimit, "maxSessionGas", v.MaxSessionGas,
-		"maxGasPerOwnerPerDay", v.MaxGasPerOwnerPerDay, "spendBoundPerOwnerPerDay", v.SpendBoundPerOwnerPerDay,
-		"valueMaxPerSession", v.ValueMaxPerSession, "valueMaxPerOwnerPerDay", v.ValueMaxPerOwnerPerDay)
-	for _, d := range v.Dangers {
-		slog.Warn("executions: dangerous policy", "setting", d)
-	}
-	if metrics != nil {
-		return metrics.CountRefusals(s), nil
-	}
-	return s, nil
+	return a, nil
 }
 
 // executionsCommand inspects the executions: section.

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
-	"math/big"
-	"net/http"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/urfave/cli/v2"
 
-	"github.com/xgr-sidecar/xgr/internal/httpserve"
-	"github.com/xgr-sidecar/xgr/rpc"
+	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rpc/permit"
 )
 
@@ -40,62 +36,38 @@ func gatewayFlags(listen string) []cli.Flag {
 	}
 }
 
-// serveGateway starts the gateway if --rpc-listen is set; it returns the
-// URL it serves ("" when off), its handler (nil when off; the console
-// passes its page's calls to it) and a stop function.
-func serveGateway(c *cli.Context, cfg rpc.Config) (string, http.Handler, func(), error) {
+// gatewayOf is the gateway of --rpc-listen and its flags (nil when
+// --rpc-listen is empty).
+func gatewayOf(c *cli.Context) (*replica.Gateway, error) {
 	addr := c.String("rpc-listen")
 	if addr == "" {
-		return "", nil, func() {}, nil
+		return nil, nil
 	}
-	pre := c.String("rpc-precompile")
-	if !common.IsHexAddress(pre) {
-		return "", nil, nil, cli.Exit(fmt.Sprintf("--rpc-precompile %q: want an address (0x and 40 hex digits)", pre), 2)
+	if pre := c.String("rpc-precompile"); !common.IsHexAddress(pre) {
+		return nil, cli.Exit(fmt.Sprintf("--rpc-precompile %q: want an address (0x and 40 hex digits)", pre), 2)
 	}
 	if c.Int("rpc-max-body") < 1024 || c.Int("rpc-max-inflight") < 1 {
-		return "", nil, nil, cli.Exit("--rpc-max-body must be at least 1024 and --rpc-max-inflight at least 1", 2)
+		return nil, cli.Exit("--rpc-max-body must be at least 1024 and --rpc-max-inflight at least 1", 2)
 	}
-	cfg.ControlContract = common.HexToAddress(pre)
-	cfg.Skew = c.Duration("rpc-skew")
-	cfg.MaxPermitLifetime = c.Duration("rpc-permit-lifetime")
-	cfg.RequireBoundPermits = c.Bool("rpc-require-bound-permits")
-	if cfg.AllowUnboundGrantPermits = c.Bool("rpc-allow-unbound-grant-permits"); cfg.AllowUnboundGrantPermits && !cfg.RequireBoundPermits {
+	g := &replica.Gateway{Addr: addr, Listener: listenerConfig(c, "rpc-listen"), CORSOrigins: c.StringSlice("rpc-cors"), MaxBodyBytes: c.Int("rpc-max-body"),
+		MaxInFlight: c.Int("rpc-max-inflight"), Skew: c.Duration("rpc-skew"), MaxPermitLifetime: c.Duration("rpc-permit-lifetime"),
+		RequireBoundPermits: c.Bool("rpc-require-bound-permits"), AllowUnboundGrantPermits: c.Bool("rpc-allow-unbound-grant-permits"),
+		AnyRegistry: c.Bool("rpc-any-registry")}
+	g.Listener.MaxConns = c.Int("rpc-max-conns")
+	if g.AllowUnboundGrantPermits && !g.RequireBoundPermits {
 		slog.Warn("--rpc-allow-unbound-grant-permits: xgr_manageGrants takes xdalaPermits, so whoever relays a signer's read permit can also write grants on its RIDs")
 	}
-	cfg.MaxInFlight = c.Int("rpc-max-inflight")
-	if cfg.AnyRegistry = c.Bool("rpc-any-registry"); cfg.AnyRegistry {
+	if g.AnyRegistry {
 		slog.Warn("--rpc-any-registry: the gateway starts sessions of every XRC-729 registry on the chain, not only the followed ones")
 	}
-	svc, err := rpc.NewService(cfg)
-	if err != nil {
-		return "", nil, nil, cli.Exit(err.Error(), 2)
-	}
-	srv, err := rpc.NewServer(svc, rpc.ServerConfig{CORSOrigins: c.StringSlice("rpc-cors"), MaxBodyBytes: c.Int("rpc-max-body")})
-	if err != nil {
-		return "", nil, nil, err
-	}
-	hc := listenerConfig(c, "rpc-listen")
-	hc.MaxConns = c.Int("rpc-max-conns")
-	hs, err := httpserve.Listen(addr, srv, hc)
-	if err != nil {
-		return "", nil, nil, cli.Exit(fmt.Sprintf("--rpc-listen %s: %v", addr, err), 2)
-	}
-	go func() {
-		if err := hs.Serve(); err != nil {
-			slog.Error("JSON-RPC gateway stopped", "err", err)
-		}
-	}()
-	url := "http://" + hs.Addr()
-	slog.Info("serving the xgr_* JSON-RPC gateway", "url", url, "chainId", cfg.ChainID, "precompile", pre,
-		"permitLifetime", cfg.MaxPermitLifetime, "requireBoundPermits", cfg.RequireBoundPermits,
-		"unboundGrantPermits", cfg.AllowUnboundGrantPermits && !cfg.RequireBoundPermits)
-	return url, srv, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(ctx)
-		srv.Stop()
-	}, nil
+	return g, nil
 }
 
-// chainIDOf is the chain id as a big integer.
-func chainIDOf(id uint64) *big.Int { return new(big.Int).SetUint64(id) }
+// controlContract is the control-domain verifyingContract of
+// --rpc-precompile (the default when it is not an address).
+func controlContract(c *cli.Context) common.Address {
+	if pre := c.String("rpc-precompile"); common.IsHexAddress(pre) {
+		return common.HexToAddress(pre)
+	}
+	return common.HexToAddress(DefaultPrecompile)
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
+	"github.com/xgr-sidecar/xgr/replica"
 )
 
 // gatewayMaxConns is the default of --rpc-max-conns.
@@ -35,6 +36,19 @@ func listenerConfig(c *cli.Context, flag string) httpserve.Config {
 		hc.Hosts = []string{"*"}
 	}
 	return hc
+}
+
+// listenersOf are the ops listeners of the flags that name one (an empty
+// one is off); --listen serves the console too when it is on,
+// --metrics-listen never does.
+func listenersOf(c *cli.Context, flags ...string) []replica.Listener {
+	var out []replica.Listener
+	for _, f := range flags {
+		if addr := c.String(f); addr != "" {
+			out = append(out, replica.Listener{Addr: addr, HTTP: listenerConfig(c, f), Console: f == "listen" && consoleOn(c)})
+		}
+	}
+	return out
 }
 
 // checkPortsFree binds and releases each listen address the flags name

@@ -18,7 +18,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/devnet/anvil"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/internal/redact"
@@ -206,7 +205,7 @@ func scenarioOutline(f *scenario.File) map[string]any {
 
 // actorKeys gives every alias the file uses a key: the ones named with
 // --actor / --actors-file, the others the development accounts in order of
-// first use (skipping accounts already given to an alias).
+// first use (engine.ActorKeys).
 func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, map[string]string, error) {
 	given := map[string]*ecdsa.PrivateKey{}
 	add := func(spec, where string) error {
@@ -247,37 +246,7 @@ func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, 
 			return nil, nil, err
 		}
 	}
-	dev, err := devnet.DevKeys(devnet.DevAccounts)
-	if err != nil {
-		return nil, nil, err
-	}
-	used := map[string]bool{}
-	for _, k := range given {
-		used[chain.Address(k).Hex()] = true
-	}
-	keys, source := map[string]*ecdsa.PrivateKey{}, map[string]string{}
-	next := 0
-	for _, a := range aliases {
-		if k, ok := given[a]; ok {
-			keys[a], source[a] = k, "--actor"
-			continue
-		}
-		for next < len(dev) && used[chain.Address(dev[next]).Hex()] {
-			next++
-		}
-		if next >= len(dev) {
-			return nil, nil, fmt.Errorf("the file uses %d actors (%s) and only %d development keys exist: give the others with --actor ALIAS=0xKEY", len(aliases), strings.Join(aliases, ", "), len(dev))
-		}
-		keys[a], source[a] = dev[next], fmt.Sprintf("development account %d", next)
-		used[chain.Address(dev[next]).Hex()] = true
-		next++
-	}
-	for a, k := range given { // keys for aliases the file does not use are kept (harmless)
-		if _, ok := keys[a]; !ok {
-			keys[a], source[a] = k, "--actor (unused by the file)"
-		}
-	}
-	return keys, source, nil
+	return engine.ActorKeys(aliases, given)
 }
 
 // redactActor hides what follows "=" in an actor spec (a private key).
@@ -382,19 +351,17 @@ func scenarioRunAction(c *cli.Context) error {
 	}
 	defer env.close()
 
-	// The transaction manager outlives the session manager's drain.
-	xctx, stopExec := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopExec()
-	executor, executorSource, err := scenarioExecutor(xctx, c, env, keys)
+	executor, executorSource, err := scenarioExecutor(c, keys)
 	if err != nil {
 		return err
 	}
-	env.Executor = strings.ToLower(executor.Address().Hex())
-	eng, err := engine.New(ctx, engine.Config{Chain: env.client, ChainID: env.ChainID, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api,
-		Actuator: executor, ExecPoll: c.Duration("exec-poll")})
+	env.Executor = strings.ToLower(chain.Address(executor.Key).Hex())
+	eng, err := engine.New(ctx, engine.Config{Chain: env.client, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api,
+		Executions: executor, ExecPoll: c.Duration("exec-poll")})
 	if err != nil {
 		return cli.Exit("scenario run: "+err.Error(), 1)
 	}
+	defer eng.Close()
 	// The session manager runs until the steps are done; cancelling drains it.
 	mctx, stopManager := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
@@ -424,7 +391,7 @@ func scenarioRunAction(c *cli.Context) error {
 		for _, a := range aliases {
 			fmt.Fprintf(w, "actor %s = %s (%s)\n", a, actors[a], keySource[a])
 		}
-		fmt.Fprintln(w, executorLine(executor, executorSource))
+		fmt.Fprintln(w, executorLine(env.Executor, executorSource))
 	}
 	var last *scenario.RunReport
 	runner := &scenario.Runner{Engine: eng, Actors: actors, Settle: c.Duration("settle"), PlanWait: c.Duration("plan-wait")}

@@ -81,7 +81,7 @@ func simulationExecutions(ctx context.Context, c *cli.Context, rdb redis.Univers
 		slog.Info("executions previewed with eth_call (no transaction is sent)", "from", from.Hex())
 		return &simExecutions{preview: p}, nil
 	}
-	s, err := startExecutions(ctx, c, "xgr-simulate", x, rdb, node, fin, nil)
+	s, err := startExecutions(ctx, c, x, rdb, node, fin, nil)
 	if err != nil {
 		return nil, err
 	}

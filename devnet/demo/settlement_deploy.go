@@ -2,33 +2,28 @@ package demo
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/devnet/deploy"
 	"github.com/xgr-sidecar/xgr/execution"
-	"github.com/xgr-sidecar/xgr/execution/onchain"
 	"github.com/xgr-sidecar/xgr/registry"
-	"github.com/xgr-sidecar/xgr/txmanager"
 )
 
 // Settlement is the demo's settlement on the development chain: the
-// contract, the step that settles and the executor that sends it.
+// contract and the step that settles (Executor sends it).
 type Settlement struct {
 	Contract common.Address
 	Step     string
-	Sender   *onchain.Sender
 }
 
 // DeploySettlement deploys the settlement contract and the rule
@@ -70,33 +65,18 @@ func DeploySettlement(ctx context.Context, s *chain.Sender, rules *deploy.RuleFi
 	return &Settlement{Contract: rc.ContractAddress, Step: step}, nil
 }
 
-// Start starts the executor of the settlement (Sender): the last
-// development account signs, only the settlement contract may be called,
-// receipts are final once mined. Its upkeep runs until ctx ends. metrics
-// (nil: none) receives the transaction manager's measurements.
-func (d *Settlement) Start(ctx context.Context, dev *devnet.Chain, rdb redis.UniversalClient, metrics *txmanager.Metrics) error {
-	node, ok := dev.Backend().(onchain.Chain)
-	if !ok {
-		return errors.New("the development chain cannot send executions")
-	}
+// Executor is the settlement's executor: a policy that lets only the
+// settlement contract be called, and the key that signs and pays (the
+// last development account of dev). Receipts are final once mined.
+func (d *Settlement) Executor(dev *devnet.Chain) (execution.Config, *ecdsa.PrivateKey) {
 	x := execution.DefaultConfig()
 	x.Enabled, x.Policy.Targets = true, execution.Targets(d.Contract)
-	s, err := onchain.New(ctx, onchain.Config{Executions: x, Redis: rdb, Chain: node, Key: dev.Key(devnet.DevAccounts - 1),
-		Manager: txmanager.Config{Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 1}, Poll: 50 * time.Millisecond, Metrics: metrics, Log: slog.Default()}})
-	if err != nil {
-		return fmt.Errorf("executions: %w", err)
-	}
-	go func() {
-		if err := s.Run(ctx); err != nil && ctx.Err() == nil {
-			slog.Error("executions: the transaction manager stopped", "err", err)
-		}
-	}()
-	d.Sender = s
-	return nil
+	return x, dev.Key(devnet.DevAccounts - 1)
 }
 
-// Line is what xgr dev prints about the settlement at start.
-func (d *Settlement) Line() string {
+// Line is what xgr dev prints about the settlement at start; executor
+// is the address that sends it.
+func (d *Settlement) Line(executor common.Address) string {
 	return fmt.Sprintf("xgr dev: settlement contract %s: step %s of %s settles each order with settle(total, orderId), sent by executor %s (dev account %d)\n",
-		d.Contract.Hex(), d.Step, OrderFlow, strings.ToLower(d.Sender.Address().Hex()), devnet.DevAccounts-1)
+		d.Contract.Hex(), d.Step, OrderFlow, strings.ToLower(executor.Hex()), devnet.DevAccounts-1)
 }

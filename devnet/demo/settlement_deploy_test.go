@@ -12,7 +12,6 @@ import (
 	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/devnet/deploy"
 	"github.com/xgr-sidecar/xgr/registry"
-	"github.com/xgr-sidecar/xgr/testenv"
 )
 
 // orderFlow is examples/ostc/nested_join.json (OrderFlow).
@@ -31,7 +30,8 @@ func orderFlow(t *testing.T) *registry.Orchestration {
 
 // DeploySettlement on the development chain with examples/rules: the
 // settlement contract exists, the order flow's last step runs a rule
-// contract bound to it; Start gives the executor, and Line names both.
+// contract bound to it; Executor lets the last dev account call that
+// contract only, and Line names both.
 func TestDeploySettlementBindsTheLastStep(t *testing.T) {
 	ctx := context.Background()
 	dev, err := devnet.New()
@@ -79,21 +79,15 @@ func TestDeploySettlementBindsTheLastStep(t *testing.T) {
 		t.Errorf("the settlement rule does not name the contract %s:\n%s", st.Contract.Hex(), stored.Text)
 	}
 
-	rdb := testenv.StartRedis(t).Client()
-	defer rdb.Close()
-	xctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if err := st.Start(xctx, dev, rdb, nil); err != nil {
-		t.Fatal(err)
+	x, key := st.Executor(dev)
+	if want := dev.Address(devnet.DevAccounts - 1); chain.Address(key) != want {
+		t.Errorf("executor %s, want the last dev account %s", chain.Address(key).Hex(), want.Hex())
 	}
-	if st.Sender == nil {
-		t.Fatal("Start left no executor")
+	if !x.Enabled || x.Policy.AnyTarget || len(x.Policy.Targets) != 1 || x.Policy.Targets[0].Address != st.Contract {
+		t.Errorf("policy %+v: want executions on, to the settlement contract %s only", x.Policy, st.Contract.Hex())
 	}
-	if want := dev.Address(devnet.DevAccounts - 1); st.Sender.Address() != want {
-		t.Errorf("executor %s, want the last dev account %s", st.Sender.Address().Hex(), want.Hex())
-	}
-	line := st.Line()
-	for _, w := range []string{st.Contract.Hex(), strings.ToLower(st.Sender.Address().Hex()), st.Step, OrderFlow} {
+	line := st.Line(chain.Address(key))
+	for _, w := range []string{st.Contract.Hex(), strings.ToLower(chain.Address(key).Hex()), st.Step, OrderFlow} {
 		if !strings.Contains(line, w) {
 			t.Errorf("line %q lacks %s", line, w)
 		}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -19,58 +20,51 @@ import (
 
 	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/devnet/deploy"
-	"github.com/xgr-sidecar/xgr/execution"
-	"github.com/xgr-sidecar/xgr/indexer"
-	"github.com/xgr-sidecar/xgr/indexstore"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rule"
-	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/scenario"
 	"github.com/xgr-sidecar/xgr/session"
 )
 
 // Config is the chain and the Redis a run uses, and who acts.
 type Config struct {
-	Chain   chain.Backend
-	ChainID uint64
-	Redis   redis.UniversalClient
-	// Store is the session store's settings (replica.OpenStore).
+	Chain chain.Backend
+	Redis redis.UniversalClient
+	// Store is the session store's settings (replica.Config.Store).
 	Store joinstore.Config
 	// Keys are the actors' keys by alias.
 	Keys map[string]*ecdsa.PrivateKey
 	// API performs the rules' apiCalls.
 	API rule.APICaller
-	// Actuator performs the steps' executions (nil: not performed);
+	// Executions sends the steps' executions (nil: not performed);
 	// ExecPoll is how often an executing step asks for its outcome
 	// (0: 50 ms).
-	Actuator execution.Actuator
-	ExecPoll time.Duration
-	Log      *slog.Logger
+	Executions *replica.Executions
+	ExecPoll   time.Duration
+	Log        *slog.Logger
 }
 
 // Engine implements scenario.Engine. Run runs its replica; Deploy, Start
-// and Observe may be called meanwhile.
+// and Observe may be called meanwhile; Close puts the replica away.
 type Engine struct {
 	chain    chain.Backend
+	replica  *replica.Replica
 	store    *joinstore.Store
 	source   reactor.Source
-	manager  *reactor.Manager
 	recorder *recorder
 	senders  map[string]*chain.Sender
 }
 
-// New builds the engine: a sender per actor, the store, the orchestration
-// source (the registries on chain, verified against their recorded hashes;
-// the indexer's cache stays empty: nothing follows the chain in a scenario
-// run) and the replica named "xgr-scenario".
+// New builds the engine: a sender per actor and the replica named
+// "xgr-scenario" on the chain and Redis of cfg. Its orchestrations come
+// from the registries on chain, verified against their recorded hashes
+// (the index's cache stays empty: nothing follows the chain in a
+// scenario run); its steps run the XRC-137 rules on chain, and what each
+// evaluation saw, or why it failed, is recorded.
 func New(ctx context.Context, cfg Config) (*Engine, error) {
-	store, err := replica.OpenStore(ctx, cfg.Redis, cfg.Store)
-	if err != nil {
-		return nil, fmt.Errorf("redis: %w", err)
-	}
-	e := &Engine{chain: cfg.Chain, store: store, recorder: &recorder{}, senders: map[string]*chain.Sender{}}
+	e := &Engine{chain: cfg.Chain, recorder: &recorder{}, senders: map[string]*chain.Sender{}}
 	for alias, k := range cfg.Keys {
 		s, err := chain.NewSender(ctx, cfg.Chain, k, 1)
 		if err != nil {
@@ -79,33 +73,29 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		s.Poll = 20 * time.Millisecond
 		e.senders[alias] = s
 	}
-	e.source = indexer.NewCacheSource(indexstore.New(cfg.Redis, cfg.ChainID), cfg.Chain)
-	exec, err := replica.Steps{
-		Rules:   &rulesource.Loader{Chain: rulesource.NewChain(cfg.Chain)},
-		API:     cfg.API,
-		Reads:   &chain.Reads{Default: cfg.Chain},
-		Log:     cfg.Log,
-		Observe: e.recorder.observe,
-	}.Executor()
-	if err != nil {
-		return nil, err
-	}
-	// The recording wrapper hides the executor's revert flip: pass it on.
-	flip, _ := exec.(reactor.Flipper)
 	poll := cfg.ExecPoll
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
 	}
-	e.manager, err = replica.New(replica.Config{Store: store, Source: e.source, Exec: recordingExecutor{exec, e.recorder}, Name: "xgr-scenario",
-		Poll: 20 * time.Millisecond, Log: cfg.Log, Actuator: cfg.Actuator, Flipper: flip, ExecPoll: poll})
-	if err != nil {
+	rep, err := replica.New(ctx, replica.Config{Name: "xgr-scenario", Log: cfg.Log, Client: cfg.Redis, Store: cfg.Store, Chain: cfg.Chain,
+		Rules: replica.Rules{FromChain: true, API: cfg.API, Observe: e.recorder.observe,
+			Wrap: func(x reactor.Executor) reactor.Executor { return recordingExecutor{x, e.recorder} }},
+		Executions: cfg.Executions, Poll: 20 * time.Millisecond, ExecPoll: poll})
+	var re *replica.Error
+	if errors.As(err, &re) && re.Part == replica.PartRedis {
+		return nil, fmt.Errorf("redis: %w", re.Err)
+	} else if err != nil {
 		return nil, err
 	}
+	e.replica, e.store, e.source = rep, rep.Store(), rep.Source()
 	return e, nil
 }
 
 // Run runs the engine's replica until ctx ends, then drains it.
-func (e *Engine) Run(ctx context.Context) error { return e.manager.Run(ctx) }
+func (e *Engine) Run(ctx context.Context) error { return e.replica.Run(ctx) }
+
+// Close puts the engine's replica away (the executions' upkeep with it).
+func (e *Engine) Close() error { return e.replica.Close() }
 
 func (e *Engine) sender(alias string) (*chain.Sender, error) {
 	if s, ok := e.senders[alias]; ok {

@@ -1,4 +1,4 @@
-package main
+package replica
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 )
 
 // The console of a replica that writes no bundles itself still reads the
-// ones other replicas wrote, as xgr session log does; with --log-bundles
+// ones other replicas wrote, as xgr session log does; with Bundles
 // it reads through the replica's own store.
 func TestConsoleReadsBundles(t *testing.T) {
 	rdb := testenv.StartRedis(t).Client()
