@@ -78,7 +78,7 @@ func (rn *run) cutStart(src reactor.Source, req session.Request) (root joinstore
 	if !errors.Is(err, errCut) {
 		return joinstore.Root{}, false
 	}
-	n, err := rn.rdb.HGet(ctx, "xgr:{own:"+rn.owner+"}:idem", req.IdempotencyKey).Int64()
+	n, err := rn.rdb.HGet(ctx, "xgr:{own:"+rn.owner+"}:idem", req.Key).Int64()
 	if err != nil {
 		return joinstore.Root{}, false
 	}
