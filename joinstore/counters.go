@@ -73,6 +73,9 @@ func (s *Store) RepairCounters(ctx context.Context) ([]CounterRepair, error) {
 		if err != nil {
 			return out, err
 		}
+		if s.repairHook != nil {
+			s.repairHook(owner)
+		}
 		top := max(newest[owner], next-1)
 		// Sessions above whatever is known, not indexed (finished, paused).
 		for range maxProbe {
@@ -84,6 +87,18 @@ func (s *Store) RepairCounters(ctx context.Context) ([]CounterRepair, error) {
 				break
 			}
 			top++
+		}
+		if top > seq {
+			// A start between the counter's read and the probe made a
+			// session above it: read the counter again. A start counts
+			// before it writes its session, so a session above the counter
+			// read after it is a lost write, never a start in flight.
+			if s.repairHook != nil {
+				s.repairHook(owner)
+			}
+			if _, seq, err = s.nextRoot(ctx, owner); err != nil {
+				return out, err
+			}
 		}
 		if top <= seq {
 			continue

@@ -52,3 +52,37 @@ func TestRepairCounters(t *testing.T) {
 		}
 	})
 }
+
+// A start that lands while RepairCounters reads an owner (after its counter,
+// before the probe of the session keys above it) is not a lost write: no
+// repair is reported. Before, one start-up in seven under load logged
+// "redis lost acknowledged writes" on a healthy Redis.
+func TestRepairCountersIgnoresAStartInFlight(t *testing.T) {
+	testenv.Backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		s, ctx := joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour}), context.Background()
+		// Paused, so the session is only found by the probe of its keys.
+		start := func() {
+			if _, err := s.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A1", Now: t0, Paused: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		start()
+		once := true
+		s.SetRepairHook(func(string) {
+			if once {
+				once = false
+				start()
+			}
+		})
+		got, err := s.RepairCounters(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 0 {
+			t.Fatalf("a start in flight reported as lost writes: %+v", got)
+		}
+		if next, _ := s.NextRootPid(ctx, owner); next != 3 {
+			t.Errorf("next root pid %d, want 3", next)
+		}
+	})
+}

@@ -33,3 +33,7 @@ func (s *Store) ClaimFirstCall(ctx context.Context, root Root, now time.Time, le
 	keys, args := s.claimArgs(keysOf(root), now, lease, worker, table, iters)
 	return s.eval(ctx, scriptClaim, keys, args...).StringSlice()
 }
+
+// SetRepairHook sets the hook RepairCounters runs after each read of an
+// owner's counter.
+func (s *Store) SetRepairHook(f func(owner string)) { s.repairHook = f }

@@ -112,6 +112,9 @@ type Store struct {
 	// after the allocation ("index-entry", "create", "index"); an error
 	// stands for that call failing.
 	startHook func(stage string) error
+	// repairHook, when set (tests), runs in RepairCounters after each
+	// read of an owner's counter.
+	repairHook func(owner string)
 }
 
 // eval runs one transition script, through the shared pipelines when the
