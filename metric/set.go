@@ -154,8 +154,15 @@ func (s *Set) Lifecycle(replica string) reactor.Lifecycle {
 				return
 			}
 			s.takeovers.Inc()
-			if previous == "" || previous == replica {
-				previous = "unknown"
+			switch previous {
+			case "":
+				previous = "unknown" // no replica adopted it before (an old session's meta)
+			case replica:
+				// This replica's own earlier run (restarted under the same
+				// name): its leases expired as another replica's would.
+				s.Log.Info("session adopted after this replica's earlier run's lease expired", "session", r.String(),
+					"previous", previous, "recovered", recovered, "replica", replica)
+				return
 			}
 			s.Log.Info("session adopted after another replica's lease expired", "session", r.String(),
 				"previous", previous, "recovered", recovered, "replica", replica)

@@ -37,6 +37,7 @@ func TestEventsOutcomesAndLifecycle(t *testing.T) {
 	life.Finished(c, joinstore.OutcomeUnfulfillable)
 	life.Adopted(a, "r1", 0) // a handover or a new session: no takeover
 	life.Adopted(b, "r1", 2)
+	life.Adopted(c, "r2", 1) // its own earlier run, restarted under its name
 	life.LeaseLost(c)
 
 	for outcome, want := range map[string]float64{"ok": 1, "killed": 1, "unfulfillable": 1, "failed": 0} {
@@ -44,7 +45,7 @@ func TestEventsOutcomesAndLifecycle(t *testing.T) {
 			t.Errorf("sessions finished %s = %v, want %v", outcome, got, want)
 		}
 	}
-	if got := value(t, s.takeovers); got != 1 {
+	if got := value(t, s.takeovers); got != 2 {
 		t.Errorf("takeovers = %v", got)
 	}
 	if got := value(t, s.leaseLosses); got != 1 {
@@ -59,12 +60,13 @@ func TestEventsOutcomesAndLifecycle(t *testing.T) {
 	l := log.String()
 	for _, want := range []string{
 		`level=INFO msg="session adopted after another replica's lease expired" session=0xa:2 previous=r1 recovered=2 replica=r2`,
+		`level=INFO msg="session adopted after this replica's earlier run's lease expired" session=0xb:1 previous=r2 recovered=1 replica=r2`,
 	} {
 		if !strings.Contains(l, want) {
 			t.Errorf("log lacks %q:\n%s", want, l)
 		}
 	}
-	if strings.Count(l, "adopted") != 1 {
+	if strings.Count(l, "adopted") != 2 {
 		t.Errorf("a plain adoption was logged:\n%s", l)
 	}
 	s.mu.Lock()
