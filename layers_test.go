@@ -223,3 +223,38 @@ func TestLayersTableListsOnlyPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestArchitectureDescribesEveryPackage: docs/architecture.md's "Go
+// packages" section names every package of the module (at the head of a
+// bullet, "- `pkg` — …", or in backquotes within one), so the page cannot
+// fall behind the code again.
+func TestArchitectureDescribesEveryPackage(t *testing.T) {
+	raw, err := os.ReadFile(layersDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	start := strings.Index(doc, "\n## Go packages\n")
+	if start < 0 {
+		t.Fatalf("%s has no \"## Go packages\" section", layersDoc)
+	}
+	sec := doc[start+1:]
+	if end := strings.Index(sec[3:], "\n## "); end >= 0 {
+		sec = sec[:end+3]
+	}
+	described := map[string]bool{}
+	for _, line := range strings.Split(sec, "\n") {
+		if !strings.HasPrefix(line, "- `") {
+			continue
+		}
+		head, _, _ := strings.Cut(line, " — ")
+		for _, m := range backquoted.FindAllStringSubmatch(head, -1) {
+			described[m[1]] = true
+		}
+	}
+	for p := range moduleImports(t) {
+		if !described[p] && !strings.Contains(sec, "`"+p+"`") {
+			t.Errorf("%s: package %s is not described under \"## Go packages\"", layersDoc, p)
+		}
+	}
+}
