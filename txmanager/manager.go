@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -41,6 +42,7 @@ type Manager struct {
 	k       keys
 	policy  FeePolicy
 	labels  []string
+	synced  atomic.Bool // firstSync ran
 
 	mu      sync.Mutex
 	market  Market
@@ -195,6 +197,31 @@ func (m *Manager) syncNonce(ctx context.Context, token string) error {
 		return fmt.Errorf("read pending nonce of %s: %w", m.from.Hex(), err)
 	}
 	return scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(n, 10), token, "").Err()
+}
+
+// firstSync raises the sender's next nonce to the chain's pending nonce
+// once per Manager, before its first reservation: a replica that starts
+// after the key was used outside xgr (or after a Redis restore) must not
+// reserve a nonce the chain has used before the lease holder's next tick
+// notices. Later drift is the tick's (raiseNonce).
+func (m *Manager) firstSync(ctx context.Context) error {
+	if m.synced.Load() {
+		return nil
+	}
+	n, err := m.cfg.Chain.PendingNonceAt(ctx, m.from)
+	if err != nil {
+		return fmt.Errorf("txmanager: read pending nonce of %s: %w", m.from.Hex(), err)
+	}
+	res, err := scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(n, 10), "*", "").StringSlice()
+	if err != nil {
+		return fmt.Errorf("txmanager: sync nonce: %w", err)
+	}
+	if res[1] == "raised" {
+		m.cfg.Log.Warn("txmanager: the chain is ahead of the sender's next nonce (its key was used outside xgr, or Redis was restored); moving on",
+			"sender", m.from.Hex(), "next", res[0])
+	}
+	m.synced.Store(true)
+	return nil
 }
 
 // raiseNonce raises the sender's next nonce to the chain's pending nonce

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // TestSurvivorLearnsItsReceiptWhileTheHolderIsDead: the replica holding
@@ -71,4 +73,47 @@ func TestSurvivorLearnsItsReceiptWhileTheHolderIsDead(t *testing.T) {
 	if h := f.rdb.HGet(ctx, live.k.sender(), "lease").Val(); !strings.HasPrefix(h, "replica-b/") {
 		t.Errorf("lease holder after the takeover %q; want replica-b/…", h)
 	}
+}
+
+// TestFirstReservationSyncsWithTheChain: a replica ran an execution and
+// stopped; the key then sent a transaction outside xgr. A new replica's
+// first execution reserves the chain's next nonce, not the stale one in
+// Redis, so it lands without waiting for a tick. Before, it reserved the
+// used nonce and the key ended lost.
+func TestFirstReservationSyncsWithTheChain(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	old := f.manager(nil)
+	f.settle(old, false, f.submitKey(old, "before"))
+	// The key sends nonce 1 outside xgr.
+	tx, err := types.SignNewTx(f.anvil.Key(f.keyIdx), types.LatestSignerForChainID(f.anvil.ChainID()), &types.DynamicFeeTx{
+		ChainID: f.anvil.ChainID(), Nonce: 1, GasTipCap: gwei(1), GasFeeCap: gwei(10), Gas: 21000, To: &sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.anvil.Client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	f.mined(tx.Hash())
+	fresh := f.manager(nil)
+	rec, err := fresh.Submit(ctx, request("after"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Nonce != 2 {
+		t.Fatalf("the new replica reserved nonce %d; want 2 (the chain used 0 and 1)", rec.Nonce)
+	}
+	got := f.settle(fresh, false, "after")["after"]
+	if got.Outcome != Success {
+		t.Fatalf("record %+v; want success", got)
+	}
+}
+
+// submitKey submits key through m and returns it.
+func (f *fixture) submitKey(m *Manager, key string) string {
+	f.t.Helper()
+	if _, err := m.Submit(context.Background(), request(key)); err != nil {
+		f.t.Fatal(err)
+	}
+	return key
 }

@@ -73,6 +73,9 @@ func (m *Manager) SubmitBatch(ctx context.Context, reqs []Request) ([]Record, er
 			return nil, fmt.Errorf("request %q: estimated gas %d (with %d%% margin) is above the cap %d (MaxGasLimit)", req.Key, req.GasLimit, GasMarginPercent, m.cfg.MaxGasLimit)
 		}
 	}
+	if err := m.firstSync(ctx); err != nil {
+		return nil, err
+	}
 	var calls []scriptCall
 	var idx []int
 	for i, req := range reqs {

@@ -6,7 +6,10 @@
 --
 -- KEYS[1] xgr:txm:{T}:sender
 -- ARGV[1] the chain's pending nonce for the sender  ARGV[2] lease token
--- ("" for the first call)  ARGV[3] now (ms; "" = the server clock)
+-- ("" for the first call; "*" for a replica's first reservation, which
+-- may raise without the lease: a raise to the chain's pending nonce is
+-- monotonic and covers only nonces the chain has used, so any replica may
+-- make it before it reserves)  ARGV[3] now (ms; "" = the server clock)
 --
 -- Returns {next, "init" | "raised" | "kept"}.
 -- Invariant: next only grows; it never exceeds the chain's nonce except
@@ -18,7 +21,7 @@ if not next then
   return {ARGV[1], "init"}
 end
 local n = clock(ARGV[3])
-if ARGV[2] ~= "" and fenced(KEYS[1], ARGV[2], n) and tonumber(ARGV[1]) > tonumber(next) then
+if ARGV[2] ~= "" and (ARGV[2] == "*" or fenced(KEYS[1], ARGV[2], n)) and tonumber(ARGV[1]) > tonumber(next) then
   redis.call("HSET", KEYS[1], "next", ARGV[1])
   return {ARGV[1], "raised"}
 end
