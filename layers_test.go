@@ -33,7 +33,7 @@ type layerTable struct {
 
 const testLayer = 1 << 20
 
-var layerRow = regexp.MustCompile("^\\|\\s*(\\d+|test)\\s*\\|.*\\|\\s*(.*?)\\s*\\|\\s*$")
+var layerRow = regexp.MustCompile(`^\|\s*(\d+|test)\s*\|.*\|\s*(.*?)\s*\|\s*$`)
 var backquoted = regexp.MustCompile("`([^`]+)`")
 
 // readLayers parses the Layers section of the architecture doc.

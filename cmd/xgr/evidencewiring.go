@@ -9,7 +9,6 @@ import (
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/replica"
-	"github.com/xgr-sidecar/xgr/rulesource"
 )
 
 // evidenceFlags turn on log bundles and say how long they live, where the
@@ -59,5 +58,3 @@ func evidenceOf(c *cli.Context) (replica.Evidence, error) {
 	return ev, nil
 }
 
-// ruleOpener opens encrypted rules as a replica does (rulesource.NewKeyOpener).
-var ruleOpener = rulesource.NewKeyOpener
