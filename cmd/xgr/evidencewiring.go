@@ -57,4 +57,3 @@ func evidenceOf(c *cli.Context) (replica.Evidence, error) {
 	}
 	return ev, nil
 }
-
