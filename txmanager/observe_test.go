@@ -40,6 +40,7 @@ func TestSurvivorLearnsItsReceiptWhileTheHolderIsDead(t *testing.T) {
 	if got, err := live.Observe(ctx, "own"); err != nil || got.Done() {
 		t.Fatalf("observe while the holder renews: %s, %v; want it left to the holder", got.State, err)
 	}
+	silentSince := time.Now()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if rep, err := live.Tick(ctx); err != nil || rep.Holder {
@@ -53,6 +54,7 @@ func TestSurvivorLearnsItsReceiptWhileTheHolderIsDead(t *testing.T) {
 			if got.Outcome != Success || !got.Learned || got.TxHash != rec.TxHash || got.Block == 0 {
 				t.Fatalf("learned %+v; want final success of %s", got, rec.TxHash)
 			}
+			t.Logf("final from the chain %v after the holder's last renewal (Poll %v, lease %v)", time.Since(silentSince).Round(10*time.Millisecond), poll, time.Minute)
 			break
 		}
 		if time.Now().After(deadline) {
