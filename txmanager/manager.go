@@ -212,27 +212,23 @@ func (m *Manager) firstSync(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("txmanager: read pending nonce of %s: %w", m.from.Hex(), err)
 	}
-	res, err := scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(n, 10), "*", "").StringSlice()
-	if err != nil {
-		return fmt.Errorf("txmanager: sync nonce: %w", err)
-	}
-	if res[1] == "raised" {
-		m.cfg.Log.Warn("txmanager: the chain is ahead of the sender's next nonce (its key was used outside xgr, or Redis was restored); moving on",
-			"sender", m.from.Hex(), "next", res[0])
+	if _, err := m.raiseNonce(ctx, "*", n); err != nil {
+		return err
 	}
 	m.synced.Store(true)
 	return nil
 }
 
 // raiseNonce raises the sender's next nonce to the chain's pending nonce
-// (lease holder only) and returns the next nonce now.
+// (the lease holder with its token, or "*" for a replica's first
+// reservation) and returns the next nonce now.
 func (m *Manager) raiseNonce(ctx context.Context, token string, pending uint64) (uint64, error) {
 	res, err := scriptSyncNonce.Run(ctx, m.cfg.Redis, []string{m.k.sender()}, strconv.FormatUint(pending, 10), token, "").StringSlice()
 	if err != nil {
 		return 0, fmt.Errorf("txmanager: sync nonce: %w", err)
 	}
 	if res[1] == "raised" {
-		m.cfg.Log.Warn("txmanager: the chain is ahead of the sender's next nonce (its key was used outside xgr); moving on",
+		m.cfg.Log.Warn("txmanager: the chain is ahead of the sender's next nonce (its key was used outside xgr, or Redis was restored); moving on",
 			"sender", m.from.Hex(), "next", res[0])
 	}
 	return strconv.ParseUint(res[0], 10, 64)
