@@ -71,8 +71,8 @@ func TestParseSeeds(t *testing.T) {
 	}
 }
 
-// ReadPasswordFile drops the trailing newline and refuses an empty, a
-// missing or a non-regular file, naming it.
+// ReadPasswordFile drops the trailing newline, reads an empty file as no
+// password, and refuses a missing or a non-regular file, naming it.
 func TestReadPasswordFile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -85,8 +85,12 @@ func TestReadPasswordFile(t *testing.T) {
 	if pw, err := ReadPasswordFile(write("pw", "s3cret\r\n")); err != nil || pw != "s3cret" {
 		t.Errorf("%q, %v", pw, err)
 	}
+	for _, text := range []string{"", "\n", "\r\n"} {
+		if pw, err := ReadPasswordFile(write("empty", text)); err != nil || pw != "" {
+			t.Errorf("file holding %q: %q, %v; want no password", text, pw, err)
+		}
+	}
 	for _, tc := range []struct{ file, want string }{
-		{write("empty", "\n"), "the file is empty"},
 		{filepath.Join(dir, "missing"), "no such file"},
 		{dir, "want a regular file"},
 		{write("big", strings.Repeat("x", MaxPasswordFile+1)), "want a regular file"},

@@ -13,9 +13,11 @@ const MaxPasswordFile = 4096
 
 // ReadPasswordFile reads a Redis password from a file that holds only it
 // (keeping it out of ps and of URLs). The file's trailing newline is not
-// part of the password; an empty file, a file larger than
-// MaxPasswordFile or one that is not a regular file is an error naming
-// the file ("FILE: reason").
+// part of the password. An empty file (or one holding only a line break)
+// means "no password": it is what the systemd unit's default credential
+// holds when the operator's Redis has no requirepass. A missing file, a
+// file larger than MaxPasswordFile or one that is not a regular file is
+// an error naming the file ("FILE: reason").
 func ReadPasswordFile(file string) (string, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
@@ -28,11 +30,7 @@ func ReadPasswordFile(file string) (string, error) {
 	if err != nil {
 		return "", pathError(file, err)
 	}
-	pw := strings.TrimRight(string(b), "\r\n")
-	if pw == "" {
-		return "", fmt.Errorf("%s: the file is empty", file)
-	}
-	return pw, nil
+	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
 // pathError is err about file as "FILE: reason" (an *fs.PathError's

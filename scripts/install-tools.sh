@@ -4,6 +4,7 @@
 #   redis-server, redis-cli      from apt (package redis-server)
 #   dot                          from apt (package graphviz; checks `xgr ostc graph` output)
 #   chromium                     from apt (package chromium; the console's browser tests)
+#   systemd-analyze              from apt (package systemd; checks deploy/systemd/xgr.service)
 #   anvil                        npm @foundry-rs/anvil-linux-amd64 (pinned) into .tools/
 #   solc (solc-js)               npm solc (pinned) into .tools/
 #   ethers (module, no binary)   npm ethers (pinned) into .tools/npm/node_modules; the
@@ -25,6 +26,7 @@ apt_pkgs=()
 command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || apt_pkgs+=(redis-server)
 command -v dot >/dev/null 2>&1 || apt_pkgs+=(graphviz)
 command -v chromium >/dev/null 2>&1 || apt_pkgs+=(chromium)
+command -v systemd-analyze >/dev/null 2>&1 || apt_pkgs+=(systemd)
 if [ ${#apt_pkgs[@]} -gt 0 ]; then
   say "installing ${apt_pkgs[*]} from apt"
   sudo=""

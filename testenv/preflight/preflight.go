@@ -49,6 +49,7 @@ var Binaries = []struct{ Name, UsedBy string }{
 	{"node", "the ethers.js permit cross-checks and solc-js"},
 	{"dot", "the graph test of xgr ostc graph"},
 	{"chromium", "the console's browser tests (headless, no chromedriver)"},
+	{"systemd-analyze", "the checks of deploy/systemd/xgr.service (verify, security rating)"},
 }
 
 // binariesFor is Binaries, with redis-cli after redis-server when the

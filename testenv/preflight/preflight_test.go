@@ -64,7 +64,7 @@ func TestCheckListsEveryMissingThing(t *testing.T) {
 	if !strings.Contains(got[4].Detail, "6.16.0") || !strings.Contains(got[4].Detail, "pins 6.17.0") {
 		t.Errorf("ethers: %s", got[4].Detail)
 	}
-	if strings.Join(asked, " ") != "redis-server redis-cli anvil solcjs node dot chromium" {
+	if strings.Join(asked, " ") != "redis-server redis-cli anvil solcjs node dot chromium systemd-analyze" {
 		t.Errorf("asked for %v", asked)
 	}
 }
@@ -127,7 +127,7 @@ func TestReportWithoutAnvil(t *testing.T) {
 	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"redis-server", "redis-cli", "solcjs", "node", "dot", "chromium"} {
+	for _, name := range []string{"redis-server", "redis-cli", "solcjs", "node", "dot", "chromium", "systemd-analyze"} {
 		if err := os.WriteFile(filepath.Join(path, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}

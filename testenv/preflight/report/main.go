@@ -35,7 +35,7 @@ func main() {
 		return
 	}
 	if len(problems) > 0 {
-		fmt.Fprintf(os.Stderr, "preflight: %d thing(s) the tests need are missing; on Debian `make tools` installs them (apt: redis-server graphviz chromium; npm: anvil, solc and ethers into .tools/) given Go and Node.js with npm (apt: nodejs npm):\n", len(problems))
+		fmt.Fprintf(os.Stderr, "preflight: %d thing(s) the tests need are missing; on Debian `make tools` installs them (apt: redis-server graphviz chromium systemd; npm: anvil, solc and ethers into .tools/) given Go and Node.js with npm (apt: nodejs npm):\n", len(problems))
 		for _, p := range problems {
 			fmt.Fprintln(os.Stderr, "  -", p)
 		}
