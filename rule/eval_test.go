@@ -298,14 +298,16 @@ func TestEvalInputsPassThrough(t *testing.T) {
 	hardError(t, d, map[string]any{"N": 1, "Extra": 2, "List": long}, Sources{}, "inputs", "payload.List", "MaxListCap")
 }
 
-// Spec §6.5 examples A and B, with a reader that stands in for the chain.
+// Spec §6.5 examples A and B, with a reader that stands in for the chain;
+// example B's slot0() with its return types, which a saveAs past slot 0
+// without a string slot needs (TestRefusesUnderivableTuple).
 func TestEvalContractReads(t *testing.T) {
 	d := mustParse(t, []byte(`{
   "payload": {"Token": {"type": "address"}, "User": {"type": "address"}},
   "contractReads": [
     {"to": "[Token]", "function": "balanceOf(address)", "args": [{"type": "address", "value": "[User]"}],
      "saveAs": {"0": {"key": "UserBalance", "type": "uint256", "default": "0"}}},
-    {"to": "0x1f98431c8ad98523631ae4a59f267346ea31f984", "function": "slot0()", "args": [],
+    {"to": "0x1f98431c8ad98523631ae4a59f267346ea31f984", "function": "slot0()(uint160,int24)", "args": [],
      "saveAs": {"0": {"key": "SqrtPriceX96", "type": "uint256"}, "1": {"key": "Tick", "type": "int64", "default": 0}}}
   ],
   "rules": ["u256([UserBalance]) > 0"],
@@ -325,19 +327,19 @@ func TestEvalContractReads(t *testing.T) {
 		})}
 	}
 	bal, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
-	r := eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {bal}, "slot0()": {big.NewInt(79228), int64(-5)}}, nil))
+	r := eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {bal}, "slot0()(uint160,int24)": {big.NewInt(79228), int64(-5)}}, nil))
 	if !r.Valid || r.Output["bal"] != "123456789012345678901234567890" || r.Output["tick"] != int64(-5) || r.Extracted["SqrtPriceX96"] != "79228" {
 		t.Errorf("reads: %+v", r)
 	}
 	if calls[0].To != token || calls[0].Args[0].Type != TypeAddress || calls[0].Args[0].Value != user || calls[1].To != "0x1f98431c8ad98523631ae4a59f267346ea31f984" {
 		t.Errorf("requests: %+v", calls)
 	}
-	// saveAs tells the reader how to decode a signature without return types.
+	// saveAs tells the reader each slot's type (it decodes the declared return list).
 	if want := []ReturnSlot{{0, TypeUint256}, {1, TypeInt64}}; !reflect.DeepEqual(calls[1].Returns, want) {
 		t.Errorf("slot0() returns %+v, want %+v", calls[1].Returns, want)
 	}
 	// A slot the reader could not decode defaults alone; the others are stored.
-	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"5"}, "slot0()": {"9", errors.New("abi: improperly encoded int64")}}, nil))
+	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"5"}, "slot0()(uint160,int24)": {"9", errors.New("abi: improperly encoded int64")}}, nil))
 	if !r.Valid || r.Extracted["SqrtPriceX96"] != "9" || r.Extracted["Tick"] != int64(0) || !reflect.DeepEqual(r.Reads[1].Defaulted, []string{"Tick"}) {
 		t.Errorf("slot error: %+v", r)
 	}
@@ -347,17 +349,17 @@ func TestEvalContractReads(t *testing.T) {
 	})}
 	hardError(t, d, in, invalid, "contractReads", "contractReads[0]", "does not fit uint256")
 	// Example B: one value back, Tick takes its default.
-	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"5"}, "slot0()": {"1"}}, nil))
+	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"5"}, "slot0()(uint160,int24)": {"1"}}, nil))
 	if !r.Valid || r.Extracted["Tick"] != int64(0) || !reflect.DeepEqual(r.Reads[1].Defaulted, []string{"Tick"}) {
 		t.Errorf("short tuple: %+v", r)
 	}
 	// The read fails: UserBalance takes "0"; SqrtPriceX96 has no default, soft-invalid.
-	r = eval(t, d, in, reader(nil, map[string]bool{"balanceOf(address)": true, "slot0()": true}))
+	r = eval(t, d, in, reader(nil, map[string]bool{"balanceOf(address)": true, "slot0()(uint160,int24)": true}))
 	if r.Valid || r.Extracted["UserBalance"] != "0" || !hasReason(r, ReasonSoftInvalid, "contractReads[1].saveAs.0") || r.Output["bal"] != "0" {
 		t.Errorf("failed reads: %+v", r)
 	}
 	// A slot that does not cast falls back to its default.
-	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"-3"}, "slot0()": {"1", "x"}}, nil))
+	r = eval(t, d, in, reader(map[string][]any{"balanceOf(address)": {"-3"}, "slot0()(uint160,int24)": {"1", "x"}}, nil))
 	if r.Extracted["UserBalance"] != "0" || r.Extracted["Tick"] != int64(0) {
 		t.Errorf("cast fallback: %+v", r.Extracted)
 	}
@@ -377,7 +379,7 @@ func TestEvalContractReads(t *testing.T) {
 	}
 	// A missing argument key without default: the read is not performed.
 	calls = nil
-	r = eval(t, d, map[string]any{"Token": token}, reader(map[string][]any{"slot0()": {"1", "2"}}, nil))
+	r = eval(t, d, map[string]any{"Token": token}, reader(map[string][]any{"slot0()(uint160,int24)": {"1", "2"}}, nil))
 	if len(calls) != 1 || r.Extracted["UserBalance"] != "0" {
 		t.Errorf("missing arg: %d calls, %+v", len(calls), r)
 	}

@@ -57,7 +57,7 @@ func (d *decoder) contractRead(v *jsondoc.Value, path jsondoc.Path) *ContractRea
 	return r
 }
 
-// tupleLength warns (CodeReturns) about a read whose returned tuple's
+// tupleLength refuses (CodeReturns) a read whose returned tuple's
 // length the decoder cannot derive: a signature without return types (the
 // spec's form, §6.2) whose saveAs names a slot past index 0 but no string
 // or bytes slot. The data of a tuple is its head followed by the data of
@@ -65,7 +65,9 @@ func (d *decoder) contractRead(v *jsondoc.Value, path jsondoc.Path) *ContractRea
 // or at the first dynamic offset a string or bytes slot holds. Without such
 // a slot, a function that returns dynamic values (string, bytes, arrays)
 // next to fewer values than saveAs names would have a slot read that data
-// instead of taking its default (spec §6.4).
+// instead of taking its default (spec §6.4). A warning would let that
+// wrong value reach the rules at run time, so the document is refused
+// until the return types are written.
 func (d *decoder) tupleLength(fn *jsondoc.Value, path jsondoc.Path, r *ContractRead) {
 	if _, end := SignatureParams(r.Function); end < len(r.Function) {
 		return // return types declared: decoded exactly
@@ -81,8 +83,8 @@ func (d *decoder) tupleLength(fn *jsondoc.Value, path jsondoc.Path, r *ContractR
 	if last == 0 {
 		return
 	}
-	d.warnf(fn, path, CodeReturns,
-		"%q declares no return types and saveAs names slot %d but no string or bytes slot, so the length of the returned tuple cannot be derived from the data: if the function returns fewer than %d values and a dynamic one (string, bytes, an array), slot %d would decode that data instead of taking its default; write the return types after the parameters, e.g. \"getReserves()(uint112,uint112,uint32)\"",
+	d.errorf(fn, path, CodeReturns,
+		"%q declares no return types and saveAs names slot %d but no string or bytes slot, so the length of the returned tuple cannot be derived from the data: if the function returns fewer than %d values and a dynamic one (string, bytes, an array), slot %d would decode that data instead of taking its default; write the return types after the parameters, e.g. \"getReserves()(uint112,uint112,uint32)\" (allowed without them: saveAs slot 0 only, or a string or bytes slot among them)",
 		r.Function, last, last+1, last)
 }
 

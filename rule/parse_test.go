@@ -206,7 +206,13 @@ func capDocs() map[string]struct {
 	read := func(slots int) func(int) string {
 		return func(i int) string {
 			return fmt.Sprintf(`{"to": "0x1111111111111111111111111111111111111111", "function": "f()", "saveAs": {%s}}`,
-				join(slots, func(j int) string { return fmt.Sprintf(`"%d": {"key": "R%d_%d", "type": "uint256"}`, j, i, j) }))
+				join(slots, func(j int) string {
+					typ := "uint256"
+					if j == 0 {
+						typ = "string" // the tuple's length is derivable without return types
+					}
+					return fmt.Sprintf(`"%d": {"key": "R%d_%d", "type": "%s"}`, j, i, j, typ)
+				}))
 		}
 	}
 	type capCase = struct {

@@ -35,7 +35,7 @@ const (
 	// CodeOrder: a contract read or API call uses a key that only a later
 	// source produces.
 	CodeOrder = "order"
-	// CodeReturns: a contract read's saveAs cannot tell where the
+	// CodeReturns (an error): a contract read's saveAs cannot tell where the
 	// returned tuple ends (no return types, no string or bytes slot).
 	CodeReturns = "returns"
 )
