@@ -145,6 +145,34 @@ func (m *Manager) reconcile(ctx context.Context, token string, head, mined, pend
 	return next, m.dropUnclaimed(ctx, token)
 }
 
+// catchUp is Submit's reconciliation when submit.lua found the sender
+// unreconciled: it reads up to ReconcileBlocks blocks after the last one
+// read, as the lease holder's tick would, without the lease (token "*",
+// see reconcile.lua), so a replica's first execution after a restore or a
+// use of the key outside xgr does not wait for the holder's tick.
+func (m *Manager) catchUp(ctx context.Context) error {
+	h, err := m.cfg.Chain.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("txmanager: read head: %w", err)
+	}
+	pending, err := m.cfg.Chain.PendingNonceAt(ctx, m.from)
+	if err != nil {
+		return fmt.Errorf("txmanager: read pending nonce of %s: %w", m.from.Hex(), err)
+	}
+	st, err := m.cfg.Redis.HMGet(ctx, m.k.sender(), "scanned", "next").Result()
+	if err != nil {
+		return fmt.Errorf("txmanager: read the reconciled block: %w", err)
+	}
+	scanned, _ := st[0].(string)
+	ns, _ := st[1].(string)
+	next, err := strconv.ParseUint(ns, 10, 64)
+	if scanned == "" || err != nil {
+		return nil
+	}
+	_, err = m.readBlocks(ctx, "*", scanned, h.Number.Uint64(), pending, next, nil)
+	return err
+}
+
 // behind reports whether block head is after scanned.
 func (m *Manager) behind(scanned string, head uint64) bool {
 	s, err := strconv.ParseUint(scanned, 10, 64)

@@ -22,8 +22,9 @@ import (
 // (one no record holds: sent before Redis was restored from a backup; see
 // reconcile.go) adopts it: its record is created included with that
 // transaction, and nothing is signed. While the chain's nonce is ahead of
-// the sender's and the blocks are not read yet, a new key that adopts
-// nothing gets ErrReconciling (nothing stored; submit again). Any other
+// the sender's and the blocks are not read yet, Submit reads up to
+// ReconcileBlocks of them itself first; with more left, a new key that
+// adopts nothing gets ErrReconciling (nothing stored; submit again). Any other
 // new key is stored with the
 // next nonce, signed, its signed bytes stored, and only then broadcast; or,
 // when MaxInFlight transactions are unmined, stored as queued (the tick
@@ -96,6 +97,15 @@ func (m *Manager) SubmitBatch(ctx context.Context, reqs []Request) ([]Record, er
 				strconv.FormatUint(req.GasLimit, 10), m.cfg.MaxInFlight, ""}})
 	}
 	replies, err := m.runAll(ctx, scriptSubmit, calls)
+	if err != nil && strings.HasPrefix(err.Error(), "UNRECONCILED") {
+		// The chain is ahead and its blocks are not read yet: read them
+		// now (reconcile.go), then submit once more. A key the first run
+		// stored answers "exists" the second time.
+		if err := m.catchUp(ctx); err != nil {
+			return nil, err
+		}
+		replies, err = m.runAll(ctx, scriptSubmit, calls)
+	}
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "UNRECONCILED") {
 			return nil, fmt.Errorf("%w: %v; the lease holder's tick reads them, submit again", ErrReconciling, strings.TrimPrefix(err.Error(), "UNRECONCILED "))

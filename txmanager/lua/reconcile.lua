@@ -9,7 +9,11 @@
 --
 -- KEYS[1] xgr:txm:{T}:sender  KEYS[2] xgr:txm:{T}:unclaimed
 -- KEYS[3] xgr:txm:{T}:unclaimedTx  KEYS[4] xgr:txm:{T}:unclaimedBy
--- ARGV[1] lease token  ARGV[2] the last block read before (field scanned
+-- ARGV[1] lease token, or "*" for a replica whose Submit found the sender
+-- unreconciled (it reads the blocks itself rather than wait for the
+-- holder's tick: what it lists are facts of the chain, and the compare
+-- and set on scanned keeps two readers from committing one block twice;
+-- it does not drop ahead on ARGV[5])  ARGV[2] the last block read before (field scanned
 -- as the caller read it; "" when it has none)  ARGV[3] the last block read
 -- now  ARGV[4] the sender's nonce after block ARGV[3] (every nonce below
 -- it was used in a block up to ARGV[3])  ARGV[5] the chain's pending
@@ -20,12 +24,14 @@
 --
 -- Returns {"read", next, listed}, or {"stale", scanned} when scanned is not
 -- ARGV[2] any more (another holder read these blocks: nothing changes).
--- Error "LEASE_LOST" when ARGV[1] is not the sender's current lease.
+-- Error "LEASE_LOST" when ARGV[1] is neither "*" nor the sender's current
+-- lease.
 -- Invariant: each block is read once (scanned only grows, by compare and
 -- set); a nonce is listed only when no record holds it and it is not
 -- listed yet; next rises only over nonces the chain used in blocks read.
 local n, now = clock(ARGV[6])
-if not fenced(KEYS[1], ARGV[1], n) then
+local holder = ARGV[1] ~= "*"
+if holder and not fenced(KEYS[1], ARGV[1], n) then
   return redis.error_reply("LEASE_LOST the sender's lease is not held by this token")
 end
 local s = redis.call("HGET", KEYS[1], "scanned") or ""
@@ -46,7 +52,7 @@ if tonumber(ARGV[4]) > next then
   redis.call("HSET", KEYS[1], "next", int(next))
 end
 local ahead = redis.call("HGET", KEYS[1], "ahead")
-if ahead and (tonumber(ahead) <= next or tonumber(ARGV[5]) <= next) then
+if ahead and (tonumber(ahead) <= next or (holder and tonumber(ARGV[5]) <= next)) then
   redis.call("HDEL", KEYS[1], "ahead")
 end
 return {"read", int(next), listed}
