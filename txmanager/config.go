@@ -71,6 +71,13 @@ type Config struct {
 	// caller that may retry it. 0 means 30 days; negative keeps records.
 	RecordTTL time.Duration
 
+	// UnclaimedTTL is how long a transaction of the key that the chain
+	// holds and no record does (found after a restore of Redis, or a use
+	// of the key outside xgr) waits for the execution that sent it to
+	// adopt it; then it is forgotten with the warning "its key was used
+	// outside xgr". 0 means DefaultUnclaimedTTL (1h).
+	UnclaimedTTL time.Duration
+
 	// Metrics receives the manager's measurements; nil records none.
 	Metrics *Metrics
 	// BalanceEvery is how often Run reads the sender's balance for the
@@ -143,6 +150,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RecordTTL == 0 {
 		c.RecordTTL = 30 * 24 * time.Hour
+	}
+	if c.UnclaimedTTL <= 0 {
+		c.UnclaimedTTL = DefaultUnclaimedTTL
 	}
 	if c.Log == nil {
 		c.Log = slog.Default()

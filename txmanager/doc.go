@@ -30,9 +30,21 @@
 //   - One upkeep at a time. Run's tick works only while it holds the
 //     sender's lease; every transition it commits is fenced by the lease
 //     token, so a replica that lost the lease changes nothing.
+//   - Exactly once across a restore. The chain is the ledger: when its
+//     nonce for the sender is ahead of the manager's next nonce (Redis
+//     restored from a backup, or the key used outside xgr), the blocks
+//     after the last one the manager read (field scanned) are read
+//     (reconcile.go, reconcile.lua; ReconcileBlocks per call) and the
+//     sender's transactions no record holds are listed as unclaimed
+//     before the next nonce passes them; no nonce is reserved meanwhile
+//     (ErrReconciling). A key without a record whose exact call (to,
+//     value, data) is an unclaimed transaction's adopts it in submit.lua:
+//     its record is created included with that transaction, nothing is
+//     signed. What no key adopts within UnclaimedTTL is logged as a use
+//     of the key outside xgr.
 //
 // The tick reconciles with the node: the sender's next nonce follows the
-// chain's pending nonce when the chain is ahead (never lowered), and a
+// chain once the blocks holding its nonces are read (never lowered), and a
 // nonce below next that no key holds any more (its record lost) is filled
 // with a zero-value transfer to the sender (key "fill:<nonce>").
 //

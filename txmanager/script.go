@@ -23,7 +23,6 @@ func load(name string) *redis.Script { return scripts.Load(name) }
 // The transitions, one atomic step each; go-redis runs them with EVALSHA
 // and loads them on NOSCRIPT.
 var (
-	scriptSubmit    = load("submit")
 	scriptRecord    = load("record")
 	scriptPromote   = load("promote")
 	scriptLease     = load("lease")
@@ -35,11 +34,20 @@ var (
 	scriptLose      = load("lose")
 	scriptFill      = load("fill")
 	scriptFail      = load("fail")
+	// The transitions that list or adopt unclaimed chain transactions
+	// share lua/lib/unclaimed.lua (reconcile.go).
+	scriptSubmit        = scripts.LoadWith("submit", unclaimedLib)
+	scriptReconcile     = scripts.LoadWith("reconcile", unclaimedLib)
+	scriptAdoptQueued   = scripts.LoadWith("adopt_queued", unclaimedLib)
+	scriptDropUnclaimed = scripts.LoadWith("drop_unclaimed", unclaimedLib)
 )
+
+const unclaimedLib = "lua/lib/unclaimed.lua"
 
 var allScripts = []*redis.Script{
 	scriptSubmit, scriptRecord, scriptPromote, scriptLease, scriptRelease, scriptSyncNonce,
 	scriptAttempt, scriptSettle, scriptUnmine, scriptLose, scriptFill, scriptFail,
+	scriptReconcile, scriptAdoptQueued, scriptDropUnclaimed,
 }
 
 // Preload loads every transition into the server's script cache (on every

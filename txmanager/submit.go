@@ -17,7 +17,15 @@ import (
 )
 
 // Submit accepts an execution. A key seen before returns its record as it
-// is (never a second nonce, nothing sent). A new key is stored with the
+// is (never a second nonce, nothing sent). A new key whose exact call (to,
+// value, data) is that of an unclaimed transaction of the sender on chain
+// (one no record holds: sent before Redis was restored from a backup; see
+// reconcile.go) adopts it: its record is created included with that
+// transaction, and nothing is signed. While the chain's nonce is ahead of
+// the sender's and the blocks are not read yet, Submit reads up to
+// ReconcileBlocks of them itself first; with more left, a new key that
+// adopts nothing gets ErrReconciling (nothing stored; submit again). Any other
+// new key is stored with the
 // next nonce, signed, its signed bytes stored, and only then broadcast; or,
 // when MaxInFlight transactions are unmined, stored as queued (the tick
 // assigns its nonce later). Invalid requests and gas estimates that fail
@@ -83,12 +91,25 @@ func (m *Manager) SubmitBatch(ctx context.Context, reqs []Request) ([]Record, er
 			continue
 		}
 		idx = append(idx, i)
-		calls = append(calls, scriptCall{keys: []string{m.k.sender(), m.k.record(req.Key), m.k.queue(), m.k.pending()},
+		calls = append(calls, scriptCall{keys: []string{m.k.sender(), m.k.record(req.Key), m.k.queue(), m.k.pending(),
+			m.k.included(), m.k.attempts(req.Key), m.k.unclaimed(), m.k.unclaimedTx(), m.k.unclaimedBy()},
 			args: []any{req.Key, strings.ToLower(req.To.Hex()), hexutil.Encode(req.Data), req.Value.String(),
 				strconv.FormatUint(req.GasLimit, 10), m.cfg.MaxInFlight, ""}})
 	}
 	replies, err := m.runAll(ctx, scriptSubmit, calls)
+	if err != nil && strings.HasPrefix(err.Error(), "UNRECONCILED") {
+		// The chain is ahead and its blocks are not read yet: read them
+		// now (reconcile.go), then submit once more. A key the first run
+		// stored answers "exists" the second time.
+		if err := m.catchUp(ctx); err != nil {
+			return nil, err
+		}
+		replies, err = m.runAll(ctx, scriptSubmit, calls)
+	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "UNRECONCILED") {
+			return nil, fmt.Errorf("%w: %v; the lease holder's tick reads them, submit again", ErrReconciling, strings.TrimPrefix(err.Error(), "UNRECONCILED "))
+		}
 		return nil, fmt.Errorf("txmanager: submit: %w", err)
 	}
 	now := time.Now()
@@ -111,6 +132,15 @@ func (m *Manager) SubmitBatch(ctx context.Context, reqs []Request) ([]Record, er
 				// holder's ReserveTimeout would hold every later nonce.
 				reserved = append(reserved, i)
 			}
+		case "adopted":
+			// Redis had no record of the key, and the chain holds a
+			// transaction of its exact call that no record holds (sent
+			// before a restore): the key takes it; nothing is signed.
+			if rec, err = parseRecord(pairs(res[1:])); err != nil {
+				return nil, err
+			}
+			m.cfg.Log.Info("txmanager: an execution adopted the chain's transaction of its call (sent before Redis lost its record); not sent again",
+				"key", rec.Key, "nonce", rec.Nonce, "tx", rec.TxHash.Hex(), "block", rec.Block, "sender", m.from.Hex())
 		case "queued":
 			rec.State = Queued
 		default:

@@ -175,10 +175,14 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 		return rep, err
 	}
 	if pending > next {
-		// The chain is ahead: the key was used outside xgr.
+		// The chain is ahead (a restore of Redis, or the key used outside
+		// xgr): sync_nonce keeps it as "ahead"; reconcile reads the blocks.
 		if next, err = m.raiseNonce(ctx, token, pending); err != nil {
 			return rep, err
 		}
+	}
+	if next, err = m.reconcile(ctx, token, rep.Head, mined, pending, next, recs); err != nil {
+		return rep, err
 	}
 	finalHead, finalOK, err := m.finalHead(ctx, rep.Head, len(recs) > 0)
 	if err != nil {
