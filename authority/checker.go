@@ -77,5 +77,9 @@ func (c *Checker) Admit(ctx context.Context, rules Resolver, runner common.Addre
 	if err != nil {
 		return err
 	}
-	return cov.Err()
+	refusal := cov.Err()
+	if ae, ok := refusal.(*Error); ok && o == nil && reg != nil {
+		ae.RulesUnchecked = true
+	}
+	return refusal
 }

@@ -150,10 +150,18 @@ func TestDecideAndError(t *testing.T) {
 			t.Errorf("message lacks %q: %v", s, err)
 		}
 	}
+	if ae.RulesUnchecked {
+		t.Error("stranger judged on every contract: RulesUnchecked set")
+	}
 	// The registry alone (before the orchestration is read) lets an
-	// executor through.
+	// executor through; a stranger refused there is told that the rules
+	// were not judged, not that the registry is all that refuses it.
 	if err := c.Authorize(ctx, bob, &regA, nil); err != nil {
 		t.Fatalf("registry alone: %v", err)
+	}
+	err = c.Authorize(ctx, carol, &regA, nil)
+	if !errors.As(err, &ae) || !ae.RulesUnchecked || ae.Missing != 1 || !strings.Contains(err.Error(), "rule contracts were not checked") {
+		t.Fatalf("stranger, registry alone: %v (%+v)", err, ae)
 	}
 	// A contract without owner() authorizes nobody, and says why.
 	err = c.Authorize(ctx, alice, nil, parse(t, `{"id": "f", "structure": {"A": {"rule": "`+carol.Hex()+`"}}}`))

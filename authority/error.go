@@ -17,8 +17,14 @@ type Error struct {
 	// Refused is the first contract that refuses the runner (the registry
 	// before the rule contracts).
 	Refused Row
-	// Missing is how many contracts refuse the runner in all.
+	// Missing is how many of the contracts checked refuse the runner: all
+	// of them, unless RulesUnchecked.
 	Missing int
+	// RulesUnchecked: the registry refused before its orchestration was
+	// read, so its rule contracts were not judged (a runner that may not
+	// run the registry costs no reads of its rules); Missing counts the
+	// registry alone.
+	RulesUnchecked bool
 }
 
 func (e *Error) Error() string {
@@ -42,7 +48,10 @@ func (e *Error) Error() string {
 	default:
 		fmt.Fprintf(&b, ": the runner is not its owner %s and not on its executor list (getExecutorList); the owner allows it with addExecutor(%s)", r.Owner.Hex(), e.Runner.Hex())
 	}
-	if e.Missing > 1 {
+	switch {
+	case e.RulesUnchecked:
+		b.WriteString("; the rule contracts were not checked because the registry refuses first (xgr ostc coverage lists every contract)")
+	case e.Missing > 1:
 		fmt.Fprintf(&b, "; %d contracts refuse the runner in all (xgr ostc coverage lists them)", e.Missing)
 	}
 	return b.String()

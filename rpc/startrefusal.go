@@ -78,7 +78,7 @@ func (s *Service) startError(ctx context.Context, err error, who string, session
 	case errors.As(err, &ae):
 		r := ae.Refused
 		e.Extra = map[string]any{"runner": ae.Runner.Hex(), "contract": r.Contract.Hex(), "kind": string(r.Kind),
-			"executorList": r.ExecutorList, "missing": ae.Missing}
+			"executorList": r.ExecutorList, "missing": ae.Missing, "rulesChecked": !ae.RulesUnchecked}
 		if r.Owner != nil {
 			e.Extra["owner"] = r.Owner.Hex()
 		}
