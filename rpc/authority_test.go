@@ -72,7 +72,8 @@ func TestStartAuthorityOnAnvil(t *testing.T) {
 		errors.As(err, &de)
 		data, _ := de.ErrorData().(map[string]any)
 		if data["contract"] != contract.Hex() || data["runner"] != a.Address(key).Hex() || data["kind"] != string(kind) ||
-			data["owner"] != a.Address(0).Hex() || data["executorList"] != list || data["path"] != "permit.message.from" {
+			data["owner"] != a.Address(0).Hex() || data["executorList"] != list || data["path"] != "permit.message.from" ||
+			data["missing"] != float64(1) || data["rulesChecked"] != (kind == authority.KindRule) {
 			t.Fatalf("%s: error data %v", name, data)
 		}
 		if !strings.Contains(err.Error(), contract.Hex()) || !strings.Contains(err.Error(), a.Address(key).Hex()) {
