@@ -429,3 +429,55 @@ func TestCheckedBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestDocReferencesOutsideDocs checks the documentation references written
+// in plain text outside the Markdown files — deploy files' comments, alert
+// summaries, the systemd unit, Go messages and comments: every
+// docs/NAME.md#anchor names a file and a heading it has.
+func TestDocReferencesOutsideDocs(t *testing.T) {
+	ref := regexp.MustCompile(`docs/([a-z0-9_-]+\.md)#([a-z0-9_-]+)`)
+	ids := map[string]map[string]bool{}
+	checked := 0
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".tools", "node_modules", "bin", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".yaml", ".yml", ".service", ".sh", ".json", ".html", ".js":
+		default:
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range ref.FindAllStringSubmatch(string(raw), -1) {
+			if ids[m[1]] == nil {
+				doc, err := os.ReadFile(filepath.Join("..", "docs", m[1]))
+				if err != nil {
+					t.Errorf("%s: %s: no such page", path, m[0])
+					continue
+				}
+				ids[m[1]] = headingIDs(string(doc))
+			}
+			checked++
+			if !ids[m[1]][m[2]] {
+				t.Errorf("%s: %s: docs/%s has no heading with the id %q", path, m[0], m[1], m[2])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("found no docs/…md#anchor reference outside the docs: the pattern is broken")
+	}
+}
