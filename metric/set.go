@@ -168,9 +168,9 @@ func (s *Set) Lifecycle(replica string) reactor.Lifecycle {
 				"previous", previous, "recovered", recovered, "replica", replica)
 		},
 		LeaseLost: func(joinstore.Root) { s.leaseLosses.Inc() },
-		Finished: func(r joinstore.Root, outcome joinstore.Outcome) {
+		Finished: func(r joinstore.Root, meta joinstore.SessionMeta) {
 			s.forget(r)
-			s.sessionsDone.WithLabelValues(string(outcome)).Inc()
+			s.sessionsDone.WithLabelValues(string(joinstore.OutcomeOf(meta))).Inc()
 		},
 	}
 }

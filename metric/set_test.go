@@ -32,9 +32,10 @@ func TestEventsOutcomesAndLifecycle(t *testing.T) {
 	a, b, c := joinstore.Root{Owner: "0xa", RootPid: 1}, joinstore.Root{Owner: "0xa", RootPid: 2}, joinstore.Root{Owner: "0xb", RootPid: 1}
 	s.Event(a, reactor.Event{Type: reactor.EvClaimed, Pid: "0xa:1", At: t0})
 	s.Event(a, reactor.Event{Type: reactor.EvExecuted, Pid: "0xa:1", At: t0.Add(250 * time.Millisecond)})
-	life.Finished(a, joinstore.OutcomeOK)
-	life.Finished(b, joinstore.OutcomeKilled)
-	life.Finished(c, joinstore.OutcomeUnfulfillable)
+	fin := joinstore.SessionFinished
+	life.Finished(a, joinstore.SessionMeta{Status: fin})
+	life.Finished(b, joinstore.SessionMeta{Status: fin, Killed: 1})
+	life.Finished(c, joinstore.SessionMeta{Status: fin, Unfulfillable: 1})
 	life.Adopted(a, "r1", 0) // a handover or a new session: no takeover
 	life.Adopted(b, "r1", 2)
 	life.Adopted(c, "r2", 1) // its own earlier run, restarted under its name

@@ -14,17 +14,20 @@ func (s *sessionIO) finished(meta joinstore.SessionMeta) {
 
 // reportFinished reports a finished session once: an INFO line "session
 // finished" with its outcome (joinstore.OutcomeOf), and the hook.
-func reportFinished(log *slog.Logger, hook func(joinstore.Root, joinstore.Outcome), root joinstore.Root, replica string, meta joinstore.SessionMeta) {
+func reportFinished(log *slog.Logger, hook func(joinstore.Root, joinstore.SessionMeta), root joinstore.Root, replica string, meta joinstore.SessionMeta) {
 	outcome := joinstore.OutcomeOf(meta)
 	if log != nil {
-		args := []any{"session", root.String(), "outcome", string(outcome), "steps", meta.Steps, "replica", replica}
+		args := []any{"session", root.String(), "ostcId", meta.OstcID, "outcome", string(outcome), "steps", meta.Steps, "replica", replica}
+		if !meta.CreatedAt.IsZero() && !meta.FinishedAt.IsZero() {
+			args = append(args, "duration", meta.FinishedAt.Sub(meta.CreatedAt))
+		}
 		if meta.KillReason != "" {
 			args = append(args, "killReason", meta.KillReason)
 		}
 		log.Info("session finished", args...)
 	}
 	if hook != nil {
-		hook(root, outcome)
+		hook(root, meta)
 	}
 }
 

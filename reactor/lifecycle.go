@@ -18,6 +18,8 @@ type Lifecycle struct {
 	// Finished: the session's last process ended and this replica handed
 	// the finished session back (or took a finished one out of the index
 	// its holder left), with its outcome (joinstore.OutcomeOf); once per
-	// session. The replica logs it at INFO ("session finished").
-	Finished func(root joinstore.Root, outcome joinstore.Outcome)
+	// session; meta is the finished session's record (its outcome is
+	// joinstore.OutcomeOf(meta)). The replica logs it at INFO ("session
+	// finished").
+	Finished func(root joinstore.Root, meta joinstore.SessionMeta)
 }

@@ -43,7 +43,7 @@ func TestLifecycleReportsTakeoverAndFinish(t *testing.T) {
 					mu.Unlock()
 				}
 			},
-			Finished: func(r joinstore.Root, _ joinstore.Outcome) {
+			Finished: func(r joinstore.Root, _ joinstore.SessionMeta) {
 				mu.Lock()
 				finished[r]++
 				mu.Unlock()

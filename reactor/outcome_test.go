@@ -143,7 +143,12 @@ func TestReplicaReportsOutcome(t *testing.T) {
 	got := map[joinstore.Root][]joinstore.Outcome{}
 	log := slog.New(slog.NewTextHandler(&syncWriter{mu: &mu, w: &logs}, nil))
 	m := &Manager{Store: store, Source: src, Exec: exec, Replica: "r1", Poll: 10 * time.Millisecond, Log: log,
-		Lifecycle: Lifecycle{Finished: func(r joinstore.Root, out joinstore.Outcome) { mu.Lock(); got[r] = append(got[r], out); mu.Unlock() }}}
+		Lifecycle: Lifecycle{Finished: func(r joinstore.Root, meta joinstore.SessionMeta) {
+			out := joinstore.OutcomeOf(meta)
+			mu.Lock()
+			got[r] = append(got[r], out)
+			mu.Unlock()
+		}}}
 	want := map[joinstore.Root]joinstore.Outcome{}
 	var roots []joinstore.Root
 	for i := 0; i < 6; i++ {
@@ -214,7 +219,9 @@ func TestAdopterReportsAnOrphanedFinish(t *testing.T) {
 	var mu sync.Mutex
 	var got []joinstore.Outcome
 	m := &Manager{Store: store, Source: NewStaticSource(o), Exec: &Scripted{}, Replica: "r2", Poll: 10 * time.Millisecond,
-		Lifecycle: Lifecycle{Finished: func(r joinstore.Root, out joinstore.Outcome) {
+		Lifecycle: Lifecycle{Finished: func(r joinstore.Root, meta joinstore.SessionMeta) {
+			out := joinstore.OutcomeOf(meta)
+
 			mu.Lock()
 			defer mu.Unlock()
 			if r == root {
@@ -255,7 +262,12 @@ func TestKilledByCommandIsReported(t *testing.T) {
 	var mu sync.Mutex
 	got := map[joinstore.Root][]joinstore.Outcome{}
 	m := &Manager{Store: store, Source: src, Exec: &Scripted{}, Replica: "r1", Poll: 10 * time.Millisecond,
-		Lifecycle: Lifecycle{Finished: func(r joinstore.Root, out joinstore.Outcome) { mu.Lock(); got[r] = append(got[r], out); mu.Unlock() }}}
+		Lifecycle: Lifecycle{Finished: func(r joinstore.Root, meta joinstore.SessionMeta) {
+			out := joinstore.OutcomeOf(meta)
+			mu.Lock()
+			got[r] = append(got[r], out)
+			mu.Unlock()
+		}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()

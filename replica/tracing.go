@@ -21,12 +21,12 @@ func (r *Replica) startTracing(ctx context.Context) error {
 	if ep == "" {
 		return nil
 	}
-	exp, err := tracing.OTLP(ctx, ep)
+	exp, err := tracing.Exporter(ctx, ep)
 	if err != nil {
 		return &Error{Part: PartTracing, Usage: true, Err: err}
 	}
 	tp := tracing.NewProvider(exp, r.name)
-	r.log.Info("tracing sessions", "otlp", ep)
+	r.log.Info("tracing sessions", "endpoint", ep)
 	r.tracer = tracing.New(tp)
 	r.onClose(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), traceFlush)
@@ -61,10 +61,10 @@ func withTracing(l reactor.Lifecycle, t *tracing.Sessions) reactor.Lifecycle {
 		return l
 	}
 	finished := l.Finished
-	l.Finished = func(root joinstore.Root, outcome joinstore.Outcome) {
-		t.Finished(root)
+	l.Finished = func(root joinstore.Root, meta joinstore.SessionMeta) {
+		t.Finished(root, meta)
 		if finished != nil {
-			finished(root, outcome)
+			finished(root, meta)
 		}
 	}
 	return l

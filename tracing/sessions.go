@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"cmp"
 	"context"
 	"net/url"
 	"strconv"
@@ -82,15 +83,37 @@ func (s *Sessions) Event(root joinstore.Root, e reactor.Event) {
 		}
 		s.execs[k] = sp
 	case reactor.EvExecOutcome:
-		if sp := s.execs[k]; sp != nil {
-			sp.SetAttributes(attribute.String("xgr.outcome", e.Detail))
-			if strings.Contains(e.Detail, "revert") || strings.Contains(e.Detail, "lost") {
-				sp.SetStatus(codes.Error, e.Detail)
+		sp := s.execs[k]
+		if sp == nil {
+			// An execution this replica took over: the replica that sent
+			// it stopped, and its span went with it. This one covers what
+			// this replica saw, from its step span's start.
+			start := at
+			if st := s.steps[k]; st != nil {
+				if ro, ok := st.(interface{ StartTime() time.Time }); ok {
+					start = ro.StartTime()
+				}
 			}
-			sp.End(trace.WithTimestamp(at))
-			delete(s.execs, k)
+			parent := trace.ContextWithSpan(context.Background(), s.stepSpan(k, e.Step, at))
+			_, sp = s.tracer.Start(parent, "execution", trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindClient),
+				trace.WithAttributes(sessionAttr(root), attribute.String("xgr.pid", e.Pid), attribute.Bool("xgr.execution.resumed", true)))
 		}
-	case reactor.EvExecuted, reactor.EvAborted, reactor.EvIgnored, reactor.EvKilled:
+		sp.SetAttributes(attribute.String("xgr.outcome", e.Detail))
+		if strings.Contains(e.Detail, "revert") || strings.Contains(e.Detail, "lost") {
+			sp.SetStatus(codes.Error, e.Detail)
+		}
+		sp.End(trace.WithTimestamp(at))
+		delete(s.execs, k)
+	case reactor.EvIgnored:
+		// Not a failure: a delivery after its join closed (the event names
+		// the join's target) or work this replica gave up with its lease.
+		// An open span of the process ends with it; none is opened.
+		if sp := s.steps[k]; sp != nil {
+			sp.SetAttributes(attribute.String("xgr.outcome", string(e.Type)), attribute.String("xgr.detail", e.Detail))
+			sp.End(trace.WithTimestamp(at))
+			delete(s.steps, k)
+		}
+	case reactor.EvExecuted, reactor.EvAborted, reactor.EvKilled:
 		if e.Pid == "" {
 			return
 		}
@@ -201,19 +224,37 @@ func host(raw string) string {
 	return u.Host
 }
 
-// Finished ends the session on this replica: its root span (with the
-// session's derived ids) from the first event this replica saw of it.
-// Wire it to reactor.Lifecycle.Finished.
-func (s *Sessions) Finished(root joinstore.Root) {
+// Finished ends the session: its root span (with the session's derived
+// ids) from its creation to its end as the session's record says them —
+// whichever replicas ran it — with its orchestration, outcome and step
+// count, and status Error when it failed, was killed or cancelled, or
+// could not be fulfilled, so that a trace search finds failed sessions.
+// Without times in meta it spans the events this replica saw. Wire it to
+// reactor.Lifecycle.Finished.
+func (s *Sessions) Finished(root joinstore.Root, meta joinstore.SessionMeta) {
 	now := time.Now()
 	s.mu.Lock()
-	first, ok := s.sessions[root]
+	first := s.sessions[root]
 	delete(s.sessions, root)
 	s.mu.Unlock()
-	if !ok {
-		first = now
+	start, end := meta.CreatedAt, meta.FinishedAt
+	if start.IsZero() {
+		start = cmp.Or(first, now) // first is zero when this replica saw no event
 	}
-	_, sp := s.tracer.Start(forced(context.Background(), root), "session", trace.WithTimestamp(first), trace.WithNewRoot(),
-		trace.WithAttributes(sessionAttr(root)))
-	sp.End(trace.WithTimestamp(now))
+	if end.IsZero() || end.Before(start) {
+		end = now
+	}
+	outcome := joinstore.OutcomeOf(meta)
+	attrs := []attribute.KeyValue{sessionAttr(root), attribute.String("xgr.orchestration", meta.OstcID),
+		attribute.String("xgr.registry", meta.XRC729), attribute.String("xgr.outcome", string(outcome)), attribute.Int64("xgr.steps", meta.Steps)}
+	if meta.KillReason != "" {
+		attrs = append(attrs, attribute.String("xgr.kill_reason", meta.KillReason))
+	}
+	_, sp := s.tracer.Start(forced(context.Background(), root), "session", trace.WithTimestamp(start), trace.WithNewRoot(),
+		trace.WithAttributes(attrs...))
+	switch outcome {
+	case joinstore.OutcomeFailed, joinstore.OutcomeKilled, joinstore.OutcomeCancelled, joinstore.OutcomeUnfulfillable:
+		sp.SetStatus(codes.Error, string(outcome))
+	}
+	sp.End(trace.WithTimestamp(end))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -40,10 +41,20 @@ func TestOneTraceAcrossReplicas(t *testing.T) {
 		Calls: []rule.CallReport{{Name: "price", Method: "GET", URL: "https://api.example/v1/price?apikey=SECRET", Status: 200, Duration: rule.Duration(15 * time.Millisecond)}}})
 	a.Event(root, reactor.Event{Type: reactor.EvExecuted, Pid: "7:1", Step: "A1", At: t0.Add(40 * time.Millisecond), Detail: "valid"})
 	a.Event(root, reactor.Event{Type: reactor.EvClaimed, Pid: "7:2", Step: "B1", At: t0.Add(50 * time.Millisecond)})
-	// a stops; b takes the session over and runs 7:2 again.
+	a.Event(root, reactor.Event{Type: reactor.EvClaimed, Pid: "7:3", Step: "X1", At: t0.Add(50 * time.Millisecond)})
+	a.Event(root, reactor.Event{Type: reactor.EvExecuting, Pid: "7:3", Step: "X1", At: t0.Add(60 * time.Millisecond), Detail: "settle"})
+	// a stops; b takes the session over, runs 7:2 again and learns the
+	// outcome of 7:3's execution, which a sent.
 	b.Event(root, reactor.Event{Type: reactor.EvRecovered, Pid: "7:2", Step: "B1", At: t0.Add(3 * time.Second)})
 	b.Event(root, reactor.Event{Type: reactor.EvExecuted, Pid: "7:2", Step: "B1", At: t0.Add(3100 * time.Millisecond), Detail: "valid"})
-	b.Finished(root)
+	b.Event(root, reactor.Event{Type: reactor.EvRecovered, Pid: "7:3", Step: "X1", At: t0.Add(3 * time.Second)})
+	b.Event(root, reactor.Event{Type: reactor.EvExecOutcome, Pid: "7:3", Step: "X1", At: t0.Add(3200 * time.Millisecond), Detail: "mined"})
+	b.Event(root, reactor.Event{Type: reactor.EvExecuted, Pid: "7:3", Step: "X1", At: t0.Add(3300 * time.Millisecond), Detail: "valid"})
+	// A k-of-n producer delivering after the join closed: the event names
+	// the join's target; it is no failure and no span of its own.
+	b.Event(root, reactor.Event{Type: reactor.EvIgnored, Pid: "7:9", Step: "P3", At: t0.Add(3400 * time.Millisecond), Detail: "join already decided"})
+	b.Finished(root, joinstore.SessionMeta{Status: joinstore.SessionFinished, OstcID: "flow", XRC729: "0x01", Steps: 3, Failed: 1,
+		CreatedAt: t0.Add(-time.Second), FinishedAt: t0.Add(3500 * time.Millisecond)})
 
 	spans := exp.GetSpans()
 	byName := map[string]tracetest.SpanStub{}
@@ -53,8 +64,32 @@ func TestOneTraceAcrossReplicas(t *testing.T) {
 		}
 		byName[s.Name] = s
 	}
-	if s, ok := byName["session"]; !ok || s.SpanContext.SpanID() != tracing.RootSpanID(root) || s.Parent.IsValid() {
+	s, ok := byName["session"]
+	if !ok || s.SpanContext.SpanID() != tracing.RootSpanID(root) || s.Parent.IsValid() {
 		t.Fatalf("session root span: %+v", s)
+	}
+	// The root span covers the whole session, not the part the replica
+	// that finished it ran, and says what a trace search needs.
+	if !s.StartTime.Equal(t0.Add(-time.Second)) || !s.EndTime.Equal(t0.Add(3500*time.Millisecond)) {
+		t.Errorf("session span %s – %s, want the session's creation to its end", s.StartTime, s.EndTime)
+	}
+	attrs := map[string]string{}
+	for _, kv := range s.Attributes {
+		attrs[string(kv.Key)] = kv.Value.Emit()
+	}
+	if attrs["xgr.orchestration"] != "flow" || attrs["xgr.outcome"] != "failed" || attrs["xgr.steps"] != "3" || s.Status.Code != codes.Error {
+		t.Errorf("session span attributes %v, status %v: want orchestration, outcome failed, steps and status Error", attrs, s.Status)
+	}
+	if x, ok := byName["execution"]; !ok || x.Parent.SpanID() != byName["step X1"].SpanContext.SpanID() {
+		t.Errorf("the execution sent before the takeover: %+v, want a span under step X1", x)
+	}
+	for _, sp := range spans {
+		if sp.Status.Code == codes.Error && sp.Name != "session" {
+			t.Errorf("span %q has status Error: %v", sp.Name, sp.Status)
+		}
+		if sp.Name == "step P3" {
+			t.Errorf("an ignored delivery opened a span: %+v", sp)
+		}
 	}
 	for _, name := range []string{"step A1", "step B1"} {
 		if s, ok := byName[name]; !ok || s.Parent.SpanID() != tracing.RootSpanID(root) {
@@ -100,7 +135,7 @@ func TestTraceOfARunningSession(t *testing.T) {
 	finished := make(chan joinstore.Root, 1)
 	src := reactor.NewStaticSource(o)
 	m, err := replica.NewManager(replica.ManagerConfig{Store: store, Source: src, Exec: scripted, Name: "r", Poll: 10 * time.Millisecond,
-		OnEvent: tr.Event, Lifecycle: reactor.Lifecycle{Finished: func(r joinstore.Root, _ joinstore.Outcome) { tr.Finished(r); finished <- r }}})
+		OnEvent: tr.Event, Lifecycle: reactor.Lifecycle{Finished: func(r joinstore.Root, meta joinstore.SessionMeta) { tr.Finished(r, meta); finished <- r }}})
 	if err != nil {
 		t.Fatal(err)
 	}
