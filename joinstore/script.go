@@ -44,12 +44,14 @@ var (
 	scriptForgetRoot   = scripts.LoadWith("forget_root", "lua/lib/expire_records.lua")
 	scriptBeginExec    = load("begin_exec")
 	scriptResumeExec   = load("resume_exec")
+	scriptStall        = load("stall")
+	scriptUnstall      = load("unstall")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptNextRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
-	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec,
+	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec, scriptStall, scriptUnstall,
 }
 
 // Preload loads every script into the server's script cache (on every master

@@ -68,6 +68,14 @@ type SessionMeta struct {
 	// Holder and PrevHolder name the replica that last adopted the session
 	// and the one before it (MetaHolder, MetaPrevHolder).
 	Holder, PrevHolder string
+	// Stalled says why the replica that last held the session could not
+	// run it (its orchestration unknown there, or not the pinned text);
+	// StalledAt and StalledBy when and which replica; Stalls how many
+	// tries in a row failed so ("" and zero when none: a replica that
+	// opens the session clears them, Store.Stall and Unstall).
+	Stalled, StalledBy string
+	StalledAt          time.Time
+	Stalls             int64
 }
 
 // MetaHolder and MetaPrevHolder are the meta fields naming the replica
@@ -104,6 +112,10 @@ const (
 	metaFence      = "fence"
 	metaPaused     = "paused"
 	metaWakeUp     = "wakeUp"
+	metaStalled    = "stalled"
+	metaStalledAt  = "stalledAt"
+	metaStalledBy  = "stalledBy"
+	metaStalls     = "stalls"
 )
 
 // ParseSessionMeta maps the fields of a session's meta hash. A field that
@@ -121,6 +133,7 @@ func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
 		Killed: r.int(metaKilled), Failed: r.int(metaFailed), Unfulfillable: r.int(metaUnfulfill), InvalidEnds: r.int(metaInvalidEnd),
 		MaxTotalGas: fields[metaMaxGas], Holder: fields[MetaHolder], PrevHolder: fields[MetaPrevHolder],
 		Fence: r.int(metaFence), Paused: r.flag(metaPaused), WakeUp: fields[metaWakeUp],
+		Stalled: fields[metaStalled], StalledBy: fields[metaStalledBy], StalledAt: r.time(metaStalledAt), Stalls: r.int(metaStalls),
 	}
 	switch m.Status {
 	case SessionLive, SessionFinished, "":
@@ -144,17 +157,17 @@ func (m SessionMeta) Fields() map[string]string {
 		metaXRC729: m.XRC729, metaOstcID: m.OstcID, metaOstcHash: m.OstcHash, metaStartStep: m.StartStep,
 		metaStartKey: m.StartKey, metaMaxGas: m.MaxTotalGas, metaWakeUp: m.WakeUp,
 	}
-	for name, t := range map[string]time.Time{metaCreatedAt: m.CreatedAt, metaFinishedAt: m.FinishedAt, metaKilledAt: m.KilledAt} {
+	for name, t := range map[string]time.Time{metaCreatedAt: m.CreatedAt, metaFinishedAt: m.FinishedAt, metaKilledAt: m.KilledAt, metaStalledAt: m.StalledAt} {
 		if !t.IsZero() {
 			f[name] = num(t.UnixMilli())
 		}
 	}
-	for name, v := range map[string]string{metaKillReason: m.KillReason, metaKillKind: m.KillKind} {
+	for name, v := range map[string]string{metaKillReason: m.KillReason, metaKillKind: m.KillKind, metaStalled: m.Stalled, metaStalledBy: m.StalledBy} {
 		if v != "" {
 			f[name] = v
 		}
 	}
-	for name, n := range map[string]int64{metaKilled: m.Killed, metaFailed: m.Failed, metaUnfulfill: m.Unfulfillable, metaInvalidEnd: m.InvalidEnds} {
+	for name, n := range map[string]int64{metaKilled: m.Killed, metaFailed: m.Failed, metaUnfulfill: m.Unfulfillable, metaInvalidEnd: m.InvalidEnds, metaStalls: m.Stalls} {
 		if n != 0 {
 			f[name] = num(n)
 		}
@@ -222,7 +235,11 @@ func (m SessionMeta) MarshalJSON() ([]byte, error) {
 		Failed     int64         `json:"failed,omitempty"`
 		Unfulfill  int64         `json:"unfulfillable,omitempty"`
 		InvalidEnd int64         `json:"invalidEnds,omitempty"`
+		Stalled    string        `json:"stalled,omitempty"`
+		StalledAt  *jsonTime     `json:"stalledAt,omitempty"`
+		StalledBy  string        `json:"stalledBy,omitempty"`
+		Stalls     int64         `json:"stalls,omitempty"`
 	}{m.Owner, m.RootPid, m.Status, m.Live, m.Steps, m.Iter, m.Window, m.XRC729, m.OstcID, m.OstcHash, m.StartStep,
 		timeJSON(m.CreatedAt), timeJSON(m.FinishedAt), timeJSON(m.KilledAt), m.KillReason, m.KillKind, m.StartKey,
-		OutcomeOf(m), m.Killed, m.Failed, m.Unfulfillable, m.InvalidEnds})
+		OutcomeOf(m), m.Killed, m.Failed, m.Unfulfillable, m.InvalidEnds, m.Stalled, timeJSON(m.StalledAt), m.StalledBy, m.Stalls})
 }

@@ -44,6 +44,7 @@ type Set struct {
 	sessionsDone    *prometheus.CounterVec
 	takeovers       prometheus.Counter
 	leaseLosses     prometheus.Counter
+	stalls          *prometheus.CounterVec
 	redisErrors     *prometheus.CounterVec
 	redisLatency    *prometheus.HistogramVec
 	indexScrapeErrs prometheus.Counter
@@ -83,6 +84,8 @@ func New(log *slog.Logger) *Set {
 			Help: "Sessions this replica adopted with processes left running under expired leases (another replica stopped without handing them back)."}),
 		leaseLosses: prometheus.NewCounter(prometheus.CounterOpts{Name: "xgr_root_lease_losses_total",
 			Help: "Root leases this replica lost to another replica (it did not renew in time)."}),
+		stalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_session_stalls_total",
+			Help: "Sessions this replica adopted and could not run at all, by kind: unknown-orchestration (it serves no such orchestration) or hash-mismatch (not the pinned text); each is handed back and tried again after a backoff."}, []string{"kind"}),
 		redisErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xgr_redis_errors_total",
 			Help: "Redis requests that failed, by kind: connection (network, timeout, refused) or server (an error reply)."}, []string{"kind"}),
 		redisLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "xgr_redis_request_duration_seconds",
@@ -98,6 +101,9 @@ func New(log *slog.Logger) *Set {
 	for _, o := range TriggerOutcomes {
 		s.triggerStarts.WithLabelValues(o)
 	}
+	for _, k := range []string{reactor.StallUnknownOrchestration, reactor.StallHashMismatch} {
+		s.stalls.WithLabelValues(k)
+	}
 	for _, k := range []string{"connection", "server"} {
 		s.redisErrors.WithLabelValues(k)
 	}
@@ -106,7 +112,7 @@ func New(log *slog.Logger) *Set {
 	}
 	s.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		s.events, s.triggerStarts, s.triggerToStart, s.stepDuration, s.sessionsDone, s.takeovers, s.leaseLosses,
-		s.redisErrors, s.redisLatency, s.indexScrapeErrs, buildInfo())
+		s.stalls, s.redisErrors, s.redisLatency, s.indexScrapeErrs, buildInfo())
 	return s
 }
 
@@ -168,6 +174,7 @@ func (s *Set) Lifecycle(replica string) reactor.Lifecycle {
 				"previous", previous, "recovered", recovered, "replica", replica)
 		},
 		LeaseLost: func(joinstore.Root) { s.leaseLosses.Inc() },
+		Stalled:   func(_ joinstore.Root, kind string) { s.stalls.WithLabelValues(kind).Inc() },
 		Finished: func(r joinstore.Root, meta joinstore.SessionMeta) {
 			s.forget(r)
 			s.sessionsDone.WithLabelValues(string(joinstore.OutcomeOf(meta))).Inc()

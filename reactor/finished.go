@@ -3,6 +3,7 @@ package reactor
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
 )
@@ -41,4 +42,27 @@ func (m *Manager) markFinished(ctx context.Context, root joinstore.Root) {
 	if meta, err := m.Store.SessionMeta(ctx, root); err == nil {
 		reportFinished(m.Log, m.Lifecycle.Finished, root, m.Replica, meta)
 	}
+}
+
+// stall carries out cmdStall: the adoption's claims go back due at the
+// retry time, the stall is recorded on the session, logged at WARN and
+// reported (Lifecycle.Stalled).
+func (s *sessionIO) stall(ctx context.Context, c cmdStall) input {
+	now := s.clock()
+	for _, cl := range c.Claims {
+		if _, err := s.store.Release(ctx, cl, now, c.Until); err != nil {
+			s.log.Warn("giving back a claim of a stalled session failed", "session", s.root.String(), "pid", cl.Pid, "err", err)
+		}
+	}
+	n, err := s.store.Stall(ctx, s.root, s.worker, s.token, c.Reason, now)
+	if err != nil {
+		s.log.Warn("recording a stalled session failed", "session", s.root.String(), "err", err)
+		return inStalled{Err: err}
+	}
+	s.log.Warn("session stalled: this replica cannot run it", "session", s.root.String(), "kind", c.Kind, "reason", c.Reason,
+		"stalls", n, "retryAt", c.Until.UTC().Format(time.RFC3339))
+	if s.life.Stalled != nil {
+		s.life.Stalled(s.root, c.Kind)
+	}
+	return inStalled{}
 }

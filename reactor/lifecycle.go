@@ -22,4 +22,8 @@ type Lifecycle struct {
 	// joinstore.OutcomeOf(meta)). The replica logs it at INFO ("session
 	// finished").
 	Finished func(root joinstore.Root, meta joinstore.SessionMeta)
+	// Stalled: this replica adopted a session it cannot run at all (kind:
+	// StallUnknownOrchestration or StallHashMismatch), recorded why on
+	// the session and handed it back to be tried again after a backoff.
+	Stalled func(root joinstore.Root, kind string)
 }

@@ -202,9 +202,16 @@ func (m *machine) apply(in input, now time.Time) {
 		}
 	case inOpened:
 		m.storeBusy = false
+		if in.Err != nil && in.Stall != "" {
+			m.stall(now, in)
+			return
+		}
 		m.mode = m.mode.opened(in.Err == nil)
 		if in.Err != nil {
 			return
+		}
+		if in.Opening.Meta.Stalled != "" {
+			m.do(cmdUnstall{})
 		}
 		m.orch, m.table = in.Orch, Table(in.Orch)
 		m.next, m.hasNext = in.Opening.Next, in.Opening.NextOK
@@ -267,6 +274,11 @@ func (m *machine) apply(in input, now time.Time) {
 	case inInspected:
 		m.storeBusy = false
 		m.inspected(now, in)
+	case inStalled:
+		// Recorded or not (a lost lease), the root index is marked at the
+		// retry time and the lease given back.
+		m.do(cmdMarkRoot{At: m.markedAt})
+	case inUnstalled:
 	case inMarked, inDueRead, inUnmarked, inMetaRead, inReleased:
 		m.handBack(in)
 	case inExecBegun:
@@ -687,6 +699,41 @@ func (m *machine) inspected(now time.Time, in inInspected) {
 		// not due yet): look again after a lease period.
 		m.mark(now.Add(m.cfg.RootLease))
 	}
+}
+
+// Stall kinds: why a replica cannot run a session at all (inOpened.Stall,
+// Lifecycle.Stalled).
+const (
+	// StallUnknownOrchestration: the replica serves no orchestration of
+	// the session's registry and id.
+	StallUnknownOrchestration = "unknown-orchestration"
+	// StallHashMismatch: the orchestration it serves under that id is not
+	// the text the session pinned.
+	StallHashMismatch = "hash-mismatch"
+)
+
+// Stall backoff: a session no replica could run is tried again a root
+// lease later, doubled per stall in a row, at most stallBackoffMax.
+const stallBackoffMax = 10 * time.Minute
+
+func stallBackoff(lease time.Duration, stalls int64) time.Duration {
+	d := max(lease, time.Second)
+	for i := int64(0); i < stalls && d < stallBackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, stallBackoffMax)
+}
+
+// stall hands back a session this replica cannot run (in.Stall): what the
+// adoption claimed goes back due at the retry time, the stall is recorded
+// on the session (why, when, by whom, how many in a row), the root index
+// is marked at the retry time and the root lease released. Without it the
+// session would be adopted again as soon as its lease expired, by this
+// replica or one like it, forever and without a word.
+func (m *machine) stall(now time.Time, in inOpened) {
+	until := now.Add(stallBackoff(m.cfg.RootLease, in.Opening.Meta.Stalls))
+	m.mode, m.storeBusy, m.remarked, m.markedAt = modeReleasing, true, true, until
+	m.do(cmdStall{Kind: in.Stall, Reason: in.Err.Error(), Claims: in.Claims, Until: until})
 }
 
 // mark marks the root index where the hand-back found the session's next

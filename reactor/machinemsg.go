@@ -112,6 +112,19 @@ type (
 	cmdReleaseFinished struct{}
 	// cmdDone ends the driver: Err is nil when the session finished.
 	cmdDone struct{ Err error }
+	// cmdStall hands back a session this replica cannot run (Reason; Kind
+	// one of the Stall kinds): Claims, what the adoption claimed, go back
+	// due at Until (joinstore.Store.Release), and the stall is recorded on
+	// the session (joinstore.Store.Stall): inStalled. The hand-back's mark
+	// and release follow.
+	cmdStall struct {
+		Kind, Reason string
+		Claims       []joinstore.Claim
+		Until        time.Time
+	}
+	// cmdUnstall clears the stall record of a session this replica opened
+	// (joinstore.Store.Unstall): inUnstalled.
+	cmdUnstall struct{}
 	// cmdBeginExec puts the claimed process in status executing with its
 	// record under Key (joinstore.BeginExec; Flip: the revert flip's own
 	// execution), before anything is sent: inExecBegun. A store command.
@@ -171,6 +184,8 @@ func (cmdReadMeta) command()        {}
 func (cmdReleaseRoot) command()     {}
 func (cmdReleaseFinished) command() {}
 func (cmdDone) command()            {}
+func (cmdStall) command()           {}
+func (cmdUnstall) command()         {}
 func (cmdBeginExec) command()       {}
 func (cmdSend) command()            {}
 func (cmdPoll) command()            {}
@@ -194,7 +209,13 @@ type (
 		Claims []joinstore.Claim
 		Orch   *registry.Orchestration
 		Err    error
+		// Stall is set with Err when the session cannot run on this
+		// replica at all (StallUnknownOrchestration, StallHashMismatch):
+		// it is handed back and tried again later, not retried at once.
+		Stall string
 	}
+	inStalled   struct{ Err error }
+	inUnstalled struct{ Err error }
 	inRecovered struct {
 		Results map[int64]joinstore.ReleaseResult
 		// Resumed are executing processes taken over (their holder
@@ -307,6 +328,8 @@ func (inExecBegun) input()     {}
 func (inSent) input()          {}
 func (inPolled) input()        {}
 func (inFlipped) input()       {}
+func (inStalled) input()       {}
+func (inUnstalled) input()     {}
 
 // EventType names a line of a session's timeline.
 type EventType string

@@ -62,7 +62,7 @@ type sessionIO struct {
 // driver's own) and returns the machine's input for its outcome.
 func (s *sessionIO) carry(ctx context.Context, c command) input {
 	switch c.(type) {
-	case cmdMarkRoot, cmdReadDue, cmdUnmarkRoot, cmdReadMeta, cmdReleaseRoot, cmdReleaseFinished:
+	case cmdMarkRoot, cmdReadDue, cmdUnmarkRoot, cmdReadMeta, cmdReleaseRoot, cmdReleaseFinished, cmdStall:
 		// The hand-back is carried out also when the driver was told to
 		// stop (a replica's drain ends with it).
 		ctx = context.WithoutCancel(ctx)
@@ -164,6 +164,10 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 		}
 		s.store.ReleaseRoot(ctx, s.root, s.worker, s.token)
 		return inReleased{}
+	case cmdStall:
+		return s.stall(ctx, c)
+	case cmdUnstall:
+		return inUnstalled{Err: s.store.Unstall(ctx, s.root, s.worker, s.token)}
 	case cmdReleaseFinished:
 		meta, err := s.store.ReleaseFinished(ctx, s.root, s.worker, s.token, s.clock())
 		if err != nil {
@@ -194,9 +198,17 @@ func (s *sessionIO) open(ctx context.Context) input {
 	meta := in.Opening.Meta
 	var err error
 	if s.orch, err = s.source.Orchestration(ctx, meta.XRC729, meta.OstcID, common.HexToHash(meta.OstcHash)); err != nil {
-		// A claimed root process comes back when its lease expires.
-		s.log.Error("cannot run session", "session", s.root.String(), "err", err)
-		in.Claims, in.Err = nil, err
+		in.Err = err
+		switch {
+		case errors.Is(err, ErrUnknownOrchestration):
+			in.Stall = StallUnknownOrchestration
+		case errors.Is(err, ErrHashMismatch):
+			in.Stall = StallHashMismatch
+		default:
+			// A claimed root process comes back when its lease expires.
+			s.log.Error("cannot run session", "session", s.root.String(), "err", err)
+			in.Claims = nil
+		}
 		return in
 	}
 	s.table, in.Orch = Table(s.orch), s.orch
