@@ -94,6 +94,10 @@ const maxStartRounds = 64
 // lost acknowledged writes of the owner's counter (an append-only file cut
 // back, a failover to a replica that lacked them): it is logged, the
 // counter is raised above it and the start takes the next free one.
+//
+// A new session over one of the owner's quotas (Config.Quotas, SetQuotas)
+// is refused with a *QuotaError and allocates nothing; a retry of a start
+// whose key names a session is not a new session.
 func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error) {
 	req.Owner = NormalizeOwner(req.Owner)
 	if err := CheckOwner(req.Owner); err != nil {
