@@ -96,6 +96,7 @@ func (c *Console) routes() {
 	m.Handle("GET /ui/", assetHandler())
 	m.HandleFunc("GET /ui/api/config", c.handleConfig)
 	m.HandleFunc("GET /ui/api/owners", c.handleOwners)
+	m.HandleFunc("GET /ui/api/quota", c.handleQuota)
 	m.HandleFunc("GET /ui/api/overview", c.handleOverview)
 	m.HandleFunc("GET /ui/api/sessions", c.handleSessions)
 	m.HandleFunc("GET /ui/api/session", sessionRoute(c.handleSession))

@@ -119,6 +119,7 @@ var startStatus = map[session.Kind]int{
 	session.KindUnknownStep:          http.StatusBadRequest,
 	session.KindRuleUnresolved:       http.StatusUnprocessableEntity,
 	session.KindStaleRoot:            http.StatusConflict,
+	session.KindQuota:                http.StatusTooManyRequests,
 	session.KindUnavailable:          http.StatusServiceUnavailable,
 }
 

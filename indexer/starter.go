@@ -76,6 +76,7 @@ var triggerOutcome = map[session.Kind]string{
 	session.KindUnknownStep:          "failed",
 	session.KindRuleUnresolved:       "failed",
 	session.KindStaleRoot:            "failed",
+	session.KindQuota:                "retry",
 	session.KindUnavailable:          "retry",
 }
 

@@ -112,8 +112,10 @@ func (k ownerKeys) idem() string   { return k.prefix + "idem" }
 func (k ownerKeys) roots() string  { return k.prefix + "roots" }
 func (k ownerKeys) expire() string { return k.prefix + "expire" }
 func (k ownerKeys) idemOf() string { return k.prefix + "idemof" }
+func (k ownerKeys) slots() string  { return k.prefix + "slots" }
+func (k ownerKeys) starts() string { return k.prefix + "starts" }
 func (k ownerKeys) all() []string {
-	return []string{k.seq(), k.idem(), k.roots(), k.expire(), k.idemOf()}
+	return []string{k.seq(), k.idem(), k.roots(), k.expire(), k.idemOf(), k.slots(), k.starts()}
 }
 
 // rootShardKey is the global index shard that holds root r.

@@ -38,6 +38,9 @@ const (
 	KillKindKill   = "kill"
 	KillKindCancel = "cancel"
 	KillKindCap    = "cap"
+	// KillKindQuota: a commit found its owner's live process quota spent
+	// (docs/operating.md "Tenancy"); the outcome is failed, as for a cap.
+	KillKindQuota = "quota"
 )
 
 // OutcomeOf is a session's outcome, "" while it is live. The tallies and

@@ -22,7 +22,7 @@ func load(name string) *redis.Script { return scripts.Load(name) }
 
 // The transitions. go-redis runs them with EVALSHA and loads them on NOSCRIPT.
 var (
-	scriptAllocRoot    = scripts.LoadWith("alloc_root", "lua/lib/root_seq.lua")
+	scriptAllocRoot    = scripts.LoadWith("alloc_root", "lua/lib/root_seq.lua", "lua/lib/slots.lua")
 	scriptNextRoot     = scripts.LoadWith("next_root", "lua/lib/root_seq.lua")
 	scriptStartSession = load("start_session")
 	scriptClaim        = scripts.LoadWith("claim", "lua/lib/declared.lua")
@@ -46,12 +46,13 @@ var (
 	scriptResumeExec   = load("resume_exec")
 	scriptStall        = load("stall")
 	scriptUnstall      = load("unstall")
+	scriptGrantSlots   = scripts.LoadWith("grant_slots", "lua/lib/slots.lua")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptNextRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
-	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec, scriptStall, scriptUnstall,
+	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec, scriptStall, scriptUnstall, scriptGrantSlots,
 }
 
 // Preload loads every script into the server's script cache (on every master

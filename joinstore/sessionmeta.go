@@ -49,8 +49,9 @@ type SessionMeta struct {
 	// (zero when none did).
 	KilledAt   time.Time
 	KillReason string
-	// KillKind says what set KilledAt: KillKindKill, KillKindCancel or
-	// KillKindCap ("" for a session killed before xgr recorded it: a kill).
+	// KillKind says what set KilledAt: KillKindKill, KillKindCancel,
+	// KillKindCap or KillKindQuota ("" for a session killed before xgr
+	// recorded it: a kill).
 	KillKind string
 	// Outcome tallies, kept by the transitions (docs/runtime.md "Session
 	// outcomes"): Killed counts processes killed one by one while the

@@ -94,6 +94,10 @@ const maxStartRounds = 64
 // lost acknowledged writes of the owner's counter (an append-only file cut
 // back, a failover to a replica that lacked them): it is logged, the
 // counter is raised above it and the start takes the next free one.
+//
+// A new session over one of the owner's quotas (Config.Quotas, SetQuotas)
+// is refused with a *QuotaError and allocates nothing; a retry of a start
+// whose key names a session is not a new session.
 func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error) {
 	req.Owner = NormalizeOwner(req.Owner)
 	if err := CheckOwner(req.Owner); err != nil {
@@ -124,11 +128,11 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 	}
 	var floor, forget, restore, dropped string
 	for range maxStartRounds {
-		root, fresh, err := s.allocRoot(ctx, req, floor, forget, restore, dropped)
+		root, grant, fresh, err := s.allocRoot(ctx, req, floor, forget, restore, dropped)
 		if err != nil {
 			return StartResult{}, err
 		}
-		out, err := s.createSession(ctx, req, root, fresh, payload, wake, string(obj[AllowListKey]))
+		out, err := s.createSession(ctx, req, root, fresh, payload, wake, string(obj[AllowListKey]), grant)
 		if err != nil {
 			return StartResult{}, err
 		}
@@ -163,32 +167,43 @@ func (s *Store) Start(ctx context.Context, req StartRequest) (StartResult, error
 // restore the key of the session that holds it ("" each: none); dropped
 // "1" says forget was given up (no session ever), so the owner's index
 // forgets it too.
-func (s *Store) allocRoot(ctx context.Context, req StartRequest, floor, forget, restore, dropped string) (Root, bool, error) {
+//
+// grant is the process slots the owner granted the session ("" = no live
+// process quota); a start over a quota is a *QuotaError.
+func (s *Store) allocRoot(ctx context.Context, req StartRequest, floor, forget, restore, dropped string) (Root, string, bool, error) {
 	expect := ""
 	if req.RootPid != 0 {
 		expect = strconv.FormatInt(req.RootPid, 10)
 	}
-	res, err := s.eval(ctx, scriptAllocRoot, ownerKeysOf(req.Owner).all(), req.IdempotencyKey, ms(req.Now), expect, floor, forget, restore, dropped).StringSlice()
+	args := append([]any{req.IdempotencyKey, ms(req.Now), expect, floor, forget, restore, dropped}, s.quotaArgs(req.Owner)...)
+	res, err := s.eval(ctx, scriptAllocRoot, ownerKeysOf(req.Owner).all(), args...).StringSlice()
 	if err != nil {
-		return Root{}, false, fmt.Errorf("start: allocate root: %w", err)
+		return Root{}, "", false, fmt.Errorf("start: allocate root: %w", err)
 	}
 	if len(res) > 2 && res[2] != "" {
 		s.log().Error("redis lost acknowledged writes: the owner's root pid counter was below the newest session of the owner's index; raised",
 			"owner", req.Owner, "counter", res[2])
 	}
+	if res[1] == "quota" {
+		return Root{}, "", false, fmt.Errorf("start for %s: %w", req.Owner, quotaRefusal(req.Owner, res))
+	}
 	if res[1] == "stale" {
-		return Root{}, false, fmt.Errorf("start: root pid %s of %s: %w (the next one is %s)", expect, req.Owner, ErrStaleRoot, res[0])
+		return Root{}, "", false, fmt.Errorf("start: root pid %s of %s: %w (the next one is %s)", expect, req.Owner, ErrStaleRoot, res[0])
 	}
 	rootPid, err := strconv.ParseInt(res[0], 10, 64)
 	if err != nil {
-		return Root{}, false, fmt.Errorf("start: allocate root: bad root pid %q", res[0])
+		return Root{}, "", false, fmt.Errorf("start: allocate root: bad root pid %q", res[0])
 	}
-	return Root{Owner: req.Owner, RootPid: rootPid}, res[1] == "new", nil
+	grant := ""
+	if len(res) > 3 {
+		grant = res[3]
+	}
+	return Root{Owner: req.Owner, RootPid: rootPid}, grant, res[1] == "new", nil
 }
 
 // createSession writes the pending index entry (unless the session starts
 // paused) and then runs start_session.
-func (s *Store) createSession(ctx context.Context, req StartRequest, root Root, fresh bool, payload json.RawMessage, wake time.Time, allow string) ([]string, error) {
+func (s *Store) createSession(ctx context.Context, req StartRequest, root Root, fresh bool, payload json.RawMessage, wake time.Time, allow, grant string) ([]string, error) {
 	exists := false
 	if !fresh {
 		// A retry of a start whose session exists needs no pending entry
@@ -232,7 +247,7 @@ func (s *Store) createSession(ctx context.Context, req StartRequest, root Root, 
 	out, err := s.eval(ctx, scriptStartSession, []string{k.meta(), k.due(), k.proc(1), k.gone()},
 		req.Owner, root.RootPid, req.XRC729, req.OstcID, req.OstcHash, req.StartStep, string(payload),
 		s.clock(req.Now), after(req.Now, wake), paused, req.Window, reserve, bypass, allow,
-		req.IdempotencyKey, isFresh, strconv.FormatUint(req.MaxTotalGas, 10)).StringSlice()
+		req.IdempotencyKey, isFresh, strconv.FormatUint(req.MaxTotalGas, 10), grant).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", root, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,6 +52,13 @@ type Config struct {
 	// look at its session at the latest, should the start's last call
 	// (indexing it at its due time) not arrive (default DefaultStartGrace).
 	StartGrace time.Duration
+	// Quotas are the owners' quotas the store enforces at start and commit
+	// (docs/operating.md "Tenancy"; none by default); SetQuotas replaces
+	// them.
+	Quotas Quotas
+	// SlotChunk is how many process slots a session is granted from its
+	// owner's live process quota at a time (default DefaultSlotChunk).
+	SlotChunk int
 	// Log receives what the store finds wrong with Redis's data (lost
 	// acknowledged writes); nil: slog's default logger.
 	Log *slog.Logger
@@ -115,6 +123,8 @@ type Store struct {
 	// repairHook, when set (tests), runs in RepairCounters after each
 	// read of an owner's counter.
 	repairHook func(owner string)
+	// quotas are Config.Quotas until SetQuotas replaces them.
+	quotas atomic.Pointer[quotaState]
 }
 
 // eval runs one transition script, through the shared pipelines when the
@@ -163,7 +173,11 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
+	if cfg.SlotChunk <= 0 {
+		cfg.SlotChunk = DefaultSlotChunk
+	}
 	st := &Store{rdb: rdb, cfg: cfg}
+	st.SetQuotas(cfg.Quotas)
 	st.args.ttl, st.args.stepsCap = int64(cfg.SessionTTL/time.Second), cfg.StepsCap
 	st.args.maxLive, st.args.maxSteps = max(cfg.MaxLive, 0), max(cfg.MaxSteps, 0)
 	if cfg.Batch > 0 {
@@ -718,6 +732,14 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 		argv = append(argv, wakes[i].ID, []byte(w))
 	}
 	vals, lock, bo, err := s.commitRun(ctx, c, r, argv)
+	for try := 0; isQuota(err) && try < 3; try++ {
+		// Over the slots the owner granted the session: more slots, or
+		// the session killed (quota.go); then the same commit again.
+		if qerr := s.quotaCommit(ctx, c, now, err); qerr != nil {
+			return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, qerr)
+		}
+		vals, lock, bo, err = s.commitRun(ctx, c, r, argv)
+	}
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit %s: %w", c.Pid, scriptError(err))
 	}

@@ -31,6 +31,7 @@ var startRefusals = map[session.Kind]startRefusal{
 	session.KindUnknownStep:          {CodeInvalidParams, "invalid-params"},
 	session.KindRuleUnresolved:       {CodeRuleUnresolved, authority.ReasonUnresolved},
 	session.KindStaleRoot:            {CodeConflict, "stale-session-id"},
+	session.KindQuota:                {CodeLimit, "quota-exceeded"},
 	session.KindUnavailable:          {CodeInternal, "internal"},
 }
 

@@ -40,6 +40,11 @@ const (
 	// KindStaleRoot: the request names a root pid (a permit's sessionId)
 	// that is not the owner's next one.
 	KindStaleRoot Kind = "stale-session-id"
+	// KindQuota: the start would take its owner over one of its quotas
+	// (live sessions, starts per minute, live processes; docs/operating.md
+	// "Tenancy"); the error is a *joinstore.QuotaError naming it. A later
+	// start may pass once the owner's sessions finish.
+	KindQuota Kind = "quota-exceeded"
 	// KindUnavailable: the store, the node or the source failed; nothing
 	// was decided and a retry with the same key may pass.
 	KindUnavailable Kind = "unavailable"
@@ -48,7 +53,7 @@ const (
 // Kinds lists every kind, in the order Start checks them; each front door's
 // mapping table covers all of them.
 var Kinds = []Kind{KindInvalidRequest, KindPayloadTooLarge, KindPayloadInvalid, KindAuthorityRequired, KindNotAuthorized,
-	KindUnknownOrchestration, KindHashMismatch, KindUnknownStep, KindRuleUnresolved, KindStaleRoot, KindUnavailable}
+	KindUnknownOrchestration, KindHashMismatch, KindUnknownStep, KindRuleUnresolved, KindStaleRoot, KindQuota, KindUnavailable}
 
 // Error is a start that was refused, or that could not be decided
 // (KindUnavailable); either way nothing was written.

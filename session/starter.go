@@ -174,6 +174,7 @@ func (s Starter) create(ctx context.Context, req Request, o *registry.Orchestrat
 		now = s.Now
 	}
 	limits := reactor.Table(o)[req.Step]
+	var quota *joinstore.QuotaError
 	res, err := s.Store.Start(ctx, joinstore.StartRequest{
 		Owner: req.Owner, IdempotencyKey: req.Key, XRC729: req.Registry, OstcID: req.OstcID, OstcHash: o.Hash.Hex(),
 		StartStep: req.Step, Payload: req.Payload, WakeAt: req.WakeAt, Paused: req.Paused, Window: req.Window,
@@ -182,6 +183,8 @@ func (s Starter) create(ctx context.Context, req Request, o *registry.Orchestrat
 	switch {
 	case errors.Is(err, joinstore.ErrStaleRoot):
 		return Started{}, refuse(KindStaleRoot, "rootPid", "the owner's next root pid", err)
+	case errors.As(err, &quota):
+		return Started{}, refuse(KindQuota, "owner", quotaAllowed(quota), err)
 	case err != nil:
 		return Started{}, unavailable("create the session", err)
 	}
@@ -194,4 +197,16 @@ func stepIDs(o *registry.Orchestration) []string {
 		ids[i] = st.ID
 	}
 	return ids
+}
+
+// quotaAllowed is what a start over quota q would need: its owner under
+// the quota's value.
+func quotaAllowed(q *joinstore.QuotaError) string {
+	switch q.Quota {
+	case joinstore.QuotaLiveSessions:
+		return fmt.Sprintf("an owner with fewer than %d live sessions (its %s quota)", q.Limit, q.Quota)
+	case joinstore.QuotaStartsPerMinute:
+		return fmt.Sprintf("an owner with fewer than %d starts in the last minute (its %s quota)", q.Limit, q.Quota)
+	}
+	return fmt.Sprintf("an owner whose sessions hold fewer than %d process slots (its %s quota)", q.Limit, q.Quota)
 }

@@ -61,6 +61,7 @@ the command and its arguments; most have an XGR_* environment variable
 			keysCommand(),
 			simulateCommand(),
 			sessionCommand(),
+			ownerCommand(),
 			runCommand(),
 			indexCommand(),
 			devCommand(),

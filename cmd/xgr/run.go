@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/indexer"
+	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rule"
@@ -68,7 +69,7 @@ Example:
 			&cli.DurationFlag{Name: "root-lease", Value: 10 * time.Second, EnvVars: []string{"XGR_ROOT_LEASE"}, Usage: "root lease duration"},
 			&cli.DurationFlag{Name: "proc-lease", Value: 30 * time.Second, EnvVars: []string{"XGR_PROC_LEASE"}, Usage: "inFlight lease duration of an execution"},
 			&cli.IntFlag{Name: "max-sessions", EnvVars: []string{"XGR_MAX_SESSIONS"}, Usage: "most sessions this replica runs at once (0 = no cap)"},
-		), append(append(append(append(executionFlags(), tracingFlag()), evidenceFlags()...), gatewayFlags("")...), append(consoleFlags(), listenerFlags()...)...)...),
+		), append(append(append(append(append(executionFlags(), tracingFlag()), evidenceFlags()...), gatewayFlags("")...), append(consoleFlags(), listenerFlags()...)...), quotaFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -105,10 +106,14 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 	if err := checkConsoleFlags(c); err != nil {
 		return replica.Config{}, err
 	}
+	var err error
 	cfg := replica.Config{Name: c.String("replica"), Node: node, Store: storeConfig(),
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), ExecPoll: c.Duration("exec-poll"),
 		MaxSessions: c.Int("max-sessions"), HealthTimeout: c.Duration("health-timeout"), OTLPEndpoint: c.String("otlp-endpoint"),
 		Checks: &replica.Checks{RequireAOF: c.Bool("require-aof"), AcceptAOFEverysec: c.Bool("accept-aof-everysec")}}
+	if cfg.Store.Quotas, err = quotasOf(c); err != nil {
+		return cfg, err
+	}
 	for _, f := range c.StringSlice("ostc") {
 		o, err := loadOSTC(f)
 		if err != nil {
@@ -116,7 +121,6 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 		}
 		cfg.Orchestrations = append(cfg.Orchestrations, o)
 	}
-	var err error
 	if cfg.Redis, _, err = redisConfig(c); err != nil {
 		return cfg, cli.Exit("run: "+err.Error(), 2)
 	}
@@ -127,6 +131,9 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 		if raw, err = os.ReadFile(file); err != nil {
 			return cfg, cli.Exit(err.Error(), 2)
 		}
+	}
+	if _, raw, err = joinstore.ParseQuotas(c.String("config"), raw); err != nil {
+		return cfg, cli.Exit("run: "+err.Error(), 2)
 	}
 	exec, raw, err := executionsOf(c, c.String("config"), raw)
 	if err != nil {

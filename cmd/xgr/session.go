@@ -80,7 +80,7 @@ registry without --rpc) exits 2, a failed check 1 (docs/operating.md,
 Example:
    xgr session start --owner 0xabc… --step A1 --payload in.json --key order-17 flow.json
    xgr session start --owner 0xabc… --xrc729 0x5FbD… --rpc http://127.0.0.1:8545 flow.json`,
-				Flags: flags(
+				Flags: append(flags(
 					&cli.StringFlag{Name: "step", Usage: "start step (default: the document's first step)"},
 					&cli.StringFlag{Name: "payload", Usage: "start payload: a JSON object file"},
 					&cli.StringFlag{Name: "key", Aliases: []string{"idempotency-key"}, Usage: "idempotency key: the same key always names the same session (default: a generated one, printed; retry a failed start with it)"},
@@ -88,13 +88,13 @@ Example:
 					&cli.StringFlag{Name: "xrc729", Value: "file", Usage: "registry the orchestration is recorded under (an address needs --rpc)"},
 					&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"},
 						Usage: "node to check the owner's authority on: owner or executor of the registry and of every rule contract (no default)"},
-					&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "with --rpc: xgr run's YAML config, whose addresses: section binds ${addr:ALIAS} and <NAME> rule references"},
+					&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "xgr run's YAML config: its quotas: section (the owner's quotas), and with --rpc its addresses: section, which binds ${addr:ALIAS} and <NAME> rule references"},
 					&cli.StringFlag{Name: "rules", EnvVars: []string{"XGR_RULES"}, Usage: "with --rpc: xgr run's rule directory (--rules), which maps rule references first"},
 					&cli.DurationFlag{Name: "delay", Usage: "start the first step after this long"},
 					&cli.BoolFlag{Name: "paused", Usage: "create the session paused"},
 					&cli.IntFlag{Name: "window", Usage: "most concurrent executions in the session (0 = no cap)"},
 					jsonFlag(),
-				),
+				), quotaFlags()...),
 				Action: sessionStartAction,
 			},
 			{
@@ -315,7 +315,12 @@ func sessionStartAction(c *cli.Context) error {
 		}
 		starter.Authority = authority.NewChecker(authority.NewChainReader(client)).WithRules(rules)
 	}
+	quotas, err := quotasOf(c)
+	if err != nil {
+		return err
+	}
 	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
+		s.SetQuotas(quotas)
 		starter.Store = s
 		res, err := starter.Start(ctx, req)
 		if err != nil {

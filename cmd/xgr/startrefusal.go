@@ -26,6 +26,7 @@ var startExit = map[session.Kind]int{
 	session.KindUnknownStep:          exitUsage,
 	session.KindRuleUnresolved:       exitFailed,
 	session.KindStaleRoot:            exitFailed,
+	session.KindQuota:                exitFailed,
 	session.KindUnavailable:          exitFailed,
 }
 

@@ -55,6 +55,7 @@ var startSurfaces = []startSurface{
 	{session.KindHashMismatch, -32005, "ostc-hash-mismatch", 409, 1},
 	{session.KindRuleUnresolved, -32009, "rule-unresolved", 422, 1},
 	{session.KindNotAuthorized, -32008, "runner-not-authorized", 403, 1},
+	{session.KindQuota, -32006, "quota-exceeded", 429, 1},
 }
 
 func surfaceOf(t *testing.T, k session.Kind) startSurface {
@@ -88,6 +89,7 @@ type startCase struct {
 	payload string
 	badPin  bool
 	replay  bool // started twice with one key: the second names the first's session
+	quota   bool // under a live sessions quota of 1 (the owner has more)
 	kind    session.Kind
 	path    string
 	says    string // a refusal's message names it
@@ -112,8 +114,10 @@ type startAnswer struct {
 // exit code and "(kind at path)"; the trigger's error and log line), and
 // Redis keeps the keys it had. A start whose key started a session before
 // names that session and creates nothing (the gateway refuses the permit's
-// second use, -32003). simulate has neither --pin nor --key: it runs the
-// file it is given, once.
+// second use, -32003). A start over the owner's quota (issue 40) is
+// refused at every door but simulate, and a trigger's is retried.
+// simulate has neither --pin nor --key nor quotas: it runs the file it is
+// given, once, on its own store.
 func TestStartTableAtEveryFrontDoor(t *testing.T) {
 	a := testenv.StartAnvil(t)
 	ctx := context.Background()
@@ -292,6 +296,9 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 		{"session start", func(t *testing.T, c startCase, key string, mark func()) (startAnswer, bool) {
 			args := []string{"session", "start", files[c.ostc], "--redis", redisURL, "--owner", owner, "--xrc729", reg.Address.Hex(),
 				"--rpc", a.URL, "--config", cfg, "--step", c.step, "--payload", payloadFile(c), "--key", key, "--json"}
+			if c.quota {
+				args = append(args, "--quota-live-sessions", "1")
+			}
 			if c.badPin {
 				args = append(args, "--pin", wrongPin)
 			}
@@ -368,6 +375,15 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 				mark()
 				rec = trigger(c, key)
 			}
+			if c.quota {
+				// Over a quota the trigger is retried: the owner's sessions
+				// finish, its minute passes.
+				line := triggerLog.String()
+				if rec["status"] != "pending" || !strings.Contains(rec["lastError"], c.says) || !strings.Contains(line, "kind="+string(c.kind)) {
+					t.Errorf("record %v, log %.300s; want pending with lastError %q", rec, line, c.says)
+				}
+				return startAnswer{}, false
+			}
 			if c.kind != "" {
 				prefix := fmt.Sprintf("%s at %s: ", c.kind, c.path)
 				line := triggerLog.String()
@@ -384,8 +400,8 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 			return startAnswer{root: root, ack: rec["ack"]}, true
 		}},
 		{"simulate", func(t *testing.T, c startCase, key string, mark func()) (startAnswer, bool) {
-			if c.badPin || c.replay {
-				return startAnswer{}, false // simulate has no --pin and no --key
+			if c.badPin || c.replay || c.quota {
+				return startAnswer{}, false // simulate has no --pin, no --key and no quotas: it runs on its own store
 			}
 			out, code := run(t, "simulate", files[c.ostc], "--rpc", a.URL, "--rules", simRules, "--owner", owner, "--redis", redisURL,
 				"--step", c.step, "--payload", payloadFile(c), "--deterministic")
@@ -417,11 +433,19 @@ func TestStartTableAtEveryFrontDoor(t *testing.T) {
 		{name: "alias of an unauthorized rule", ostc: "alias", step: "A1", payload: `{}`, kind: session.KindNotAuthorized, path: "owner",
 			says: "runner " + a.Address(0).Hex() + " is not authorized on XRC-137 rule contract " + foreign.Address.Hex()},
 		{name: "replayed key", ostc: "good", step: "A1", payload: `{"n": 2}`, replay: true},
+		// Last: the trigger's refused start stays pending and is retried
+		// by every later step of the starter.
+		{name: "over the owner's live sessions quota", ostc: "good", step: "A1", payload: `{}`, quota: true, kind: session.KindQuota, path: "owner",
+			says: "its live-sessions quota is 1"},
 	}
 	for i, c := range cases {
 		for _, d := range doors {
 			t.Run(c.name+"/"+d.name, func(t *testing.T) {
 				key := fmt.Sprintf("table-%d-%s", i, strings.ReplaceAll(d.name, " ", "-"))
+				if c.quota {
+					store.SetQuotas(joinstore.Quotas{Default: joinstore.Quota{LiveSessions: 1}})
+					defer store.SetQuotas(joinstore.Quotas{})
+				}
 				before := keys()
 				got, ok := d.start(t, c, key, func() { before = keys() })
 				after := keys()

@@ -102,7 +102,10 @@
 -- claim.lua reads it), " target": its iter, its fencing token, its first
 -- reserved iter and that target's iter (one reply string, not four).
 -- Errors: LEASE_LOST (token not current, or the lease expired before now;
--- nothing changed), BAD_CHILD (child iter not reserved by this lease).
+-- nothing changed), BAD_CHILD (child iter not reserved by this lease),
+-- QUOTA <live after> (the session's meta allow, the process slots its
+-- owner granted it, is below its live processes after this commit;
+-- nothing changed).
 -- Outcome tallies (docs/runtime.md "Session outcomes"), in the meta hash:
 -- a commit recorded aborted by its own hard error (not killed, no cap, no
 -- cancel) adds 1 to failed; a done step that evaluated invalid and leads
@@ -154,7 +157,7 @@ end
 if p[9] + 0 < now then
   return redis.error_reply("LEASE_LOST the lease expired at " .. p[9])
 end
-local m = call("HMGET", KEYS[1], "killedAt", "paused", "steps", "live", "window", "fence", "iter")
+local m = call("HMGET", KEYS[1], "killedAt", "paused", "steps", "live", "window", "fence", "iter", "allow")
 local killed = (p[3] and p[3] ~= "") or (m[1] and m[1] ~= "")
 local childPaused = p[6] or "0"
 if m[2] == "1" then
@@ -181,6 +184,12 @@ if not killed then
     capReason = fmt("step cap: the session committed its step %d, at most %s are allowed (XGR_MAX_STEPS)", steps, ARGV[14])
   elseif ARGV[13] ~= "0" and liveAfter > ARGV[13] + 0 then
     capReason = fmt("live process cap: the session would have %d live processes, at most %s are allowed (XGR_MAX_LIVE)", liveAfter, ARGV[13])
+  end
+  -- The owner's live process quota (lib/slots.lua): over the slots the
+  -- owner granted the session (meta allow), nothing changes and the caller
+  -- asks the owner for more (grant_slots) or kills the session.
+  if capReason == "" and m[8] and liveAfter > m[8] + 0 then
+    return redis.error_reply(fmt("QUOTA %d", liveAfter))
   end
   if capReason ~= "" then
     local kind = "cap"

@@ -4,6 +4,7 @@
 --
 -- KEYS[1] xgr:{own:O}:seq  KEYS[2] xgr:{own:O}:idem  KEYS[3] xgr:{own:O}:roots
 -- KEYS[4] xgr:{own:O}:expire  KEYS[5] xgr:{own:O}:idemof
+-- KEYS[6] xgr:{own:O}:slots   KEYS[7] xgr:{own:O}:starts
 -- ARGV[1] rootPid
 --
 -- Returns 1.
@@ -16,7 +17,12 @@ if key then
   redis.call("HDEL", KEYS[2], key)
   redis.call("HDEL", KEYS[5], ARGV[1])
 end
+local held = redis.call("HGET", KEYS[6], ARGV[1])
+if held then
+  redis.call("HDEL", KEYS[6], ARGV[1])
+  redis.call("HINCRBY", KEYS[6], "n", -tonumber(held))
+end
 if redis.call("ZCARD", KEYS[3]) == 0 then
-  redis.call("DEL", KEYS[1], KEYS[2], KEYS[4], KEYS[5])
+  redis.call("DEL", KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
 end
 return 1

@@ -23,6 +23,9 @@
 -- ARGV[17] the session's gas budget for executions (the SessionPermit's
 --          maxTotalGas, decimal; "" or "0" = the operator's default), kept
 --          in meta as maxTotalGas
+-- ARGV[18] the process slots its owner granted the session (alloc_root;
+--          "" = no live process quota), kept in meta as allow: commit_step
+--          asks for more before it goes over them
 --
 -- Returns {ack, pid}: ack is "already_queued" when this start created the
 -- session before (then with its status, live or finished, third), "taken"
@@ -63,6 +66,9 @@ redis.call("HSET", KEYS[3],
   "nextWakeAt", wake, "resumePlain", ARGV[7], "joinGroupId", "0",
   "killedAt", "", "createdAt", now, "updatedAt", now,
   "lease", "", "leaseUntil", "", "worker", "")
+if ARGV[18] and ARGV[18] ~= "" then
+  redis.call("HSET", KEYS[1], "allow", ARGV[18])
+end
 if ARGV[12] and ARGV[12] ~= "" then
   redis.call("HSET", KEYS[3], "reserve", ARGV[12], "bypass", ARGV[13])
 end
