@@ -429,7 +429,8 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 			out[OutputRevertedExecution] = outcomeValue(*rec.Reverted)
 		}
 		r.res = Result{Valid: rec.Valid, Output: out, Wait: time.Duration(rec.WaitMs) * time.Millisecond,
-			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps, Evidence: rec.Evidence, Sealed: rec.Sealed}
+			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps, Evidence: rec.Evidence, Sealed: rec.Sealed,
+			ValidationGas: rec.ValidationGas}
 	}
 	m.results = append(m.results, r)
 }

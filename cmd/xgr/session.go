@@ -466,7 +466,7 @@ func sessionShowAction(c *cli.Context) error {
 		if o := joinstore.OutcomeOf(meta); o != "" {
 			fmt.Fprintf(c.App.Writer, ", outcome %s", o)
 		}
-		fmt.Fprintf(c.App.Writer, " (ostc %s, hash %s), %d live", meta.OstcID, meta.OstcHash, meta.Live)
+		fmt.Fprintf(c.App.Writer, " (ostc %s, hash %s), %d live, gas used %d", meta.OstcID, meta.OstcHash, meta.Live, meta.GasUsed)
 		if meta.KillReason != "" {
 			fmt.Fprintf(c.App.Writer, ", killed: %s", meta.KillReason)
 		}
