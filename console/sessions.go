@@ -34,7 +34,7 @@ type Row struct {
 	// paused).
 	Paused bool `json:"paused,omitempty"`
 	// Outcome is the finished session's outcome (joinstore.OutcomeOf:
-	// killed, cancelled, failed, unfulfillable, invalid or ok; empty while
+	// killed, cancelled, budget, failed, unfulfillable, invalid or ok; empty while
 	// it is live).
 	Outcome string `json:"outcome,omitempty"`
 }

@@ -36,6 +36,10 @@ type Entry struct {
 	// OutputCut says it was cut.
 	Output    string `json:"output,omitempty"`
 	OutputCut bool   `json:"outputCut,omitempty"`
+	// Gas is a committed step's gas: its validation gas and its
+	// transactions' gas used (the proc_steps entry's), counted against the
+	// session's budget.
+	Gas uint64 `json:"gas,omitempty"`
 }
 
 // OutputCap caps the output text a timeline entry carries.
@@ -110,6 +114,7 @@ func Timeline(meta joinstore.SessionMeta, procs []joinstore.Process, history []j
 			if len(out) > before {
 				e := &out[before]
 				e.Worker = h.Worker
+				e.Gas, _ = strconv.ParseUint(h.Gas, 10, 64)
 				if claimed, ok := claimBefore(claims[h.Pid], lastCommit[h.Pid], e.At); ok {
 					d := e.At - claimed
 					e.DurationMs = &d

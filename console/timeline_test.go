@@ -122,3 +122,24 @@ func TestTimelineStepsInBrowser(t *testing.T) {
 	}
 	env.onlyHere()
 }
+
+// A committed step's entry carries the gas its proc_steps entry recorded
+// (validation gas plus its transactions' gas used); entries written
+// before gas was kept have none.
+func TestTimelineStepGas(t *testing.T) {
+	meta := joinstore.SessionMeta{RootPid: 1, CreatedAt: time.UnixMilli(500), StartStep: "A1"}
+	history := []joinstore.HistoryEntry{
+		{Event: joinstore.EventCommit, Pid: "1:1", Step: "A1", Status: "done", Valid: "1", At: "1000", Gas: "23450"},
+		{Event: joinstore.EventCommit, Pid: "1:2", Step: "A1", Status: "aborted", AbortReason: "gas budget", At: "2000", Gas: "45000"},
+		{Event: joinstore.EventCommit, Pid: "1:3", Step: "A1", Status: "done", Valid: "0", At: "3000"},
+	}
+	var got []uint64
+	for _, e := range Timeline(meta, nil, history, nil) {
+		if e.Type == "executed" || e.Type == "aborted" {
+			got = append(got, e.Gas)
+		}
+	}
+	if fmt.Sprint(got) != "[23450 45000 0]" {
+		t.Fatalf("gas of the timeline's steps: %v", got)
+	}
+}

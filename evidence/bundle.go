@@ -60,6 +60,11 @@ type Bundle struct {
 	Outcome       Outcome         `json:"outcome"`
 	// Receipt is the execution's transaction, when the branch had one.
 	Receipt *Receipt `json:"receipt,omitempty"`
+	// ValidationGas is the step's validation gas (heuristic v0.2), Gas
+	// that plus its transactions' gas used: what the step counted
+	// against its session's gas budget (omitted when 0).
+	ValidationGas uint64 `json:"validationGas,omitempty"`
+	Gas           uint64 `json:"gas,omitempty"`
 	// Time is when the step was committed (unix ms).
 	Time int64 `json:"time"`
 	// Truncated names the sections replaced by a marker because the bundle

@@ -99,7 +99,7 @@ func scriptArgv(hash any, nkeys, size int) []any {
 // arguments, and the arguments per child.
 const (
 	commitKeys      = 12
-	commitArgs      = 20
+	commitArgs      = 22
 	commitChildArgs = 12
 )
 

@@ -39,6 +39,9 @@ type HistoryEntry struct {
 	Worker string `json:"worker,omitempty"`
 	// Children are the pids the commit created.
 	Children []string `json:"children,omitempty"`
+	// Gas is the committed step's gas: validation gas and its execution's
+	// gas used (decimal; "" for entries written before gas was kept).
+	Gas string `json:"gas,omitempty"`
 	// By names the waker (woken); Outcome says what a wake-up did (wakeup).
 	By      string `json:"by,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
@@ -59,7 +62,7 @@ func (s *Store) History(ctx context.Context, root Root) ([]HistoryEntry, error) 
 	for _, m := range msgs {
 		str := func(k string) string { v, _ := m.Values[k].(string); return v }
 		e := HistoryEntry{ID: m.ID, Event: str("event"), Pid: str("pid"), Step: str("step"), Valid: str("valid"), Status: str("status"),
-			AbortReason: str("abortReason"), At: str("at"), Worker: str("worker"), By: str("by"), Outcome: str("outcome")}
+			AbortReason: str("abortReason"), At: str("at"), Worker: str("worker"), By: str("by"), Outcome: str("outcome"), Gas: str("gas")}
 		if c := str("children"); c != "" {
 			e.Children = strings.Split(c, ",")
 		}

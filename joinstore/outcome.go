@@ -17,6 +17,10 @@ const (
 	OutcomeKilled Outcome = "killed"
 	// OutcomeCancelled: a step's cancelSession rule ended the session.
 	OutcomeCancelled Outcome = "cancelled"
+	// OutcomeBudget: the session's gas (validation and execution) went
+	// over its budget, the permit's maxTotalGas under the operator's
+	// ceiling (XGR_SESSION_GAS_CEILING).
+	OutcomeBudget Outcome = "budget"
 	// OutcomeFailed: a step aborted with a hard error, a process was
 	// abandoned after too many recoveries, or a cap (XGR_MAX_STEPS,
 	// XGR_MAX_LIVE) killed the session.
@@ -31,7 +35,7 @@ const (
 )
 
 // Outcomes lists every outcome, strongest first.
-var Outcomes = []Outcome{OutcomeKilled, OutcomeCancelled, OutcomeFailed, OutcomeUnfulfillable, OutcomeInvalid, OutcomeOK}
+var Outcomes = []Outcome{OutcomeKilled, OutcomeCancelled, OutcomeBudget, OutcomeFailed, OutcomeUnfulfillable, OutcomeInvalid, OutcomeOK}
 
 // Kill kinds (meta field killKind): what set a session's killedAt.
 const (
@@ -41,11 +45,12 @@ const (
 	// KillKindQuota: a commit found its owner's live process quota spent
 	// (docs/operating.md "Tenancy"); the outcome is failed, as for a cap.
 	KillKindQuota = "quota"
+	KillKindBudget = "budget"
 )
 
 // OutcomeOf is a session's outcome, "" while it is live. The tallies and
 // the kill mark are kept atomically by the transitions that cause them;
-// this ranks them: killed > cancelled > failed > unfulfillable > invalid >
+// this ranks them: killed > cancelled > budget > failed > unfulfillable > invalid >
 // ok.
 func OutcomeOf(m SessionMeta) Outcome {
 	if m.Status != SessionFinished {
@@ -57,6 +62,8 @@ func OutcomeOf(m SessionMeta) Outcome {
 		return OutcomeKilled
 	case killed && m.KillKind == KillKindCancel:
 		return OutcomeCancelled
+	case killed && m.KillKind == KillKindBudget:
+		return OutcomeBudget
 	case m.Failed > 0 || killed:
 		return OutcomeFailed
 	case m.Unfulfillable > 0:

@@ -66,6 +66,9 @@ type SessionMeta struct {
 	// MaxTotalGas is the gas budget of the permit that started the session
 	// (decimal, up to a uint256; "" when none): execution parses it.
 	MaxTotalGas string
+	// GasUsed is the gas the session's committed steps used: validation
+	// gas and execution gas (Commit.Gas), counted against its budget.
+	GasUsed int64
 	// Holder and PrevHolder name the replica that last adopted the session
 	// and the one before it (MetaHolder, MetaPrevHolder).
 	Holder, PrevHolder string
@@ -110,6 +113,7 @@ const (
 	metaUnfulfill  = "unfulfillable"
 	metaInvalidEnd = "invalidEnds"
 	metaMaxGas     = "maxTotalGas"
+	metaGasUsed    = "gasUsed"
 	metaFence      = "fence"
 	metaPaused     = "paused"
 	metaWakeUp     = "wakeUp"
@@ -132,7 +136,7 @@ func ParseSessionMeta(fields map[string]string) (SessionMeta, error) {
 		CreatedAt: r.time(metaCreatedAt), FinishedAt: r.time(metaFinishedAt), KilledAt: r.time(metaKilledAt),
 		KillReason: fields[metaKillReason], StartKey: fields[metaStartKey], KillKind: fields[metaKillKind],
 		Killed: r.int(metaKilled), Failed: r.int(metaFailed), Unfulfillable: r.int(metaUnfulfill), InvalidEnds: r.int(metaInvalidEnd),
-		MaxTotalGas: fields[metaMaxGas], Holder: fields[MetaHolder], PrevHolder: fields[MetaPrevHolder],
+		MaxTotalGas: fields[metaMaxGas], GasUsed: r.int(metaGasUsed), Holder: fields[MetaHolder], PrevHolder: fields[MetaPrevHolder],
 		Fence: r.int(metaFence), Paused: r.flag(metaPaused), WakeUp: fields[metaWakeUp],
 		Stalled: fields[metaStalled], StalledBy: fields[metaStalledBy], StalledAt: r.time(metaStalledAt), Stalls: r.int(metaStalls),
 	}
@@ -168,7 +172,7 @@ func (m SessionMeta) Fields() map[string]string {
 			f[name] = v
 		}
 	}
-	for name, n := range map[string]int64{metaKilled: m.Killed, metaFailed: m.Failed, metaUnfulfill: m.Unfulfillable, metaInvalidEnd: m.InvalidEnds, metaStalls: m.Stalls} {
+	for name, n := range map[string]int64{metaKilled: m.Killed, metaFailed: m.Failed, metaUnfulfill: m.Unfulfillable, metaInvalidEnd: m.InvalidEnds, metaGasUsed: m.GasUsed, metaStalls: m.Stalls} {
 		if n != 0 {
 			f[name] = num(n)
 		}

@@ -38,6 +38,12 @@ type Config struct {
 	// steps (defaults DefaultMaxLive, DefaultMaxSteps; negative: no cap). A
 	// commit over either kills the session with the reason.
 	MaxLive, MaxSteps int
+	// GasCeiling is the operator's ceiling of a session's gas, validation
+	// and execution gas together (XGR_SESSION_GAS_CEILING; default
+	// DefaultGasCeiling; negative: none). A session's budget is its
+	// permit's maxTotalGas, at most this; a commit that takes the
+	// session's gas over its budget kills the session (OutcomeBudget).
+	GasCeiling int64
 	// MaxRecoveries is how many times a process may be recovered from an
 	// expired lease (its replica stopped while it ran) before the recovery
 	// that reaches it aborts the process instead (default
@@ -70,6 +76,10 @@ type Config struct {
 const (
 	DefaultMaxLive  = 10000
 	DefaultMaxSteps = 1000000
+	// DefaultGasCeiling bounds a session's gas when neither the operator
+	// nor the permit sets a budget: about 40,000 steps of the public
+	// IterationOfPi rule (23,450 validation gas each).
+	DefaultGasCeiling = 1_000_000_000
 )
 
 // DefaultMaxRecoveries: a step whose runs stopped three replicas is not
@@ -115,7 +125,7 @@ type Store struct {
 	cfg   Config
 	batch *batcher
 	// args are the config values every commit passes, boxed once.
-	args struct{ ttl, stepsCap, maxLive, maxSteps any }
+	args struct{ ttl, stepsCap, maxLive, maxSteps, gasCeiling any }
 	// startHook, when set (tests), runs before each call of a start
 	// after the allocation ("index-entry", "create", "index"); an error
 	// stands for that call failing.
@@ -176,10 +186,13 @@ func New(rdb redis.UniversalClient, cfg Config) *Store {
 	if cfg.SlotChunk <= 0 {
 		cfg.SlotChunk = DefaultSlotChunk
 	}
+	if cfg.GasCeiling == 0 {
+		cfg.GasCeiling = DefaultGasCeiling
+	}
 	st := &Store{rdb: rdb, cfg: cfg}
 	st.SetQuotas(cfg.Quotas)
 	st.args.ttl, st.args.stepsCap = int64(cfg.SessionTTL/time.Second), cfg.StepsCap
-	st.args.maxLive, st.args.maxSteps = max(cfg.MaxLive, 0), max(cfg.MaxSteps, 0)
+	st.args.maxLive, st.args.maxSteps, st.args.gasCeiling = max(cfg.MaxLive, 0), max(cfg.MaxSteps, 0), max(cfg.GasCeiling, 0)
 	if cfg.Batch > 0 {
 		st.batch = newBatcher(rdb, cfg.Batch)
 	}
@@ -540,6 +553,12 @@ type Commit struct {
 	// pending delivery has no canonical payload. Payload must then be a
 	// JSON object.
 	DecideJoin bool
+	// Gas is the step's gas: its validation gas and its execution's gas
+	// used. The commit adds it to the session's (SessionMeta.GasUsed) and
+	// to the step's proc_steps entry, and kills the session when it goes
+	// over the session's budget (Config.GasCeiling; CommitResult.Capped,
+	// OutcomeBudget).
+	Gas uint64
 	// Bundle, when set, is written with the commit, atomically: kept if
 	// and only if the commit applies (BundleWrite; CommitResult.Bundle,
 	// Steps).
@@ -687,7 +706,7 @@ func (s *Store) Commit(ctx context.Context, c Claim, now time.Time, r Commit) (C
 	argv = append(argv, c.Iter, c.Token, s.clock(now), statusArg(r.Status), valid, r.Digest, r.Worker,
 		s.args.ttl, s.args.stepsCap, targ, []byte(payload), r.AbortReason,
 		s.args.maxLive, s.args.maxSteps, r.ClaimLease.Milliseconds(), len(r.Children), r.CancelSession, []byte(r.ExecOutcome),
-		joins, sealedArg(r.Sealed))
+		joins, sealedArg(r.Sealed), r.Gas, s.args.gasCeiling)
 	for _, ch := range r.Children {
 		var plain any = ""
 		switch {

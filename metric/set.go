@@ -14,8 +14,8 @@ import (
 )
 
 // Outcomes are the values of xgr_sessions_finished_total's outcome label:
-// joinstore.Outcomes (ok, invalid, unfulfillable, failed, cancelled,
-// killed), as joinstore.OutcomeOf decides them from the session's meta.
+// joinstore.Outcomes (ok, invalid, unfulfillable, failed, budget,
+// cancelled, killed), as joinstore.OutcomeOf decides them from the session's meta.
 var Outcomes = func() []string {
 	out := make([]string, len(joinstore.Outcomes))
 	for i, o := range joinstore.Outcomes {

@@ -55,7 +55,7 @@ type bundleWrite struct {
 func bundleFor(root joinstore.Root, step *registry.Step, r result, commit joinstore.Commit, now time.Time) *bundleWrite {
 	c := r.claim
 	b := evidence.Bundle{Owner: strings.ToLower(root.Owner), SessionID: root.RootPid, Pid: c.Pid, Iter: c.Iter,
-		Step: c.ResumeStep, Time: now.UnixMilli()}
+		Step: c.ResumeStep, Time: now.UnixMilli(), ValidationGas: r.res.ValidationGas, Gas: commit.Gas}
 	if len(b.Step) > evidence.MaxStep {
 		b.Step = b.Step[:evidence.MaxStep]
 	}

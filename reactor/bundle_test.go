@@ -340,3 +340,48 @@ func TestExecutedStepBundleHasReceipt(t *testing.T) {
 		t.Fatalf("B's bundle: %+v", b)
 	}
 }
+
+// gasExec is evidenceExec with the rule's validation gas.
+type gasExec struct{ evidenceExec }
+
+func (x *gasExec) Execute(ctx context.Context, e Execution) (Result, error) {
+	r, err := x.evidenceExec.Execute(ctx, e)
+	r.ValidationGas = 20_000
+	return r, err
+}
+
+// A step's gas is its validation gas plus its transaction's gas used: kept
+// through the execution record until the outcome is final, in its bundle,
+// its proc_steps entry and the session's gasUsed.
+func TestExecutedStepGas(t *testing.T) {
+	s := newSim(t, execOstc, "")
+	rdb := testenv.StartRedis(t).Client()
+	s.store = joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
+	ev := bundleStore(t, rdb)
+	ctx := context.Background()
+	res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: "0x00000000000000000000000000000000000000f1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := &scripted.Actuator{Decide: func(execution.Scope, string, execution.Call) scripted.Plan { return scripted.Plan{Pending: 2} }}
+	r := &Runner{Store: s.store, Orch: s.orch, Exec: &gasExec{}, Worker: "test", Actuator: act, Bundles: ev,
+		Now: func() time.Time { return s.clock }, Advance: func(at time.Time) { s.clock = at }}
+	if err := r.Run(ctx, res.Root); err != nil {
+		t.Fatal(err)
+	}
+	used := scripted.Outcome(ExecKey(res.Root, "1:1"), callA, scripted.Plan{}).GasUsed
+	if used == 0 {
+		t.Fatal("the scripted execution used no gas")
+	}
+	got := bundlesOf(t, rdb, ev, res.Root)
+	if a := got[1]; a.ValidationGas != 20_000 || a.Gas != 20_000+used {
+		t.Fatalf("A's bundle: validation gas %d, gas %d; want 20000, %d", a.ValidationGas, a.Gas, 20_000+used)
+	}
+	if b := got[2]; b.ValidationGas != 20_000 || b.Gas != 20_000 {
+		t.Fatalf("B's bundle: validation gas %d, gas %d; want 20000 each", b.ValidationGas, b.Gas)
+	}
+	meta, err := s.store.SessionMeta(ctx, res.Root)
+	if err != nil || meta.GasUsed != int64(40_000+used) {
+		t.Fatalf("gasUsed %d (%v), want %d", meta.GasUsed, err, 40_000+used)
+	}
+}

@@ -35,7 +35,10 @@ type result struct {
 // hard error aborts the process with the error as its reason. The detail
 // is the timeline's account of the execution.
 func commitFor(c joinstore.Claim, step *registry.Step, check payloadChecks, r result, now time.Time, worker string) (joinstore.Commit, string, map[string]any) {
-	commit := joinstore.Commit{Status: "done", Worker: worker}
+	commit := joinstore.Commit{Status: "done", Worker: worker, Gas: r.res.ValidationGas}
+	if r.done != nil {
+		commit.Gas += r.done.gasUsed
+	}
 	detail := "valid"
 	var next map[string]any
 	if r.err == nil && step != nil {

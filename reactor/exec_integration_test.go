@@ -65,7 +65,7 @@ func runExecSimOn(t *testing.T, rdb redis.UniversalClient, act *scripted.Actuato
 		s.store = joinstore.New(rdb, joinstore.Config{SessionTTL: time.Hour})
 	}
 	ctx := context.Background()
-	res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: "0x00000000000000000000000000000000000000f1", MaxTotalGas: 777})
+	res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: "0x00000000000000000000000000000000000000f1", MaxTotalGas: 7_777_777})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestRunnerExecutionScope(t *testing.T) {
 		act := &scopeActuator{Actuator: &scripted.Actuator{}}
 		s := newSim(t, execOstc, "")
 		ctx := context.Background()
-		res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: tc.xrc729, MaxTotalGas: 777})
+		res, err := s.store.Start(ctx, joinstore.StartRequest{Owner: owner, StartStep: "A", Now: s.clock, XRC729: tc.xrc729, MaxTotalGas: 7_777_777})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestRunnerExecutionScope(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := execution.Scope{Owner: common.HexToAddress(owner), Session: uint64(res.Root.RootPid), Pid: res.Pid,
-			Registry: tc.registry, RuleContract: common.HexToAddress("0x01"), MaxTotalGas: 777}
+			Registry: tc.registry, RuleContract: common.HexToAddress("0x01"), MaxTotalGas: 7_777_777}
 		if len(act.scopes) != 1 || act.scopes[0] != want {
 			t.Fatalf("xrc729 %q: scopes %+v, want %+v", tc.xrc729, act.scopes, want)
 		}

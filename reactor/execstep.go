@@ -72,6 +72,8 @@ type execRecord struct {
 	// Sealed: the step seals its evidence (Result.sealed); its events and
 	// logs quote no payload value.
 	Sealed bool `json:"sealed,omitempty"`
+	// ValidationGas is the evaluation's (Result.ValidationGas).
+	ValidationGas uint64 `json:"validationGas,omitempty"`
 }
 
 // execPhase is what an executing process waits for next.
@@ -116,6 +118,8 @@ type execDone struct {
 	outcome json.RawMessage
 	// receipt is the execution's final outcome, for the log bundle.
 	receipt *execution.Outcome
+	// gasUsed is the gas the step's transactions used.
+	gasUsed uint64
 }
 
 // backoff is the transient retry schedule: 1 s doubling to a minute.
@@ -126,7 +130,8 @@ func backoff(n int) time.Duration { return min(time.Second<<min(n, 6), time.Minu
 // the same values whether or not its replica stopped meanwhile.
 func newExecRecord(key string, res Result) (execRecord, json.RawMessage, error) {
 	rec := execRecord{Key: key, Call: *res.Execution, Valid: res.Valid, Output: res.Output, WaitMs: res.Wait.Milliseconds(),
-		Reasons: res.Reasons, WakeUps: res.WakeUps, Inputs: res.Inputs, Extracted: res.Extracted, RuleContract: res.RuleContract, Evidence: res.Evidence, Sealed: res.sealed()}
+		Reasons: res.Reasons, WakeUps: res.WakeUps, Inputs: res.Inputs, Extracted: res.Extracted, RuleContract: res.RuleContract, Evidence: res.Evidence, Sealed: res.sealed(),
+		ValidationGas: res.ValidationGas}
 	for _, s := range res.NotPerformed {
 		if !strings.HasPrefix(s, "execution") {
 			rec.NotPerformed = append(rec.NotPerformed, s)
@@ -343,7 +348,7 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 		// reverted outcome and the onInvalid branch's evidence.
 		rec := execRecord{Key: st.rec.Key, Call: st.rec.Call, Valid: false, Output: res.Output, WaitMs: res.Wait.Milliseconds(),
 			Reasons: res.Reasons, NotPerformed: res.NotPerformed, WakeUps: res.WakeUps, RuleContract: st.rec.RuleContract, Flipped: true, Reverted: reverted,
-			Evidence: res.Evidence, Sealed: res.Sealed}
+			Evidence: res.Evidence, Sealed: res.Sealed, ValidationGas: st.rec.ValidationGas}
 		rec, _, err := encodeRecord(rec)
 		if err != nil {
 			m.finishExec(now, st, reverted, err, true)
@@ -356,6 +361,9 @@ func (m *machine) execFlipped(now time.Time, in inFlipped) {
 	rec, raw, err := newExecRecord(st.rec.Key+FlipKeySuffix, res)
 	if err == nil {
 		rec.Flipped, rec.Reverted = true, reverted
+		if rec.ValidationGas == 0 {
+			rec.ValidationGas = st.rec.ValidationGas
+		}
 		rec, raw, err = encodeRecord(rec)
 	}
 	if err == nil {
@@ -384,6 +392,15 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 	rec := st.rec
 	// An aborted step's bundle follows its evidence and sealing too.
 	r.res.Evidence, r.res.Sealed = rec.Evidence, rec.Sealed
+	// The step's gas: its validation gas and what its transactions used
+	// (a reverted one's too, when the step flipped).
+	r.res.ValidationGas = rec.ValidationGas
+	if o != nil {
+		r.done.gasUsed = o.GasUsed
+	}
+	if rec.Reverted != nil && (o == nil || rec.Reverted.TxHash != o.TxHash) {
+		r.done.gasUsed += rec.Reverted.GasUsed
+	}
 	if o != nil || rec.Reverted != nil {
 		// Kept on the process (execOutcome): a sealed step's without its
 		// revert reason or loss error (they may quote the call's
@@ -412,7 +429,8 @@ func (m *machine) finishExec(now time.Time, st *execState, o *execution.Outcome,
 			out[OutputRevertedExecution] = outcomeValue(*rec.Reverted)
 		}
 		r.res = Result{Valid: rec.Valid, Output: out, Wait: time.Duration(rec.WaitMs) * time.Millisecond,
-			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps, Evidence: rec.Evidence, Sealed: rec.Sealed}
+			Reasons: rec.Reasons, NotPerformed: rec.NotPerformed, WakeUps: rec.WakeUps, Evidence: rec.Evidence, Sealed: rec.Sealed,
+			ValidationGas: rec.ValidationGas}
 	}
 	m.results = append(m.results, r)
 }

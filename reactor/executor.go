@@ -59,6 +59,11 @@ type Result struct {
 	// (nil: the executor evaluated no rule). Used only when the driver
 	// stores bundles (Manager.Bundles, Runner.Bundles).
 	Evidence *EvidenceInput
+	// ValidationGas is the step's validation gas (rule.Document.Gas for
+	// the branch taken, or the rule's common part for a step that took
+	// none; 0 when no rule was evaluated). The commit counts it, with the
+	// execution's gas used, against the session's gas budget.
+	ValidationGas uint64
 	// Sealed says the step's rule asks for sealed logs (either branch
 	// says encryptLogs): its bundle is sealed whatever its outcome, and no
 	// timeline detail, log line or process record quotes a value of its

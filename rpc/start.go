@@ -71,7 +71,9 @@ func (s *Service) ValidateDataTransfer(ctx context.Context, req DataTransferRequ
 		e.Extra = map[string]any{"ack": res.Ack, "processId": res.Pid}
 		return nil, e
 	}
-	// maxTotalGas is kept with the session: its executions' gas budget.
+	// maxTotalGas is kept with the session: its gas budget (validation gas
+	// and execution gas, joinstore.Config.GasCeiling; the executions'
+	// reservations, executions.maxSessionGas).
 	s.cfg.Log.Info("session started over RPC", "owner", who, "session", res.Root.RootPid, "ostc", m.OstcID, "step", req.StepID, "ack", res.Ack,
 		"permit", v.Kind, "maxTotalGas", m.MaxTotalGas)
 	return &DataTransferResult{
@@ -109,9 +111,10 @@ func (s *Service) served(ctx context.Context, reg common.Address) error {
 }
 
 // gasBudget is a permit's maxTotalGas as the session's gas budget: 0 (the
-// operator's ceiling, executions.maxSessionGas) when absent, and a budget
-// beyond 2^64-1 gas is the largest one (clamped to the ceiling when an
-// execution reserves).
+// operator's ceilings: XGR_SESSION_GAS_CEILING for the gas the session
+// uses, executions.maxSessionGas for its executions' reservations) when
+// absent, and a budget beyond 2^64-1 gas is the largest one (clamped to
+// the ceilings).
 func gasBudget(v *big.Int) uint64 {
 	switch {
 	case v == nil || v.Sign() <= 0:

@@ -22,6 +22,11 @@
 // the Document and reported in Result.NotPerformed): grants, encryptLogs
 // and logExpireDays.
 //
+// Document.Gas prices a step in validation gas, the public engine heuristic
+// v0.2 (base, inputs, contract reads, API calls and extracts, rules, outcome
+// keys, execution preparation, encryptLogs, waits × spawns, clamped to
+// GasMin..GasMax), as a GasBreakdown naming every component.
+//
 // Numbers are exact on every path: undeclared integers stay int64, uint64
 // or (beyond) exact big integers, uint256 / int256 values are big integers
 // in expressions and decimal strings outside them, and a value that is one

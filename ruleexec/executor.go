@@ -43,6 +43,7 @@ import (
 
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/reactor"
+	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
@@ -204,7 +205,7 @@ func (x *Executor) execute(ctx context.Context, e reactor.Execution) (reactor.Re
 // that the aborted (or retried) step's bundle is sealed and its details
 // are redacted as its rule asks (reactor.Result.Sealed).
 func (x *Executor) failed(l *rulesource.Loaded, err error) (reactor.Result, error) {
-	out := reactor.Result{Sealed: evidence.RuleSeals(l.Doc)}
+	out := reactor.Result{Sealed: evidence.RuleSeals(l.Doc), ValidationGas: l.Doc.Gas(rule.GasOptions{}).NoBranch}
 	if x.Evidence {
 		out.Evidence = x.evidenceOf(l, evidence.Policy{Encrypt: out.Sealed})
 	}
@@ -237,12 +238,13 @@ func (x *Executor) result(e reactor.Execution, l *rulesource.Loaded, res *rule.R
 		return x.failed(l, ae)
 	}
 	out := reactor.Result{
-		Valid:        res.Valid,
-		Output:       res.Output,
-		Wait:         time.Duration(res.WaitSec) * time.Second,
-		NotPerformed: res.NotPerformed.Sections(),
-		Execution:    res.Execution,
-		Sealed:       evidence.RuleSeals(l.Doc),
+		Valid:         res.Valid,
+		Output:        res.Output,
+		Wait:          time.Duration(res.WaitSec) * time.Second,
+		NotPerformed:  res.NotPerformed.Sections(),
+		Execution:     res.Execution,
+		Sealed:        evidence.RuleSeals(l.Doc),
+		ValidationGas: StepGas(l.Doc, e.Step, res.Valid),
 	}
 	if x.Evidence {
 		pol, err := evidence.PolicyOf(res.NotPerformed)
@@ -284,4 +286,21 @@ func ruleAddress(l *rulesource.Loaded) string {
 		return ""
 	}
 	return l.Address.Hex()
+}
+
+// StepGas is the validation gas of a step of doc that took the branch
+// valid says (rule.Document.Gas), its wait priced by the children the
+// orchestration step spawns on that branch.
+func StepGas(doc *rule.Document, step *registry.Step, valid bool) uint64 {
+	var opt rule.GasOptions
+	if step != nil {
+		if step.OnValid != nil {
+			opt.ValidSpawns = len(step.OnValid.Spawns)
+		}
+		if step.OnInvalid != nil {
+			opt.InvalidSpawns = len(step.OnInvalid.Spawns)
+		}
+	}
+	g := doc.Gas(opt)
+	return g.Branch(valid).Total
 }

@@ -102,7 +102,8 @@ func sealedAbort(t *testing.T, validSeals, invalidSeals bool) {
 	if err := r.Run(ctx, res.Root); err != nil {
 		t.Fatal(err)
 	}
-	tr.Finished(res.Root)
+	finishedMeta, _ := store.SessionMeta(ctx, res.Root)
+	tr.Finished(res.Root, finishedMeta)
 
 	p, err := store.Process(ctx, res.Root, 1)
 	if err != nil || p.Status != "aborted" {
@@ -281,7 +282,8 @@ func TestSealedStepRevertLeaksNoPayloadValue(t *testing.T) {
 	if err := r.Run(ctx, res.Root); err != nil {
 		t.Fatal(err)
 	}
-	tr.Finished(res.Root)
+	finishedMeta, _ := store.SessionMeta(ctx, res.Root)
+	tr.Finished(res.Root, finishedMeta)
 	p, err := store.Process(ctx, res.Root, 1)
 	if err != nil || p.Valid == nil || *p.Valid {
 		t.Fatalf("the step did not flip: %+v %v", p, err)

@@ -54,6 +54,7 @@ var guideOf = map[string]string{
 	"xgr rule update":       "docs/authoring.md",
 	"xgr rule encrypt":      "docs/authoring.md",
 	"xgr rule decrypt":      "docs/authoring.md",
+	"xgr rule gas":          "docs/authoring.md",
 	"xgr keys generate":     "docs/authoring.md",
 	"xgr keys show":         "docs/authoring.md",
 	"xgr keys register":     "docs/authoring.md",

@@ -60,6 +60,7 @@ Example:
 				),
 				Action: ruleUpdateAction,
 			},
+			ruleGasCommand(),
 		}...),
 	}
 }

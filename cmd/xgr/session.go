@@ -194,6 +194,8 @@ func withStore(c *cli.Context, f func(ctx context.Context, s *joinstore.Store) e
 // storeConfig is the store configuration of the environment:
 // XGR_SESSION_TTL_SECS, XGR_MAX_PAYLOAD (bytes; default 256 KiB),
 // XGR_MAX_LIVE and XGR_MAX_STEPS (session caps; -1: none),
+// XGR_SESSION_GAS_CEILING (the operator's ceiling of a session's gas
+// budget; -1: none),
 // XGR_MAX_RECOVERIES (recoveries of a process from an expired lease before
 // it is abandoned; default 3, -1: never).
 func storeConfig() joinstore.Config {
@@ -207,6 +209,9 @@ func storeConfig() joinstore.Config {
 	}
 	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_STEPS")); err == nil && v != 0 {
 		cfg.MaxSteps = v
+	}
+	if v, err := strconv.ParseInt(os.Getenv("XGR_SESSION_GAS_CEILING"), 10, 64); err == nil && v != 0 {
+		cfg.GasCeiling = v
 	}
 	if v, err := strconv.Atoi(os.Getenv("XGR_MAX_RECOVERIES")); err == nil && v != 0 {
 		cfg.MaxRecoveries = v
@@ -466,7 +471,7 @@ func sessionShowAction(c *cli.Context) error {
 		if o := joinstore.OutcomeOf(meta); o != "" {
 			fmt.Fprintf(c.App.Writer, ", outcome %s", o)
 		}
-		fmt.Fprintf(c.App.Writer, " (ostc %s, hash %s), %d live", meta.OstcID, meta.OstcHash, meta.Live)
+		fmt.Fprintf(c.App.Writer, " (ostc %s, hash %s), %d live, gas used %d", meta.OstcID, meta.OstcHash, meta.Live, meta.GasUsed)
 		if meta.KillReason != "" {
 			fmt.Fprintf(c.App.Writer, ", killed: %s", meta.KillReason)
 		}

@@ -56,14 +56,20 @@
 --          "" changes neither. The caller passes a sealed step's abort
 --          reason and execution outcome (ARGV[12], ARGV[18]) without
 --          payload values.
--- ARGV[21 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
+-- ARGV[21] the step's gas (validation gas and its execution's gas used; 0
+--          = none): added to the session's gasUsed (meta)
+-- ARGV[22] the operator's gas ceiling (0 = none): the session's gas budget
+--          is its maxTotalGas (meta; the permit's), or the ceiling when that
+--          is 0 or higher; a commit that takes gasUsed over the budget kills
+--          the session as a cap does, killKind "budget"
+-- ARGV[23 ..] per child 12 values: iter, step, wakeIn (ms after now), plain
 --          ("" = the next payload), group, reserve (child iters a claim of
 --          it reserves), bypass (1: may exceed the window), then for a join
 --          target fromGroup, expect, requireWhen, k, policy (followed, when
 --          the target keeps its reachability, by a space and its reach: JSON,
 --          per from node the steps of the group's scope that can reach it;
 --          without, its join is decided by join steps only) ("" otherwise)
--- ARGV[21 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
+-- ARGV[23 + 12C ..] the branch's wake-ups, two values each: wake id, wake-up
 --          JSON (queued in KEYS[11] unless the process was killed)
 --
 -- Joins (lib/join_decide.lua), after the children are created and before
@@ -137,7 +143,7 @@
 local call, tonumber, sub, find, concat = redis.call, tonumber, string.sub, string.find, table.concat
 local KEYS, ARGV = KEYS, ARGV
 local fmt = string.format
-local PROC, WQ, CHILD0, C0, CF = 5, 11, 12, 21, 12
+local PROC, WQ, CHILD0, C0, CF = 5, 11, 12, 23, 12
 -- ARGV[19]: the join decisions' payload cap and this commit's canonical payload
 local joinCap, joinPiece = "", ""
 if ARGV[19] ~= "" then
@@ -157,7 +163,7 @@ end
 if p[9] + 0 < now then
   return redis.error_reply("LEASE_LOST the lease expired at " .. p[9])
 end
-local m = call("HMGET", KEYS[1], "killedAt", "paused", "steps", "live", "window", "fence", "iter", "allow")
+local m = call("HMGET", KEYS[1], "killedAt", "paused", "steps", "live", "window", "fence", "iter", "gasUsed", "maxTotalGas", "allow")
 local killed = (p[3] and p[3] ~= "") or (m[1] and m[1] ~= "")
 local childPaused = p[6] or "0"
 if m[2] == "1" then
@@ -185,17 +191,30 @@ if not killed then
   elseif ARGV[13] ~= "0" and liveAfter > ARGV[13] + 0 then
     capReason = fmt("live process cap: the session would have %d live processes, at most %s are allowed (XGR_MAX_LIVE)", liveAfter, ARGV[13])
   end
+  local kind = "cap"
+  if ARGV[17] ~= "" then
+    kind = "cancel"
+  elseif capReason == "" and ARGV[21] ~= "0" then
+    local used, budget, by = (m[8] or 0) + ARGV[21], ARGV[22] + 0, "XGR_SESSION_GAS_CEILING"
+    local permit = 0
+    if m[9] and m[9] ~= "" then
+      permit = m[9] + 0
+    end
+    if permit > 0 and (budget == 0 or permit < budget) then
+      budget, by = permit, "the permit's maxTotalGas"
+    end
+    if budget > 0 and used > budget then
+      capReason = fmt("gas budget (maxTotalGas): the session used %.0f gas (validation and execution), over its budget of %.0f (%s)", used, budget, by)
+      kind = "budget"
+    end
+  end
   -- The owner's live process quota (lib/slots.lua): over the slots the
   -- owner granted the session (meta allow), nothing changes and the caller
   -- asks the owner for more (grant_slots) or kills the session.
-  if capReason == "" and m[8] and liveAfter > m[8] + 0 then
+  if capReason == "" and m[10] and liveAfter > m[10] + 0 then
     return redis.error_reply(fmt("QUOTA %d", liveAfter))
   end
   if capReason ~= "" then
-    local kind = "cap"
-    if ARGV[17] ~= "" then
-      kind = "cancel"
-    end
     call("HSET", KEYS[1], "killedAt", nowS, "killReason", capReason, "killKind", kind)
     killed, status, nChildren = true, "aborted", 0
   end
@@ -372,7 +391,7 @@ end
 -- The spawn gate covers the whole join scope: a nested join's target gated
 -- into the closed group takes its producers (its fresh group, named by the
 -- target's iter) with it, so no half of a join is created. Child i's values
--- are ARGV[C + 0 .. C + 11] with C = 21 + 12 (i - 1): iter, step, wakeIn,
+-- are ARGV[C + 0 .. C + 11] with C = 23 + 12 (i - 1): iter, step, wakeIn,
 -- plain, group, reserve, bypass, fromGroup, expect, requireWhen, k, policy
 -- (and reach).
 local gatedGroup = {}
@@ -597,6 +616,9 @@ else
   call("HSET", KEYS[1], "steps", int(steps), "live", int(live))
 end
 
+if ARGV[21] ~= "0" then
+  call("HINCRBY", KEYS[1], "gasUsed", ARGV[21])
+end
 if not killed and status == "aborted" then
   call("HINCRBY", KEYS[1], "failed", 1)
 elseif status == "done" and ARGV[5] == "0" and ARGV[16] == "0" and targetIter == "" then
@@ -610,10 +632,10 @@ end
 
 if reason == "" then
   call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
-    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", concat(created, ","))
+    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", concat(created, ","), "gas", ARGV[21])
 else
   call("XADD", KEYS[4], "MAXLEN", "~", ARGV[9], "*", "pid", pid, "step", step, "valid", ARGV[5], "status", status,
-    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", concat(created, ","), "abortReason", reason)
+    "at", nowS, "worker", ARGV[7], "digest", ARGV[6], "children", concat(created, ","), "abortReason", reason, "gas", ARGV[21])
 end
 if ttl ~= "0" then
   call("EXPIRE", KEYS[PROC], ttl)
