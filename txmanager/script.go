@@ -35,11 +35,14 @@ var (
 	scriptLose      = load("lose")
 	scriptFill      = load("fill")
 	scriptFail      = load("fail")
+	scriptReopen    = load("reopen")
+	scriptResign    = load("resign")
 )
 
 var allScripts = []*redis.Script{
 	scriptSubmit, scriptRecord, scriptPromote, scriptLease, scriptRelease, scriptSyncNonce,
 	scriptAttempt, scriptSettle, scriptUnmine, scriptLose, scriptFill, scriptFail,
+	scriptReopen, scriptResign,
 }
 
 // Preload loads every transition into the server's script cache (on every
