@@ -27,7 +27,10 @@ type reorgConfig struct {
 }
 
 func loadReorgConfig(t *testing.T, cfg config) reorgConfig {
-	rc := reorgConfig{reorgs: max(3, cfg.kills), depth: 6}
+	// 16 blocks are 4 s of the run's blocks (automine plus one every
+	// 250 ms): deeper than 2 confirmations and than a tick (1 s), so the
+	// replicas have recorded final most transactions a reorg takes.
+	rc := reorgConfig{reorgs: max(3, cfg.kills), depth: 16}
 	for name, p := range map[string]*int{"XGR_CHAOS_REORGS": &rc.reorgs, "XGR_CHAOS_REORG_DEPTH": &rc.depth} {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.Atoi(v)
@@ -79,6 +82,9 @@ func TestChaosDeepReorg(t *testing.T) {
 				if strings.HasPrefix(msg, "ERROR txmanager: finality violated") {
 					violated += n
 				}
+			}
+			if violated == 0 {
+				t.Errorf("no replica logged \"finality violated\": the reorgs took no transaction the replicas had recorded final (raise XGR_CHAOS_REORG_DEPTH)")
 			}
 			return append([]string{
 				"deep reorgs\t" + fmt.Sprintf("%d of %d blocks each (finality %d confirmations)", rc.reorgs, rc.depth, reorgConfirmations),
