@@ -161,12 +161,16 @@ func writeExecFlow(t *testing.T, dir string, target common.Address) (flow, rules
 
 // execFaults is what a run of runExecutions does: the finality xgr run
 // uses, the failpoints armed in every incarnation, and the faults planned
-// over the run (report gives the run's own report lines).
+// over the run (report gives the run's own report lines). With chain set,
+// automine is off and the run's miner makes every block (one each 250 ms)
+// while holding chain, so a fault that holds it sees no block made
+// meanwhile (anvil_reorg racing a block lost a block number).
 type execFaults struct {
 	confirmations int
 	failpoints    []string
 	plan          func(rn *run, anvil *testenv.Anvil) []fault
 	report        func(fl *fleet) []string
+	chain         *sync.Mutex
 }
 
 // killFaults are TestChaosExecutions' faults: one confirmation, a kill at
@@ -233,7 +237,12 @@ executions:
 	}
 
 	// Automine, and a block every 250 ms on top, so that the last receipts
-	// get their confirmation.
+	// get their confirmation (only the latter with xf.chain).
+	if xf.chain != nil {
+		if err := anvil.Client.Client().CallContext(context.Background(), nil, "evm_setAutomine", false); err != nil {
+			t.Fatal(err)
+		}
+	}
 	stopMining := make(chan struct{})
 	var mining sync.WaitGroup
 	mining.Add(1)
@@ -246,7 +255,13 @@ executions:
 			case <-stopMining:
 				return
 			case <-tick.C:
-				mineBlock(anvil)
+				if xf.chain != nil {
+					xf.chain.Lock()
+					mineBlock(anvil)
+					xf.chain.Unlock()
+				} else {
+					mineBlock(anvil)
+				}
 			}
 		}
 	}()

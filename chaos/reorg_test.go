@@ -27,8 +27,8 @@ type reorgConfig struct {
 }
 
 func loadReorgConfig(t *testing.T, cfg config) reorgConfig {
-	// 16 blocks are 4 s of the run's blocks (automine plus one every
-	// 250 ms): deeper than 2 confirmations and than a tick (1 s), so the
+	// 16 blocks are 4 s of the run's blocks (one every 250 ms, automine
+	// off): deeper than 2 confirmations and than a tick (1 s), so the
 	// replicas have recorded final most transactions a reorg takes.
 	rc := reorgConfig{reorgs: max(3, cfg.kills), depth: 16}
 	for name, p := range map[string]*int{"XGR_CHAOS_REORGS": &rc.reorgs, "XGR_CHAOS_REORG_DEPTH": &rc.depth} {
@@ -68,11 +68,16 @@ func TestChaosDeepReorg(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: rds.Addr, ContextTimeoutEnabled: true, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second})
 	defer rdb.Close()
 	rec := reorgRecovery{done: make(chan struct{})}
-	xf := execFaults{confirmations: reorgConfirmations,
+	xf := execFaults{confirmations: reorgConfirmations, chain: &rec.chain,
 		plan: func(rn *run, anvil *testenv.Anvil) []fault {
+			// The blocks before the load (the target's deployment) stay.
+			base, err := anvil.Client.BlockNumber(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
 			var fs []fault
 			for i := 0; i < rc.reorgs; i++ {
-				fs = append(fs, fault{kind: "deep reorg", do: func() (string, error) { return rec.reorg(anvil, rc.depth) }})
+				fs = append(fs, fault{kind: "deep reorg", do: func() (string, error) { return rec.reorg(anvil, base, rc.depth) }})
 			}
 			return rn.plan(0, fs...)
 		},
@@ -87,7 +92,7 @@ func TestChaosDeepReorg(t *testing.T) {
 				t.Errorf("no replica logged \"finality violated\": the reorgs took no transaction the replicas had recorded final (raise XGR_CHAOS_REORG_DEPTH)")
 			}
 			return append([]string{
-				"deep reorgs\t" + fmt.Sprintf("%d of %d blocks each (finality %d confirmations)", rc.reorgs, rc.depth, reorgConfirmations),
+				"deep reorgs\t" + fmt.Sprintf("%d of %d planned, of up to %d blocks each (finality %d confirmations)", rec.count(), rc.reorgs, rc.depth, reorgConfirmations),
 				"finality violated (ERROR lines)\t" + fmt.Sprintf("%d (final transactions a reorg took, sent again)", violated),
 			}, rec.lines()...)
 		}}
@@ -100,6 +105,7 @@ func TestChaosDeepReorg(t *testing.T) {
 // reorgRecovery measures, per reorg, the executor's mined nonce before
 // it and how long the chain took to reach it again.
 type reorgRecovery struct {
+	chain   sync.Mutex    // held by the run's miner per block, and by a reorg
 	done    chan struct{} // closed when the run is over: the watchers stop
 	wg      sync.WaitGroup
 	mu      sync.Mutex
@@ -108,9 +114,11 @@ type reorgRecovery struct {
 	taken   []uint64 // executor transactions each recovered reorg took
 }
 
-// reorg replaces the last depth blocks of anvil by empty ones and starts
-// watching the executor's nonce recover.
-func (r *reorgRecovery) reorg(anvil *testenv.Anvil, depth int) (string, error) {
+// reorg replaces the last depth blocks of anvil (none at or below base) by
+// empty ones and starts watching the executor's nonce recover.
+func (r *reorgRecovery) reorg(anvil *testenv.Anvil, base uint64, depth int) (string, error) {
+	r.chain.Lock()
+	defer r.chain.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	executor := anvil.Address(1)
@@ -118,8 +126,11 @@ func (r *reorgRecovery) reorg(anvil *testenv.Anvil, depth int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if head <= uint64(depth) {
-		return fmt.Sprintf("deep reorg skipped: head %d is not above depth %d", head, depth), nil
+	if head < base+uint64(depth) {
+		depth = int(head - base) // early in the run: every block of the load
+	}
+	if depth <= reorgConfirmations {
+		return fmt.Sprintf("deep reorg skipped: head %d leaves no reorg past %d confirmations", head, reorgConfirmations), nil
 	}
 	before, err := anvil.Client.NonceAt(ctx, executor, nil)
 	if err != nil {
@@ -158,6 +169,13 @@ func (r *reorgRecovery) reorg(anvil *testenv.Anvil, depth int) (string, error) {
 		}
 	}()
 	return fmt.Sprintf("deep reorg of %d blocks at head %d: executor nonce %d → %d", depth, head, before, after), nil
+}
+
+// count is how many reorgs were made.
+func (r *reorgRecovery) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started
 }
 
 // lines are the report's rows: per reorg, the transactions it took and

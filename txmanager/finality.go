@@ -108,7 +108,11 @@ func (m *Manager) reopenAll(ctx context.Context, token string, keys []string, at
 		}
 		rec, err := parseRecord(h.Val())
 		if err != nil {
-			return fmt.Errorf("txmanager: %w", err)
+			// Not one to send again; the nonce stays a gap and is filled,
+			// so the sender does not stall on a record it cannot read.
+			m.cfg.Log.Error("txmanager: finality violated and the final record of the nonce does not parse; the nonce is filled",
+				"sender", m.from.Hex(), "nonce", at[i], "key", keys[i], "err", err)
+			continue
 		}
 		if rec.State != Final || rec.Nonce != at[i] || len(rec.Raw) == 0 || (rec.Outcome != Success && rec.Outcome != Reverted) {
 			continue
