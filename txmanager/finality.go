@@ -21,15 +21,19 @@ import (
 // holds: each was used in a final block (finalNext is one above the
 // highest such nonce) and the chain's mined nonce is below it now, so a
 // reorg past finality took its transaction. At most limit are listed (a
-// tick re-sends at most MaxInFlight of them; the next tick goes on).
-func vanishedNonces(mined, finalNext uint64, held map[uint64]bool, limit int) []uint64 {
-	var out []uint64
-	for n := mined; n < finalNext && len(out) < limit; n++ {
-		if !held[n] {
-			out = append(out, n)
+// tick re-sends at most MaxInFlight of them); later lists the rest, which
+// wait for the next tick and must not be filled meanwhile.
+func vanishedNonces(mined, finalNext uint64, held map[uint64]bool, limit int) (now, later []uint64) {
+	for n := mined; n < finalNext; n++ {
+		switch {
+		case held[n]:
+		case len(now) < limit:
+			now = append(now, n)
+		default:
+			later = append(later, n)
 		}
 	}
-	return out
+	return now, later
 }
 
 // reorgDepth is how many blocks a reorg that took a transaction final in
@@ -42,14 +46,20 @@ func reorgDepth(block, seenHead uint64) uint64 {
 	return seenHead - block + 1
 }
 
-// vanished looks after the nonces vanishedNonces lists. A nonce whose key
-// is a final record with its mined bytes is reopened (final → signed) and
-// the same bytes are sent again under the same nonce; one that a foreign
-// transaction had used is left to the gap fill (when the node holds
-// nothing for it), never given a key's old bytes. Each is logged as an
-// ERROR ("finality violated") and counted. The reopened nonces are added
-// to held. seenHead is the highest head this replica had seen.
-func (m *Manager) vanished(ctx context.Context, token string, nonces []uint64, head, seenHead, pending uint64, held map[uint64]bool, rep *TickReport) error {
+// vanished looks after the nonces in [mined, finalNext) that no live key
+// holds (vanishedNonces). A nonce whose key is a final record with its
+// mined bytes is reopened (final → signed) and the same bytes are sent
+// again under the same nonce; one that a foreign transaction had used is
+// left to the gap fill (when the node holds nothing for it), never given a
+// key's old bytes. Each is logged as an ERROR ("finality violated") and
+// counted. The reopened nonces, and those left for the next tick, are
+// added to held (so the gap fill leaves them alone). seenHead is the
+// highest head this replica had seen.
+func (m *Manager) vanished(ctx context.Context, token string, mined, finalNext, head, seenHead, pending uint64, held map[uint64]bool, rep *TickReport) error {
+	nonces, later := vanishedNonces(mined, finalNext, held, m.cfg.MaxInFlight)
+	for _, n := range later {
+		held[n] = true
+	}
 	if len(nonces) == 0 {
 		return nil
 	}

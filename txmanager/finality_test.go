@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -66,10 +67,18 @@ func (f *fixture) deepReorg(depth int) time.Time {
 // the violation is logged as an ERROR and counted, and a key submitted
 // after the reorg becomes final too (the sender does not stall).
 func TestFinalTransactionVanishedIsSentAgain(t *testing.T) {
+	// MaxInFlight 1: a tick reopens one vanished key; the others wait for
+	// the next ticks and are not filled meanwhile.
+	for _, inflight := range []int{64, 1} {
+		t.Run(fmt.Sprintf("inflight=%d", inflight), func(t *testing.T) { finalTransactionVanished(t, inflight) })
+	}
+}
+
+func finalTransactionVanished(t *testing.T, inflight int) {
 	f := newFixture(t)
 	ctx := context.Background()
 	var logs logBuffer
-	m := f.manager(withLog(&logs, func(c *Config) { c.Finality.Confirmations = 2 }))
+	m := f.manager(withLog(&logs, func(c *Config) { c.Finality.Confirmations = 2; c.MaxInFlight = inflight }))
 	keys := []string{"deep/0", "deep/1", "deep/2"}
 	for _, k := range keys {
 		if _, err := m.Submit(ctx, request(k)); err != nil {
@@ -90,7 +99,7 @@ func TestFinalTransactionVanishedIsSentAgain(t *testing.T) {
 	}
 	after := f.settle(m, true, append(keys, "deep/after")...)
 	stall := time.Since(at)
-	t.Logf("reorg of %d blocks past 2 confirmations: every key final again %s after it", depth, stall.Round(time.Millisecond))
+	t.Logf("MaxInFlight %d, reorg of %d blocks past 2 confirmations: every key final again %s after it", inflight, depth, stall.Round(time.Millisecond))
 	for _, k := range keys {
 		b, a := before[k], after[k]
 		if a.TxHash != b.TxHash || a.Nonce != b.Nonce || a.Outcome != Success || a.Violations != 1 {

@@ -200,7 +200,7 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	for _, l := range recs {
 		held[l.rec.Nonce] = true
 	}
-	if err := m.vanished(ctx, token, vanishedNonces(mined, counts.finalNext, held, m.cfg.MaxInFlight), rep.Head, seenHead, pending, held, &rep); err != nil {
+	if err := m.vanished(ctx, token, mined, counts.finalNext, rep.Head, seenHead, pending, held, &rep); err != nil {
 		return rep, err
 	}
 	freed := func(n uint64) { delete(held, n) } // a failed key's nonce is a gap to fill now

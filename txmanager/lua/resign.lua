@@ -10,7 +10,8 @@
 -- KEYS[6] xgr:txm:{T}:n:<old nonce>
 -- ARGV[1] lease token  ARGV[2] key  ARGV[3] old nonce  ARGV[4] attempts the
 -- caller checked  ARGV[5] the final block by which the old nonce was used
--- ARGV[6] record TTL after final (s; 0 = keep)  ARGV[7] now (ms; "" = the server clock)
+-- ARGV[6] record TTL after final (s; 0 = keep; the void list and the
+-- old nonce's name expire after it from now)  ARGV[7] now (ms; "" = the server clock)
 --
 -- Returns {"resigned", new nonce}, or {"stale"} when the key is not an
 -- execution ("exec") signed under ARGV[3] with ARGV[4] attempts (a
@@ -44,6 +45,7 @@ if tonumber(redis.call("HGET", KEYS[1], "finalNext") or "0") < old + 1 then
 end
 redis.call("SET", KEYS[6], "foreign:" .. ARGV[2])
 if tonumber(ARGV[6]) > 0 then
+  redis.call("EXPIRE", KEYS[4], ARGV[6])
   redis.call("EXPIRE", KEYS[6], ARGV[6])
 end
 redis.call("HSET", KEYS[2], "state", "reserved", "nonce", next, "reservedAt", now, "hash", "", "raw", "",

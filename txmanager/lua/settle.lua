@@ -13,7 +13,8 @@
 -- Returns the new state ("included" or "final"), or "stale" when the key
 -- is not signed or included under nonce ARGV[3] (nothing changes). Error
 -- "LEASE_LOST" when ARGV[1] is not the sender's current lease.
--- Invariant: a final key never changes again; the mined attempt becomes
+-- Invariant: a final key never changes again (but for reopen.lua, when a
+-- reorg past finality took its transaction); the mined attempt becomes
 -- the key's bytes (a reorg re-broadcasts exactly the transaction that was
 -- mined); a final key leaves the sender's live sets and expires. A final
 -- key is named by n:<nonce> (expiring with it) and the sender's finalNext
