@@ -108,17 +108,19 @@ difftest:
 ## with AOF and a Redis Cluster with replicas, kill -9s, a Redis restart, a pause, a
 ## master failover, then an audit of Redis; TestChaosExecutions kills replicas at every
 ## boundary of an execution (failpoints) and audits anvil; TestChaosRestore restores
-## Redis from a backup and audits anvil. Knobs: XGR_CHAOS_SESSIONS,
+## Redis from a backup and audits anvil; TestChaosDeepReorg reorgs anvil past
+## finality during executions. Knobs: XGR_CHAOS_SESSIONS,
 ## _REPLICAS, _KILLS, _MASTER_KILLS, _DURATION, _SETTLE, _SEED, _EXEC_SESSIONS,
-## _FAILPOINT_HIT, _FAILPOINT_KILLS, XGR_CHAOS_RACE=1 (docs/testing.md).
+## _FAILPOINT_HIT, _FAILPOINT_KILLS, _REORGS, _REORG_DEPTH, XGR_CHAOS_RACE=1 (docs/testing.md).
 CHAOS_RUN ?= TestChaos
 chaos:
 	$(GO) test -tags chaos -count=1 -timeout 30m -run '$(CHAOS_RUN)' ./chaos -v
 
 ## chaos-short: the short preset (three to five minutes; what CI runs): every run, and
 ## the fleet's own test; TestChaosExecutions with 20 sessions, one kill per failpoint;
-## TestChaosRestore (backup, run, restore, audit from the chain; about 10 s)
-CHAOS_SHORT_RUN ?= ^(TestChaos|TestChaosTriggers|TestChaosAOFTail|TestChaosExecutions|TestChaosRestore|TestChaosFleet)$$
+## TestChaosRestore (backup, run, restore, audit from the chain; about 10 s),
+## TestChaosDeepReorg with 20 sessions and 3 reorgs (about 15 s)
+CHAOS_SHORT_RUN ?= ^(TestChaos|TestChaosTriggers|TestChaosAOFTail|TestChaosExecutions|TestChaosRestore|TestChaosDeepReorg|TestChaosFleet)$$
 chaos-short:
 	XGR_CHAOS_SESSIONS=$${XGR_CHAOS_SESSIONS:-60} XGR_CHAOS_KILLS=$${XGR_CHAOS_KILLS:-3} \
 	XGR_CHAOS_DURATION=$${XGR_CHAOS_DURATION:-15s} XGR_CHAOS_SETTLE=$${XGR_CHAOS_SETTLE:-30s} \

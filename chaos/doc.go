@@ -16,8 +16,10 @@
 // XGR_CHAOS_KILLS, XGR_CHAOS_MASTER_KILLS, XGR_CHAOS_DURATION,
 // XGR_CHAOS_SETTLE, XGR_CHAOS_SEED, XGR_CHAOS_RACE=1 (build xgr with the
 // race detector), and for TestChaosExecutions XGR_CHAOS_EXEC_SESSIONS,
-// XGR_CHAOS_FAILPOINT_HIT, XGR_CHAOS_FAILPOINT_KILLS; docs/testing.md
-// describes them and the report.
+// XGR_CHAOS_FAILPOINT_HIT, XGR_CHAOS_FAILPOINT_KILLS, for TestChaosDeepReorg
+// (reorgs deeper than finality during executions, reorg_test.go)
+// XGR_CHAOS_REORGS and XGR_CHAOS_REORG_DEPTH; docs/testing.md describes
+// them and the report.
 //
 // The replicas run in a fleet (harness_test.go): one supervisor goroutine
 // per slot starts every incarnation of it, so a slot never has two live

@@ -159,9 +159,34 @@ func writeExecFlow(t *testing.T, dir string, target common.Address) (flow, rules
 	return filepath.Join(dir, "flow.json"), rules
 }
 
+// execFaults is what a run of runExecutions does: the finality xgr run
+// uses, the failpoints armed in every incarnation, and the faults planned
+// over the run (report gives the run's own report lines). With chain set,
+// automine is off and the run's miner makes every block (one each 250 ms)
+// while holding chain, so a fault that holds it sees no block made
+// meanwhile (anvil_reorg racing a block lost a block number).
+type execFaults struct {
+	confirmations int
+	failpoints    []string
+	plan          func(rn *run, anvil *testenv.Anvil) []fault
+	report        func(fl *fleet) []string
+	chain         *sync.Mutex
+}
+
+// killFaults are TestChaosExecutions' faults: one confirmation, a kill at
+// every failpoint, and a few plain kill -9s of the busiest replica.
+var killFaults = execFaults{confirmations: 1, failpoints: execPoints,
+	plan: func(rn *run, _ *testenv.Anvil) []fault { return rn.plan(max(1, rn.cfg.kills/4)) }}
+
 // runExecutions is one run of TestChaosExecutions against one Redis
 // deployment (redisArgs are xgr run's flags for it).
 func runExecutions(t *testing.T, cfg config, ec execConfig, name string, rdb redis.UniversalClient, redisArgs []string, deployment string) {
+	runExecutionsWith(t, cfg, ec, name, rdb, redisArgs, deployment, killFaults)
+}
+
+// runExecutionsWith is runExecutions with the faults xf (TestChaosDeepReorg
+// runs reorgs instead of kills).
+func runExecutionsWith(t *testing.T, cfg config, ec execConfig, name string, rdb redis.UniversalClient, redisArgs []string, deployment string, xf execFaults) {
 	anvil := testenv.StartAnvil(t)
 	target := testenv.DeployExecTarget(t, anvil)
 	dir := t.TempDir()
@@ -177,18 +202,18 @@ func runExecutions(t *testing.T, cfg config, ec execConfig, name string, rdb red
 	conf := filepath.Join(dir, "xgr.yaml")
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`
 finality: confirmations
-confirmations: 1
+confirmations: %d
 executions:
   enabled: true
   targets: ["%s"]
-`, target.Address.Hex())), 0o644); err != nil {
+`, xf.confirmations, target.Address.Hex())), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	executor := anvil.Address(1)
 	args := append(append([]string{}, redisArgs...), "--rpc", anvil.URL, "--config", conf, "--rules", rules, "--exec-poll", "50ms")
 	fl := newFleetOpts(t, cfg.replicas, args, []string{flow}, abs(t, outcomesFile)[0], fleetOpts{
 		env:           []string{"XGR_EXECUTOR_KEY=" + hex.EncodeToString(crypto.FromECDSA(anvil.Key(1)))},
-		failpoints:    execPoints,
+		failpoints:    xf.failpoints,
 		killsPerPoint: ec.killsPerPoint,
 		maxHit:        ec.maxHit,
 		rng:           rand.New(rand.NewSource(cfg.seed)),
@@ -204,7 +229,7 @@ executions:
 	// LeaseTTL, 15 s), and a nonce a killed replica reserved holds every
 	// later one back for ReserveTimeout (10 s): settling gets 5 s per
 	// possible failpoint kill on top, at least two leases.
-	xcfg.settle += max(2*senderLeaseTTL, time.Duration(ec.killsPerPoint*len(execPoints))*5*time.Second)
+	xcfg.settle += max(2*senderLeaseTTL, time.Duration(ec.killsPerPoint*len(xf.failpoints))*5*time.Second)
 	rn := newRun(t, xcfg, name, rdb, fl, []shape{{name: "settle2", file: flow, step: "E1", orch: orch}})
 	rn.owner = strings.ToLower(anvil.Address(3).Hex())
 	rn.payload = func(i int) []byte {
@@ -212,7 +237,12 @@ executions:
 	}
 
 	// Automine, and a block every 250 ms on top, so that the last receipts
-	// get their confirmation.
+	// get their confirmation (only the latter with xf.chain).
+	if xf.chain != nil {
+		if err := anvil.Client.Client().CallContext(context.Background(), nil, "evm_setAutomine", false); err != nil {
+			t.Fatal(err)
+		}
+	}
 	stopMining := make(chan struct{})
 	var mining sync.WaitGroup
 	mining.Add(1)
@@ -225,14 +255,20 @@ executions:
 			case <-stopMining:
 				return
 			case <-tick.C:
-				mineBlock(anvil)
+				if xf.chain != nil {
+					xf.chain.Lock()
+					mineBlock(anvil)
+					xf.chain.Unlock()
+				} else {
+					mineBlock(anvil)
+				}
 			}
 		}
 	}()
 
 	rn.begin = time.Now()
 	rn.startLoad(cfg.duration * 9 / 10)
-	rn.runFaults(rn.plan(max(1, cfg.kills/4)))
+	rn.runFaults(xf.plan(rn, anvil))
 	settled := rn.settle()
 	txm := "xgr:txm:{txm:" + anvil.ChainID().String() + ":" + strings.ToLower(executor.Hex()) + "}:"
 	quiet := waitTxmQuiet(rdb, anvil, executor, txm, 20*time.Second)
@@ -245,14 +281,20 @@ executions:
 	kills, armed := fl.failpointKills()
 	var kp []string
 	total := 0
-	for _, p := range execPoints {
+	for _, p := range xf.failpoints {
 		kp = append(kp, fmt.Sprintf("%s %d/%d", p, kills[p], armed[p]))
 		total += kills[p]
 	}
-	rn.print(rep, settled, []string{
-		deployment,
-		"failpoints armed\t" + fmt.Sprintf("one of %d points per incarnation, at a hit drawn from 1..%d, each point until it killed %d replicas", len(execPoints), ec.maxHit, ec.killsPerPoint),
-		"failpoint kills (kill -9)\t" + fmt.Sprintf("%d (kills/incarnations armed): %s", total, strings.Join(kp, ", ")),
+	lines := []string{deployment, fmt.Sprintf("finality\t%d confirmations", xf.confirmations)}
+	if len(xf.failpoints) > 0 {
+		lines = append(lines,
+			"failpoints armed\t"+fmt.Sprintf("one of %d points per incarnation, at a hit drawn from 1..%d, each point until it killed %d replicas", len(xf.failpoints), ec.maxHit, ec.killsPerPoint),
+			"failpoint kills (kill -9)\t"+fmt.Sprintf("%d (kills/incarnations armed): %s", total, strings.Join(kp, ", ")))
+	}
+	if xf.report != nil {
+		lines = append(lines, xf.report(fl)...)
+	}
+	rn.print(rep, settled, append(lines, []string{
 		"session time, start to finished\t" + fmt.Sprintf("p50 %s  p99 %s  max %s", Percentile(ca.sessionTimes, 50), Percentile(ca.sessionTimes, 99), Percentile(ca.sessionTimes, 100)),
 		"executions committed\t" + fmt.Sprintf("%d of %d (steps done with a final outcome; %d aborted)", ca.committed, len(execSteps)*ec.sessions, ca.aborted),
 		"settle calls on chain\t" + fmt.Sprintf("%d successful settle transactions; refs called once %d, twice or more %d, never %d; foreign refs %d", ca.settles, ca.once, ca.twice, ca.never, ca.foreign),
@@ -261,7 +303,7 @@ executions:
 		"executor transactions\t" + fmt.Sprintf("%d (settle %d, gap fills %d, other %d); nonces 0..%d contiguous: %v", ca.txs, ca.settleTxs, ca.fills, ca.other, ca.txs-1, ca.contiguous),
 		"longest wait between executor txs\t" + fmt.Sprintf("%s (block timestamps; the sender waits behind a killed replica's reservation or sender lease)", ca.longestGap),
 		"pending after settle\t" + fmt.Sprintf("txpool %d, txm pending %d, txm included-not-final %d (quiet after %s)", ca.txpool, ca.txmPending, ca.txmIncluded, quiet.Round(100*time.Millisecond)),
-	})
+	}...))
 }
 
 // waitTxmQuiet waits (up to limit) until the executor has nothing pending

@@ -44,7 +44,7 @@ const (
 	KillKindCap    = "cap"
 	// KillKindQuota: a commit found its owner's live process quota spent
 	// (docs/operating.md "Tenancy"); the outcome is failed, as for a cap.
-	KillKindQuota = "quota"
+	KillKindQuota  = "quota"
 	KillKindBudget = "budget"
 )
 

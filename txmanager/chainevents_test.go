@@ -182,34 +182,39 @@ func TestNonceGapIsFilled(t *testing.T) {
 	}
 }
 
-// A key whose nonce a transaction signed elsewhere used ends lost once that
-// block is final, and is not signed again under another nonce.
-func TestNonceUsedElsewhereIsLost(t *testing.T) {
+// A gap filler whose nonce a transaction signed elsewhere used ends lost
+// once that block is final: the gap is closed, nothing is signed again.
+// (An execution in that place is signed again under a new nonce:
+// TestNonceUsedElsewhereIsSignedAgain.)
+func TestFillerNonceUsedElsewhereIsLost(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
+	f.automine(false)
 	m := f.manager(func(c *Config) {
-		c.crash = func(s, k string) bool { return s == "recorded" }
+		c.crash = func(s, k string) bool { return s == "recorded" && k == "fill:0" }
 	})
-	r, err := m.Submit(ctx, request("lost"))
-	if err == nil {
-		t.Fatal("want the submission stopped before its broadcast")
-	}
-	// The sender's key signs another transaction with the same nonce.
-	tx, err := types.SignNewTx(f.anvil.Key(f.keyIdx), types.LatestSignerForChainID(f.anvil.ChainID()), &types.DynamicFeeTx{
-		ChainID: f.anvil.ChainID(), Nonce: r.Nonce, GasTipCap: gwei(1), GasFeeCap: gwei(10), Gas: 21000, To: &sink})
+	r, err := m.Submit(ctx, request("gone"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.anvil.Client.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
+	f.rpc("anvil_dropTransaction", r.TxHash)
+	f.rdb.Del(ctx, m.k.record("gone"), m.k.attempts("gone"))
+	f.rdb.ZRem(ctx, m.k.pending(), "gone")
+	if _, err := m.Tick(ctx); err == nil {
+		t.Fatal("want the fill stopped before its broadcast")
 	}
+	f.automine(true)
+	f.foreignTx(r.Nonce)
 	m2 := f.manager(nil)
-	got := f.settle(m2, true, "lost")["lost"]
-	if got.Outcome != Lost || got.Error == "" || got.Attempts != 1 {
+	got := f.settle(m2, true, "fill:0")["fill:0"]
+	if got.Outcome != Lost || got.Error == "" || got.Attempts != 1 || got.Nonce != 0 {
 		t.Fatalf("record: %+v; want lost", got)
 	}
 	if n := len(f.sent(m2.Sender())); n != 1 {
 		t.Fatalf("%d transactions of the sender on chain; want only the foreign one", n)
+	}
+	if v, _ := f.rdb.Get(ctx, m.k.finalNonce(0)).Result(); v != "foreign:fill:0" {
+		t.Errorf("n:0 = %q; want foreign:fill:0", v)
 	}
 }
 

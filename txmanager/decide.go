@@ -12,6 +12,15 @@ type Finality struct {
 	Confirmations uint64
 }
 
+// String is the finality as a log line shows it: "2 confirmations",
+// "finalized" or "safe".
+func (f Finality) String() string {
+	if f.Mode == "confirmations" {
+		return fmt.Sprintf("%d confirmations", f.Confirmations)
+	}
+	return f.Mode
+}
+
 // Check reports a finality the manager cannot use.
 func (f Finality) Check() error {
 	switch f.Mode {

@@ -24,9 +24,23 @@
 //     A replica that stops after the reservation leaves a "reserved" key
 //     that the lease holder signs with the same nonce; one that stops
 //     later leaves bytes that are sent again as they are.
-//   - Never two nonces for one key. Every attempt of a key (bumps) carries
-//     its nonce; a reorg sends the mined bytes again; a key whose nonce a
-//     foreign transaction used ends "lost", not re-signed.
+//   - Never two live nonces for one key. Every attempt of a key (bumps)
+//     carries its nonce; a reorg sends the mined bytes again. A key leaves
+//     its nonce only when a final block shows a foreign transaction used
+//     it (the sender's key signed elsewhere): then none of its attempts can
+//     be mined on a chain that holds that block, and it is signed again
+//     under a new nonce (resign.lua; its old attempts are never sent
+//     again), so it executes once. A gap filler there ends "lost".
+//   - Finality violations are repaired, not hidden. A transaction recorded
+//     final that a reorg deeper than the configured finality took from the
+//     chain is sent again with the same bytes under its nonce (reopen.lua;
+//     a gap filler too), logged as ERROR "finality violated" and counted
+//     (xgr_txm_finality_violations_total): the sender never stalls behind
+//     an empty nonce. What the step did with the first outcome is not
+//     undone, and a key whose record expired (RecordTTL) is filled. A
+//     nonce a foreign transaction had used is filled, never given a key's
+//     old bytes; one of those could then be mined only by someone else
+//     re-sending it, past finality.
 //   - One upkeep at a time. Run's tick works only while it holds the
 //     sender's lease; every transition it commits is fenced by the lease
 //     token, so a replica that lost the lease changes nothing.

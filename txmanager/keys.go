@@ -2,6 +2,7 @@ package txmanager
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -19,7 +20,9 @@ func newKeys(chainID *big.Int, sender common.Address) keys {
 }
 
 // sender is the sender's hash: next (the next nonce to assign), lease,
-// leaseUntil, fence (the lease token), queueSeq.
+// leaseUntil, fence (the lease token), queueSeq, finalNext (one above the
+// highest nonce used in a final block: by a final key, or by a foreign
+// transaction).
 func (k keys) sender() string { return k.tag + "sender" }
 
 // record is one execution's hash (see Record for its fields).
@@ -38,3 +41,13 @@ func (k keys) pending() string { return k.tag + "pending" }
 
 // included holds mined keys that are not final yet (zset, score = nonce).
 func (k keys) included() string { return k.tag + "included" }
+
+// finalNonce names the key that holds nonce n final (a string: the key,
+// or "foreign:<key>" when a foreign transaction used the nonce in a final
+// block); it expires with that key's record. With the sender's finalNext
+// it lets the tick find what a reorg past finality took from the chain.
+func (k keys) finalNonce(n uint64) string { return k.tag + "n:" + strconv.FormatUint(n, 10) }
+
+// void is the list of a key's attempts under a nonce a foreign
+// transaction used (resign.lua moves them there); they are never sent.
+func (k keys) void(key string) string { return k.tag + "o:" + key }

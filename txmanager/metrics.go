@@ -14,6 +14,7 @@ type Metrics struct {
 	untilBroadcast, untilIncluded, untilFinal  *prometheus.HistogramVec
 	attempts, bumps, bumpsCapped, rebroadcasts *prometheus.CounterVec
 	broadcastErrors, reorgs, gapsFilled        *prometheus.CounterVec
+	finalityViolations, resigns                *prometheus.CounterVec
 	finished, permanentFailures                *prometheus.CounterVec
 	inFlight, queued, unminedNonces, balance   *prometheus.GaugeVec
 }
@@ -42,7 +43,11 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		broadcastErrors: counter("xgr_txm_broadcast_errors_total", "Broadcasts the node refused for another reason than knowing the transaction or its nonce."),
 		reorgs:          counter("xgr_txm_reorgs_total", "Receipts a reorg dropped (the same transaction is sent again)."),
 		gapsFilled:      counter("xgr_txm_nonce_gaps_filled_total", "Nonce gaps filled with a zero-value self-transfer."),
-		finished:        counter("xgr_txm_final_total", "Executions that became final, by outcome (success, reverted, lost, failed).", "outcome"),
+		finalityViolations: counter("xgr_txm_finality_violations_total",
+			"Nonces used in a block the configured finality called final that a deeper reorg took from the chain (a final key is sent again; a foreign transaction's nonce is filled)."),
+		resigns: counter("xgr_txm_resigned_total",
+			"Executions signed again under a new nonce because a foreign transaction used theirs in a final block (the executor key signed elsewhere)."),
+		finished: counter("xgr_txm_final_total", "Executions that became final, by outcome (success, reverted, lost, failed).", "outcome"),
 		permanentFailures: counter("xgr_txm_permanent_failures_total",
 			"Executions the node refused for good (they failed; their nonces are filled), by reason: intrinsic_gas, insufficient_funds, oversized, gas_limit, fee_cap, tx_fee_cap, dropped.", "reason"),
 		inFlight:      gauge("xgr_txm_in_flight", "Unmined transactions of the sender (reserved or signed)."),
@@ -52,7 +57,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			"The sender's balance at the latest block, in ether (10^18 wei of the chain's native token), read by the upkeep every BalanceEvery."),
 	}
 	for _, c := range []prometheus.Collector{m.untilBroadcast, m.untilIncluded, m.untilFinal, m.attempts, m.bumps, m.bumpsCapped,
-		m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled, m.finished, m.permanentFailures, m.inFlight, m.queued, m.unminedNonces, m.balance} {
+		m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled, m.finalityViolations, m.resigns, m.finished, m.permanentFailures, m.inFlight, m.queued, m.unminedNonces, m.balance} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -73,7 +78,8 @@ func (m *Metrics) init(l []string) {
 	for _, h := range []*prometheus.HistogramVec{m.untilBroadcast, m.untilIncluded, m.untilFinal} {
 		h.WithLabelValues(l...)
 	}
-	for _, c := range []*prometheus.CounterVec{m.attempts, m.bumps, m.bumpsCapped, m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled} {
+	for _, c := range []*prometheus.CounterVec{m.attempts, m.bumps, m.bumpsCapped, m.rebroadcasts, m.broadcastErrors, m.reorgs, m.gapsFilled,
+		m.finalityViolations, m.resigns} {
 		c.WithLabelValues(l...)
 	}
 	for _, o := range Outcomes {
@@ -134,6 +140,12 @@ func (m *Metrics) broadcastError(l []string) {
 }
 func (m *Metrics) reorg(l []string) {
 	m.inc(func(m *Metrics) *prometheus.CounterVec { return m.reorgs }, l)
+}
+func (m *Metrics) finalityViolation(l []string) {
+	m.inc(func(m *Metrics) *prometheus.CounterVec { return m.finalityViolations }, l)
+}
+func (m *Metrics) resigned(l []string) {
+	m.inc(func(m *Metrics) *prometheus.CounterVec { return m.resigns }, l)
 }
 func (m *Metrics) gapFilled(l []string) {
 	m.inc(func(m *Metrics) *prometheus.CounterVec { return m.gapsFilled }, l)

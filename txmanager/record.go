@@ -15,7 +15,10 @@ import (
 type State string
 
 // The states, in lifecycle order. A reorg moves an included key back to
-// signed; nothing leaves final.
+// signed; only a reorg deeper than the configured finality moves a final
+// key back (to signed, with the same bytes: finality.go), and a final
+// foreign transaction on a signed key's nonce moves it back to reserved
+// under a new nonce.
 const (
 	// Queued: accepted, waiting for a nonce (the sender had MaxInFlight
 	// unmined transactions).
@@ -42,8 +45,9 @@ type Outcome string
 const (
 	Success  Outcome = "success"
 	Reverted Outcome = "reverted"
-	// Lost: the key's nonce was used, in a final block, by a transaction
-	// that is none of the key's attempts. The key is not signed again.
+	// Lost: a gap filler's nonce was used, in a final block, by a
+	// transaction that is none of its attempts (the gap is closed). An
+	// execution in that place is signed again under a new nonce instead.
 	Lost Outcome = "lost"
 	// Failed: the node refused the key's transaction for good (see
 	// PermanentReason) and held none of its attempts; Error carries the
@@ -79,6 +83,9 @@ type Record struct {
 	ReceiptStatus     uint64      // status: 1 success, 0 reverted
 	EffectiveGasPrice *big.Int    // effectiveGasPrice
 	Reorgs            int         // reorgs: how often a reorg dropped the receipt
+	Violations        int         // violations: how often a reorg past finality took the key's final transaction (it was sent again)
+	Resigned          int         // resigned: how often a final foreign transaction took the key's nonce (it was signed again under a new one)
+	VoidNonces        string      // voidNonces: those nonces, "<nonce>@<final block> " each; their attempts are in o:<key>, never sent again
 	Error             string      // error: why an execution was lost or failed
 
 	CreatedAt, ReservedAt, SignedAt, IncludedAt, FinalAt time.Time // createdAt, reservedAt, signedAt, includedAt, finalAt (unix ms)
@@ -151,6 +158,7 @@ func parseRecord(h map[string]string) (Record, error) {
 	r.TipCap, r.FeeCap, r.GasPrice, r.AttemptBlock = bigf("tip"), bigf("feeCap"), bigf("gasPrice"), u64("attemptBlock")
 	r.Block, r.BlockHash, r.GasUsed = u64("block"), common.HexToHash(h["blockHash"]), u64("gasUsed")
 	r.ReceiptStatus, r.EffectiveGasPrice, r.Reorgs = u64("status"), bigf("effectiveGasPrice"), int(u64("reorgs"))
+	r.Violations, r.Resigned, r.VoidNonces = int(u64("violations")), int(u64("resigned")), h["voidNonces"]
 	r.CreatedAt, r.ReservedAt, r.SignedAt = at("createdAt"), at("reservedAt"), at("signedAt")
 	r.IncludedAt, r.FinalAt = at("includedAt"), at("finalAt")
 	if len(errs) > 0 {

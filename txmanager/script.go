@@ -40,6 +40,8 @@ var (
 	scriptReconcile     = scripts.LoadWith("reconcile", unclaimedLib)
 	scriptAdoptQueued   = scripts.LoadWith("adopt_queued", unclaimedLib)
 	scriptDropUnclaimed = scripts.LoadWith("drop_unclaimed", unclaimedLib)
+	scriptReopen        = load("reopen")
+	scriptResign        = load("resign")
 )
 
 const unclaimedLib = "lua/lib/unclaimed.lua"
@@ -48,6 +50,7 @@ var allScripts = []*redis.Script{
 	scriptSubmit, scriptRecord, scriptPromote, scriptLease, scriptRelease, scriptSyncNonce,
 	scriptAttempt, scriptSettle, scriptUnmine, scriptLose, scriptFill, scriptFail,
 	scriptReconcile, scriptAdoptQueued, scriptDropUnclaimed,
+	scriptReopen, scriptResign,
 }
 
 // Preload loads every transition into the server's script cache (on every

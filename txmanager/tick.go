@@ -32,6 +32,11 @@ type TickReport struct {
 	// gaps filled with a self-transfer, keys the node refused for good
 	// (failed; their nonces are filled).
 	Recovered, Promoted, Bumped, BumpCapped, Rebroadcast, Included, Final, Reorged, Lost, Filled, Failed int
+	// Finality violations (finality.go): nonces used in a final block that
+	// the chain lost (Violated), of them final keys sent again (Reopened);
+	// executions given a new nonce because a final foreign transaction
+	// used theirs (Resigned).
+	Violated, Reopened, Resigned int
 	// InFlight and Queued are the sender's unmined and waiting keys after
 	// the tick.
 	InFlight, Queued int
@@ -158,6 +163,9 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 		return rep, fmt.Errorf("read head: %w", err)
 	}
 	rep.Head = h.Number.Uint64()
+	m.mu.Lock()
+	seenHead := max(m.head, rep.Head) // the head of the last market read: before a reorg, if one came
+	m.mu.Unlock()
 	mk, _, err := m.readMarket(ctx, h)
 	if err != nil {
 		return rep, err
@@ -193,11 +201,16 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 		return rep, err
 	}
 	held := map[uint64]bool{}
+	for _, l := range recs {
+		held[l.rec.Nonce] = true
+	}
+	if err := m.vanished(ctx, token, mined, counts.finalNext, rep.Head, seenHead, pending, held, &rep); err != nil {
+		return rep, err
+	}
 	freed := func(n uint64) { delete(held, n) } // a failed key's nonce is a gap to fill now
 	var ts []transition
 	var stale []Record // reservations a stopped replica left unsigned
 	for _, l := range recs {
-		held[l.rec.Nonce] = true
 		var err error
 		switch l.rec.State {
 		case Reserved:
@@ -227,16 +240,16 @@ func (m *Manager) Tick(ctx context.Context) (TickReport, error) {
 	gapped := gaps(max(mined, pending), next, held)
 	m.cfg.Metrics.unmined(m.labels, next-min(mined, next))
 	for _, n := range gapped {
-		if err := m.fill(ctx, token, n, &rep); err != nil {
+		if err := m.fill(ctx, token, n, rep.Head, seenHead, held, &rep); err != nil {
 			return rep, err
 		}
 	}
-	if counts.queued > 0 && counts.pending-rep.Included-rep.Lost-rep.Failed+rep.Reorged+rep.Filled < m.cfg.MaxInFlight {
+	if counts.queued > 0 && counts.pending-rep.Included-rep.Lost-rep.Failed+rep.Reorged+rep.Filled+rep.Reopened < m.cfg.MaxInFlight {
 		if err := m.promote(ctx, token, counts.head, &rep); err != nil {
 			return rep, err
 		}
 	}
-	rep.InFlight = counts.pending - rep.Included - rep.Lost - rep.Failed + rep.Reorged + rep.Filled + rep.Promoted
+	rep.InFlight = counts.pending - rep.Included - rep.Lost - rep.Failed + rep.Reorged + rep.Filled + rep.Reopened + rep.Promoted
 	rep.Queued = counts.queued - rep.Promoted
 	m.cfg.Metrics.gauges(m.labels, rep.InFlight, rep.Queued)
 	return rep, nil
@@ -264,6 +277,9 @@ func (m *Manager) lease(ctx context.Context) (string, error) {
 type liveCounts struct {
 	pending, queued int
 	head            []string
+	// finalNext is one above the highest nonce used in a final block (the
+	// sender's finalNext; 0 when none).
+	finalNext uint64
 }
 
 // loadLive reads the records of every key with a nonce that is not final,
@@ -275,6 +291,7 @@ func (m *Manager) loadLive(ctx context.Context) ([]live, uint64, liveCounts, err
 	pend, incl := pipe.ZRange(ctx, m.k.pending(), 0, -1), pipe.ZRange(ctx, m.k.included(), 0, -1)
 	nextCmd, queued := pipe.HGet(ctx, m.k.sender(), "next"), pipe.ZCard(ctx, m.k.queue())
 	head := pipe.ZRange(ctx, m.k.queue(), 0, int64(m.cfg.MaxInFlight)-1)
+	finalNext := pipe.HGet(ctx, m.k.sender(), "finalNext")
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, 0, counts, fmt.Errorf("txmanager: read live keys: %w", err)
 	}
@@ -289,6 +306,11 @@ func (m *Manager) loadLive(ctx context.Context) ([]live, uint64, liveCounts, err
 	next, err := strconv.ParseUint(nextCmd.Val(), 10, 64)
 	if err != nil {
 		return nil, 0, counts, fmt.Errorf("txmanager: %s next %q: want a decimal nonce", m.k.sender(), nextCmd.Val())
+	}
+	if v := finalNext.Val(); v != "" {
+		if counts.finalNext, err = strconv.ParseUint(v, 10, 64); err != nil {
+			return nil, 0, counts, fmt.Errorf("txmanager: %s finalNext %q: want a decimal nonce", m.k.sender(), v)
+		}
 	}
 	names := append(pend.Val(), incl.Val()...)
 	if len(names) == 0 {
@@ -408,18 +430,10 @@ func (m *Manager) tickSigned(ctx context.Context, token string, l live, rcpts ma
 				return fmt.Errorf("read receipt of %s (%q): %w", a.Hash, rec.Key, err)
 			}
 		}
-		reason := fmt.Sprintf("nonce %d was used in final block ≤ %d by a transaction that is none of this key's %d attempts (the sender's key signed elsewhere); the key is not signed again", rec.Nonce, finalHead, len(l.attempts))
-		*ts = append(*ts, transition{script: scriptLose,
-			keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending()},
-			args: []any{token, rec.Key, strconv.FormatUint(rec.Nonce, 10), reason, m.ttlSeconds(), ""},
-			then: func(res string) {
-				if res == "lost" {
-					m.forget(rec.Key)
-					rep.Lost++
-					m.cfg.Metrics.final(m.labels, Lost, time.Since(rec.CreatedAt))
-					m.cfg.Log.Error("txmanager: execution lost its nonce", "key", rec.Key, "nonce", rec.Nonce, "sender", m.from.Hex())
-				}
-			}})
+		if rec.Kind == "exec" {
+			return m.resign(ctx, token, l, finalHead, rep)
+		}
+		*ts = append(*ts, m.lose(token, rec, finalHead, len(l.attempts), rep))
 		return nil
 	}
 	if rf, ok := m.refusedNow(rec); ok {
@@ -586,7 +600,7 @@ func (m *Manager) settle(token string, rec Record, a attempt, r *types.Receipt, 
 		flag = "1"
 	}
 	return transition{script: scriptSettle,
-		keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending(), m.k.included()},
+		keys: []string{m.k.sender(), m.k.record(rec.Key), m.k.attempts(rec.Key), m.k.pending(), m.k.included(), m.k.finalNonce(rec.Nonce)},
 		args: []any{token, rec.Key, strconv.FormatUint(rec.Nonce, 10), a.Hash, a.Raw, r.BlockNumber.String(), r.BlockHash.Hex(),
 			strconv.FormatUint(r.GasUsed, 10), strconv.FormatUint(r.Status, 10), bigStr(r.EffectiveGasPrice), flag,
 			m.ttlSeconds(), ""},
@@ -610,14 +624,18 @@ func (m *Manager) settle(token string, rec Record, a attempt, r *types.Receipt, 
 		}}
 }
 
-// fill reserves gap nonce n for a zero-value self-transfer and sends it.
-func (m *Manager) fill(ctx context.Context, token string, n uint64, rep *TickReport) error {
+// fill reserves gap nonce n for a zero-value self-transfer and sends it;
+// a filler recorded final at n vanished in a reorg and is sent again.
+func (m *Manager) fill(ctx context.Context, token string, n, head, seenHead uint64, held map[uint64]bool, rep *TickReport) error {
 	key := "fill:" + strconv.FormatUint(n, 10)
 	const gas = 21000
 	res, err := scriptFill.Run(ctx, m.cfg.Redis, []string{m.k.sender(), m.k.record(key), m.k.pending(), m.k.included()},
 		token, strconv.FormatUint(n, 10), strings.ToLower(m.from.Hex()), gas, "").Text()
 	if err != nil {
 		return fmt.Errorf("txmanager: fill nonce %d: %w", n, err)
+	}
+	if res == "final" {
+		return m.reopenFill(ctx, token, n, head, seenHead, held, rep)
 	}
 	if res != "reserved" {
 		return nil

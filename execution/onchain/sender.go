@@ -246,9 +246,11 @@ func checkKey(key string) error {
 // eth_call from the executor on the state before its block (one call; the
 // reason is left empty when the replay does not revert or the node gives
 // none; a call that used its whole gas limit says "out of gas"). A key
-// whose nonce another transaction used (txmanager.Lost) or that the node
-// refused for good (txmanager.Failed) is final with Lost set and the reason
-// in Error: the step fails with it. A key the manager does not hold is an
+// the node refused for good (txmanager.Failed; txmanager.Lost, which the
+// manager now gives gap fillers only, is read the same way) is final with
+// Lost set and the reason in Error: the step fails with it. A key whose
+// nonce another transaction used is signed again under a new nonce by the
+// manager and is not final meanwhile. A key the manager does not hold is an
 // error wrapping txmanager.ErrNotFound. While the sender's lease holder is
 // silent (a replica died holding it), the key's receipt is read from the
 // chain (txmanager.Manager.Observe), so this replica's executions do not

@@ -297,15 +297,16 @@ func TestSenderAuthorityChanges(t *testing.T) {
 	}
 }
 
-// A key whose nonce the executor key used elsewhere ends lost: Outcome is
-// final with Lost and the manager's error, and nothing else lands.
-func TestSenderOutcomeLost(t *testing.T) {
+// A key whose nonce the executor key used elsewhere is signed again under
+// a new nonce once that block is final (issue 41): Outcome is the new
+// transaction's, successful, and the call lands exactly once.
+func TestSenderOutcomeNonceUsedElsewhere(t *testing.T) {
 	f := newFixture(t, nil)
 	ctx := context.Background()
 	if err := f.anvil.Client.Client().CallContext(ctx, nil, "evm_setAutomine", false); err != nil {
 		t.Fatal(err)
 	}
-	call := f.target.settle(t, 1, "lost")
+	call := f.target.settle(t, 1, "taken")
 	call.GasLimit = 100_000
 	if err := f.sender.Send(ctx, f.scope(2, 6), "0xowner/6/6:1", call); err != nil {
 		t.Fatal(err)
@@ -333,11 +334,11 @@ func TestSenderOutcomeLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ok {
-			if !o.Lost || o.Error == "" || o.Status != 0 {
-				t.Fatalf("want lost: %+v", o)
+			if o.Lost || o.Status != 1 || o.TxHash == rec.TxHash || o.TxHash == tx.Hash() {
+				t.Fatalf("want the call signed again and successful: %+v (first attempt %s, foreign %s)", o, rec.TxHash.Hex(), tx.Hash().Hex())
 			}
-			if n := f.target.calls(t, f.anvil, "lost"); n != 0 {
-				t.Errorf("the lost call landed %d times", n)
+			if n := f.target.calls(t, f.anvil, "taken"); n != 1 {
+				t.Errorf("the call landed %d times; want once", n)
 			}
 			return
 		}
