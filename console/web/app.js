@@ -183,7 +183,8 @@ function sessionHeader(d, which) {
     ${facts([['Owner', mono(d.owner)], ['Orchestration', `${esc(s.ostcId)} <span class="mono dim">${esc(s.ostcHash)}</span>`],
       ['Registry', mono(s.xrc729)], ['Start step', esc(s.startStep)], ['Created', time(s.createdAt)],
       ['Live processes', `<span id="live-count">${esc(s.live)}</span>`], ['Finished', s.finishedAt && time(s.finishedAt)],
-      ['Killed', s.killedAt && `${time(s.killedAt)} (${esc(s.killReason)})`]])}
+      ['Killed', s.killedAt && `${time(s.killedAt)} (${esc(s.killReason)})`],
+      ['Stalled', s.stalled && `${time(s.stalledAt)}: ${esc(s.stalled)} (replica ${esc(s.stalledBy)}, ${esc(s.stalls)} in a row; retried later)`]])}
     <nav class="tabs" aria-label="Session views">
       <a href="#/session/${base}" ${which === 'flow' ? 'aria-current="page"' : ''}>Flow</a>
       <a href="#/orchestration/${base}" ${which === 'orch' ? 'aria-current="page"' : ''}>Orchestration</a>
