@@ -74,10 +74,12 @@ func TestLostSubmitReplyIsSignedByItsCaller(t *testing.T) {
 		h := &lostReply{sha: scriptSubmit.Hash()}
 		rdb.AddHook(h)
 		h.armed.Store(true)
+		began := time.Now()
 		rec, err := m.Submit(ctx, request("lost/0"))
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("signed %v after the submit whose reply was lost began (the stall before: ReserveTimeout, 10 s by default)", time.Since(began).Round(time.Millisecond))
 		if h.fired.Load() != 1 {
 			t.Fatalf("the submit's reply was not lost (hook fired %d times)", h.fired.Load())
 		}
