@@ -271,7 +271,7 @@ func indexOf(ids []string, id string) int {
 func firstStep(orchs []*registry.Orchestration, id string) string {
 	for _, o := range orchs {
 		if o.ID == id && len(o.Steps) > 0 {
-			return o.Steps[0].ID
+			return o.StartStep("")
 		}
 	}
 	return "A1"

@@ -13,6 +13,7 @@ import (
 	"github.com/xgr-sidecar/xgr/evidence"
 	"github.com/xgr-sidecar/xgr/grant"
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/session"
 )
 
 // sessionLogCommand is `xgr session log`: a step's log bundle, from Redis.
@@ -58,7 +59,7 @@ func sessionLogAction(c *cli.Context) error {
 	if len(rest) != 1 {
 		return usageError("%s: name the ROOTPID and one PID", cmdName(c))
 	}
-	its, err := iters(root, rest)
+	its, err := session.ParseIters(root, rest)
 	if err != nil {
 		return usageError("%s: %v", cmdName(c), err)
 	}
