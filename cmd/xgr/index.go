@@ -102,7 +102,7 @@ func indexStatusAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
-	fin := indexer.Finality{Mode: "auto", Confirmations: 12}
+	fin := indexer.DefaultFinality
 	if file := c.String("config"); file != "" {
 		raw, err := os.ReadFile(file)
 		if err != nil {
@@ -112,7 +112,7 @@ func indexStatusAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit("index status: "+err.Error(), 2)
 		}
-		fin = indexer.Finality{Mode: cfg.Finality, Confirmations: cfg.Confirmations}
+		fin = indexer.FinalityOf(cfg)
 	}
 	if err := indexer.AddFinality(c.Context, st, client, fin); err != nil {
 		return cli.Exit("index status: "+err.Error(), 1)

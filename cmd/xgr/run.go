@@ -160,7 +160,7 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 // registries, auto finality with 12 confirmations, a window of 128) and
 // the rule aliases of its addresses: section.
 func indexConfigOf(c *cli.Context, raw []byte) (*replica.Index, rulesource.Addresses, error) {
-	ic := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
+	ic := indexer.DefaultConfig()
 	var addrs rulesource.Addresses
 	if file := c.String("config"); file != "" {
 		var err error

@@ -50,7 +50,7 @@ func simulationExecutions(ctx context.Context, c *cli.Context, rdb redis.Univers
 			return nil, cli.Exit("simulate: "+err.Error(), 2)
 		}
 		if simulation.SetsFinality(raw) {
-			fin = indexer.Finality{Mode: ic.Finality, Confirmations: ic.Confirmations}
+			fin = indexer.FinalityOf(ic)
 		}
 	}
 	if !x.Enabled {
