@@ -58,10 +58,11 @@ func GivenKeys(file string, specs []string) (map[string]*ecdsa.PrivateKey, error
 	return given, nil
 }
 
-// redactActor hides what follows "=" in an actor spec (a private key).
+// redactActor hides what follows "=" in an actor spec (a private key),
+// and the whole of a spec without "=" (a key given without its alias).
 func redactActor(spec string) string {
 	if a, _, ok := strings.Cut(spec, "="); ok {
 		return a + "=…"
 	}
-	return spec
+	return "…"
 }
