@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -84,10 +83,10 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 		w.Chain = rulesource.NewChain(client)
 	}
 	for _, spec := range c.StringSlice(rpcBackendFlag().Name) {
-		name, url, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || url == "" {
+		name, url, err := chain.ParseBackend(spec)
+		if err != nil {
 			w.Close()
-			return nil, cli.Exit(fmt.Sprintf("%s: --rpc-backend %q: want NAME=URL, e.g. ethereum-mainnet=https://rpc.example", cmd, spec), 2)
+			return nil, cli.Exit(fmt.Sprintf("%s: %v", cmd, err), 2)
 		}
 		client, err := dial("--rpc-backend "+name, url)
 		if err != nil {
