@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -73,18 +72,7 @@ func indexTriggersAction(c *cli.Context) error {
 		}
 		return json.NewEncoder(c.App.Writer).Encode(list)
 	}
-	if len(list) == 0 {
-		_, err := fmt.Fprintln(c.App.Writer, "no pending trigger starts")
-		return err
-	}
-	fmt.Fprintf(c.App.Writer, "%-10s %-16s %-8s %-s\n", "BLOCK", "TRIGGER", "ATTEMPTS", "KEY / LAST ERROR")
-	for _, p := range list {
-		fmt.Fprintf(c.App.Writer, "%-10d %-16s %-8d %s\n", p.Block, p.Trigger, p.Attempts, p.Key)
-		if p.LastError != "" {
-			fmt.Fprintf(c.App.Writer, "%37s last error at %s: %s\n", "", p.LastAttemptAt.Format(time.RFC3339), p.LastError)
-		}
-	}
-	return nil
+	return indexstore.WritePending(c.App.Writer, list)
 }
 
 func indexStatusAction(c *cli.Context) error {
