@@ -233,7 +233,7 @@ func (b *bench) start(ctx context.Context, src reactor.Source) error {
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			_, err := session.Starter{Store: b.store, Source: src, Trusted: true}.Start(ctx, session.Request{Owner: b.owner, Registry: XRC729,
-				OstcID: b.cfg.Orch.ID, Step: b.cfg.Orch.Steps[0].ID})
+				OstcID: b.cfg.Orch.ID, Step: b.cfg.Orch.StartStep("")})
 			if err != nil {
 				select {
 				case errs <- fmt.Errorf("starting the sessions: %w", err):

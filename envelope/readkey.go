@@ -221,6 +221,21 @@ const (
 // ErrNoReadKey: neither a file nor $XGR_READ_KEY gives a read key.
 var ErrNoReadKey = errors.New("no read key: give --read-key-file (or $" + ReadKeyFileEnv + ") or set $" + ReadKeyEnv)
 
+// FindReadKey is the read key a command was given: LoadReadKey of file
+// and env, with ok false (and no error) when neither is given. Every
+// command that takes a read key looks it up here; one that lets its flag
+// win over $XGR_READ_KEY passes env "" when the flag is set.
+func FindReadKey(file, env string) (key *ReadKey, ok bool, err error) {
+	if file == "" && env == "" {
+		return nil, false, nil
+	}
+	k, err := LoadReadKey(file, env)
+	if err != nil {
+		return nil, false, err
+	}
+	return k, true, nil
+}
+
 // LoadReadKey is the engine's read key: from file when it is not empty,
 // else from env (the value of $XGR_READ_KEY). Both set is refused, so one
 // cannot silently shadow the other.

@@ -171,7 +171,7 @@ func ParseConfig(file string, raw []byte) (*Config, error) {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, &ConfigError{File: file, Problems: []jsondoc.Problem{{Code: "syntax", Message: err.Error()}}}
 	}
-	c := &Config{Window: 128, Confirmations: 12, Finality: "auto"}
+	c := DefaultConfig()
 	p := &cfgParser{}
 	if len(doc.Content) == 0 {
 		return c, nil

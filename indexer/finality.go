@@ -17,6 +17,27 @@ type Finality struct {
 	Confirmations uint64
 }
 
+// DefaultFinality is the finality of a config that sets none: auto, with
+// 12 confirmations where the node has no finalized block.
+var DefaultFinality = Finality{Mode: "auto", Confirmations: 12}
+
+// DefaultWindow is the number of recent blocks the index keeps by default.
+const DefaultWindow = 128
+
+// DefaultConfig is the index configuration of a config file that sets
+// nothing: no registries, DefaultFinality and DefaultWindow.
+func DefaultConfig() *Config {
+	return &Config{Window: DefaultWindow, Confirmations: DefaultFinality.Confirmations, Finality: DefaultFinality.Mode}
+}
+
+// FinalityOf is the finality c sets (DefaultFinality for a nil c).
+func FinalityOf(c *Config) Finality {
+	if c == nil {
+		return DefaultFinality
+	}
+	return Finality{Mode: c.Finality, Confirmations: c.Confirmations}
+}
+
 // FinalView is the chain as a finality rule sees it now.
 type FinalView struct {
 	Head uint64

@@ -158,6 +158,17 @@ func (o *Orchestration) Step(id string) *Step {
 	return nil
 }
 
+// StartStep is the step a start begins at: requested, or the document's
+// first step when none is requested (every front door's default; a parsed
+// orchestration has at least one step). It does not check that requested
+// names a step: the start use case refuses an unknown one.
+func (o *Orchestration) StartStep(requested string) string {
+	if requested != "" {
+		return requested
+	}
+	return o.Steps[0].ID
+}
+
 // Raw returns the exact bytes the orchestration was parsed from. The caller
 // must not modify them.
 func (o *Orchestration) Raw() []byte { return o.raw }

@@ -22,9 +22,9 @@ func (r *Replica) startExecutions(ctx context.Context) error {
 	if x == nil {
 		return nil
 	}
-	fin := indexer.Finality{Mode: "auto", Confirmations: 12}
+	fin := indexer.DefaultFinality
 	if ic := r.cfg.Index; ic != nil {
-		fin = indexer.Finality{Mode: ic.Config.Finality, Confirmations: ic.Config.Confirmations}
+		fin = indexer.FinalityOf(&ic.Config)
 	}
 	xc := *x
 	if xc.Replica == "" {

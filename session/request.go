@@ -25,7 +25,8 @@ type Request struct {
 	// OstcHash pins the orchestration's text (0x and 64 hex digits); ""
 	// runs whatever the Source serves and records its hash.
 	OstcHash string
-	// Step is the start step (required: each front door has its default).
+	// Step is the start step (required; a front door that has none from
+	// its caller asks registry.Orchestration.StartStep).
 	Step string
 	// Payload is the start payload, a JSON object (empty or null: {}).
 	Payload json.RawMessage

@@ -1,28 +1,22 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/devnet/demo"
 	"github.com/xgr-sidecar/xgr/devnet/deploy"
-	"github.com/xgr-sidecar/xgr/internal/redisserver"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
-	"github.com/xgr-sidecar/xgr/replica"
-	"github.com/xgr-sidecar/xgr/txmanager"
 )
 
 func devCommand() *cli.Command {
@@ -82,10 +76,7 @@ Example:
 }
 
 func devAction(c *cli.Context) error {
-	w := c.App.Writer
-	ctx, cancel := context.WithCancel(c.Context)
-	defer cancel()
-	log := slog.Default()
+	ctx := c.Context
 
 	// Everything the flags name is read and checked before anything starts.
 	var scripted *reactor.Scripted
@@ -115,7 +106,7 @@ func devAction(c *cli.Context) error {
 	if len(ids) == 0 {
 		return cli.Exit(fmt.Sprintf("dev: no orchestrations in %s", c.String("ostc-dir")), 2)
 	}
-	if indexOf(ids, c.String("flow")) < 0 {
+	if !slices.Contains(ids, c.String("flow")) {
 		return cli.Exit(fmt.Sprintf("dev: --flow %q is not an orchestration of %s (ids: %s)", c.String("flow"), c.String("ostc-dir"), strings.Join(ids, ", ")), 2)
 	}
 	if err := checkConsoleFlags(c); err != nil {
@@ -132,7 +123,7 @@ func devAction(c *cli.Context) error {
 		return cli.Exit("dev: --wake-flow runs XRC-137 rules (their wakeUps wake the other session); it does not go with --outcomes", 2)
 	case scripted != nil:
 		wake = false
-	case indexOf(ids, demo.WaitingFlow) < 0 || indexOf(ids, demo.WakingFlow) < 0:
+	case !slices.Contains(ids, demo.WaitingFlow) || !slices.Contains(ids, demo.WakingFlow):
 		if c.IsSet("wake-flow") {
 			return cli.Exit(fmt.Sprintf("dev: --wake-flow needs the orchestrations %s and %s in --ostc-dir %s (see examples/ostc/wake_*.json)", demo.WaitingFlow, demo.WakingFlow, c.String("ostc-dir")), 2)
 		}
@@ -159,120 +150,10 @@ func devAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("dev: --chain-listen %s (XGR_DEV_CHAIN_LISTEN): %v", c.String("chain-listen"), err), 2)
 	}
 	defer dev.Close()
-	d, err := demo.Deploy(ctx, dev, orchs, rules, c.String("rules-dir"), c.String("flow"))
-	if err != nil {
-		return fmt.Errorf("dev: %w", err)
-	}
-	reg, orders, settle := d.Registry, d.Orders, d.Settlement
-	srv, err := redisserver.StartPrivate("dev")
-	if err != nil {
-		return err
-	}
-	defer srv.Stop()
-	rdb := srv.Client()
-	defer rdb.Close()
-	cfg, err := demo.TriggerConfig(reg.Address, orders.Address, c.String("flow"), firstStep(orchs, c.String("flow")))
-	if err != nil {
-		return err
-	}
-	var mu sync.Mutex
-	say := func(format string, args ...any) { // the timeline and the demo write from several goroutines
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(w, format, args...)
-	}
-	owner := strings.ToLower(dev.Address(0).Hex())
-	var watch *demo.Watch // set before the replica runs
-	timeline := c.Bool("timeline")
-	rc := replica.Config{Name: "dev", Log: log, Client: rdb, Store: joinstore.Config{SessionTTL: time.Hour}, Chain: dev.Backend(),
-		Index: &replica.Index{Config: *cfg, Poll: 100 * time.Millisecond}, Rules: replica.Rules{FromChain: scripted == nil, Outcomes: scripted},
-		Evidence: replica.Evidence{Bundles: c.Bool("log-bundles")}, Poll: 50 * time.Millisecond, ExecPoll: 50 * time.Millisecond,
-		Gateway: gateway, Console: consoleOf(c), Listeners: listenersOf(c, "listen"), ControlContract: controlContract(c), HealthTimeout: time.Second,
-		OnEvent: func(r joinstore.Root, e reactor.Event) {
-			watch.Add(r)
-			if e.Type == reactor.EvExecOutcome {
-				say("%s", demo.SettledLine(demo.Label(r.Owner, r.RootPid, owner), e.Step, e.Detail))
-			}
-			if timeline {
-				say("session %-4s %-13s %-6s %-8s %s\n", demo.Label(r.Owner, r.RootPid, owner), e.Type, e.Pid, e.Step, e.Detail)
-			}
-		}}
-	if settle != nil {
-		policy, key := settle.Executor(dev)
-		rc.Executions = &replica.Executions{Policy: policy, Key: key, Finality: txmanager.Finality{Mode: "confirmations", Confirmations: 1}, Poll: 50 * time.Millisecond}
-	}
-	rep, err := replica.New(ctx, rc)
-	if err != nil {
-		return replicaExit(c, err)
-	}
-	defer rep.Close()
-	chainID := dev.ChainID().Uint64()
-	fmt.Fprintf(w, "xgr dev: chain %d in-process, registry %s (block %d) with %d orchestrations, redis %s\n",
-		chainID, reg.Address.Hex(), d.Block, len(ids), srv.Addr)
-	if dev.URL != "" {
-		fmt.Fprintf(w, "xgr dev: the chain's JSON-RPC is %s (chain id %d; wallets and ethers.js reach the registry and rules there)\n", dev.URL, chainID)
-	}
-	if rules != nil {
-		fmt.Fprintf(w, "xgr dev: %d XRC-137 rule contracts deployed from %s; every step runs its rule with the XRC-137 executor\n", len(rules.Files), rules.Dir)
-		if settle != nil {
-			fmt.Fprint(w, settle.Line(rep.Executor()))
-		}
-	} else {
-		fmt.Fprintf(w, "xgr dev: steps play the scripted outcomes of %s (--outcomes); no rules deployed\n", c.String("outcomes"))
-	}
-	if rc.Console != nil {
-		fmt.Fprintf(w, "xgr dev: console http://%s/ui/\n", rep.Addrs()[0])
-	}
-	if url := rep.GatewayURL(); url != "" {
-		fmt.Fprintf(w, "xgr dev: JSON-RPC gateway %s (chain id %d, registry %s, control contract %s)\n", url, chainID, reg.Address.Hex(), c.String("rpc-precompile"))
-		fmt.Fprintf(w, "xgr dev: the registry's owner is dev account %s, private key 0x%x (a well-known development key: never use it on a real chain)\n",
-			dev.Address(0).Hex(), crypto.FromECDSA(dev.Key(0)))
-	}
-	watch = demo.NewWatch(rep.Store(), owner, say, log)
-	runErr := make(chan error, 1)
-	go func() { runErr <- rep.Run(ctx) }()
-
-	say("%s", wakeNote)
-	driver := &demo.Driver{Watch: watch, Home: owner, Orders: c.Int("orders"), Every: c.Duration("every"), Flow: c.String("flow"),
-		ExitWhenDone: c.Bool("exit-when-done"), Say: say, Log: log,
-		Put: func(ctx context.Context, id string, text []byte) error {
-			_, err := orders.Put(ctx, d.Sender, id, text)
-			return err
-		}}
-	if wake {
-		driver.Wake = &demo.WakeFlow{Store: rep.Store(), Source: rep.Source(), Registry: reg.Address.Hex(), Waiter: owner, Waker: strings.ToLower(dev.Address(1).Hex()),
-			WaitStart: firstStep(orchs, demo.WaitingFlow), WakeStart: firstStep(orchs, demo.WakingFlow)}
-		driver.Wake.WakerRule = rules.Contract(demo.WakingFlow, driver.Wake.WakeStart)
-	}
-	driver.Run(ctx)
-	cancel()
-	err = <-runErr
-	// The summary of every session this run saw; Redis is still up.
-	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer rcancel()
-	fmt.Fprintln(w)
-	if terr := watch.Table(rctx, w); terr != nil {
-		return terr
-	}
-	return replicaExit(c, err)
-}
-
-// indexOf is the position of id in ids, or -1.
-func indexOf(ids []string, id string) int {
-	for i, x := range ids {
-		if x == id {
-			return i
-		}
-	}
-	return -1
-}
-
-// firstStep is the first step of the orchestration with the given id.
-func firstStep(orchs []*registry.Orchestration, id string) string {
-	for _, o := range orchs {
-		if o.ID == id && len(o.Steps) > 0 {
-			return o.Steps[0].ID
-		}
-	}
-	return "A1"
+	dv := &demo.Dev{Chain: dev, Orchs: orchs, Flow: c.String("flow"), Rules: rules, RulesDir: c.String("rules-dir"), Scripted: scripted,
+		OutcomesFile: c.String("outcomes"), Wake: wake, WakeNote: wakeNote, Orders: c.Int("orders"), Every: c.Duration("every"),
+		ExitWhenDone: c.Bool("exit-when-done"), Timeline: c.Bool("timeline"), LogBundles: c.Bool("log-bundles"),
+		Gateway: gateway, Console: consoleOf(c), Listeners: listenersOf(c, "listen"), ControlContract: controlContract(c),
+		ControlShown: c.String("rpc-precompile"), Out: c.App.Writer, Log: slog.Default()}
+	return replicaExit(c, dv.Run(ctx))
 }

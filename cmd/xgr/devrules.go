@@ -24,7 +24,7 @@ func devRulesError(dir string, err error) error {
 		return cli.Exit(fmt.Sprintf("dev: %s: no rule file in --rules-dir %s for step(s) %s: add ALIAS.json for a rule \"${addr:ALIAS}\" or an entry in %s, or run scripted outcomes with --outcomes FILE",
 			re.Ostc, dir, strings.Join(re.Uncovered, ", "), rulesource.IndexFile), 2)
 	case re.Invalid != nil:
-		return cli.Exit(invalidRule(fmt.Sprintf("dev: %s: step %s: rule %q (%s) is not a valid rule document:", re.Ostc, re.Step, re.Rule, re.Origin), re.Origin, re.Invalid), 2)
+		return cli.Exit(re.Invalid.Report(fmt.Sprintf("dev: %s: step %s: rule %q (%s) is not a valid rule document:", re.Ostc, re.Step, re.Rule, re.Origin), re.Origin), 2)
 	case re.Err != nil:
 		return cli.Exit(fmt.Sprintf("dev: %s: step %s: %v", re.Ostc, re.Step, re.Err), 2)
 	}

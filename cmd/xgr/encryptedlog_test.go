@@ -54,7 +54,7 @@ func TestRunEncryptsLogBundles(t *testing.T) {
 	waitStatusOf(t, url, owner, 1, "finished")
 
 	out, code := run(t, "session", "log", "--redis", url, "--owner", owner, "1", "1", "--json")
-	var l sessionLog
+	var l evidence.Log
 	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || !l.Encrypted || !strings.HasPrefix(l.Blob, "XGR1.") || len(l.Bundle) != 0 {
 		t.Fatalf("session log: %d %s", code, out)
 	}

@@ -76,7 +76,7 @@ func TestRunOpensEncryptedRuleWithGrant(t *testing.T) {
 		if root != 1 {
 			out, code = run(t, "session", "log", "--redis", url, "--owner", testOwner, "2", "1", "--json")
 		}
-		var l sessionLog
+		var l evidence.Log
 		var b evidence.Bundle
 		if code != 0 || json.Unmarshal([]byte(out), &l) != nil || json.Unmarshal(l.Bundle, &b) != nil {
 			t.Fatalf("session %d log: %d %s", root, code, out)

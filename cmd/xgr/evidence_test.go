@@ -51,7 +51,7 @@ func TestSessionLogAndGrants(t *testing.T) {
 		}
 	}
 	out, code = run(t, "session", "log", "--redis", url, "--owner", owner, "4", "4:2", "--json")
-	var l sessionLog
+	var l evidence.Log
 	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || l.RID != st.RID.String() || l.Encrypted || l.TTLSeconds < 3*86400-60 {
 		t.Fatalf("session log --json: %d %s", code, out)
 	}

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"net"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/internal/httpserve"
 	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -173,9 +171,9 @@ func checkString(name, v string) error {
 			return fmt.Errorf("--pin %q: want an orchestration hash (0x and 64 hex digits)", v)
 		}
 	case name == "rpc" || name == "endpoint":
-		return checkNodeURL(name, v, nodeURLFlags[name])
+		return chain.CheckNodeURL(name, v, nodeURLFlags[name])
 	case listenFlags[name]:
-		return checkListen(name, v)
+		return httpserve.CheckListen(name, v)
 	case name == "redis":
 		if _, err := parseRedisAddr(v); err != nil {
 			return fmt.Errorf("--redis %q: %v", redact.URL(v), err)
@@ -202,61 +200,12 @@ func checkListItem(name, v string) error {
 			return fmt.Errorf("--%v", err)
 		}
 	case "rpc-backend":
-		n, u, ok := strings.Cut(v, "=")
-		if !ok || n == "" || u == "" {
-			return fmt.Errorf("--rpc-backend %q: want NAME=URL, e.g. ethereum-mainnet=https://rpc.example", v)
-		}
-		return checkNodeURL("rpc-backend "+n, u, true)
+		_, _, err := chain.ParseBackend(v)
+		return err
 	case "vhosts":
 		if err := httpserve.CheckHostName(v); err != nil {
 			return fmt.Errorf("--vhosts %v", err)
 		}
-	}
-	return nil
-}
-
-// checkNodeURL accepts http(s):// and ws(s):// URLs with a host and, when
-// ipc, a path to an IPC socket.
-func checkNodeURL(name, v string, ipc bool) error {
-	shown := redact.URL(v) // an API key may ride in the URL
-	want := "want an http(s):// or ws(s):// URL"
-	if ipc {
-		want += " or the path of an IPC socket"
-	}
-	if !strings.Contains(v, "://") {
-		if ipc && (strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") || strings.HasSuffix(v, ".ipc")) {
-			return nil
-		}
-		return fmt.Errorf("--%s %q: %s (e.g. http://127.0.0.1:8545)", name, shown, want)
-	}
-	u, err := url.Parse(v)
-	if err != nil {
-		return fmt.Errorf("--%s %q: %s (e.g. http://127.0.0.1:8545)", name, shown, want)
-	}
-	switch u.Scheme {
-	case "http", "https", "ws", "wss":
-	default:
-		return fmt.Errorf("--%s %q: scheme %q: %s", name, shown, u.Scheme, want)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("--%s %q: no host: %s (e.g. http://127.0.0.1:8545)", name, shown, want)
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("--%s %q: port %q is not a port number (1-65535)", name, shown, p)
-		}
-	}
-	return nil
-}
-
-// checkListen accepts host:port and :port (port 0: any free port).
-func checkListen(name, v string) error {
-	_, port, err := net.SplitHostPort(v)
-	if err != nil {
-		return fmt.Errorf("--%s %q: want host:port or :port (e.g. 127.0.0.1:9464)", name, v)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("--%s %q: port %q is not a port number (0-65535)", name, v, port)
 	}
 	return nil
 }

@@ -130,20 +130,7 @@ func printGrants(ctx context.Context, c *cli.Context, cl *client.Client, key *ec
 	if c.Bool("json") {
 		return json.NewEncoder(c.App.Writer).Encode(page)
 	}
-	w := c.App.Writer
-	fmt.Fprintf(w, "%-6s %-66s %-5s %-42s %-6s %-20s %s\n", "ID", "RID", "SCOPE", "GRANTEE", "RIGHTS", "EXPIRES", "SESSION")
-	for _, it := range page.Items {
-		rights := fmt.Sprint(it.Rights)
-		if it.IsOwner {
-			rights += " own"
-		}
-		fmt.Fprintf(w, "%-6d %-66s %-5d %-42s %-6s %-20s %s\n", it.ID, it.RID, it.Scope, it.Grantee, rights,
-			time.Unix(it.ExpiresAt, 0).UTC().Format(time.RFC3339), it.SessionID)
-	}
-	if page.NextCursor != 0 {
-		fmt.Fprintf(w, "more: --cursor %d\n", page.NextCursor)
-	}
-	return nil
+	return page.WriteText(c.App.Writer)
 }
 
 // grantArgs reads RID GRANTEE and --scope.

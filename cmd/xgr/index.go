@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -73,18 +72,7 @@ func indexTriggersAction(c *cli.Context) error {
 		}
 		return json.NewEncoder(c.App.Writer).Encode(list)
 	}
-	if len(list) == 0 {
-		_, err := fmt.Fprintln(c.App.Writer, "no pending trigger starts")
-		return err
-	}
-	fmt.Fprintf(c.App.Writer, "%-10s %-16s %-8s %-s\n", "BLOCK", "TRIGGER", "ATTEMPTS", "KEY / LAST ERROR")
-	for _, p := range list {
-		fmt.Fprintf(c.App.Writer, "%-10d %-16s %-8d %s\n", p.Block, p.Trigger, p.Attempts, p.Key)
-		if p.LastError != "" {
-			fmt.Fprintf(c.App.Writer, "%37s last error at %s: %s\n", "", p.LastAttemptAt.Format(time.RFC3339), p.LastError)
-		}
-	}
-	return nil
+	return indexstore.WritePending(c.App.Writer, list)
 }
 
 func indexStatusAction(c *cli.Context) error {
@@ -102,7 +90,7 @@ func indexStatusAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
-	fin := indexer.Finality{Mode: "auto", Confirmations: 12}
+	fin := indexer.DefaultFinality
 	if file := c.String("config"); file != "" {
 		raw, err := os.ReadFile(file)
 		if err != nil {
@@ -112,7 +100,7 @@ func indexStatusAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit("index status: "+err.Error(), 2)
 		}
-		fin = indexer.Finality{Mode: cfg.Finality, Confirmations: cfg.Confirmations}
+		fin = indexer.FinalityOf(cfg)
 	}
 	if err := indexer.AddFinality(c.Context, st, client, fin); err != nil {
 		return cli.Exit("index status: "+err.Error(), 1)

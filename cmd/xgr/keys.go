@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/ecdh"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,15 +25,11 @@ func readKeyFileFlag() *cli.StringFlag {
 // engineReadKey loads xgr's read key from --read-key-file or
 // $XGR_READ_KEY; ok is false when neither is given.
 func engineReadKey(c *cli.Context) (key *envelope.ReadKey, ok bool, err error) {
-	file, env := c.String(readKeyFileFlag().Name), os.Getenv(envelope.ReadKeyEnv)
-	if file == "" && env == "" {
-		return nil, false, nil
-	}
-	k, err := envelope.LoadReadKey(file, env)
+	k, ok, err := envelope.FindReadKey(c.String(readKeyFileFlag().Name), os.Getenv(envelope.ReadKeyEnv))
 	if err != nil {
 		return nil, false, cli.Exit(err.Error(), 2)
 	}
-	return k, true, nil
+	return k, ok, nil
 }
 
 func keyRegistryFlag() *cli.StringFlag {
@@ -97,35 +92,6 @@ Example:
 	}
 }
 
-// keyView is what the keys commands print about a public key.
-type keyView struct {
-	File        string          `json:"file,omitempty"`
-	Account     *common.Address `json:"account,omitempty"`
-	PublicKey   string          `json:"publicKey"`
-	Fingerprint string          `json:"fingerprint"`
-	*chain.TxSummary
-}
-
-func newKeyView(file string, pub *ecdh.PublicKey) keyView {
-	return keyView{File: file, PublicKey: envelope.PublicHex(pub), Fingerprint: envelope.Fingerprint(pub)}
-}
-
-// Fields lists the view as output lines.
-func (v keyView) Fields() []chain.Field {
-	var fields []chain.Field
-	if v.File != "" {
-		fields = append(fields, chain.Field{Name: "file", Value: v.File})
-	}
-	if v.Account != nil {
-		fields = append(fields, chain.Field{Name: "account", Value: v.Account.Hex()})
-	}
-	fields = append(fields, chain.Field{Name: "publicKey", Value: v.PublicKey}, chain.Field{Name: "fingerprint", Value: v.Fingerprint})
-	if v.TxSummary != nil {
-		fields = append(fields, v.TxSummary.Fields()...)
-	}
-	return fields
-}
-
 func keysGenerateAction(c *cli.Context) error {
 	if err := argsExactly(c, 1, "FILE"); err != nil {
 		return err
@@ -142,7 +108,7 @@ func keysGenerateAction(c *cli.Context) error {
 		}
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), code)
 	}
-	return printReport(c, newKeyView(file, k.Public()))
+	return printReport(c, chain.NewKeyView(file, k.Public()))
 }
 
 func keysShowAction(c *cli.Context) error {
@@ -153,7 +119,7 @@ func keysShowAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
 	}
-	return printReport(c, newKeyView(c.Args().First(), k.Public()))
+	return printReport(c, chain.NewKeyView(c.Args().First(), k.Public()))
 }
 
 func keysRegisterAction(c *cli.Context) error {
@@ -184,7 +150,7 @@ func keysRegisterAction(c *cli.Context) error {
 	if err != nil {
 		return chainFailure(err)
 	}
-	v := newKeyView(file, k.Public())
+	v := chain.NewKeyView(file, k.Public())
 	from, sum := s.From(), chain.Summarize(r)
 	v.Account, v.TxSummary = &from, &sum
 	return printReport(c, v)
@@ -219,7 +185,7 @@ func keysLookupAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: the key %s registered is unusable for wrapping: %v", cmdName(c), owner.Hex(), err), 1)
 	}
-	v := newKeyView("", pub)
+	v := chain.NewKeyView("", pub)
 	v.Account = &owner
 	return printReport(c, v)
 }

@@ -78,9 +78,9 @@ func TestRunStoresLogBundles(t *testing.T) {
 	start()
 	waitStatus(t, url, 2, "finished")
 
-	read := func(pid string) (sessionLog, evidence.Bundle, int) {
+	read := func(pid string) (evidence.Log, evidence.Bundle, int) {
 		out, code := run(t, "session", "log", "--redis", url, "--owner", testOwner, "2", pid, "--json")
-		var l sessionLog
+		var l evidence.Log
 		var b evidence.Bundle
 		if code == 0 {
 			if err := json.Unmarshal([]byte(out), &l); err != nil {

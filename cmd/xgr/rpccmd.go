@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -179,10 +178,7 @@ func rpcStartAction(c *cli.Context) error {
 	if !common.IsHexAddress(reg) {
 		return cli.Exit(fmt.Sprintf("rpc start --orchestration %q: want the XRC-729 registry's address (0x and 40 hex digits)", reg), 2)
 	}
-	step := c.String("step")
-	if step == "" {
-		step = o.Steps[0].ID
-	}
+	step := o.StartStep(c.String("step"))
 	var payload json.RawMessage
 	if p := c.String("payload"); p != "" {
 		if payload, err = readJSONObject(p); err != nil {
@@ -307,10 +303,7 @@ func rpcListAction(c *cli.Context) error {
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(res)
 		}
-		for _, s := range res.Sessions {
-			fmt.Fprintf(c.App.Writer, "%-8s %-12s %-8s %s\n", s.Pid, s.Step, s.Status, strings.TrimSpace(s.OstcID))
-		}
-		return nil
+		return res.WriteText(c.App.Writer)
 	})
 }
 

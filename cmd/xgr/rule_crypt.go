@@ -108,15 +108,14 @@ func ruleDecryptAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
 	}
 	file, env := c.String("read-key"), os.Getenv(envelope.ReadKeyEnv)
-	if file == "" && env == "" {
-		return usageError("%s: --read-key FILE is required (or $%s)", cmdName(c), envelope.ReadKeyEnv)
-	}
 	if file != "" {
 		env = "" // the flag names the key to use
 	}
-	key, err := envelope.LoadReadKey(file, env)
+	key, ok, err := envelope.FindReadKey(file, env)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", cmdName(c), err), 2)
+	} else if !ok {
+		return usageError("%s: --read-key FILE is required (or $%s)", cmdName(c), envelope.ReadKeyEnv)
 	}
 	s, err := envelope.ParseSealed(blob, envelope.MaxRuleBytes)
 	if err != nil {

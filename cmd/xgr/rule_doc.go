@@ -97,7 +97,7 @@ func evalRuleAction(c *cli.Context) error {
 	if err != nil {
 		var ve *rule.ValidationError
 		if errors.As(err, &ve) {
-			return cli.Exit(invalidRule(file+" is not a valid rule document:", file, ve), 2)
+			return cli.Exit(ve.Report(file+" is not a valid rule document:", file), 2)
 		}
 		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 2)
 	}

@@ -75,7 +75,7 @@ func ruleGasAction(c *cli.Context) error {
 	if err != nil {
 		var ve *rule.ValidationError
 		if _, perr := rule.Parse([]byte(text)); errors.As(perr, &ve) {
-			return cli.Exit(invalidRule(arg+" is not a valid rule document:", arg, ve), 2)
+			return cli.Exit(ve.Report(arg+" is not a valid rule document:", arg), 2)
 		}
 		return cli.Exit("rule gas: "+err.Error(), 2)
 	}

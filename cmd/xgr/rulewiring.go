@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
-	"strings"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -14,7 +11,6 @@ import (
 
 	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/internal/redact"
-	"github.com/xgr-sidecar/xgr/registry"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/rulesource"
 )
@@ -87,10 +83,10 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 		w.Chain = rulesource.NewChain(client)
 	}
 	for _, spec := range c.StringSlice(rpcBackendFlag().Name) {
-		name, url, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || url == "" {
+		name, url, err := chain.ParseBackend(spec)
+		if err != nil {
 			w.Close()
-			return nil, cli.Exit(fmt.Sprintf("%s: --rpc-backend %q: want NAME=URL, e.g. ethereum-mainnet=https://rpc.example", cmd, spec), 2)
+			return nil, cli.Exit(fmt.Sprintf("%s: %v", cmd, err), 2)
 		}
 		client, err := dial("--rpc-backend "+name, url)
 		if err != nil {
@@ -102,38 +98,4 @@ func wireRules(ctx context.Context, c *cli.Context) (*ruleWiring, error) {
 		w.Reads.Backends[name] = client
 	}
 	return w, nil
-}
-
-// invalidRule lists every problem of a rejected rule document, located in
-// its file (or contract).
-func invalidRule(header, origin string, ve *rule.ValidationError) string {
-	lines := []string{header}
-	for _, p := range ve.Problems {
-		lines = append(lines, "  "+located(origin, "error", p))
-	}
-	return strings.Join(lines, "\n")
-}
-
-// ruleSteps loads the rule of every step once, before anything runs, and
-// returns the steps no source covers. A rule that resolves but cannot be
-// used (broken, encrypted, unreadable, hash mismatch) is a usage error.
-func ruleSteps(ctx context.Context, cmd string, o *registry.Orchestration, src rulesource.Source) (uncovered []string, err error) {
-	for _, s := range o.Steps {
-		l, err := src.Load(ctx, s.Rule)
-		if errors.Is(err, rulesource.ErrNotCovered) {
-			uncovered = append(uncovered, s.ID)
-			continue
-		}
-		var ve *rule.ValidationError
-		var le *rulesource.Error
-		if errors.As(err, &ve) && errors.As(err, &le) {
-			return nil, cli.Exit(invalidRule(fmt.Sprintf("%s: step %s: rule %q (%s) is not a valid rule document:", cmd, s.ID, s.Rule, le.Origin), le.Origin, ve), 2)
-		}
-		if err != nil {
-			return nil, cli.Exit(fmt.Sprintf("%s: step %s: %v", cmd, s.ID, err), 2)
-		}
-		slog.Debug("step rule", "step", s.ID, "rule", s.Rule, "from", l.Origin, "hash", l.Doc.Hash)
-	}
-	sort.Strings(uncovered)
-	return uncovered, nil
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/xgr-sidecar/xgr/chain"
 	"github.com/xgr-sidecar/xgr/indexer"
 	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
@@ -167,7 +167,7 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 // registries, auto finality with 12 confirmations, a window of 128) and
 // the rule aliases of its addresses: section.
 func indexConfigOf(c *cli.Context, raw []byte) (*replica.Index, rulesource.Addresses, error) {
-	ic := &indexer.Config{Window: 128, Confirmations: 12, Finality: "auto"}
+	ic := indexer.DefaultConfig()
 	var addrs rulesource.Addresses
 	if file := c.String("config"); file != "" {
 		var err error
@@ -218,9 +218,9 @@ func rulesOf(c *cli.Context, addrs rulesource.Addresses) (replica.Rules, error) 
 	}
 	r.API = api
 	for _, spec := range c.StringSlice("rpc-backend") {
-		name, url, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || url == "" {
-			return r, cli.Exit(fmt.Sprintf("run: --rpc-backend %q: want NAME=URL", spec), 2)
+		name, url, err := chain.ParseBackend(spec)
+		if err != nil {
+			return r, cli.Exit("run: "+err.Error(), 2)
 		}
 		if r.Backends == nil {
 			r.Backends = map[string]string{}

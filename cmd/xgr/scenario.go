@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
@@ -13,15 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/devnet/anvil"
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
 	"github.com/xgr-sidecar/xgr/internal/redact"
-	"github.com/xgr-sidecar/xgr/internal/redisserver"
 	"github.com/xgr-sidecar/xgr/rule"
 	"github.com/xgr-sidecar/xgr/scenario"
 	"github.com/xgr-sidecar/xgr/scenario/engine"
@@ -135,197 +130,46 @@ func scenarioValidateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
 	if c.Bool("json") {
-		return json.NewEncoder(w).Encode(scenarioOutline(f))
+		return json.NewEncoder(c.App.Writer).Encode(scenario.Outline(f))
 	}
-	fmt.Fprintf(w, "%s %q: ok\n", f.Kind, f.Title)
-	plan := func(p *scenario.Plan, pad string) {
-		fmt.Fprintf(w, "%splan %s: orchestration %q (%d steps), %d XRC-137 rules, %d setup contracts, owner %s, starter %s\n",
-			pad, p.Key, p.OstcID, len(p.OSTC.Orchestration.Steps), len(p.Rules), len(p.Setup), p.OwnerAlias, p.StarterAlias)
-	}
-	for _, s := range f.Scenarios {
-		fmt.Fprintf(w, "scenario %q: %d plans, %d steps\n", s.Title, len(s.Plans), len(s.Steps))
-		for _, p := range s.Plans {
-			plan(p, "  ")
-		}
-		for _, st := range s.Steps {
-			fmt.Fprintf(w, "  step %s: %s\n", st.ID, st.Type)
-		}
-	}
-	for _, p := range f.Plans {
-		plan(p, "")
-	}
-	fmt.Fprintf(w, "actors in order of first use: %s\n", strings.Join(f.Aliases(), ", "))
+	f.WriteOutline(c.App.Writer)
 	return nil
-}
-
-// planOutline is what scenario validate --json says about a plan.
-type planOutline struct {
-	Key            string `json:"key"`
-	Orchestration  string `json:"orchestration"`
-	Steps          int    `json:"steps"`
-	Rules          int    `json:"rules"`
-	SetupContracts int    `json:"setupContracts"`
-	Owner          string `json:"owner"`
-	Starter        string `json:"starter"`
-}
-
-// scenarioOutline is the --json form of scenario validate: what would be
-// deployed, started and checked.
-func scenarioOutline(f *scenario.File) map[string]any {
-	plan := func(p *scenario.Plan) planOutline {
-		return planOutline{p.Key, p.OstcID, len(p.OSTC.Orchestration.Steps), len(p.Rules), len(p.Setup), p.OwnerAlias, p.StarterAlias}
-	}
-	type step struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-	}
-	type outline struct {
-		Title string        `json:"title"`
-		Plans []planOutline `json:"plans"`
-		Steps []step        `json:"steps"`
-	}
-	scenarios, plans := []outline{}, []planOutline{}
-	for _, s := range f.Scenarios {
-		o := outline{Title: s.Title, Plans: []planOutline{}, Steps: []step{}}
-		for _, p := range s.Plans {
-			o.Plans = append(o.Plans, plan(p))
-		}
-		for _, st := range s.Steps {
-			o.Steps = append(o.Steps, step{st.ID, fmt.Sprint(st.Type)})
-		}
-		scenarios = append(scenarios, o)
-	}
-	for _, p := range f.Plans {
-		plans = append(plans, plan(p))
-	}
-	return map[string]any{"ok": true, "kind": f.Kind, "title": f.Title, "scenarios": scenarios, "plans": plans, "actors": f.Aliases()}
 }
 
 // actorKeys gives every alias the file uses a key: the ones named with
 // --actor / --actors-file, the others the development accounts in order of
 // first use (engine.ActorKeys).
 func actorKeys(c *cli.Context, aliases []string) (map[string]*ecdsa.PrivateKey, map[string]string, error) {
-	given := map[string]*ecdsa.PrivateKey{}
-	add := func(spec, where string) error {
-		alias, hex, ok := strings.Cut(strings.TrimSpace(spec), "=")
-		alias = strings.TrimSpace(alias)
-		if !ok || alias == "" {
-			return fmt.Errorf("%s: %q: want ALIAS=0xPRIVATEKEY", where, redactActor(spec))
-		}
-		key, err := chain.KeyFromHex(hex)
-		if err != nil {
-			return fmt.Errorf("%s: actor %q: not a private key (64 hex digits, optionally 0x-prefixed)", where, alias)
-		}
-		given[alias] = key
-		return nil
-	}
-	if file := c.String("actors-file"); file != "" {
-		fh, err := os.Open(file)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer fh.Close()
-		sc := bufio.NewScanner(fh)
-		for n := 1; sc.Scan(); n++ {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			if err := add(line, fmt.Sprintf("%s:%d", file, n)); err != nil {
-				return nil, nil, err
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, spec := range c.StringSlice("actor") {
-		if err := add(spec, "--actor"); err != nil {
-			return nil, nil, err
-		}
+	given, err := engine.GivenKeys(c.String("actors-file"), c.StringSlice("actor"))
+	if err != nil {
+		return nil, nil, err
 	}
 	return engine.ActorKeys(aliases, given)
 }
 
-// redactActor hides what follows "=" in an actor spec (a private key).
-func redactActor(spec string) string {
-	if a, _, ok := strings.Cut(spec, "="); ok {
-		return a + "=…"
-	}
-	return spec
-}
-
-// scenarioEnv is the chain and Redis a run uses, and how to put them away.
-type scenarioEnv struct {
-	RPC     string `json:"rpc"`
-	ChainID uint64 `json:"chainId"`
-	Anvil   bool   `json:"privateAnvil"`
-	Redis   string `json:"redis"`
-	Private bool   `json:"privateRedis"`
-	// Executor is the address that sends the steps' executions.
-	Executor string `json:"executor"`
-
-	client  *ethclient.Client
-	rdb     redis.UniversalClient
-	cleanup []func()
-}
-
-// shown is e for a report: the addresses without their secrets.
-func (e *scenarioEnv) shown() *scenarioEnv {
-	return &scenarioEnv{RPC: redact.URL(e.RPC), ChainID: e.ChainID, Anvil: e.Anvil, Redis: redact.URL(e.Redis), Private: e.Private, Executor: e.Executor}
-}
-
-func (e *scenarioEnv) close() {
-	for i := len(e.cleanup) - 1; i >= 0; i-- {
-		e.cleanup[i]()
-	}
-}
-
-// openScenarioEnv starts (or connects to) the chain and Redis.
-func openScenarioEnv(ctx context.Context, c *cli.Context) (*scenarioEnv, error) {
-	e := &scenarioEnv{RPC: c.String("rpc"), Redis: c.String("redis")}
-	fail := func(code int, format string, args ...any) (*scenarioEnv, error) {
-		e.close()
-		return nil, cli.Exit(fmt.Sprintf("scenario run: "+format, args...), code)
-	}
-	if e.RPC == "" {
-		p, err := anvil.Start(ctx)
+// openScenarioEnv starts (or connects to) the chain and Redis of
+// --rpc and --redis (engine.OpenEnv).
+func openScenarioEnv(ctx context.Context, c *cli.Context) (*engine.Env, error) {
+	cfg := engine.EnvConfig{RPC: c.String("rpc"), RedisURL: c.String("redis"), RedisTarget: "--redis / XGR_SCENARIO_REDIS"}
+	if cfg.RedisURL != "" {
+		opts, err := parseRedisAddr(cfg.RedisURL)
 		if err != nil {
-			return fail(2, "cannot start a private anvil: %v", err)
-		}
-		e.cleanup = append(e.cleanup, p.Stop)
-		e.RPC, e.Anvil = p.URL, true
-	}
-	client, id, err := chain.Dial(ctx, e.RPC)
-	if err != nil {
-		return fail(1, "%v", err)
-	}
-	e.cleanup = append(e.cleanup, client.Close)
-	e.client, e.ChainID = client, id.Uint64()
-	if e.Redis == "" {
-		srv, err := redisserver.StartPrivate("scenario")
-		if err != nil {
-			return fail(2, "%v", err)
-		}
-		e.cleanup = append(e.cleanup, srv.Stop)
-		e.rdb, e.Redis, e.Private = srv.Client(), "unix:"+srv.Addr, true
-	} else {
-		opts, err := parseRedisAddr(e.Redis)
-		if err != nil {
-			return fail(2, "--redis %q: %v", redact.URL(e.Redis), err)
+			return nil, cli.Exit(fmt.Sprintf("scenario run: --redis %q: %v", redact.URL(cfg.RedisURL), err), 2)
 		}
 		if err := withPasswordFile(c, opts); err != nil {
-			return fail(2, "%v", err)
+			return nil, cli.Exit(fmt.Sprintf("scenario run: %v", err), 2)
 		}
-		e.rdb = redis.NewClient(opts)
-		if err := e.rdb.Ping(ctx).Err(); err != nil {
-			e.rdb.Close()
-			return fail(1, "%v", redisTarget{Addr: opts.Addr, Flag: "--redis / XGR_SCENARIO_REDIS"}.failed(err))
-		}
+		cfg.Redis = opts
 	}
-	e.cleanup = append(e.cleanup, func() { e.rdb.Close() })
+	e, err := engine.OpenEnv(ctx, cfg)
+	var le *engine.LocalError
+	switch {
+	case errors.As(err, &le):
+		return nil, cli.Exit("scenario run: "+err.Error(), 2)
+	case err != nil:
+		return nil, cli.Exit("scenario run: "+err.Error(), 1)
+	}
 	return e, nil
 }
 
@@ -349,14 +193,14 @@ func scenarioRunAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer env.close()
+	defer env.Close()
 
 	executor, executorSource, err := scenarioExecutor(c, keys)
 	if err != nil {
 		return err
 	}
 	env.Executor = strings.ToLower(chain.Address(executor.Key).Hex())
-	eng, err := engine.New(ctx, engine.Config{Chain: env.client, Redis: env.rdb, Store: storeConfig(), Keys: keys, API: api,
+	eng, err := engine.New(ctx, engine.Config{Chain: env.Client, Redis: env.RDB, Store: storeConfig(), Keys: keys, API: api,
 		Executions: executor, ExecPoll: c.Duration("exec-poll")})
 	if err != nil {
 		return cli.Exit("scenario run: "+err.Error(), 1)
@@ -379,15 +223,7 @@ func scenarioRunAction(c *cli.Context) error {
 	w := c.App.Writer
 	asJSON := c.Bool("json")
 	if !asJSON {
-		envLine := fmt.Sprintf("chain %d at %s", env.ChainID, redact.URL(env.RPC))
-		if env.Anvil {
-			envLine += " (private anvil)"
-		}
-		redisLine := redact.URL(env.Redis)
-		if env.Private {
-			redisLine += " (private redis-server)"
-		}
-		fmt.Fprintf(w, "environment: %s; redis %s\n", envLine, redisLine)
+		fmt.Fprintln(w, env.Line())
 		for _, a := range aliases {
 			fmt.Fprintf(w, "actor %s = %s (%s)\n", a, actors[a], keySource[a])
 		}
@@ -414,11 +250,11 @@ func scenarioRunAction(c *cli.Context) error {
 			Key     string `json:"key"`
 		}
 		out := struct {
-			File        string       `json:"file"`
-			Environment *scenarioEnv `json:"environment"`
-			Actors      []actor      `json:"actors"`
+			File        string      `json:"file"`
+			Environment *engine.Env `json:"environment"`
+			Actors      []actor     `json:"actors"`
 			*scenario.Report
-		}{File: c.Args().First(), Environment: env.shown(), Report: rep}
+		}{File: c.Args().First(), Environment: env.Shown(), Report: rep}
 		for _, a := range aliases {
 			out.Actors = append(out.Actors, actor{a, actors[a], keySource[a]})
 		}

@@ -1,18 +1,11 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/urfave/cli/v2"
-
-	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/devnet"
 	"github.com/xgr-sidecar/xgr/internal/toolbin"
 )
 
@@ -90,35 +83,3 @@ func TestScenarioRunEnvironmentErrors(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
-
-// Aliases get the development keys in order of first use; --actor and
-// --actors-file override, and the development key an override takes is
-// skipped for the others.
-func TestActorKeys(t *testing.T) {
-	dev, _ := devnet.DevKeys(4)
-	file := writeFile(t, "actors.txt", "# test actors\n\nowner1="+padKey(dev[0])+"\n")
-	var keys map[string]*ecdsa.PrivateKey
-	var src map[string]string
-	app := &cli.App{
-		Flags: []cli.Flag{&cli.StringSliceFlag{Name: "actor"}, &cli.StringFlag{Name: "actors-file"}},
-		Action: func(c *cli.Context) (err error) {
-			keys, src, err = actorKeys(c, []string{"owner", "owner1", "owner2", "auditor"})
-			return err
-		},
-	}
-	if err := app.Run([]string{"x", "--actors-file", file, "--actor", "auditor=" + padKey(dev[3])}); err != nil {
-		t.Fatal(err)
-	}
-	addr := func(a string) string { return chain.Address(keys[a]).Hex() }
-	want := map[string]*ecdsa.PrivateKey{"owner1": dev[0], "auditor": dev[3], "owner": dev[1], "owner2": dev[2]}
-	for a, k := range want {
-		if addr(a) != chain.Address(k).Hex() {
-			t.Errorf("%s = %s (%s), want %s", a, addr(a), src[a], chain.Address(k).Hex())
-		}
-	}
-	if src["owner"] != "development account 1" || src["owner1"] != "--actor" {
-		t.Errorf("sources: %v", src)
-	}
-}
-
-func padKey(k *ecdsa.PrivateKey) string { return "0x" + hex.EncodeToString(crypto.FromECDSA(k)) }

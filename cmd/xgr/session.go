@@ -1,19 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -246,25 +240,6 @@ func rootArg(c *cli.Context) (joinstore.Root, []string, error) {
 	return root, args[1:], nil
 }
 
-// iters reads PIDs ("7:3" or just the iter "3") of one session.
-func iters(root joinstore.Root, pids []string) ([]int64, error) {
-	out := make([]int64, 0, len(pids))
-	for _, p := range pids {
-		if !strings.Contains(p, ":") {
-			p = strconv.FormatInt(root.RootPid, 10) + ":" + p
-		}
-		r, it, err := joinstore.ParsePid(p)
-		if err != nil {
-			return nil, err
-		}
-		if r != root.RootPid {
-			return nil, fmt.Errorf("pid %s is not in session %d", p, root.RootPid)
-		}
-		out = append(out, it)
-	}
-	return out, nil
-}
-
 func readJSONObject(file string) (json.RawMessage, error) {
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -291,13 +266,10 @@ func sessionStartAction(c *cli.Context) error {
 	}
 	key := c.String("key")
 	if key == "" {
-		key = newStartKey()
+		key = session.NewStartKey()
 	}
 	req := session.Request{Owner: c.String("owner"), Registry: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
-		Step: c.String("step"), Key: key, Paused: c.Bool("paused"), Window: c.Int("window")}
-	if req.Step == "" {
-		req.Step = o.Steps[0].ID
-	}
+		Step: o.StartStep(c.String("step")), Key: key, Paused: c.Bool("paused"), Window: c.Int("window")}
 	if p := c.String("payload"); p != "" {
 		if req.Payload, err = os.ReadFile(p); err != nil {
 			return usageError("%s: --payload: %v", cmdName(c), err)
@@ -342,23 +314,6 @@ func sessionStartAction(c *cli.Context) error {
 	})
 }
 
-// newStartKey is a generated idempotency key for a start without --key:
-// "cli-" and 16 random bytes in hex.
-func newStartKey() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return "cli-" + hex.EncodeToString(b)
-}
-
-// notThisStart says that a session is not the one a start key names.
-func notThisStart(root joinstore.Root, key, have string) string {
-	if have == "" {
-		have = "none"
-	}
-	return fmt.Sprintf("session %d of %s was not started with key %s (its start key: %s): not this start — Redis lost acknowledged writes and the id went to another start; start again with --key %s",
-		root.RootPid, root.Owner, key, have, key)
-}
-
 func sessionListAction(c *cli.Context) error {
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		owner, err := ownerArg(c)
@@ -372,68 +327,18 @@ func sessionListAction(c *cli.Context) error {
 			}
 		}
 		s.CollectGarbage(ctx, owner, time.Now())
-		rows, err := listSessions(ctx, s, owner, c.Int("offset"), c.Int("limit"), c.Bool("asc"), want)
-		if err != nil {
-			return err
+		rows, err := session.List(ctx, s, session.ListRequest{Owner: owner, Offset: c.Int("offset"), Limit: c.Int("limit"), Asc: c.Bool("asc"), Outcome: want})
+		var ie *session.IndexError
+		if errors.As(err, &ie) {
+			return cli.Exit(err.Error(), 2)
+		} else if err != nil {
+			return cli.Exit(err.Error(), 1)
 		}
 		if c.Bool("json") {
 			return json.NewEncoder(c.App.Writer).Encode(rows)
 		}
-		if len(rows) == 0 {
-			if c.Int("offset") > 0 {
-				fmt.Fprintf(c.App.Writer, "no sessions of %s past the first %d\n", owner, c.Int("offset"))
-			} else {
-				fmt.Fprintf(c.App.Writer, "no sessions of %s\n", owner)
-			}
-			return nil
-		}
-		tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tCREATED\tSTATUS\tOUTCOME\tLIVE\tORCHESTRATION\tSTART")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.RootPid, r.CreatedAt.UTC().Format(time.RFC3339), r.Status,
-				cmp.Or(string(joinstore.OutcomeOf(r)), "-"), r.Live, r.OstcID, r.StartStep)
-		}
-		return tw.Flush()
+		return session.WriteList(c.App.Writer, owner, c.Int("offset"), rows)
 	})
-}
-
-// listScan bounds how many index entries one filtered list reads.
-const listScan = 10000
-
-// listSessions reads an owner's sessions from offset, at most limit (20
-// when 0); with an outcome, only finished sessions with it, reading further
-// pages of the index until limit match or listScan entries were read.
-func listSessions(ctx context.Context, s *joinstore.Store, owner string, offset, limit int, asc bool, want joinstore.Outcome) ([]joinstore.SessionMeta, error) {
-	if limit <= 0 {
-		limit = 20
-	}
-	rows := []joinstore.SessionMeta{}
-	for scanned := 0; scanned < listScan; {
-		refs, err := s.Sessions(ctx, owner, offset+scanned, limit, asc)
-		if err != nil {
-			return nil, cli.Exit(err.Error(), 2)
-		}
-		for _, r := range refs {
-			meta, err := s.SessionMeta(ctx, r.Root)
-			if errors.Is(err, joinstore.ErrNotFound) {
-				continue // expired since the index was read
-			}
-			if err != nil {
-				return nil, cli.Exit(err.Error(), 1)
-			}
-			if want == "" || joinstore.OutcomeOf(meta) == want {
-				rows = append(rows, meta)
-			}
-			if len(rows) == limit {
-				return rows, nil
-			}
-		}
-		if want == "" || len(refs) < limit {
-			break
-		}
-		scanned += len(refs)
-	}
-	return rows, nil
 }
 
 func sessionShowAction(c *cli.Context) error {
@@ -442,111 +347,16 @@ func sessionShowAction(c *cli.Context) error {
 		return err
 	}
 	return withStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		meta, err := s.SessionMeta(ctx, root)
+		v, err := session.Inspect(ctx, s, root, c.String("key"))
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
-		}
-		if key := c.String("key"); key != "" && meta.StartKey != key {
-			return cli.Exit(notThisStart(root, key, meta.StartKey), 1)
-		}
-		procs, err := s.Processes(ctx, root)
-		if err != nil {
-			return cli.Exit(err.Error(), 1)
-		}
-		sum, err := reactor.Summarize(procs)
-		if err != nil {
-			return err
-		}
-		history, err := s.History(ctx, root)
-		if err != nil {
-			return err
 		}
 		if c.Bool("json") {
-			if procs == nil {
-				procs = []joinstore.Process{}
-			}
-			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"session": meta, "processes": procs, "summary": sum, "history": history})
+			return json.NewEncoder(c.App.Writer).Encode(v)
 		}
-		fmt.Fprintf(c.App.Writer, "session %d of %s: %s", root.RootPid, root.Owner, meta.Status)
-		if o := joinstore.OutcomeOf(meta); o != "" {
-			fmt.Fprintf(c.App.Writer, ", outcome %s", o)
-		}
-		fmt.Fprintf(c.App.Writer, " (ostc %s, hash %s), %d live, gas used %d", meta.OstcID, meta.OstcHash, meta.Live, meta.GasUsed)
-		if meta.KillReason != "" {
-			fmt.Fprintf(c.App.Writer, ", killed: %s", meta.KillReason)
-		}
-		if meta.StartKey != "" {
-			fmt.Fprintf(c.App.Writer, ", start key %s", meta.StartKey)
-		}
-		fmt.Fprintln(c.App.Writer)
-		drawTree(c.App.Writer, procs, sum)
-		for _, h := range history {
-			switch h.Event {
-			case joinstore.EventWakeUp:
-				fmt.Fprintf(c.App.Writer, "wake-up from %s (%s): %s\n", h.Pid, h.Step, h.Outcome)
-			case joinstore.EventWoken:
-				fmt.Fprintf(c.App.Writer, "%s (%s) woken by %s\n", h.Pid, h.Step, h.By)
-			}
-		}
+		v.WriteText(c.App.Writer)
 		return nil
 	})
-}
-
-// drawTree prints processes as a tree by parentPid, with an aborted
-// process's reason and, on join targets, the join's outcome and details
-// (from sum, the summary of procs).
-func drawTree(w io.Writer, procs []joinstore.Process, sum reactor.Summary) {
-	joins := map[string]reactor.JoinSummary{}
-	for _, j := range sum.Joins {
-		joins[j.Pid] = j
-	}
-	children := map[string][]joinstore.Process{}
-	for _, p := range procs {
-		children[p.ParentPid] = append(children[p.ParentPid], p)
-	}
-	for _, list := range children {
-		sort.Slice(list, func(i, j int) bool { return list[i].Iter < list[j].Iter })
-	}
-	var walk func(parent, indent string)
-	walk = func(parent, indent string) {
-		list := children[parent]
-		for i, p := range list {
-			branch, next := "├─ ", "│  "
-			if i == len(list)-1 {
-				branch, next = "└─ ", "   "
-			}
-			line := fmt.Sprintf("%s %s %s", p.Pid, p.ResumeStep, p.Status)
-			if v := p.Valid; v != nil {
-				line += map[bool]string{true: " (valid)", false: " (invalid)"}[*v]
-			}
-			if p.Paused {
-				line += " paused"
-			}
-			line += bracketed(reactor.AbortReason(p))
-			if j := p.Join; j != nil {
-				expect := make([]string, len(j.From))
-				for i, f := range j.From {
-					expect[i] = f.Node
-				}
-				e, _ := json.Marshal(expect)
-				line += fmt.Sprintf("  join %s k=%d expect %s inbox %s fail %s", joins[p.Pid].Status, j.K, e, keysOf(j.Inbox), j.Fail)
-			}
-			fmt.Fprintf(w, "%s%s%s  group %s\n", indent, branch, line, p.JoinGroupID)
-			walk(p.Pid, indent+next)
-		}
-	}
-	walk("", "")
-}
-
-func keysOf(obj json.RawMessage) string {
-	var m map[string]any
-	json.Unmarshal(obj, &m)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return "[" + strings.Join(keys, " ") + "]"
 }
 
 func sessionKillAction(c *cli.Context) error {
@@ -554,7 +364,7 @@ func sessionKillAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	its, err := iters(root, pids)
+	its, err := session.ParseIters(root, pids)
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
 	}
@@ -596,7 +406,7 @@ func sessionPauseAction(c *cli.Context, pause bool) error {
 	if err != nil {
 		return err
 	}
-	its, err := iters(root, pids)
+	its, err := session.ParseIters(root, pids)
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
 	}

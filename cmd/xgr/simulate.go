@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"math"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -19,12 +14,11 @@ import (
 	"github.com/xgr-sidecar/xgr/authority"
 	"github.com/xgr-sidecar/xgr/internal/redact"
 	"github.com/xgr-sidecar/xgr/internal/redisserver"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/registry"
-	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/session"
+	"github.com/xgr-sidecar/xgr/simulation"
 )
 
 func simulateCommand() *cli.Command {
@@ -135,10 +129,7 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := session.Request{Owner: c.String("owner"), Registry: "simulate", OstcID: o.ID, OstcHash: o.Hash.Hex(), Step: c.String("step")}
-	if req.Step == "" {
-		req.Step = o.Steps[0].ID
-	}
+	req := session.Request{Owner: c.String("owner"), Registry: "simulate", OstcID: o.ID, OstcHash: o.Hash.Hex(), Step: o.StartStep(c.String("step"))}
 	if p := c.String("payload"); p != "" {
 		if req.Payload, err = os.ReadFile(p); err != nil {
 			return cli.Exit(err.Error(), 2)
@@ -146,118 +137,41 @@ func simulateAction(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 	defer cancel()
-	exec, scripted, node, rules, closeExec, err := simulationExecutor(ctx, c, o)
+	cfg := simulation.Config{Orch: o, Request: req, Deterministic: c.Bool("deterministic"), MaxSteps: c.Int("max-steps"),
+		ExecPoll: c.Duration("exec-poll"), Timeout: c.Duration("timeout"), Out: c.App.Writer, JSON: c.Bool("json")}
+	node, closeExec, err := simulationSteps(ctx, c, o, &cfg)
 	if err != nil {
 		return err
 	}
 	defer closeExec()
-	// The session is started as every session is (the start use case), on
-	// the file's text: its steps' rule references resolved as this
-	// simulation runs them; with --rpc the owner is its runner, authorized
-	// on the contracts they resolve to; without, nothing is read from a
-	// chain.
-	starter := session.Starter{Source: reactor.NewStaticSource(o), Rules: rules}
+	// With --rpc the owner is the session's runner, authorized on the
+	// contracts its steps' references resolve to; without, nothing is read
+	// from a chain.
 	if node != nil {
-		starter.Authority = authority.NewChecker(authority.NewChainReader(node))
+		cfg.Authority = authority.NewChecker(authority.NewChainReader(node))
 	}
-	flipper, _ := exec.(reactor.Flipper)
-	if fw, ok := exec.(reactor.FixedWait); ok {
-		flipper, _ = fw.Exec.(reactor.Flipper)
-	}
-
 	rdb, shared, stop, err := simulationRedis(c)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	cfg.Redis, cfg.Shared = rdb, shared
 	execCtx, stopExec := context.WithCancel(ctx)
 	defer stopExec()
-	sx, err := simulationExecutions(execCtx, c, rdb, node)
-	if err != nil {
+	if cfg.Executions, err = simulationExecutions(execCtx, c, rdb, node); err != nil {
 		return err
 	}
-	// Not a replica's store (replica.OpenStore): the caller's clock, virtual
-	// under --deterministic, judges leases and due times.
-	store := joinstore.New(rdb, joinstore.Config{})
-
-	clock := time.Now().Truncate(time.Millisecond)
-	now := time.Now
-	var advance func(time.Time)
-	if c.Bool("deterministic") {
-		clock = time.UnixMilli(1_700_000_000_000)
-		now = func() time.Time { return clock }
-		advance = func(t time.Time) { clock = t }
-	} else if scripted != nil {
-		scripted.Sleep = reactor.SleepContext
-	}
-	w := c.App.Writer
-	asJSON := c.Bool("json")
-	t0 := now()
-	starter.Store, starter.Now, req.Paused = store, now, shared
-	res, err := starter.Start(ctx, req)
-	if err != nil {
+	err = simulation.Run(ctx, cfg)
+	var se *simulation.StartError
+	switch {
+	case errors.As(err, &se):
 		hints := map[session.Kind]string{session.KindRuleUnresolved: "map the step's rule in --rules DIR (rules.json or a file named after the reference), give --rpc for 0x addresses, or script it with --outcomes"}
 		if !c.IsSet("owner") {
 			hints[session.KindNotAuthorized] = fmt.Sprintf("the owner defaults to %s: give --owner, the account that runs the session", req.Owner)
 		}
-		return startFailed("simulate", err, hints)
-	}
-	if shared {
-		// Whatever happens from here on, the session goes.
-		defer func() {
-			if err := store.Purge(context.WithoutCancel(ctx), res.Root); err != nil {
-				slog.Error("simulate: the simulated session could not be deleted from the shared Redis", "session", res.Root.String(), "err", err)
-			}
-		}()
-		release, err := holdSession(ctx, store, res.Root, now())
-		if err != nil {
-			return cli.Exit("simulate: "+err.Error(), 1)
-		}
-		defer release()
-	}
-	runner := &reactor.Runner{Store: store, Orch: o, Exec: exec, Worker: "simulate", Now: now, Advance: advance,
-		MaxSteps: c.Int("max-steps"), OnEvent: func(e reactor.Event) { printEvent(w, sx.describe(res.Root, e), t0, asJSON) },
-		Actuator: sx.actuator(advance != nil, c.Duration("exec-poll")), Flipper: flipper, ExecPoll: c.Duration("exec-poll")}
-	runErr := runner.Run(ctx, res.Root)
-	// The summary is read even when the run was stopped (a signal or
-	// --timeout ended ctx).
-	procs, err := store.Processes(context.WithoutCancel(ctx), res.Root)
-	if err != nil {
-		return err
-	}
-	sum, err := reactor.Summarize(procs)
-	if err != nil {
-		return err
-	}
-	live := 0
-	for _, p := range sum.Processes {
-		if p.Status == "waiting" || p.Status == "running" {
-			live++
-		}
-	}
-	switch {
-	case errors.Is(runErr, reactor.ErrStepLimit):
-		sum.Stopped = fmt.Sprintf("stopped after %d executed steps (--max-steps %d); %d live process(es) not run", runner.Executed(), c.Int("max-steps"), live)
-		runErr = nil
-	case errors.Is(runErr, context.DeadlineExceeded):
-		sum.Stopped = fmt.Sprintf("stopped by --timeout %s after %d executed steps; %d live process(es) not run", c.Duration("timeout"), runner.Executed(), live)
-		runErr = errors.New(sum.Stopped)
-	case errors.Is(runErr, context.Canceled):
-		sum.Stopped = fmt.Sprintf("interrupted after %d executed steps; %d live process(es) not run", runner.Executed(), live)
-		runErr = errors.New(sum.Stopped)
-	}
-	if meta, err := store.SessionMeta(context.WithoutCancel(ctx), res.Root); err == nil {
-		sum.Outcome = joinstore.OutcomeOf(meta)
-	}
-	if asJSON {
-		if err := json.NewEncoder(w).Encode(sum); err != nil {
-			return err
-		}
-	} else {
-		printSummary(w, sum)
-	}
-	if runErr != nil {
-		return cli.Exit("simulate: "+runErr.Error(), 1)
+		return startFailed("simulate", se.Err, hints)
+	case err != nil:
+		return cli.Exit("simulate: "+err.Error(), 1)
 	}
 	return nil
 }
@@ -290,151 +204,49 @@ func simulationRedis(c *cli.Context) (rdb redis.UniversalClient, shared bool, st
 	return rdb, false, func() { rdb.Close(); srv.Stop() }, nil
 }
 
-// holdSession makes a session created paused on a shared Redis runnable by
-// this simulation only (reactor.Holder), until release.
-func holdSession(ctx context.Context, store *joinstore.Store, root joinstore.Root, now time.Time) (release func(), err error) {
-	host, _ := os.Hostname()
-	return reactor.Holder{Store: store, Name: fmt.Sprintf("simulate-%s-%d", host, os.Getpid())}.Hold(ctx, root, now)
-}
-
-func printEvent(w io.Writer, e reactor.Event, t0 time.Time, asJSON bool) {
-	if asJSON {
-		json.NewEncoder(w).Encode(struct {
-			T float64 `json:"t"`
-			reactor.Event
-		}{e.At.Sub(t0).Seconds(), e})
-		return
-	}
-	fmt.Fprintf(w, "%9.3fs  %-13s %-8s %-10s %s\n", e.At.Sub(t0).Seconds(), e.Type, e.Pid, e.Step, e.Detail)
-}
-
-func printSummary(w io.Writer, s reactor.Summary) {
-	fmt.Fprintln(w, "\nprocesses:")
-	for _, p := range s.Processes {
-		valid := "-"
-		if p.Valid != nil {
-			valid = map[bool]string{true: "valid", false: "invalid"}[*p.Valid]
-		}
-		fmt.Fprintf(w, "  %-8s %-12s %-8s %-7s group %-4s parent %s%s\n", p.Pid, p.Step, p.Status, valid, p.JoinGroupID, p.ParentPid, bracketed(p.Reason))
-	}
-	if len(s.Joins) > 0 {
-		fmt.Fprintln(w, "joins:")
-	}
-	for _, j := range s.Joins {
-		payload := ""
-		switch {
-		case j.Status == reactor.JoinClosed && j.Sealed:
-			payload = " payload sealed"
-		case j.Status == reactor.JoinClosed:
-			b, _ := json.Marshal(j.Payload)
-			payload = " payload " + string(b)
-		}
-		fmt.Fprintf(w, "  %-8s %-12s %-13s k=%d got [%s]%s; target %s%s\n", j.Pid, j.Step, j.Status, j.K, strings.Join(j.Got, " "), payload, j.TargetStatus, bracketed(j.TargetReason))
-	}
-	if s.Stopped != "" {
-		fmt.Fprintln(w, s.Stopped)
-	}
-	if s.Outcome != "" {
-		fmt.Fprintf(w, "outcome: %s\n", s.Outcome)
-	}
-}
-
-// bracketed is " [reason]", or "" for no reason.
-func bracketed(reason string) string {
-	if reason == "" {
-		return ""
-	}
-	return " [" + reason + "]"
-}
-
-// simulationExecutor builds the step executor from --rules, --rpc,
-// --rpc-backend, --allow-host, --outcomes and --wait-override. scripted is
-// the outcomes executor, if any; rules resolves the steps' rule references
-// as exec will run them (the start use case refuses a step it can run
-// neither from a rule nor from --outcomes, and with --rpc judges the owner
-// on the contracts the references resolve to).
-func simulationExecutor(ctx context.Context, c *cli.Context, o *registry.Orchestration) (exec reactor.Executor, scripted *reactor.Scripted, node *ethclient.Client, rules authority.Resolver, closer func(), err error) {
-	closer = func() {}
+// simulationSteps fills in cfg's executor and rule resolver from --rules,
+// --rpc, --rpc-backend, --allow-host, --outcomes and --wait-override
+// (simulation.Steps) and returns the --rpc node (nil without).
+func simulationSteps(ctx context.Context, c *cli.Context, o *registry.Orchestration, cfg *simulation.Config) (node *ethclient.Client, closer func(), err error) {
+	var sc simulation.StepsConfig
 	if f := c.String("outcomes"); f != "" {
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, nil, nil, nil, cli.Exit(err.Error(), 2)
+			return nil, nil, cli.Exit(err.Error(), 2)
 		}
-		if scripted, err = reactor.ParseOutcomes(raw); err != nil {
-			return nil, nil, nil, nil, nil, cli.Exit("simulate: "+err.Error(), 2)
+		if sc.Scripted, err = reactor.ParseOutcomes(raw); err != nil {
+			return nil, nil, cli.Exit("simulate: "+err.Error(), 2)
 		}
-		exec = scripted
 	}
 	if n := c.Int("max-steps"); n < 0 {
-		return nil, nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
+		return nil, nil, cli.Exit(fmt.Sprintf("simulate: --max-steps %d: give a positive bound, or 0 for none", n), 2)
 	}
+	closer = func() {}
 	if c.String("rules") != "" || c.String(evalRPCFlag().Name) != "" {
-		loader := &rulesource.Loader{}
+		sc.Rules = &rulesource.Loader{}
 		if dir := c.String("rules"); dir != "" {
-			if loader.Files, err = rulesource.OpenDir(dir); err != nil {
-				return nil, nil, nil, nil, nil, cli.Exit("simulate: --rules: "+err.Error(), 2)
+			if sc.Rules.Files, err = rulesource.OpenDir(dir); err != nil {
+				return nil, nil, cli.Exit("simulate: --rules: "+err.Error(), 2)
 			}
 		}
 		wiring, err := wireRules(ctx, c)
 		if err != nil {
-			return nil, nil, nil, nil, nil, err
+			return nil, nil, err
 		}
-		loader.Chain = wiring.Chain
-		uncovered, err := ruleSteps(ctx, "simulate", o, loader)
-		if err != nil {
-			wiring.Close()
-			return nil, nil, nil, nil, nil, err
-		}
-		if len(uncovered) > 0 && scripted != nil {
-			slog.Info("steps run from --outcomes", "steps", uncovered)
-		}
-		if exec, err = (replica.Steps{Rules: loader, API: wiring.API, Reads: wiring.Reads, Scripted: scripted}).Executor(); err != nil {
-			wiring.Close()
-			return nil, nil, nil, nil, nil, err
-		}
-		closer, node = wiring.Close, wiring.Node
-		// The steps no rule source covers: without --outcomes the start
-		// refuses them (rule-unresolved), with it they play scripted.
-		l := loadable{rules: loader, uncovered: map[string]error{}}
-		for _, id := range uncovered {
-			ref := o.Step(id).Rule
-			_, l.uncovered[ref] = loader.Load(ctx, ref)
-		}
-		rules = l
-		if scripted != nil {
-			rules = authority.ScriptedSteps(l)
-		}
-	}
-	if exec == nil {
-		return nil, nil, nil, nil, nil, cli.Exit("simulate: give --outcomes FILE, or --rules DIR / --rpc URL to run the steps' XRC-137 rules", 2)
+		sc.Rules.Chain, sc.API, sc.Reads, node, closer = wiring.Chain, wiring.API, wiring.Reads, wiring.Node, wiring.Close
 	}
 	if c.IsSet("wait-override") {
 		secs := c.Float64("wait-override")
-		if secs < 0 || math.IsNaN(secs) || secs > math.MaxInt64/float64(time.Second) {
-			closer()
-			return nil, nil, nil, nil, nil, cli.Exit(fmt.Sprintf("simulate: --wait-override %v: give seconds, 0 or more", secs), 2)
+		sc.WaitOverride = &secs
+	}
+	cfg.Scripted = sc.Scripted
+	if cfg.Exec, cfg.Rules, err = simulation.Steps(ctx, o, sc); err != nil {
+		closer()
+		var ue *simulation.UsageError
+		if errors.As(err, &ue) {
+			return nil, nil, cli.Exit(ue.Error(), 2)
 		}
-		exec = reactor.FixedWait{Exec: exec, Wait: time.Duration(secs * float64(time.Second))}
+		return nil, nil, err
 	}
-	if rules == nil {
-		rules = authority.ScriptedSteps(nil)
-	}
-	return exec, scripted, node, rules, closer, nil
-}
-
-// loadable resolves rule references as rules does, except the ones this
-// simulation cannot load (no rule file or binding, or a contract without
-// --rpc), which it answers with their load error (wrapping
-// rulesource.ErrNotCovered): the start use case then refuses them, or
-// authority.ScriptedSteps plays them from --outcomes.
-type loadable struct {
-	rules     *rulesource.Loader
-	uncovered map[string]error
-}
-
-func (l loadable) Resolve(ref string) (rulesource.Target, error) {
-	if err, ok := l.uncovered[ref]; ok {
-		return rulesource.Target{}, err
-	}
-	return l.rules.Resolve(ref)
+	return node, closer, nil
 }

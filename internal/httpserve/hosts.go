@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -82,4 +83,17 @@ func guardHosts(l *HostList, hint string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// CheckListen checks a listen address given as flag (its name in
+// messages, without "--"): host:port or :port, the port 0 to 65535.
+func CheckListen(flag, v string) error {
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return fmt.Errorf("--%s %q: want host:port or :port (e.g. 127.0.0.1:9464)", flag, v)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--%s %q: port %q is not a port number (0-65535)", flag, v, port)
+	}
+	return nil
 }

@@ -138,3 +138,13 @@ func (r *Report) Err(subject string) error {
 	}
 	return &Invalid{Subject: subject, Problems: r.Problems, Warnings: r.Warnings}
 }
+
+// Report is header followed by every problem on its own indented line,
+// located in file (Problem.Located, severity "error").
+func (e *Invalid) Report(header, file string) string {
+	lines := []string{header}
+	for _, p := range e.Problems {
+		lines = append(lines, "  "+p.Located(file, "error"))
+	}
+	return strings.Join(lines, "\n")
+}
