@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/xgr-sidecar/xgr/internal/build"
+	"github.com/xgr-sidecar/xgr/redisconn"
 )
 
-// runChecks runs cfg.Checks at start: Redis's persistence settings (a
+// runChecks runs cfg.Checks at start: the Redis schema (a build that
+// cannot share Redis with the recorded schema refuses), Redis's persistence settings (a
 // setting that can lose acknowledged writes is a warning, with RequireAOF
 // a refusal) and the owners' root pid counters (raised where Redis lost
 // writes, so that no session id is reused).
@@ -15,10 +19,34 @@ func (r *Replica) runChecks(ctx context.Context) error {
 	if c == nil {
 		return nil
 	}
+	if err := r.checkSchema(ctx, c); err != nil {
+		return err
+	}
 	if err := r.checkDurability(ctx, c); err != nil {
 		return err
 	}
 	r.checkCounters(ctx)
+	return nil
+}
+
+// checkSchema checks this build's Redis schema against the one recorded in
+// Redis (redisconn.CheckSchema): a replica whose schema cannot share Redis
+// with it refuses to start, naming both and what to do.
+func (r *Replica) checkSchema(ctx context.Context, c *Checks) error {
+	mine, err := redisconn.BuildSchema()
+	if err != nil {
+		return &Error{Part: PartSchema, Err: err}
+	}
+	verdict, stored, err := redisconn.CheckSchema(ctx, r.rdb, mine, c.UpgradeSchema, build.Read().Version)
+	if err != nil {
+		return &Error{Part: PartSchema, Err: err}
+	}
+	switch verdict {
+	case redisconn.SchemaSet, redisconn.SchemaRaised:
+		r.log.Info("redis schema recorded", "schema", mine.Version, "compatibleSince", mine.CompatibleSince, "previous", stored.Version)
+	case redisconn.SchemaCoexist:
+		r.log.Info("redis schema is newer than this build's; sharing it (a rolling upgrade)", "schema", mine.Version, "redisSchema", stored.Version)
+	}
 	return nil
 }
 

@@ -223,6 +223,10 @@ type Checks struct {
 	// RequireAOF refuses a Redis without appendonly yes and appendfsync
 	// always (or everysec with AcceptAOFEverysec).
 	RequireAOF, AcceptAOFEverysec bool
+	// UpgradeSchema: the operator says every replica of an older release
+	// is stopped, so this build may record its schema although it does
+	// not share Redis with the one recorded (redisconn.CheckSchema).
+	UpgradeSchema bool
 }
 
 // Validate reports what makes cfg unable to run, before anything is

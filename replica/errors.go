@@ -15,6 +15,7 @@ const (
 	PartEvidence   Part = "evidence"   // Evidence
 	PartTracing    Part = "tracing"    // OTLPEndpoint
 	PartChecks     Part = "checks"     // Checks: Redis persistence
+	PartSchema     Part = "schema"     // Checks: the Redis schema
 	PartIndex      Part = "index"      // Index, and Run's index that stopped
 	PartGateway    Part = "gateway"    // Gateway
 	PartExecutions Part = "executions" // Executions

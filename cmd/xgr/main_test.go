@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/xgr-sidecar/xgr/internal/jsondoc"
+	"github.com/xgr-sidecar/xgr/redisconn"
 )
 
 // jsonReport is one file's entry in validate --json output.
@@ -185,8 +186,11 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "xgr dev (revision ") {
 		t.Fatalf("version: %d %s", code, out)
 	}
+	if !strings.Contains(out, "redis schema "+redisconn.SchemaVersion+" (shares Redis with schema "+redisconn.SchemaCompatibleSince+" or later)") {
+		t.Errorf("version: %s, want the redis schema", out)
+	}
 	out, _ = run(t, "version", "--json")
-	if !strings.Contains(out, `"version":"dev"`) {
+	if !strings.Contains(out, `"version":"dev"`) || !strings.Contains(out, `"redisSchema":`+redisconn.SchemaVersion) {
 		t.Errorf("version --json: %s", out)
 	}
 	if out, code := run(t, "--log-level", "loud", "version"); code != 2 || !strings.Contains(out, "--log-level") {

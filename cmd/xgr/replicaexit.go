@@ -32,6 +32,8 @@ func replicaExit(c *cli.Context, err error) error {
 		what = "--log-expire-days, --log-max-days: "
 	case replica.PartChecks:
 		what = "--require-aof: "
+	case replica.PartSchema:
+		what = "redis schema: "
 	case replica.PartExecutions:
 		what = "executions: "
 	case replica.PartIndex:

@@ -62,6 +62,7 @@ Example:
 			&cli.StringFlag{Name: "replica", EnvVars: []string{"XGR_REPLICA"}, Usage: "this replica's name in leases (default host-pid)"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", EnvVars: []string{"XGR_LISTEN"}, Usage: "address of /metrics, /healthz, /readyz and the console /ui (empty: off)"},
 			&cli.StringFlag{Name: "metrics-listen", EnvVars: []string{"XGR_METRICS_LISTEN"}, Usage: "also serve /metrics, /healthz and /readyz, never the console, on this address (e.g. for a scraper on another host; empty: off)"},
+			&cli.BoolFlag{Name: "upgrade-schema", EnvVars: []string{"XGR_UPGRADE_SCHEMA"}, Usage: "record this build's Redis schema although replicas of the recorded one cannot share Redis with it: give it only after every replica of the older release has stopped (CHANGELOG.md says which upgrades need it)"},
 			&cli.BoolFlag{Name: "require-aof", EnvVars: []string{"XGR_REQUIRE_AOF"}, Usage: "refuse to start unless Redis runs with appendonly yes and appendfsync always (or everysec with --accept-aof-everysec)"},
 			&cli.BoolFlag{Name: "accept-aof-everysec", EnvVars: []string{"XGR_ACCEPT_AOF_EVERYSEC"}, Usage: "accept appendfsync everysec: an OS crash may lose the last second of acknowledged writes (starts, steps; their session ids reused)"},
 			&cli.DurationFlag{Name: "health-timeout", Value: time.Second, EnvVars: []string{"XGR_HEALTH_TIMEOUT"}, Usage: "/healthz fails when a Redis write takes longer"},
@@ -110,7 +111,7 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 	cfg := replica.Config{Name: c.String("replica"), Node: node, Store: storeConfig(),
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), ExecPoll: c.Duration("exec-poll"),
 		MaxSessions: c.Int("max-sessions"), HealthTimeout: c.Duration("health-timeout"), OTLPEndpoint: c.String("otlp-endpoint"),
-		Checks: &replica.Checks{RequireAOF: c.Bool("require-aof"), AcceptAOFEverysec: c.Bool("accept-aof-everysec")}}
+		Checks: &replica.Checks{RequireAOF: c.Bool("require-aof"), AcceptAOFEverysec: c.Bool("accept-aof-everysec"), UpgradeSchema: c.Bool("upgrade-schema")}}
 	if cfg.Store.Quotas, err = quotasOf(c); err != nil {
 		return cfg, err
 	}
