@@ -75,7 +75,7 @@ func TestOneTraceAcrossReplicas(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range s.Attributes {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	if attrs["xgr.orchestration"] != "flow" || attrs["xgr.outcome"] != "failed" || attrs["xgr.steps"] != "3" || s.Status.Code != codes.Error {
 		t.Errorf("session span attributes %v, status %v: want orchestration, outcome failed, steps and status Error", attrs, s.Status)
