@@ -23,6 +23,11 @@ type Quota struct {
 	// (lib/slots.lua: a bound of their live processes): a start over it is
 	// refused, and a commit over it kills its session.
 	LiveProcesses int64 `json:"liveProcesses"`
+	// Weight is the owner's share of a replica's session slots
+	// (--max-sessions) against other owners with due sessions: not a
+	// limit; 0 is the default, 1 (reactor's fair pick, docs/operating.md
+	// "Fair scheduling across owners").
+	Weight int64 `json:"weight,omitempty"`
 }
 
 // Quotas are the operator's quotas: Default for every owner, and per
@@ -43,6 +48,7 @@ func (q Quotas) For(owner string) Quota {
 	}
 	for _, f := range []struct{ dst, src *int64 }{
 		{&out.LiveSessions, &o.LiveSessions}, {&out.StartsPerMinute, &o.StartsPerMinute}, {&out.LiveProcesses, &o.LiveProcesses},
+		{&out.Weight, &o.Weight},
 	} {
 		if *f.src != 0 {
 			*f.dst = *f.src
@@ -52,19 +58,35 @@ func (q Quotas) For(owner string) Quota {
 }
 
 func (q Quota) nonNegative() Quota {
-	return Quota{LiveSessions: max(q.LiveSessions, 0), StartsPerMinute: max(q.StartsPerMinute, 0), LiveProcesses: max(q.LiveProcesses, 0)}
+	return Quota{LiveSessions: max(q.LiveSessions, 0), StartsPerMinute: max(q.StartsPerMinute, 0), LiveProcesses: max(q.LiveProcesses, 0),
+		Weight: max(q.Weight, 0)}
+}
+
+// DefaultWeight is the weight of an owner whose quota sets none.
+const DefaultWeight = 1
+
+// WeightOf is owner's weight (Quota.Weight; DefaultWeight when none is
+// set).
+func (q Quotas) WeightOf(owner string) int {
+	if w := q.For(owner).Weight; w > 0 {
+		return int(w)
+	}
+	return DefaultWeight
 }
 
 // Check refuses negative defaults and overrides whose owner is not an
 // address in key form.
 func (q Quotas) Check() error {
 	d := q.Default
-	if d.LiveSessions < 0 || d.StartsPerMinute < 0 || d.LiveProcesses < 0 {
-		return fmt.Errorf("quotas: default %+v: want 0 (no limit) or more for each", d)
+	if d.LiveSessions < 0 || d.StartsPerMinute < 0 || d.LiveProcesses < 0 || d.Weight < 0 {
+		return fmt.Errorf("quotas: default %+v: want 0 (no limit; weight: the default, 1) or more for each", d)
 	}
-	for o := range q.Owners {
+	for o, oq := range q.Owners {
 		if err := CheckOwner(o); err != nil {
 			return fmt.Errorf("quotas: %w", err)
+		}
+		if oq.Weight < 0 {
+			return fmt.Errorf("quotas: owner %s: weight %d: want 0 (the default) or more", o, oq.Weight)
 		}
 	}
 	return nil

@@ -16,11 +16,12 @@ import (
 //	  liveSessions: 100        # the default of every owner (0: no limit)
 //	  startsPerMinute: 600
 //	  liveProcesses: 20000
+//	  weight: 1                # share of a replica's session slots (0: 1)
 //	  owners:                  # per owner, the fields that differ
-//	    "0x…": {liveSessions: 1000, liveProcesses: -1}   # -1: no limit
+//	    "0x…": {liveSessions: 1000, liveProcesses: -1, weight: 4}   # -1: no limit
 const QuotasConfigKey = "quotas"
 
-var quotaFields = []string{"liveSessions", "startsPerMinute", "liveProcesses"}
+var quotaFields = []string{"liveSessions", "startsPerMinute", "liveProcesses", "weight"}
 
 // ParseQuotas reads the quotas: section of the YAML config raw (file
 // names it in errors) and returns raw with that section blanked, for the
@@ -96,6 +97,8 @@ func parseQuota(m *yaml.Node, path string, negative bool, bad func(*yaml.Node, s
 			dst = &q.StartsPerMinute
 		case "liveProcesses":
 			dst = &q.LiveProcesses
+		case "weight":
+			dst = &q.Weight
 		default:
 			if extra == nil || !extra(k.Value, v) {
 				bad(k, path+"."+k.Value, "unknown setting; known: %s", strings.Join(quotaFields, ", "))
@@ -106,6 +109,8 @@ func parseQuota(m *yaml.Node, path string, negative bool, bad func(*yaml.Node, s
 		switch {
 		case v.Kind != yaml.ScalarNode || err != nil:
 			bad(v, path+"."+k.Value, "%q: want a whole number", v.Value)
+		case n < 0 && k.Value == "weight":
+			bad(v, path+"."+k.Value, "%d: want 0 (the default, 1) or more", n)
 		case n < 0 && !(negative && n == -1):
 			if negative {
 				bad(v, path+"."+k.Value, "%d: want 0 (the default), -1 (no limit) or more", n)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,6 +79,8 @@ type Manager struct {
 	// due are sessions the root index last named as due, not yet tried:
 	// a free slot takes the next of them without reading the index again.
 	due []joinstore.Root
+	// reads counts the root index reads (RootsDueSpread's turn).
+	reads int
 	// room says a session ended while the replica was at MaxRoots: look
 	// for the next one at once rather than at the next poll.
 	room   chan struct{}
@@ -268,7 +271,10 @@ func (m *Manager) free() int {
 func (m *Manager) adopt(ctx context.Context, fresh bool) error {
 	for {
 		if fresh || len(m.due) == 0 {
-			roots, err := m.Store.RootsDue(ctx, m.now(), 256)
+			// Past a backlog too (RootsDueSpread): a flood of one owner's
+			// due sessions does not hide another owner's from fairPick.
+			roots, err := m.Store.RootsDueSpread(ctx, m.now(), 256, m.reads)
+			m.reads++
 			if err != nil {
 				return err
 			}
@@ -278,15 +284,7 @@ func (m *Manager) adopt(ctx context.Context, fresh bool) error {
 			}
 		}
 		m.mu.Lock()
-		n := m.free()
-		var pick []joinstore.Root
-		for len(m.due) > 0 && (n < 0 || len(pick) < n) {
-			r := m.due[0]
-			m.due = m.due[1:]
-			if _, running := m.actors[r]; !running {
-				pick = append(pick, r)
-			}
-		}
+		pick := m.pickDue()
 		m.mu.Unlock()
 		if len(pick) == 0 {
 			return nil
@@ -298,6 +296,32 @@ func (m *Manager) adopt(ctx context.Context, fresh bool) error {
 			return nil // the next poll reads the index again
 		}
 	}
+}
+
+// pickDue takes from m.due the sessions to start in the free slots, in
+// the order fairPick decides (the owners' weights from the store's
+// quotas); the rest stay in m.due, in due order. Callers hold m.mu.
+func (m *Manager) pickDue() []joinstore.Root {
+	running := map[string]int{}
+	for r := range m.actors {
+		if !m.leaving[r] {
+			running[r.Owner]++
+		}
+	}
+	var cand []joinstore.Root
+	for _, r := range m.due {
+		if _, ok := m.actors[r]; !ok {
+			cand = append(cand, r)
+		}
+	}
+	quotas := m.Store.Quotas()
+	pick := fairPick(cand, running, quotas.WeightOf, m.free())
+	picked := make(map[joinstore.Root]bool, len(pick))
+	for _, r := range pick {
+		picked[r] = true
+	}
+	m.due = slices.DeleteFunc(cand, func(r joinstore.Root) bool { return picked[r] })
+	return pick
 }
 
 // acquire adopts roots concurrently (joinstore.Adopt: lease, opening reads
