@@ -233,7 +233,7 @@ func TestDeployFilesUseRegisteredMetrics(t *testing.T) {
 	}
 
 	// The lifecycle lines at INFO.
-	if !regexp.MustCompile(`level=INFO msg="session finished" session=0x[0-9a-f]+:\d+ outcome=ok steps=\d+ replica=dev`).MatchString(out.String()) {
+	if !regexp.MustCompile(`level=INFO msg="session finished" session=0x[0-9a-f]+:\d+ ostcId=\S+ outcome=ok steps=\d+ replica=dev duration=\S+`).MatchString(out.String()) {
 		t.Errorf("no INFO line for a finished session with its outcome:\n%s", out.String())
 	}
 }
