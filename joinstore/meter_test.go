@@ -1,0 +1,151 @@
+package joinstore
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// finishOne starts a session of o and ends it with one step of gas gas;
+// defer leaves its indexes to the hand-back (Commit.DeferFinish).
+func finishOne(t *testing.T, s *Store, o, key string, gas uint64, deferFinish bool) (Root, SessionMeta) {
+	t.Helper()
+	ctx := context.Background()
+	r := start(t, s, StartRequest{Owner: o, IdempotencyKey: key})
+	c := claimAll(t, s, r.Root, t0, 0)
+	if _, err := s.Commit(ctx, c[0], t0.Add(20*time.Second), Commit{Status: "done", Gas: gas, DeferFinish: deferFinish}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.SessionMeta(ctx, r.Root)
+	if err != nil || m.Status != SessionFinished {
+		t.Fatalf("the session did not finish: %+v %v", m, err)
+	}
+	return r.Root, m
+}
+
+// A finished session is added to its owner's meter of the day it finished
+// once, however often its end is reported (the commit that ended it, an
+// adoption that finds it finished, a hand-back); the owners' index lists
+// its owner with its gas; the hook hears of it once.
+func TestMeterCountsASessionOnce(t *testing.T) {
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		s := newStore(rdb)
+		var heard atomic.Int64
+		s.SetMeterHook(func(u SessionUsage) { heard.Add(1) })
+		root, m := finishOne(t, s, owner, "a", 500, false)
+		day := MeterDay(m.FinishedAt)
+		// Reported finished again: by a replica's adoption and a hand-back.
+		if s.MarkFinished(ctx, root, t0.Add(time.Hour)) {
+			t.Error("MarkFinished took a session out of the root index twice")
+		}
+		if _, err := s.ReleaseFinished(ctx, root, "w1", 1, t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		s.finished(ctx, root, t0.Add(2*time.Hour))
+		got, err := s.Meter(ctx, owner, m.FinishedAt, m.FinishedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 {
+			t.Fatalf("meter: %+v, want one day", got)
+		}
+		u := got[0]
+		if u.Owner != owner || u.Day != day || u.Sessions != 1 || u.Steps != 1 || u.Gas != 500 || u.DurationMs != 20_000 || u.Bytes <= 0 {
+			t.Errorf("meter of a session reported finished 4 times: %+v, want 1 session, 1 step, gas 500, 20 s, bytes > 0", u)
+		}
+		if n := heard.Load(); n != 1 {
+			t.Errorf("the meter hook heard of the session %d times, want 1", n)
+		}
+		// A second session the same day adds up; the index ranks by gas.
+		other := "0x00000000000000000000000000000000000000bb"
+		finishOne(t, s, owner, "b", 250, false)
+		finishOne(t, s, other, "c", 100, false)
+		got, _ = s.Meter(ctx, owner, m.FinishedAt, m.FinishedAt)
+		if len(got) != 1 || got[0].Sessions != 2 || got[0].Steps != 2 || got[0].Gas != 750 {
+			t.Errorf("meter after a second session: %+v, want 2 sessions, 2 steps, gas 750", got)
+		}
+		owners, err := s.MeteredOwners(ctx, day)
+		if err != nil || len(owners) != 2 || owners[0] != owner || owners[1] != other {
+			t.Errorf("owners metered on %s: %v %v, want %s and %s", day, owners, err, owner, other)
+		}
+		top, err := s.TopOwners(ctx, day, 1)
+		if err != nil || len(top) != 1 || top[0] != (OwnerGas{Owner: owner, Gas: 750}) {
+			t.Errorf("top owner: %+v %v, want %s with 750", top, err, owner)
+		}
+		// Both keys of the day expire (the retention).
+		ok := ownerKeysOf(owner)
+		for _, k := range []string{ok.meter(day), ok.metered(day), meterOwnersKey(day)} {
+			if ttl := rdb.TTL(ctx, k).Val(); ttl <= MeterRetention-time.Minute || ttl > MeterRetention {
+				t.Errorf("%s lives %v, want the retention %v", k, ttl, MeterRetention)
+			}
+		}
+	})
+}
+
+// A replica that stops between a session's last commit and its hand-back
+// leaves the session unmetered and in the root index: the replica that
+// finds it finished there meters it, once.
+func TestMeterAfterAStoppedHolder(t *testing.T) {
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		s := newStore(rdb)
+		root, m := finishOne(t, s, owner, "a", 40, true)
+		if got, _ := s.Meter(ctx, owner, m.FinishedAt, m.FinishedAt); len(got) != 0 {
+			t.Fatalf("metered before its end was handled: %+v", got)
+		}
+		if !s.MarkFinished(ctx, root, t0.Add(time.Hour)) {
+			t.Fatal("the adoption did not find the finished session in the root index")
+		}
+		s.MarkFinished(ctx, root, t0.Add(time.Hour))
+		got, _ := s.Meter(ctx, owner, m.FinishedAt, m.FinishedAt)
+		if len(got) != 1 || got[0].Sessions != 1 || got[0].Gas != 40 {
+			t.Errorf("meter after the adoption: %+v, want 1 session with gas 40", got)
+		}
+	})
+}
+
+// A live session is not metered (it is when it finishes), nor a gone one.
+func TestMeterSkipsLiveSessions(t *testing.T) {
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		s := newStore(rdb)
+		r := start(t, s, StartRequest{IdempotencyKey: "live"})
+		if _, ok := s.meterSession(ctx, r.Root, t0); ok {
+			t.Error("a live session was metered")
+		}
+		if _, ok := s.meterSession(ctx, Root{Owner: owner, RootPid: 999}, t0); ok {
+			t.Error("a session that does not exist was metered")
+		}
+		if n := rdb.ZCard(ctx, meterOwnersKey(MeterDay(t0))).Val(); n != 0 {
+			t.Errorf("the owners' index lists %d owners, want none", n)
+		}
+	})
+}
+
+// usageOf scales the sampled process records to the session's processes.
+func TestUsageOfScalesSampledProcesses(t *testing.T) {
+	root := Root{Owner: owner, RootPid: 1}
+	m := SessionMeta{Steps: 3, GasUsed: 7, Iter: 64, CreatedAt: t0, FinishedAt: t0.Add(time.Second)}
+	u := usageOf(root, m, []int64{100, 50}, []int64{10, 10, 0, 0}, t0)
+	if u.Bytes != 150+20*64/4 || u.DurationMs != 1000 || u.Day != MeterDay(t0) {
+		t.Errorf("usage: %+v", u)
+	}
+}
+
+// A range that ends before it starts or is longer than the retention is
+// refused, naming it.
+func TestMeterRefusesBadRanges(t *testing.T) {
+	if _, err := meterDays(t0, t0.Add(-24*time.Hour)); err == nil {
+		t.Error("a range ending before it starts was taken")
+	}
+	if _, err := meterDays(t0, t0.Add(MeterRetention+24*time.Hour)); err == nil {
+		t.Error("a range longer than the retention was taken")
+	}
+	if d, err := meterDays(t0, t0.Add(48*time.Hour)); err != nil || len(d) != 3 {
+		t.Errorf("3 days: %v %v", d, err)
+	}
+}
