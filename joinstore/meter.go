@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,53 +27,84 @@ const meterSampledProcs = 32
 // MeterDay is the UTC day t falls on, as the meter's keys name it.
 func MeterDay(t time.Time) string { return t.UTC().Format(MeterDayLayout) }
 
-// The meter's fields (a day's hash, DayUsage).
+// The meter's fields (a day's hash, DayUsage), as the scripts write them
+// (validationGas: meter_session.lua; the executions': meter_exec.lua).
 const (
-	meterSessions = "sessions"
-	meterSteps    = "steps"
-	meterGas      = "gas"
-	meterDuration = "durationMs"
-	meterBytes    = "bytes"
+	meterSessions   = "sessions"
+	meterSteps      = "steps"
+	meterValidation = "validationGas"
+	meterDuration   = "durationMs"
+	meterBytes      = "bytes"
+	meterExecs      = "executions"
+	meterExecGas    = "execGas"
+	meterValueGwei  = "valueGwei"
+	meterValueRest  = "valueWeiRest"
+	meterFeeGwei    = "feeGwei"
+	meterFeeRest    = "feeWeiRest"
 )
 
-// DayUsage is what one owner's sessions that finished on one UTC day used:
-// the billing meter (Store.Meter).
+// DayUsage is what one owner used on one UTC day: the billing meter
+// (Store.Meter). The session fields count the sessions that finished that
+// day, the execution fields the executions that became final that day.
 type DayUsage struct {
 	Owner string `json:"owner"`
-	// Day is the UTC date the sessions finished on (MeterDayLayout).
+	// Day is the UTC date (MeterDayLayout).
 	Day string `json:"day"`
 	// Sessions counts the owner's sessions that finished that day; Steps
 	// the steps they committed.
 	Sessions int64 `json:"sessions"`
 	Steps    int64 `json:"steps"`
-	// Gas is the gas their steps used: validation gas and the gas of
-	// their executions' transactions (SessionMeta.GasUsed, what the
-	// sessions' gas budgets counted).
-	Gas int64 `json:"gas"`
+	// ValidationGas is the gas of their steps' rules: their gas used
+	// (SessionMeta.GasUsed, what their budgets counted) less the gas of
+	// their executions' transactions (counted as ExecGas).
+	ValidationGas int64 `json:"validationGas"`
 	// DurationMs sums the sessions' lifetimes, from their start to their
 	// end (milliseconds).
 	DurationMs int64 `json:"durationMs"`
 	// Bytes sums what the sessions held in Redis at their end (MEMORY
-	// USAGE of their records; see meterBytes), a sampled estimate.
+	// USAGE of their records, usageOf), a sampled estimate.
 	Bytes int64 `json:"bytes"`
+	// Executions counts the owner's executions that became final that day
+	// (succeeded or reverted; a lost one executed nothing); ExecGas the gas
+	// their transactions used; ValueWei the value the successful ones
+	// moved and FeeWei what all of them paid (gasUsed × effectiveGasPrice),
+	// decimal wei.
+	Executions int64  `json:"executions"`
+	ExecGas    int64  `json:"execGas"`
+	ValueWei   string `json:"valueWei"`
+	FeeWei     string `json:"feeWei"`
 }
 
 // SessionUsage is what metering one finished session added (Store's
 // meter hook, SetMeterHook).
 type SessionUsage struct {
-	Root                          Root
-	Day                           string
-	Steps, Gas, DurationMs, Bytes int64
+	Root Root
+	Day  string
+	// Gas is the session's gas used (validation and execution);
+	// ValidationGas what the metering counted as validation gas (Gas less
+	// its metered executions').
+	Steps, Gas, ValidationGas, DurationMs, Bytes int64
 }
 
 // meterKeys are an owner's meter keys of one day, under the owner's tag.
 func (k ownerKeys) meter(day string) string   { return k.prefix + "meter:" + day }
 func (k ownerKeys) metered(day string) string { return k.prefix + "metered:" + day }
+func (k ownerKeys) execGas() string           { return k.prefix + "execgas" }
 
 // meterOwnersKey is the index of the owners metered on day: a sorted set,
 // owner by the gas their sessions of that day used (outside every
 // owner's tag; each write is its own command).
 func meterOwnersKey(day string) string { return "xgr:meter:owners:" + day }
+
+// SetExecMeterHook sets what is told of each execution the store meters
+// (once per key across replicas); nil: none.
+func (s *Store) SetExecMeterHook(f func(ExecUsage)) {
+	if f == nil {
+		s.execHook.Store(nil)
+		return
+	}
+	s.execHook.Store(&f)
+}
 
 // SetMeterHook sets what is told of each session the store meters (once
 // per session across replicas: only the call that metered it); nil: none.
@@ -101,28 +133,23 @@ func (s *Store) meterSession(ctx context.Context, root Root, now time.Time) (Ses
 		return u, false
 	}
 	ok := ownerKeysOf(root.Owner)
-	var res *redis.Cmd
-	err = s.pipelined(ctx, func(p redis.Pipeliner) {
-		// The index first: a day whose bucket exists is always listed.
-		p.ZAddNX(ctx, meterOwnersKey(u.Day), redis.Z{Member: root.Owner})
-		p.Expire(ctx, meterOwnersKey(u.Day), MeterRetention)
-		res = scriptMeterSession.EvalSha(ctx, p, []string{ok.meter(u.Day), ok.metered(u.Day)},
-			root.RootPid, int64(MeterRetention/time.Second), meterSessions, 1, meterSteps, u.Steps, meterGas, u.Gas,
-			meterDuration, u.DurationMs, meterBytes, u.Bytes)
-	})
-	if err != nil && isNoScript(err) {
-		res = scriptMeterSession.Run(ctx, s.rdb, []string{ok.meter(u.Day), ok.metered(u.Day)},
-			root.RootPid, int64(MeterRetention/time.Second), meterSessions, 1, meterSteps, u.Steps, meterGas, u.Gas,
-			meterDuration, u.DurationMs, meterBytes, u.Bytes)
-		err = res.Err()
-	}
+	keys := []string{ok.meter(u.Day), ok.metered(u.Day), ok.execGas()}
+	args := []any{root.RootPid, int64(MeterRetention / time.Second), u.Gas,
+		meterSessions, 1, meterSteps, u.Steps, meterDuration, u.DurationMs, meterBytes, u.Bytes}
+	res, err := s.meterEval(ctx, u.Day, root.Owner, scriptMeterSession, keys, args)
 	if err != nil {
 		s.meterErr(root, err)
 		return u, false
 	}
-	if n, _ := res.Int64(); n != 1 {
+	vals, err := res.Int64Slice()
+	if err != nil || len(vals) != 2 {
+		s.meterErr(root, fmt.Errorf("meter_session answered %v: %v", res.Val(), err))
 		return u, false
 	}
+	if vals[0] != 1 {
+		return u, false
+	}
+	u.ValidationGas = vals[1]
 	if f := s.meterHook.Load(); f != nil {
 		(*f)(u)
 	}
@@ -131,6 +158,23 @@ func (s *Store) meterSession(ctx context.Context, root Root, now time.Time) (Ses
 
 // errNotFinished: the session to meter has not finished (or is gone).
 var errNotFinished = errors.New("the session has not finished")
+
+// meterEval runs a meter script after listing owner in day's owners
+// index (first: a day whose bucket exists is always listed), in one
+// pipeline; a script the server does not hold yet is sent again whole.
+func (s *Store) meterEval(ctx context.Context, day, owner string, script *redis.Script, keys []string, args []any) (*redis.Cmd, error) {
+	var res *redis.Cmd
+	err := s.pipelined(ctx, func(p redis.Pipeliner) {
+		p.ZAddNX(ctx, meterOwnersKey(day), redis.Z{Member: owner})
+		p.Expire(ctx, meterOwnersKey(day), MeterRetention)
+		res = script.EvalSha(ctx, p, keys, args...)
+	})
+	if err != nil && isNoScript(err) {
+		res = script.Run(ctx, s.rdb, keys, args...)
+		err = res.Err()
+	}
+	return res, err
+}
 
 func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
 
@@ -144,7 +188,7 @@ func (s *Store) meterErr(root Root, err error) {
 // meterOwnersIndex adds a metered session's gas to the owners' index of
 // its day (the top owners' ranking), in p.
 func meterOwnersIndex(ctx context.Context, p redis.Pipeliner, u SessionUsage) {
-	p.ZIncrBy(ctx, meterOwnersKey(u.Day), float64(u.Gas), u.Root.Owner)
+	p.ZIncrBy(ctx, meterOwnersKey(u.Day), float64(u.ValidationGas), u.Root.Owner)
 }
 
 // sessionUsage reads what a finished session used (one round trip: its
@@ -304,8 +348,10 @@ func meterDays(from, to time.Time) ([]string, error) {
 
 func parseDayUsage(owner, day string, f map[string]string) (DayUsage, error) {
 	u := DayUsage{Owner: owner, Day: day}
-	for name, dst := range map[string]*int64{meterSessions: &u.Sessions, meterSteps: &u.Steps, meterGas: &u.Gas,
-		meterDuration: &u.DurationMs, meterBytes: &u.Bytes} {
+	var valueGwei, valueRest, feeGwei, feeRest int64
+	for name, dst := range map[string]*int64{meterSessions: &u.Sessions, meterSteps: &u.Steps, meterValidation: &u.ValidationGas,
+		meterDuration: &u.DurationMs, meterBytes: &u.Bytes, meterExecs: &u.Executions, meterExecGas: &u.ExecGas,
+		meterValueGwei: &valueGwei, meterValueRest: &valueRest, meterFeeGwei: &feeGwei, meterFeeRest: &feeRest} {
 		v, ok := f[name]
 		if !ok {
 			continue
@@ -316,5 +362,130 @@ func parseDayUsage(owner, day string, f map[string]string) (DayUsage, error) {
 		}
 		*dst = n
 	}
+	u.ValueWei, u.FeeWei = weiOf(valueGwei, valueRest).String(), weiOf(feeGwei, feeRest).String()
 	return u, nil
+}
+
+// gwei is a wei in a gwei.
+var gwei = big.NewInt(1_000_000_000)
+
+// weiOf is gwei·10⁹ + rest.
+func weiOf(g, rest int64) *big.Int {
+	w := new(big.Int).Mul(big.NewInt(g), gwei)
+	return w.Add(w, big.NewInt(rest))
+}
+
+// splitWei splits wei into gwei and the wei below a gwei, as the meter
+// keeps amounts (HINCRBY takes 64-bit integers); an amount of 2⁶² gwei or
+// more is refused.
+func splitWei(wei *big.Int) (g, rest int64, err error) {
+	if wei == nil {
+		return 0, 0, nil
+	}
+	if wei.Sign() < 0 {
+		return 0, 0, fmt.Errorf("amount %s wei: want 0 or more", wei)
+	}
+	q, r := new(big.Int).QuoRem(wei, gwei, new(big.Int))
+	if q.BitLen() > 62 {
+		return 0, 0, fmt.Errorf("amount %s wei: too large to meter (at most 2^62 gwei)", wei)
+	}
+	return q.Int64(), r.Int64(), nil
+}
+
+// ExecUsage is a final execution as the meter counts it
+// (Store.MeterExecution).
+type ExecUsage struct {
+	Root Root
+	// Key is the execution's idempotency key: it is metered once.
+	Key string
+	// FinalAt is when it became final (its day is the meter's); zero:
+	// now.
+	FinalAt time.Time
+	// Gas is what its transaction used; Value what it moved (nil or 0 for
+	// a reverted one) and Fee what it paid, in wei.
+	Gas        int64
+	Value, Fee *big.Int
+}
+
+// MeterExecution adds a final execution to its owner's meter of the day it
+// became final (lua/meter_exec.lua), once per key however often it is
+// called; it remembers its gas for its session, whose own metering counts
+// it as execution gas, not as validation gas. The reactor calls it when it
+// polls the final outcome, before the step commits: a replica that stops
+// in between polls again after the adoption, and meters then.
+func (s *Store) MeterExecution(ctx context.Context, e ExecUsage, now time.Time) (bool, error) {
+	if err := CheckOwner(e.Root.Owner); err != nil {
+		return false, err
+	}
+	if e.Key == "" || e.Gas < 0 {
+		return false, fmt.Errorf("meter execution of %s: want a key and gas 0 or more (key %q, gas %d)", e.Root, e.Key, e.Gas)
+	}
+	vg, vr, err := splitWei(e.Value)
+	if err != nil {
+		return false, fmt.Errorf("meter execution %s: value: %w", e.Key, err)
+	}
+	fg, fr, err := splitWei(e.Fee)
+	if err != nil {
+		return false, fmt.Errorf("meter execution %s: fee: %w", e.Key, err)
+	}
+	at := e.FinalAt
+	if at.IsZero() {
+		at = now
+	}
+	day := MeterDay(at)
+	ok := ownerKeysOf(e.Root.Owner)
+	res, err := s.meterEval(ctx, day, e.Root.Owner, scriptMeterExec, []string{ok.meter(day), ok.metered(day), ok.execGas()},
+		[]any{"x:" + e.Key, int64(MeterRetention / time.Second), e.Root.RootPid, e.Gas, vg, vr, fg, fr})
+	if err != nil {
+		return false, fmt.Errorf("meter execution %s: %w", e.Key, err)
+	}
+	if n, _ := res.Int64(); n != 1 {
+		return false, nil
+	}
+	// The top owners' ranking (not exact across a crash: a ranking).
+	s.rdb.ZIncrBy(ctx, meterOwnersKey(day), float64(e.Gas), e.Root.Owner)
+	if f := s.execHook.Load(); f != nil {
+		(*f)(e)
+	}
+	return true, nil
+}
+
+// OwnersMeter reads the meter of every owner metered on each day from
+// from to to (UTC dates, both included; at most MeterRetention long): the
+// owners' index of each day, then their buckets in one pipeline per day;
+// by day, then owner.
+func (s *Store) OwnersMeter(ctx context.Context, from, to time.Time) ([]DayUsage, error) {
+	days, err := meterDays(from, to)
+	if err != nil {
+		return nil, err
+	}
+	var out []DayUsage
+	for _, day := range days {
+		owners, err := s.MeteredOwners(ctx, day)
+		if err != nil || len(owners) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cmds := make([]*redis.MapStringStringCmd, len(owners))
+		if err := s.pipelined(ctx, func(p redis.Pipeliner) {
+			for i, o := range owners {
+				cmds[i] = p.HGetAll(ctx, ownerKeysOf(o).meter(day))
+			}
+		}); err != nil {
+			return nil, fmt.Errorf("meter of %s: %w", day, err)
+		}
+		for i, c := range cmds {
+			if len(c.Val()) == 0 {
+				continue // listed before its bucket was written (or it expired)
+			}
+			u, err := parseDayUsage(owners[i], day, c.Val())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, u)
+		}
+	}
+	return out, nil
 }

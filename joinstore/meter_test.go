@@ -2,6 +2,7 @@ package joinstore
 
 import (
 	"context"
+	"math/big"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestMeterCountsASessionOnce(t *testing.T) {
 			t.Fatalf("meter: %+v, want one day", got)
 		}
 		u := got[0]
-		if u.Owner != owner || u.Day != day || u.Sessions != 1 || u.Steps != 1 || u.Gas != 500 || u.DurationMs != 20_000 || u.Bytes <= 0 {
+		if u.Owner != owner || u.Day != day || u.Sessions != 1 || u.Steps != 1 || u.ValidationGas != 500 || u.DurationMs != 20_000 || u.Bytes <= 0 {
 			t.Errorf("meter of a session reported finished 4 times: %+v, want 1 session, 1 step, gas 500, 20 s, bytes > 0", u)
 		}
 		if n := heard.Load(); n != 1 {
@@ -65,7 +66,7 @@ func TestMeterCountsASessionOnce(t *testing.T) {
 		finishOne(t, s, owner, "b", 250, false)
 		finishOne(t, s, other, "c", 100, false)
 		got, _ = s.Meter(ctx, owner, m.FinishedAt, m.FinishedAt)
-		if len(got) != 1 || got[0].Sessions != 2 || got[0].Steps != 2 || got[0].Gas != 750 {
+		if len(got) != 1 || got[0].Sessions != 2 || got[0].Steps != 2 || got[0].ValidationGas != 750 {
 			t.Errorf("meter after a second session: %+v, want 2 sessions, 2 steps, gas 750", got)
 		}
 		owners, err := s.MeteredOwners(ctx, day)
@@ -102,7 +103,7 @@ func TestMeterAfterAStoppedHolder(t *testing.T) {
 		}
 		s.MarkFinished(ctx, root, t0.Add(time.Hour))
 		got, _ := s.Meter(ctx, owner, m.FinishedAt, m.FinishedAt)
-		if len(got) != 1 || got[0].Sessions != 1 || got[0].Gas != 40 {
+		if len(got) != 1 || got[0].Sessions != 1 || got[0].ValidationGas != 40 {
 			t.Errorf("meter after the adoption: %+v, want 1 session with gas 40", got)
 		}
 	})
@@ -148,4 +149,45 @@ func TestMeterRefusesBadRanges(t *testing.T) {
 	if d, err := meterDays(t0, t0.Add(48*time.Hour)); err != nil || len(d) != 3 {
 		t.Errorf("3 days: %v %v", d, err)
 	}
+}
+
+// An execution is metered once per key on the day it became final (gas,
+// value and fee exact past 64 bits of wei), and its session's metering
+// counts only the rest of its gas as validation gas.
+func TestMeterExecutionOnceAndApartFromValidation(t *testing.T) {
+	backends(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		s := newStore(rdb)
+		var heard atomic.Int64
+		s.SetExecMeterHook(func(ExecUsage) { heard.Add(1) })
+		r := start(t, s, StartRequest{IdempotencyKey: "x"})
+		value, _ := new(big.Int).SetString("20000000000000000001", 10) // 20 ETH and 1 wei
+		e := ExecUsage{Root: r.Root, Key: "k1", FinalAt: t0.Add(10 * time.Second), Gas: 400, Value: value, Fee: big.NewInt(400 * 7)}
+		for range 3 { // polled again after a restart: once
+			if _, err := s.MeterExecution(ctx, e, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := claimAll(t, s, r.Root, t0, 0)
+		if _, err := s.Commit(ctx, c[0], t0.Add(20*time.Second), Commit{Status: "done", Gas: 100 + 400}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Meter(ctx, owner, t0, t0)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("meter: %+v %v", got, err)
+		}
+		u := got[0]
+		if u.Sessions != 1 || u.ValidationGas != 100 || u.Executions != 1 || u.ExecGas != 400 || u.ValueWei != value.String() || u.FeeWei != "2800" {
+			t.Errorf("meter: %+v, want 1 session with validation gas 100, 1 execution with gas 400, value %s, fee 2800", u, value)
+		}
+		if n := heard.Load(); n != 1 {
+			t.Errorf("the exec hook heard of the execution %d times, want 1", n)
+		}
+		if n := rdb.HLen(ctx, ownerKeysOf(owner).execGas()).Val(); n != 0 {
+			t.Errorf("the session's execution gas is still kept after its metering (%d entries)", n)
+		}
+		if _, err := s.MeterExecution(ctx, ExecUsage{Root: r.Root, Key: "k2", Gas: 1, Value: big.NewInt(-1)}, t0); err == nil {
+			t.Error("a negative value was metered")
+		}
+	})
 }

@@ -137,6 +137,7 @@ type Store struct {
 	quotas atomic.Pointer[quotaState]
 	// meterHook is told of each session this store metered (SetMeterHook).
 	meterHook atomic.Pointer[func(SessionUsage)]
+	execHook  atomic.Pointer[func(ExecUsage)]
 }
 
 // eval runs one transition script, through the shared pipelines when the

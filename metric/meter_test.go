@@ -58,7 +58,7 @@ func TestMeterMetricsBoundTheOwners(t *testing.T) {
 	}
 	gas := float64(100 * owners * (owners + 1) / 2)
 	if got["xgr_meter_sessions_total"] != float64(owners) || got["xgr_meter_steps_total"] != float64(owners) ||
-		got["xgr_meter_gas_total"] != gas || got["xgr_meter_bytes_total"] <= 0 {
+		got["xgr_meter_validation_gas_total"] != gas || got["xgr_meter_bytes_total"] <= 0 {
 		t.Errorf("meter counters %v, want %d sessions, %d steps, gas %v, bytes > 0", got, owners, owners, gas)
 	}
 	if len(top) != TopOwners {
