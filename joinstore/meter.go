@@ -134,7 +134,7 @@ func (s *Store) meterSession(ctx context.Context, root Root, now time.Time) (Ses
 	}
 	ok := ownerKeysOf(root.Owner)
 	keys := []string{ok.meter(u.Day), ok.metered(u.Day), ok.execGas()}
-	args := []any{root.RootPid, int64(MeterRetention / time.Second), u.Gas,
+	args := []any{root.RootPid, int64(MeterRetention / time.Second), s.markerTTL(), u.Gas,
 		meterSessions, 1, meterSteps, u.Steps, meterDuration, u.DurationMs, meterBytes, u.Bytes}
 	res, err := s.meterEval(ctx, u.Day, root.Owner, scriptMeterSession, keys, args)
 	if err != nil {
@@ -155,6 +155,13 @@ func (s *Store) meterSession(ctx context.Context, root Root, now time.Time) (Ses
 	}
 	return u, true
 }
+
+// markerTTL is how long a day's markers live (seconds): the session TTL.
+// A session's end is reported again only while its records exist, and
+// they expire that long after it finished; an execution's outcome is
+// polled again only until its step commits. So the markers cost what the
+// sessions of a TTL cost, not 90 days of them.
+func (s *Store) markerTTL() int64 { return max(int64(s.cfg.SessionTTL/time.Second), 1) }
 
 // errNotFinished: the session to meter has not finished (or is gone).
 var errNotFinished = errors.New("the session has not finished")
@@ -435,7 +442,7 @@ func (s *Store) MeterExecution(ctx context.Context, e ExecUsage, now time.Time) 
 	day := MeterDay(at)
 	ok := ownerKeysOf(e.Root.Owner)
 	res, err := s.meterEval(ctx, day, e.Root.Owner, scriptMeterExec, []string{ok.meter(day), ok.metered(day), ok.execGas()},
-		[]any{"x:" + e.Key, int64(MeterRetention / time.Second), e.Root.RootPid, e.Gas, vg, vr, fg, fr})
+		[]any{"x:" + e.Key, int64(MeterRetention / time.Second), s.markerTTL(), e.Root.RootPid, e.Gas, vg, vr, fg, fr})
 	if err != nil {
 		return false, fmt.Errorf("meter execution %s: %w", e.Key, err)
 	}

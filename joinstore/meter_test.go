@@ -77,12 +77,16 @@ func TestMeterCountsASessionOnce(t *testing.T) {
 		if err != nil || len(top) != 1 || top[0] != (OwnerGas{Owner: owner, Gas: 750}) {
 			t.Errorf("top owner: %+v %v, want %s with 750", top, err, owner)
 		}
-		// Both keys of the day expire (the retention).
+		// The day's meter and index expire after the retention, its
+		// markers with the session's records (the session TTL).
 		ok := ownerKeysOf(owner)
-		for _, k := range []string{ok.meter(day), ok.metered(day), meterOwnersKey(day)} {
+		for _, k := range []string{ok.meter(day), meterOwnersKey(day)} {
 			if ttl := rdb.TTL(ctx, k).Val(); ttl <= MeterRetention-time.Minute || ttl > MeterRetention {
 				t.Errorf("%s lives %v, want the retention %v", k, ttl, MeterRetention)
 			}
+		}
+		if ttl, meta := rdb.TTL(ctx, ok.metered(day)).Val(), rdb.TTL(ctx, keysOf(root).meta()).Val(); ttl < meta || ttl > time.Hour {
+			t.Errorf("the markers live %v, the session's meta %v: want at least as long, at most the session TTL (1h)", ttl, meta)
 		}
 	})
 }
@@ -105,6 +109,13 @@ func TestMeterAfterAStoppedHolder(t *testing.T) {
 		got, _ := s.Meter(ctx, owner, m.FinishedAt, m.FinishedAt)
 		if len(got) != 1 || got[0].Sessions != 1 || got[0].ValidationGas != 40 {
 			t.Errorf("meter after the adoption: %+v, want 1 session with gas 40", got)
+		}
+		// A throwaway owner's meter goes with it, and its index entry.
+		if _, err := s.DeleteOwner(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+		if n := rdb.DBSize(ctx).Val(); n != 0 {
+			t.Errorf("%d keys left after DeleteOwner", n)
 		}
 	})
 }
