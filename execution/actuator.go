@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -57,6 +58,14 @@ type Outcome struct {
 	// was executed, and the step fails with Error.
 	Lost  bool   `json:"lost,omitempty"`
 	Error string `json:"error,omitempty"`
+	// ValueWei and FeeWei are what the transaction moved and cost: its
+	// value and gasUsed × effectiveGasPrice (decimal wei; "" when the
+	// actuator does not know); FinalAt is when it became final (zero when
+	// unknown). They feed the billing meter (joinstore.Store.MeterExecution)
+	// and are not kept on the process.
+	ValueWei string    `json:"-"`
+	FeeWei   string    `json:"-"`
+	FinalAt  time.Time `json:"-"`
 }
 
 // Actuator performs executions. Implementations are safe for concurrent

@@ -21,8 +21,9 @@ func (s *Store) FinishedSessions(ctx context.Context, owner string) (int64, erro
 }
 
 // DeleteOwner deletes everything the store holds for owner: every key of
-// its sessions (running or not), its owner indexes, and its sessions'
-// entries in the global root index, so no replica looks for them again. It
+// its sessions (running or not), its owner indexes and billing meter, and
+// its sessions' entries in the global root index and the meter's index of
+// owners, so no replica looks for them again. It
 // returns how many keys it deleted. It is for throwaway owners (xgr bench,
 // tests); stop the replicas running the owner's sessions first, or they
 // write some keys again.
@@ -83,6 +84,13 @@ func (s *Store) DeleteOwner(ctx context.Context, owner string) (int, error) {
 	for n := range roots {
 		r := Root{Owner: owner, RootPid: n}
 		pipe.ZRem(ctx, rootShardKey(r), r.String())
+	}
+	for _, k := range found {
+		// Its billing meter goes too, and with it its entry in the day's
+		// index of metered owners.
+		if day, isMeter := strings.CutPrefix(k, ok.meter("")); isMeter {
+			pipe.ZRem(ctx, meterOwnersKey(day), owner)
+		}
 	}
 	deleted := make([]*redis.IntCmd, 0, len(found))
 	for _, k := range found {

@@ -304,9 +304,14 @@ func parseAdoption(root Root, v any, now time.Time, procLease time.Duration) (Ad
 // reads the session's meta (for its outcome, OutcomeOf).
 func (s *Store) ReleaseFinished(ctx context.Context, root Root, replica string, token int64, now time.Time) (SessionMeta, error) {
 	ok := ownerKeysOf(root.Owner)
+	// Metered before the session leaves the root index (meterSession).
+	u, metered := s.meterSession(ctx, root, now)
 	var meta *redis.MapStringStringCmd
 	err := s.pipelined(ctx, func(pipe redis.Pipeliner) {
 		pipe.ZRem(ctx, rootShardKey(root), root.String())
+		if metered {
+			meterOwnersIndex(ctx, pipe, u)
+		}
 		pipe.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
 		pipe.EvalSha(ctx, scriptReleaseRoot.Hash(), []string{keysOf(root).lease()}, replica, token)
 		meta = pipe.HGetAll(ctx, keysOf(root).meta())

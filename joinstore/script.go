@@ -47,12 +47,14 @@ var (
 	scriptStall        = load("stall")
 	scriptUnstall      = load("unstall")
 	scriptGrantSlots   = scripts.LoadWith("grant_slots", "lua/lib/slots.lua")
+	scriptMeterSession = load("meter_session")
+	scriptMeterExec    = load("meter_exec")
 )
 
 var allScripts = []*redis.Script{
 	scriptAllocRoot, scriptNextRoot, scriptStartSession, scriptClaim, scriptRenewLease, scriptReleaseLease, scriptCommitStep,
 	scriptJoinLock, scriptJoinApply, scriptJoinUnlock, scriptKill, scriptKillSession, scriptPause, scriptWakeApply, scriptWakeDone, scriptAcquireRoot, scriptAdoptRoot, scriptReleaseRoot,
-	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec, scriptStall, scriptUnstall, scriptGrantSlots,
+	scriptPurgeOwner, scriptForgetRoot, scriptBeginExec, scriptResumeExec, scriptStall, scriptUnstall, scriptGrantSlots, scriptMeterSession, scriptMeterExec,
 }
 
 // Preload loads every script into the server's script cache (on every master

@@ -135,6 +135,9 @@ type Store struct {
 	repairHook func(owner string)
 	// quotas are Config.Quotas until SetQuotas replaces them.
 	quotas atomic.Pointer[quotaState]
+	// meterHook is told of each session this store metered (SetMeterHook).
+	meterHook atomic.Pointer[func(SessionUsage)]
+	execHook  atomic.Pointer[func(ExecUsage)]
 }
 
 // eval runs one transition script, through the shared pipelines when the
@@ -932,7 +935,15 @@ func (s *Store) MarkFinished(ctx context.Context, root Root, now time.Time) bool
 // root index held the session.
 func (s *Store) finished(ctx context.Context, root Root, now time.Time) bool {
 	ok := ownerKeysOf(root.Owner)
-	removed := s.rdb.ZRem(ctx, rootShardKey(root), root.String()).Val() == 1
+	u, metered := s.meterSession(ctx, root, now)
+	var zrem *redis.IntCmd
+	s.pipelined(ctx, func(p redis.Pipeliner) {
+		zrem = p.ZRem(ctx, rootShardKey(root), root.String())
+		if metered {
+			meterOwnersIndex(ctx, p, u)
+		}
+	})
+	removed := zrem.Val() == 1
 	s.rdb.ZAdd(ctx, ok.expire(), redis.Z{Score: float64(now.Add(s.cfg.SessionTTL).UnixMilli()), Member: root.RootPid})
 	return removed
 }

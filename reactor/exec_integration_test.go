@@ -58,7 +58,7 @@ func runExecSim(t *testing.T, act *scripted.Actuator, flip Flipper) (*sim, map[s
 }
 
 // runExecSimOn runs the session on rdb (nil: a redis-server of its own).
-func runExecSimOn(t *testing.T, rdb redis.UniversalClient, act *scripted.Actuator, flip Flipper) (*sim, map[string]joinstore.Process) {
+func runExecSimOn(t *testing.T, rdb redis.UniversalClient, act execution.Actuator, flip Flipper) (*sim, map[string]joinstore.Process) {
 	t.Helper()
 	s := newSim(t, execOstc, "")
 	if rdb != nil {

@@ -81,6 +81,9 @@ func (s *sessionIO) carry(ctx context.Context, c command) input {
 	case cmdPoll:
 		o, ok, err := s.act.Outcome(ctx, c.Key)
 		if err == nil && ok {
+			if err = s.meterExecution(ctx, c.Key, o); err != nil {
+				return inPolled{Iter: c.Claim.Iter, Err: err}
+			}
 			s.logFailedExecution(c, o)
 		}
 		return inPolled{Iter: c.Claim.Iter, Outcome: o, OK: ok, Err: err}

@@ -175,6 +175,7 @@ func (r *Replica) buildManager(context.Context) error {
 	r.manager = m
 	if r.metrics != nil {
 		r.metrics.AddSessions(r.store, m.Running)
+		r.metrics.AddMeter(r.store)
 	}
 	return nil
 }

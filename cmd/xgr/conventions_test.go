@@ -64,7 +64,7 @@ func TestUsageMistakesExit2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"nope"}, `unknown command "nope" for "xgr"; commands: ostc, registry, rule, keys, simulate, session, owner, run, index, dev, scenario, rpc, grants, executions, bench, version`},
+		{[]string{"nope"}, `unknown command "nope" for "xgr"; commands: ostc, registry, rule, keys, simulate, session, owner, meter, run, index, dev, scenario, rpc, grants, executions, bench, version`},
 		{[]string{"help", "nope"}, `unknown command "nope" for "xgr"`},
 		{[]string{"session", "nope"}, `unknown command "nope" for "xgr session"; commands: start, list, show, kill, pause, resume, wake, log`},
 		{[]string{"help", "session", "nope"}, `unknown command "nope" for "xgr session"`},

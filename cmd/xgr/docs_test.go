@@ -30,6 +30,7 @@ var guideOf = map[string]string{
 	"xgr session wake":      "docs/operating.md",
 	"xgr session log":       "docs/operating.md",
 	"xgr owner":             "docs/operating.md",
+	"xgr meter":             "docs/operating.md",
 	"xgr grants list":       "docs/rpc.md",
 	"xgr grants set":        "docs/rpc.md",
 	"xgr grants revoke":     "docs/rpc.md",

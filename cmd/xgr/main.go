@@ -62,6 +62,7 @@ the command and its arguments; most have an XGR_* environment variable
 			simulateCommand(),
 			sessionCommand(),
 			ownerCommand(),
+			meterCommand(),
 			runCommand(),
 			indexCommand(),
 			devCommand(),

@@ -158,6 +158,8 @@ func TestDeployFilesUseRegisteredMetrics(t *testing.T) {
 		min    float64
 	}{
 		{`xgr_sessions_finished_total{outcome="ok"}`, 3},
+		{`xgr_meter_sessions_total`, 3},
+		{`xgr_meter_executions_total`, 1},
 		{`xgr_trigger_starts_total{outcome="started"}`, 1},
 		{`xgr_trigger_to_start_seconds_count`, 1},
 		{`xgr_step_duration_seconds_count`, 10},

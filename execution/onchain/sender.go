@@ -260,7 +260,13 @@ func (s *Sender) Outcome(ctx context.Context, key string) (execution.Outcome, bo
 	if err != nil || !rec.Done() {
 		return execution.Outcome{}, false, err
 	}
-	o := execution.Outcome{TxHash: rec.TxHash, Block: rec.Block, GasUsed: rec.GasUsed, Status: rec.ReceiptStatus}
+	o := execution.Outcome{TxHash: rec.TxHash, Block: rec.Block, GasUsed: rec.GasUsed, Status: rec.ReceiptStatus, FinalAt: rec.FinalAt}
+	if rec.Value != nil {
+		o.ValueWei = rec.Value.String()
+	}
+	if rec.EffectiveGasPrice != nil {
+		o.FeeWei = new(big.Int).Mul(rec.EffectiveGasPrice, new(big.Int).SetUint64(rec.GasUsed)).String()
+	}
 	switch rec.Outcome {
 	case txmanager.Lost, txmanager.Failed:
 		return execution.Outcome{TxHash: rec.TxHash, Lost: true, Error: rec.Error}, true, nil
