@@ -18,6 +18,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/runconfig"
 	"github.com/xgr-sidecar/xgr/session"
 )
 
@@ -279,6 +280,14 @@ func sessionStartAction(c *cli.Context) error {
 	if d := c.Duration("delay"); d > 0 {
 		req.WakeAt = now.Add(d)
 	}
+	cfgFile, err := configFile(c)
+	if err != nil {
+		return err
+	}
+	quotas, err := quotasOf(c, cfgFile)
+	if err != nil {
+		return err
+	}
 	starter := session.Starter{Source: reactor.NewStaticSource(o), Now: func() time.Time { return now }}
 	if url := c.String("rpc"); url != "" {
 		client, _, err := chain.Dial(c.Context, url)
@@ -286,15 +295,11 @@ func sessionStartAction(c *cli.Context) error {
 			return cli.Exit(fmt.Sprintf("%s: --rpc: %v", cmdName(c), err), 1)
 		}
 		defer client.Close()
-		rules, err := runRuleResolver(c)
+		rules, err := runRuleResolver(c, cfgFile)
 		if err != nil {
 			return err
 		}
 		starter.Authority = authority.NewChecker(authority.NewChainReader(client)).WithRules(rules)
-	}
-	quotas, err := quotasOf(c)
-	if err != nil {
-		return err
 	}
 	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		s.SetQuotas(quotas)
@@ -485,23 +490,13 @@ func sessionWakeAction(c *cli.Context) error {
 }
 
 // runRuleResolver resolves rule references as xgr run does with the same
-// --config (its addresses: section) and --rules DIR: the rule directory
+// config file f (its addresses: section) and --rules DIR: the rule directory
 // first, then the bindings (an alias they do not bind is refused by
 // name), then 0x addresses.
-func runRuleResolver(c *cli.Context) (*rulesource.Loader, error) {
+func runRuleResolver(c *cli.Context, f *runconfig.File) (*rulesource.Loader, error) {
 	l := &rulesource.Loader{Addresses: rulesource.Addresses{}}
-	if file := c.String("config"); file != "" {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return nil, usageError("%s: --config: %v", cmdName(c), err)
-		}
-		addrs, _, err := rulesource.ParseAddresses(file, raw)
-		if err != nil {
-			return nil, usageError("%s: --config: %v", cmdName(c), err)
-		}
-		if addrs != nil {
-			l.Addresses = addrs
-		}
+	if f.Addresses != nil {
+		l.Addresses = f.Addresses
 	}
 	if dir := c.String("rules"); dir != "" {
 		var err error
