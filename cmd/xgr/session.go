@@ -241,21 +241,6 @@ func rootArg(c *cli.Context) (joinstore.Root, []string, error) {
 	return root, args[1:], nil
 }
 
-func readJSONObject(file string) (json.RawMessage, error) {
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("%s: want a JSON object", file)
-	}
-	if err := joinstore.CheckPayloadShape(file, raw); err != nil {
-		return nil, err
-	}
-	return raw, nil
-}
-
 func sessionStartAction(c *cli.Context) error {
 	file, err := oneFile(c, "session start")
 	if err != nil {
@@ -272,8 +257,8 @@ func sessionStartAction(c *cli.Context) error {
 	req := session.Request{Owner: c.String("owner"), Registry: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
 		Step: o.StartStep(c.String("step")), Key: key, Paused: c.Bool("paused"), Window: c.Int("window")}
 	if p := c.String("payload"); p != "" {
-		if req.Payload, err = os.ReadFile(p); err != nil {
-			return usageError("%s: --payload: %v", cmdName(c), err)
+		if req.Payload, err = readPayloadObject(p); err != nil {
+			return usageError("%s: --payload %v", cmdName(c), err)
 		}
 	}
 	now := time.Now()
@@ -489,9 +474,9 @@ func sessionWakeAction(c *cli.Context) error {
 	req := reactor.WakeRequest{Runner: root.Owner, Step: step, Operator: caller == "",
 		Caller: wakeup.Caller{Scope: wakeup.ScopeRPC, Address: caller}}
 	if p := c.String("payload"); p != "" {
-		raw, err := readJSONObject(p)
+		raw, err := readPayloadObject(p)
 		if err != nil {
-			return cli.Exit(err.Error(), 2)
+			return usageError("%s: --payload %v", cmdName(c), err)
 		}
 		if req.Overlay, err = reactor.ParseWakePayload(raw); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: %v", p, err), 2)
