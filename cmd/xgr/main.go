@@ -115,6 +115,7 @@ the command and its arguments; most have an XGR_* environment variable
 			grantsCommand(),
 			executionsCommand(),
 			benchCommand(),
+			healthCommand(),
 			versionCommand(),
 		},
 	}
