@@ -34,6 +34,13 @@ func TestParseReadsEverySection(t *testing.T) {
 		!f.SetsFinality || f.Finality().Mode != "confirmations" || f.Finality().Confirmations != 1 {
 		t.Errorf("parsed %+v, index %+v", f, f.Index)
 	}
+	// A file sets finality only by naming it (a simulation's receipts are
+	// otherwise final once mined).
+	for raw, want := range map[string]bool{"finality: safe\n": true, "executions:\n  enabled: false\n": false, "": false} {
+		if f, err := Parse("f.yaml", []byte(raw)); err != nil || f.SetsFinality != want {
+			t.Errorf("%q: SetsFinality %v (%v), want %v", raw, f != nil && f.SetsFinality, err, want)
+		}
+	}
 	none, err := Read("")
 	if err != nil || none.Path != "" || none.SetsFinality || none.Finality().Confirmations != 12 || none.Executions.Enabled || none.Addresses != nil {
 		t.Errorf("no file: %+v %v", none, err)
