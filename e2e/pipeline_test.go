@@ -134,6 +134,13 @@ triggers:
 		st["finality"] != "2 confirmations" || st["finalLag"] != float64(1) {
 		t.Fatalf("index status: %s", out)
 	}
+	// Without --config: the rule the indexing replica recorded.
+	out, err = exec.Command(xgrBin, "index", "status", "--json", "--rpc", anvil.URL, "--redis", redisURL).CombinedOutput()
+	st = nil
+	if err != nil || json.Unmarshal(out, &st) != nil || st["finality"] != "2 confirmations" ||
+		!strings.HasPrefix(fmt.Sprint(st["finalitySource"]), "recorded by replica") {
+		t.Fatalf("index status without --config: %v\n%s", err, out)
+	}
 	run.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- run.Wait() }()

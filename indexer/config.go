@@ -164,6 +164,9 @@ func (p *cfgParser) str(n *yaml.Node, path string) string {
 	return n.Value
 }
 
+// ConfigKeys are the top-level settings of the index (ParseConfig).
+var ConfigKeys = []string{"registries", "discover", "start_block", "finality", "confirmations", "window", "triggers"}
+
 // ParseConfig reads a YAML config; a rejected file is a *ConfigError that
 // lists every problem with line:column.
 func ParseConfig(file string, raw []byte) (*Config, error) {
@@ -176,7 +179,7 @@ func ParseConfig(file string, raw []byte) (*Config, error) {
 	if len(doc.Content) == 0 {
 		return c, nil
 	}
-	top := p.fields(doc.Content[0], "", "registries", "discover", "start_block", "finality", "confirmations", "window", "triggers")
+	top := p.fields(doc.Content[0], "", ConfigKeys...)
 	if n := top["finality"]; n != nil {
 		switch n.Value {
 		case "auto", "finalized", "safe", "confirmations":

@@ -49,9 +49,10 @@ type Service struct {
 	// one is replaced after it.
 	LeaseTTL time.Duration
 
-	held   atomic.Bool
-	cur    indexstore.Lease // the holding (Run's goroutine only)
-	holder string           // the other holder last seen (for the DEBUG line)
+	held     atomic.Bool
+	recorded bool             // the finality rule is recorded for this holding (Run's goroutine only)
+	cur      indexstore.Lease // the holding (Run's goroutine only)
+	holder   string           // the other holder last seen (for the DEBUG line)
 }
 
 // Leading reports whether this service holds the indexing lease (always
@@ -68,6 +69,10 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	backoff := s.Poll
 	var report backfillReport
+	var fin indexstore.FinalityRecord
+	if s.Starter != nil { // before its first step (which may fall back to confirmations)
+		fin = indexstore.FinalityRecord{Mode: s.Starter.Finality, Confirmations: s.Starter.Confirmations, Replica: s.Holder}
+	}
 	defer s.Follower.Close()
 	defer s.release()
 	for {
@@ -94,6 +99,9 @@ func (s *Service) Run(ctx context.Context) error {
 				}
 				continue
 			}
+		}
+		if !s.recorded && fin.Mode != "" {
+			s.recordFinality(ctx, fin)
 		}
 		p, err := s.Follower.Step(ctx)
 		var deep *ErrReorgTooDeep
@@ -141,6 +149,20 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
+// recordFinality records the trigger finality rule this replica indexes
+// with (indexstore.SaveFinality) for tools without the config; a failure
+// is logged and retried at the next round.
+func (s *Service) recordFinality(ctx context.Context, fin indexstore.FinalityRecord) {
+	fin.At = time.Now()
+	if err := s.Follower.Index.SaveFinality(ctx, fin); err != nil {
+		if ctx.Err() == nil {
+			s.Log.Warn("recording the trigger finality rule failed; retrying", "err", err)
+		}
+		return
+	}
+	s.recorded = true
+}
+
 // leaseTTL is the lease duration in use.
 func (s *Service) leaseTTL() time.Duration {
 	return max(cmp.Or(s.LeaseTTL, 10*time.Second), 5*s.Poll)
@@ -169,6 +191,7 @@ func (s *Service) lead(ctx context.Context) (bool, error) {
 // lost records that another replica (holder, "" when unknown) indexes.
 func (s *Service) lost(holder string) {
 	s.Follower.Index.Fence(indexstore.Lease{})
+	s.recorded = false // the next holder records its own
 	if s.held.Swap(false) {
 		s.Follower.dropPrefetch()
 		s.Log.Info("indexing: another replica took the indexing lease; this one stays idle", "replica", s.Holder, "holder", holder)

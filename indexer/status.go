@@ -17,7 +17,7 @@ type HeadReader interface {
 }
 
 // StatusKeys are the keys of Status in the order they are shown.
-var StatusKeys = []string{"chainId", "head", "finalized", "finality", "final", "finalLag", "checkpoint", "checkpointHash", "lag", "cacheEntries",
+var StatusKeys = []string{"chainId", "head", "finalized", "finality", "finalitySource", "final", "finalLag", "checkpoint", "checkpointHash", "lag", "cacheEntries",
 	"ownerEntries", "triggerStarts", "pendingTriggers", "mismatches", "ranges"}
 
 // Status is what `xgr index status` and the console show of the chain

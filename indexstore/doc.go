@@ -28,6 +28,8 @@
 //	xgr:{idx:C}:pending            zset    trigger starts not yet started, by block
 //	xgr:{idx:C}:mismatch           list    hash mismatches seen (newest last, the last 1,000)
 //	xgr:{idx:C}:ranges             hash    endpoint → the log range (blocks) it accepts
+//	xgr:{idx:C}:finality           hash    mode, confirmations, replica, at (ms): the trigger finality rule
+//	                                       the indexing replica took up indexing with (xgr index status)
 //
 // Addresses in keys (<reg>, <addr>) are in lower case.
 package indexstore

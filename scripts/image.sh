@@ -9,6 +9,13 @@
 # nonroot user 65532, and an empty /tmp; written as an OCI layout into
 # ko's on-disk cache (KOCACHE), where ko finds it by digest and pulls
 # nothing.
+#
+# The image's config carries the OCI annotations as labels (title,
+# description, source, licenses, version, revision, created: the commit's
+# time, so that a rebuild of one commit is the same image), given to ko with
+# --image-label, and EXPOSE 9464/tcp (xgr run's --listen: /metrics, /healthz,
+# /readyz, the console). ko has no option for exposed ports; they are set in
+# the base image's config made below, which ko keeps.
 set -euo pipefail
 
 KO_VERSION=v0.19.1
@@ -44,7 +51,7 @@ blob() { # blob FILE: store FILE as a blob, print its digest and size
 }
 read -r ldig lsize < <(blob "$work/layer.tar.gz")
 cat >"$work/config.json" <<JSON
-{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"User":"65532","Env":["PATH=/usr/local/bin:/usr/bin:/bin","SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"]},"rootfs":{"type":"layers","diff_ids":["sha256:$diffid"]}}
+{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"User":"65532","ExposedPorts":{"9464/tcp":{}},"Env":["PATH=/usr/local/bin:/usr/bin:/bin","SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"]},"rootfs":{"type":"layers","diff_ids":["sha256:$diffid"]}}
 JSON
 read -r cdig csize < <(blob "$work/config.json")
 cat >"$work/manifest.json" <<JSON
@@ -59,7 +66,17 @@ JSON
 mkdir -p bin
 version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
 revision=$(git rev-parse HEAD 2>/dev/null || true)
+created=$(git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z)
+labels=(
+  --image-label "org.opencontainers.image.title=xgr"
+  --image-label "org.opencontainers.image.description=XRC-729 orchestration sidecar on Redis"
+  --image-label "org.opencontainers.image.source=https://github.com/xgr-sidecar/xgr"
+  --image-label "org.opencontainers.image.licenses=Apache-2.0"
+  --image-label "org.opencontainers.image.version=$version"
+  --image-label "org.opencontainers.image.revision=$revision"
+  --image-label "org.opencontainers.image.created=$created"
+)
 KOCACHE="$cache" KO_DOCKER_REPO=localhost/xgr VERSION="$version" REVISION="$revision" \
   KO_DEFAULTBASEIMAGE="xgr.invalid/base@sha256:$mdig" \
-  "$ko" build --bare --push=false --platform linux/amd64 --tarball bin/xgr-image.tar --tags latest ./cmd/xgr >&2
+  "$ko" build "${labels[@]}" --bare --push=false --platform linux/amd64 --tarball bin/xgr-image.tar --tags latest ./cmd/xgr >&2
 echo "image: bin/xgr-image.tar (localhost/xgr:latest, version $version; docker load < bin/xgr-image.tar)" >&2

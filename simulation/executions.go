@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/onchain"
 	"github.com/xgr-sidecar/xgr/joinstore"
@@ -67,16 +65,4 @@ func (s *Executions) Describe(root joinstore.Root, e reactor.Event) reactor.Even
 	}
 	e.Detail = d
 	return e
-}
-
-// SetsFinality tells whether a config file (a YAML mapping) sets
-// finality: a simulation's receipts are otherwise final once mined, where
-// xgr run would wait for the node's finalized block.
-func SetsFinality(raw []byte) bool {
-	var top map[string]yaml.Node
-	if yaml.Unmarshal(raw, &top) != nil {
-		return false
-	}
-	_, ok := top["finality"]
-	return ok
 }

@@ -42,11 +42,3 @@ func TestSteps(t *testing.T) {
 		t.Fatalf("executor %#v", exec)
 	}
 }
-
-func TestSetsFinality(t *testing.T) {
-	for raw, want := range map[string]bool{"finality: safe\n": true, "executions:\n  enabled: true\n": false, "- not a mapping\n": false, "": false} {
-		if got := SetsFinality([]byte(raw)); got != want {
-			t.Errorf("%q: %v, want %v", raw, got, want)
-		}
-	}
-}

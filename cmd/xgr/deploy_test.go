@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +169,9 @@ func TestComposeFile(t *testing.T) {
 			Ports       []string
 			Volumes     []string
 			StopGrace   string `yaml:"stop_grace_period"`
+			Healthcheck struct {
+				Test []string
+			}
 		}
 	}
 	if err := yaml.Unmarshal(raw, &c); err != nil {
@@ -195,13 +200,24 @@ func TestComposeFile(t *testing.T) {
 			t.Fatalf("%s: command %v does not run xgr run", name, args)
 		}
 		checkArgs(t, name, args)
+		listen := ""
 		for j, a := range args {
 			if j+1 < len(args) && a == "--replica" {
 				replicas[args[j+1]] = true
 			}
 			if j+1 < len(args) && a == "--listen" {
-				listens[args[j+1]] = true
+				listen = args[j+1]
+				listens[listen] = true
 			}
+		}
+		// The image has no shell: the healthcheck runs xgr health (the
+		// image's entrypoint binary) against the replica's own port.
+		_, port, _ := net.SplitHostPort(listen)
+		hc := s.Healthcheck.Test
+		if want := []string{"CMD", "/ko-app/xgr", "health", "--listen", "127.0.0.1:" + port}; port == "" || !slices.Equal(hc, want) {
+			t.Errorf("%s: healthcheck %q, want %q", name, hc, want)
+		} else if u, err := healthURL("", hc[4], "/healthz"); err != nil || u != "http://127.0.0.1:"+port+"/healthz" {
+			t.Errorf("%s: the healthcheck asks %q (%v)", name, u, err)
 		}
 		for k := range s.Environment {
 			if _, ok := envs[k]; !ok {

@@ -70,6 +70,7 @@ var guideOf = map[string]string{
 	"xgr rpc alive":         "docs/rpc.md",
 	"xgr rpc executed":      "docs/rpc.md",
 	"xgr executions policy": "docs/executions.md",
+	"xgr health":            "docs/runbook.md",
 }
 
 func TestGuidesDocumentEveryFlag(t *testing.T) {

@@ -29,21 +29,17 @@ func executionFlags() []cli.Flag {
 	}
 }
 
-// executionsOf reads the executions: section of the config file (raw) and
-// the --executions flag; the rest of the file goes back to the other
-// parsers, line numbers kept.
-func executionsOf(c *cli.Context, file string, raw []byte) (execution.Config, []byte, error) {
-	cfg, rest, err := execution.ParseConfig(file, raw)
-	if err != nil {
-		return cfg, nil, cli.Exit(cmdName(c)+": "+err.Error(), 2)
-	}
+// executionsOf is the executions: section x of the config file with the
+// --executions flag.
+func executionsOf(c *cli.Context, x execution.Config) (execution.Config, error) {
+	cfg := x
 	if c.Bool("executions") {
 		cfg.Enabled = true
 	}
 	if err := cfg.Check(); err != nil {
-		return cfg, nil, cli.Exit(cmdName(c)+": "+err.Error(), 2)
+		return cfg, cli.Exit(cmdName(c)+": "+err.Error(), 2)
 	}
-	return cfg, rest, nil
+	return cfg, nil
 }
 
 // executorOf is the executor of xgr run: nil when executions are off,
@@ -110,19 +106,11 @@ func executionsPolicyAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return cli.Exit(fmt.Sprintf("executions policy: unexpected argument %q (the config is --config FILE)", c.Args().First()), 2)
 	}
-	var raw []byte
-	file := c.String("config")
-	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return cli.Exit("executions policy: --config: "+err.Error(), 2)
-		}
-		raw = b
-	}
-	x, _, err := execution.ParseConfig(file, raw)
+	f, err := configFile(c)
 	if err != nil {
-		return cli.Exit("executions policy: "+err.Error(), 2)
+		return err
 	}
+	x := f.Executions
 	v := x.View()
 	if c.Bool("json") {
 		if err := json.NewEncoder(c.App.Writer).Encode(v); err != nil {

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +21,7 @@ func indexCommand() *cli.Command {
 			Usage: "head, finalized, checkpoint, lag, cache entries, registry owners, pending triggers, mismatches, learned log ranges",
 			Flags: append(redisFlags(),
 				&cli.StringFlag{Name: "rpc", EnvVars: []string{"XGR_RPC"}, Value: "http://127.0.0.1:8545", Usage: "node the index follows"},
-				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "the YAML config of xgr run: its finality and confirmations decide when trigger logs are final (default: auto, 12)"},
+				&cli.StringFlag{Name: "config", Aliases: []string{"c"}, EnvVars: []string{"XGR_CONFIG"}, Usage: "the YAML config of xgr run: its finality and confirmations decide when trigger logs are final (default: the rule the indexing replica recorded when it started, else auto, 12)"},
 				jsonFlag()),
 			Action: indexStatusAction,
 		}, {
@@ -76,6 +76,10 @@ func indexTriggersAction(c *cli.Context) error {
 }
 
 func indexStatusAction(c *cli.Context) error {
+	cfg, err := configFile(c)
+	if err != nil {
+		return err
+	}
 	client, id, err := chain.Dial(c.Context, c.String("rpc"))
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
@@ -86,22 +90,21 @@ func indexStatusAction(c *cli.Context) error {
 		return err
 	}
 	defer rdb.Close()
-	st, err := indexer.Status(c.Context, client, id.Uint64(), indexstore.New(rdb, id.Uint64()))
+	idx := indexstore.New(rdb, id.Uint64())
+	st, err := indexer.Status(c.Context, client, id.Uint64(), idx)
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
-	fin := indexer.DefaultFinality
-	if file := c.String("config"); file != "" {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return cli.Exit("index status: --config: "+err.Error(), 2)
-		}
-		cfg, err := indexer.ParseConfig(file, raw)
-		if err != nil {
-			return cli.Exit("index status: "+err.Error(), 2)
-		}
-		fin = indexer.FinalityOf(cfg)
+	fin, source := indexer.DefaultFinality, "default: no --config, and no indexing replica has recorded its rule"
+	if cfg.Path != "" {
+		fin, source = cfg.Finality(), "--config "+cfg.Path
+	} else if rec, ok, err := idx.Finality(c.Context); err != nil {
+		return cli.Exit("index status: "+err.Error(), 1)
+	} else if ok {
+		fin = indexer.Finality{Mode: rec.Mode, Confirmations: rec.Confirmations}
+		source = fmt.Sprintf("recorded by replica %q at %s", rec.Replica, rec.At.Format(time.RFC3339))
 	}
+	st["finalitySource"] = source
 	if err := indexer.AddFinality(c.Context, st, client, fin); err != nil {
 		return cli.Exit("index status: "+err.Error(), 1)
 	}

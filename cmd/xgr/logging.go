@@ -27,7 +27,7 @@ func setupLogging(level, format string, w io.Writer) error {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return usageError("--log-level %q: use debug, info, warn or error", level)
 	}
-	opts := &slog.HandlerOptions{Level: l}
+	opts := &slog.HandlerOptions{Level: l, ReplaceAttr: uniformDurations}
 	var h slog.Handler
 	switch strings.ToLower(format) {
 	case "text":
@@ -40,6 +40,17 @@ func setupLogging(level, format string, w io.Writer) error {
 	slog.SetDefault(slog.New(throttle.New(redact.Handler(h), logRepeatWindow)))
 	redis.SetLogger(redisLogger{})
 	return nil
+}
+
+// uniformDurations writes every time.Duration attribute, in text and in
+// JSON logs alike, as a Go duration string ("1.5s", "250ms"): slog's JSON
+// handler would write nanoseconds, and many attributes are logged as such
+// strings already.
+func uniformDurations(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
 }
 
 // redisLogger routes go-redis's messages (connection pool, dial retries)

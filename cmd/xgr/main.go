@@ -4,13 +4,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/xgr-sidecar/xgr/internal/redact"
 )
 
 func main() {
@@ -23,14 +28,54 @@ func main() {
 	if err == nil {
 		return
 	}
+	os.Exit(reportExit(err, jsonLogs(os.Args[1:], os.Getenv), os.Stderr))
+}
+
+// reportExit prints the error a command ended with on stderr and returns
+// the exit status (an ExitCoder's, else 1). With JSON logs the message is
+// one JSON log line at ERROR with its exitCode, like the rest of the log;
+// else "xgr: message".
+func reportExit(err error, json bool, stderr io.Writer) int {
 	code := exitFailed
-	if ec, ok := err.(cli.ExitCoder); ok {
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
 		code = ec.ExitCode()
 	}
-	if msg := err.Error(); msg != "" {
-		fmt.Fprintln(os.Stderr, "xgr:", msg)
+	msg := err.Error()
+	switch {
+	case msg == "":
+	case json:
+		l := slog.New(redact.Handler(slog.NewJSONHandler(stderr, &slog.HandlerOptions{ReplaceAttr: uniformDurations})))
+		l.Error(msg, "exitCode", code)
+	default:
+		fmt.Fprintln(stderr, "xgr:", msg)
 	}
-	os.Exit(code)
+	return code
+}
+
+// jsonLogs reports whether the command line args (without the program
+// name) or $XGR_LOG_FORMAT ask for JSON logs; the flag wins, wherever it
+// stands (runApp moves global flags first). It is read from the command
+// line itself because a start-up error may come before the flags are
+// parsed.
+func jsonLogs(args []string, getenv func(string) string) bool {
+	format := getenv("XGR_LOG_FORMAT")
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimLeft(args[i], "-")
+		if len(a) == len(args[i]) {
+			continue // not a flag
+		}
+		if args[i] == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "log-format="); ok {
+			format = v
+		} else if a == "log-format" && i+1 < len(args) {
+			format = args[i+1]
+			i++
+		}
+	}
+	return strings.EqualFold(format, "json")
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -71,6 +116,7 @@ the command and its arguments; most have an XGR_* environment variable
 			grantsCommand(),
 			executionsCommand(),
 			benchCommand(),
+			healthCommand(),
 			versionCommand(),
 		},
 	}

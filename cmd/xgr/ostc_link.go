@@ -51,18 +51,13 @@ func ostcLinkAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	cfg, err := configFile(c)
+	if err != nil {
+		return err
+	}
 	addrs := rulesource.Addresses{}
-	if cfg := c.String("config"); cfg != "" {
-		raw, err := os.ReadFile(cfg)
-		if err != nil {
-			return cli.Exit("ostc link: --config: "+err.Error(), 2)
-		}
-		if addrs, _, err = rulesource.ParseAddresses(cfg, raw); err != nil {
-			return cli.Exit("ostc link: "+err.Error(), 2)
-		}
-		if addrs == nil {
-			addrs = rulesource.Addresses{}
-		}
+	for name, a := range cfg.Addresses {
+		addrs[name] = a
 	}
 	for _, b := range c.StringSlice("bind") {
 		name, v, ok := strings.Cut(b, "=")

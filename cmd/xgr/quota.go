@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/joinstore"
+	"github.com/xgr-sidecar/xgr/runconfig"
 )
 
 // quotaFlags are the operator's default quotas of every owner
@@ -23,20 +23,11 @@ func quotaFlags() []cli.Flag {
 	}
 }
 
-// quotasOf are the quotas of the command's --config (its quotas: section)
-// with the --quota-* flags (or XGR_QUOTA_*) as the defaults where given.
-// A mistake in either is a usage error.
-func quotasOf(c *cli.Context) (joinstore.Quotas, error) {
-	var q joinstore.Quotas
-	if file := c.String("config"); file != "" {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return q, usageError("%s: --config: %v", cmdName(c), err)
-		}
-		if q, _, err = joinstore.ParseQuotas(file, raw); err != nil {
-			return q, usageError("%s: %v", cmdName(c), err)
-		}
-	}
+// quotasOf are the quotas of the command's config file f (its quotas:
+// section) with the --quota-* flags (or XGR_QUOTA_*) as the defaults
+// where given. A mistake in either is a usage error.
+func quotasOf(c *cli.Context, f *runconfig.File) (joinstore.Quotas, error) {
+	q := f.Quotas
 	for _, f := range []struct {
 		name string
 		dst  *int64
@@ -80,7 +71,11 @@ func ownerAction(c *cli.Context) error {
 	if err := joinstore.CheckOwner(owner); err != nil {
 		return usageError("%s: %v", cmdName(c), err)
 	}
-	q, err := quotasOf(c)
+	f, err := configFile(c)
+	if err != nil {
+		return err
+	}
+	q, err := quotasOf(c, f)
 	if err != nil {
 		return err
 	}

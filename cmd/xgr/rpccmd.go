@@ -181,8 +181,8 @@ func rpcStartAction(c *cli.Context) error {
 	step := o.StartStep(c.String("step"))
 	var payload json.RawMessage
 	if p := c.String("payload"); p != "" {
-		if payload, err = readJSONObject(p); err != nil {
-			return cli.Exit(err.Error(), 2)
+		if payload, err = readPayloadObject(p); err != nil {
+			return usageError("%s: --payload %v", cmdName(c), err)
 		}
 	}
 	key, err := rpcKey(c)
@@ -257,8 +257,8 @@ func rpcWakeAction(c *cli.Context) error {
 	var payload json.RawMessage
 	if p := c.String("payload"); p != "" {
 		var err error
-		if payload, err = readJSONObject(p); err != nil {
-			return cli.Exit(err.Error(), 2)
+		if payload, err = readPayloadObject(p); err != nil {
+			return usageError("%s: --payload %v", cmdName(c), err)
 		}
 	}
 	key, err := rpcKey(c)

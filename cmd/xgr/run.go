@@ -9,8 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/xgr-sidecar/xgr/chain"
-	"github.com/xgr-sidecar/xgr/indexer"
-	"github.com/xgr-sidecar/xgr/joinstore"
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/replica"
 	"github.com/xgr-sidecar/xgr/rule"
@@ -112,7 +110,11 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 		RootLease: c.Duration("root-lease"), ProcLease: c.Duration("proc-lease"), Poll: c.Duration("poll"), ExecPoll: c.Duration("exec-poll"),
 		MaxSessions: c.Int("max-sessions"), HealthTimeout: c.Duration("health-timeout"), OTLPEndpoint: c.String("otlp-endpoint"),
 		Checks: &replica.Checks{RequireAOF: c.Bool("require-aof"), AcceptAOFEverysec: c.Bool("accept-aof-everysec"), UpgradeSchema: c.Bool("upgrade-schema")}}
-	if cfg.Store.Quotas, err = quotasOf(c); err != nil {
+	file, err := configFile(c)
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Store.Quotas, err = quotasOf(c, file); err != nil {
 		return cfg, err
 	}
 	for _, f := range c.StringSlice("ostc") {
@@ -125,25 +127,12 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 	if cfg.Redis, _, err = redisConfig(c); err != nil {
 		return cfg, cli.Exit("run: "+err.Error(), 2)
 	}
-	// The config file: executions: is the executor's; addresses: binds
-	// rule references; the rest is the index's.
-	var raw []byte
-	if file := c.String("config"); file != "" {
-		if raw, err = os.ReadFile(file); err != nil {
-			return cfg, cli.Exit(err.Error(), 2)
-		}
-	}
-	if _, raw, err = joinstore.ParseQuotas(c.String("config"), raw); err != nil {
-		return cfg, cli.Exit("run: "+err.Error(), 2)
-	}
-	exec, raw, err := executionsOf(c, c.String("config"), raw)
+	exec, err := executionsOf(c, file.Executions)
 	if err != nil {
 		return cfg, err
 	}
 	if node != "" {
-		if cfg.Index, cfg.Rules.Addresses, err = indexConfigOf(c, raw); err != nil {
-			return cfg, err
-		}
+		cfg.Index, cfg.Rules.Addresses = &replica.Index{Config: *file.Index, Poll: c.Duration("index-poll")}, file.Addresses
 	}
 	if cfg.Executions, err = executorOf(c, exec); err != nil {
 		return cfg, err
@@ -162,24 +151,6 @@ func runConfig(c *cli.Context) (replica.Config, error) {
 	}
 	cfg.Console, cfg.Listeners, cfg.ControlContract = consoleOf(c), listenersOf(c, "listen", "metrics-listen"), controlContract(c)
 	return cfg, nil
-}
-
-// indexConfigOf is the index of --config (the defaults without it: no
-// registries, auto finality with 12 confirmations, a window of 128) and
-// the rule aliases of its addresses: section.
-func indexConfigOf(c *cli.Context, raw []byte) (*replica.Index, rulesource.Addresses, error) {
-	ic := indexer.DefaultConfig()
-	var addrs rulesource.Addresses
-	if file := c.String("config"); file != "" {
-		var err error
-		if addrs, raw, err = rulesource.ParseAddresses(file, raw); err != nil {
-			return nil, nil, cli.Exit("run: "+err.Error(), 2)
-		}
-		if ic, err = indexer.ParseConfig(file, raw); err != nil {
-			return nil, nil, cli.Exit(err.Error(), 2)
-		}
-	}
-	return &replica.Index{Config: *ic, Poll: c.Duration("index-poll")}, addrs, nil
 }
 
 // rulesOf is how xgr run's steps run: the XRC-137 rules of the chain

@@ -18,6 +18,7 @@ import (
 	"github.com/xgr-sidecar/xgr/reactor"
 	"github.com/xgr-sidecar/xgr/reactor/wakeup"
 	"github.com/xgr-sidecar/xgr/rulesource"
+	"github.com/xgr-sidecar/xgr/runconfig"
 	"github.com/xgr-sidecar/xgr/session"
 )
 
@@ -116,22 +117,22 @@ may name another start's session ("not this start").`,
 			},
 			{
 				Name:      "kill",
-				Usage:     "kill a whole session, or the given processes",
-				ArgsUsage: "ROOTPID [PID...]",
+				Usage:     "kill whole sessions, or the given processes",
+				ArgsUsage: "ROOTPID [ROOTPID...] | ROOTPID ROOTPID:ITER... | ROOTPID:ITER...",
 				Flags:     flags(jsonFlag()),
 				Action:    sessionKillAction,
 			},
 			{
 				Name:      "pause",
-				Usage:     "pause a whole session, or the given processes",
-				ArgsUsage: "ROOTPID [PID...]",
+				Usage:     "pause whole sessions, or the given processes",
+				ArgsUsage: "ROOTPID [ROOTPID...] | ROOTPID ROOTPID:ITER... | ROOTPID:ITER...",
 				Flags:     flags(jsonFlag()),
 				Action:    func(c *cli.Context) error { return sessionPauseAction(c, true) },
 			},
 			{
 				Name:      "resume",
-				Usage:     "resume a whole session, or the given processes",
-				ArgsUsage: "ROOTPID [PID...]",
+				Usage:     "resume whole sessions, or the given processes",
+				ArgsUsage: "ROOTPID [ROOTPID...] | ROOTPID ROOTPID:ITER... | ROOTPID:ITER...",
 				Flags:     flags(jsonFlag()),
 				Action:    func(c *cli.Context) error { return sessionPauseAction(c, false) },
 			},
@@ -240,21 +241,6 @@ func rootArg(c *cli.Context) (joinstore.Root, []string, error) {
 	return root, args[1:], nil
 }
 
-func readJSONObject(file string) (json.RawMessage, error) {
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("%s: want a JSON object", file)
-	}
-	if err := joinstore.CheckPayloadShape(file, raw); err != nil {
-		return nil, err
-	}
-	return raw, nil
-}
-
 func sessionStartAction(c *cli.Context) error {
 	file, err := oneFile(c, "session start")
 	if err != nil {
@@ -271,13 +257,21 @@ func sessionStartAction(c *cli.Context) error {
 	req := session.Request{Owner: c.String("owner"), Registry: c.String("xrc729"), OstcID: o.ID, OstcHash: c.String("pin"),
 		Step: o.StartStep(c.String("step")), Key: key, Paused: c.Bool("paused"), Window: c.Int("window")}
 	if p := c.String("payload"); p != "" {
-		if req.Payload, err = os.ReadFile(p); err != nil {
-			return usageError("%s: --payload: %v", cmdName(c), err)
+		if req.Payload, err = readPayloadObject(p); err != nil {
+			return usageError("%s: --payload %v", cmdName(c), err)
 		}
 	}
 	now := time.Now()
 	if d := c.Duration("delay"); d > 0 {
 		req.WakeAt = now.Add(d)
+	}
+	cfgFile, err := configFile(c)
+	if err != nil {
+		return err
+	}
+	quotas, err := quotasOf(c, cfgFile)
+	if err != nil {
+		return err
 	}
 	starter := session.Starter{Source: reactor.NewStaticSource(o), Now: func() time.Time { return now }}
 	if url := c.String("rpc"); url != "" {
@@ -286,15 +280,11 @@ func sessionStartAction(c *cli.Context) error {
 			return cli.Exit(fmt.Sprintf("%s: --rpc: %v", cmdName(c), err), 1)
 		}
 		defer client.Close()
-		rules, err := runRuleResolver(c)
+		rules, err := runRuleResolver(c, cfgFile)
 		if err != nil {
 			return err
 		}
 		starter.Authority = authority.NewChecker(authority.NewChainReader(client)).WithRules(rules)
-	}
-	quotas, err := quotasOf(c)
-	if err != nil {
-		return err
 	}
 	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
 		s.SetQuotas(quotas)
@@ -359,63 +349,95 @@ func sessionShowAction(c *cli.Context) error {
 	})
 }
 
+// controlTargets are the sessions or processes named by the arguments of
+// xgr session kill / pause / resume (session.ParseTargets) with --owner.
+func controlTargets(c *cli.Context) (string, []session.Target, error) {
+	ts, err := session.ParseTargets(c.Args().Slice())
+	if err != nil {
+		return "", nil, usageError("%s: %v (usage: xgr %s %s)", cmdName(c), err, cmdName(c), c.Command.ArgsUsage)
+	}
+	owner, err := ownerArg(c)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := joinstore.CheckOwner(owner); err != nil {
+		return "", nil, cli.Exit(err.Error(), 2)
+	}
+	return owner, ts, nil
+}
+
 func sessionKillAction(c *cli.Context) error {
-	root, pids, err := rootArg(c)
+	owner, ts, err := controlTargets(c)
 	if err != nil {
 		return err
 	}
-	its, err := session.ParseIters(root, pids)
-	if err != nil {
-		return cli.Exit(err.Error(), 2)
-	}
 	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		res, err := reactor.Kill(ctx, s, root, time.Now(), its...)
-		if err != nil {
-			return cli.Exit(err.Error(), 1)
+		all := map[string]string{}
+		for _, t := range ts {
+			root := joinstore.Root{Owner: owner, RootPid: t.RootPid}
+			res, err := reactor.Kill(ctx, s, root, time.Now(), t.Iters...)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("%s: session %d: %v", cmdName(c), t.RootPid, err), 1)
+			}
+			if len(t.Iters) == 0 && res.Live > 0 && !c.Bool("json") {
+				// A whole-session kill is a mark plus a bounded first batch.
+				fmt.Fprintf(c.App.Writer, "session %d killed: %d processes still live (running ones end at their commit; the replica running the session aborts the waiting rest)\n", root.RootPid, res.Live)
+			}
+			addResults(all, root, res.Results)
 		}
-		if len(its) == 0 && res.Live > 0 && !c.Bool("json") {
-			// A whole-session kill is a mark plus a bounded first batch.
-			fmt.Fprintf(c.App.Writer, "session %d killed: %d processes still live (running ones end at their commit; the replica running the session aborts the waiting rest)\n", root.RootPid, res.Live)
-		}
-		return printResults(c, res.Results)
+		return printResults(c, all)
 	})
 }
 
-func printResults(c *cli.Context, results map[int64]string) error {
-	keys := make([]int64, 0, len(results))
+// addResults adds the results of one session's processes (by iteration)
+// to all, by pid.
+func addResults(all map[string]string, root joinstore.Root, results map[int64]string) {
+	for it, r := range results {
+		all[root.Pid(it)] = r
+	}
+}
+
+// printResults prints each process's result by pid, in pid order (root
+// pid, then iteration).
+func printResults(c *cli.Context, results map[string]string) error {
+	if c.Bool("json") {
+		return json.NewEncoder(c.App.Writer).Encode(results)
+	}
+	keys := make([]string, 0, len(results))
 	for k := range results {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	root, _, _ := rootArg(c)
-	if c.Bool("json") {
-		out := map[string]string{}
-		for _, k := range keys {
-			out[root.Pid(k)] = results[k]
-		}
-		return json.NewEncoder(c.App.Writer).Encode(out)
+	num := func(pid string) (int64, int64) {
+		r, it, _ := joinstore.ParsePid(pid)
+		return r, it
 	}
+	sort.Slice(keys, func(i, j int) bool {
+		ri, ii := num(keys[i])
+		rj, ij := num(keys[j])
+		return ri < rj || ri == rj && ii < ij
+	})
 	for _, k := range keys {
-		fmt.Fprintf(c.App.Writer, "%s %s\n", root.Pid(k), results[k])
+		fmt.Fprintf(c.App.Writer, "%s %s\n", k, results[k])
 	}
 	return nil
 }
 
 func sessionPauseAction(c *cli.Context, pause bool) error {
-	root, pids, err := rootArg(c)
+	owner, ts, err := controlTargets(c)
 	if err != nil {
 		return err
 	}
-	its, err := session.ParseIters(root, pids)
-	if err != nil {
-		return cli.Exit(err.Error(), 2)
-	}
 	return withWritableStore(c, func(ctx context.Context, s *joinstore.Store) error {
-		res, err := s.Pause(ctx, root, time.Now(), pause, its...)
-		if err != nil {
-			return cli.Exit(err.Error(), 1)
+		all := map[string]string{}
+		for _, t := range ts {
+			root := joinstore.Root{Owner: owner, RootPid: t.RootPid}
+			res, err := s.Pause(ctx, root, time.Now(), pause, t.Iters...)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("%s: session %d: %v", cmdName(c), t.RootPid, err), 1)
+			}
+			addResults(all, root, res)
 		}
-		return printResults(c, res)
+		return printResults(c, all)
 	})
 }
 
@@ -452,9 +474,9 @@ func sessionWakeAction(c *cli.Context) error {
 	req := reactor.WakeRequest{Runner: root.Owner, Step: step, Operator: caller == "",
 		Caller: wakeup.Caller{Scope: wakeup.ScopeRPC, Address: caller}}
 	if p := c.String("payload"); p != "" {
-		raw, err := readJSONObject(p)
+		raw, err := readPayloadObject(p)
 		if err != nil {
-			return cli.Exit(err.Error(), 2)
+			return usageError("%s: --payload %v", cmdName(c), err)
 		}
 		if req.Overlay, err = reactor.ParseWakePayload(raw); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: %v", p, err), 2)
@@ -485,23 +507,13 @@ func sessionWakeAction(c *cli.Context) error {
 }
 
 // runRuleResolver resolves rule references as xgr run does with the same
-// --config (its addresses: section) and --rules DIR: the rule directory
+// config file f (its addresses: section) and --rules DIR: the rule directory
 // first, then the bindings (an alias they do not bind is refused by
 // name), then 0x addresses.
-func runRuleResolver(c *cli.Context) (*rulesource.Loader, error) {
+func runRuleResolver(c *cli.Context, f *runconfig.File) (*rulesource.Loader, error) {
 	l := &rulesource.Loader{Addresses: rulesource.Addresses{}}
-	if file := c.String("config"); file != "" {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return nil, usageError("%s: --config: %v", cmdName(c), err)
-		}
-		addrs, _, err := rulesource.ParseAddresses(file, raw)
-		if err != nil {
-			return nil, usageError("%s: --config: %v", cmdName(c), err)
-		}
-		if addrs != nil {
-			l.Addresses = addrs
-		}
+	if f.Addresses != nil {
+		l.Addresses = f.Addresses
 	}
 	if dir := c.String("rules"); dir != "" {
 		var err error

@@ -15,7 +15,6 @@ import (
 	"github.com/xgr-sidecar/xgr/execution"
 	"github.com/xgr-sidecar/xgr/execution/onchain"
 	"github.com/xgr-sidecar/xgr/indexer"
-	"github.com/xgr-sidecar/xgr/rulesource"
 	"github.com/xgr-sidecar/xgr/simulation"
 )
 
@@ -26,32 +25,17 @@ import (
 // executions off each one is previewed from the would-be sender; without
 // --rpc they are not performed.
 func simulationExecutions(ctx context.Context, c *cli.Context, rdb redis.UniversalClient, node *ethclient.Client) (*simulation.Executions, error) {
-	var x execution.Config
-	var err error
+	file, err := configFile(c)
+	if err != nil {
+		return nil, err
+	}
+	x, err := executionsOf(c, file.Executions)
+	if err != nil {
+		return nil, err
+	}
 	fin := indexer.Finality{Mode: "confirmations", Confirmations: 1}
-	if file := c.String("config"); file == "" {
-		if x, _, err = executionsOf(c, "", nil); err != nil {
-			return nil, err
-		}
-	} else {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return nil, cli.Exit("simulate: --config: "+err.Error(), 2)
-		}
-		if x, raw, err = executionsOf(c, file, raw); err != nil {
-			return nil, err
-		}
-		// run's config: addresses: is run's; the rest gives the finality.
-		if _, raw, err = rulesource.ParseAddresses(file, raw); err != nil {
-			return nil, cli.Exit("simulate: "+err.Error(), 2)
-		}
-		ic, err := indexer.ParseConfig(file, raw)
-		if err != nil {
-			return nil, cli.Exit("simulate: "+err.Error(), 2)
-		}
-		if simulation.SetsFinality(raw) {
-			fin = indexer.FinalityOf(ic)
-		}
+	if file.SetsFinality {
+		fin = file.Finality()
 	}
 	if !x.Enabled {
 		if node == nil {

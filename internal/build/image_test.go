@@ -46,7 +46,7 @@ func entries(t *testing.T, r io.Reader, limit int64) (map[string][]byte, map[str
 
 // The image: one docker-loadable manifest tagged localhost/xgr:latest, a
 // linux/amd64 config that runs /ko-app/xgr as the nonroot user with the CA
-// bundle, layers holding the base (CA bundle, passwd) and the binary, and a
+// bundle, exposes 9464/tcp and carries the OCI labels, layers holding the base (CA bundle, passwd) and the binary, and a
 // binary whose `xgr version` shows the stamped version and its revision.
 func TestImageTarball(t *testing.T) {
 	f, err := os.Open(imageTarball)
@@ -70,9 +70,11 @@ func TestImageTarball(t *testing.T) {
 	var cfg struct {
 		Architecture, OS string
 		Config           struct {
-			Entrypoint []string
-			Env        []string
-			User       string
+			Entrypoint   []string
+			Env          []string
+			User         string
+			ExposedPorts map[string]struct{}
+			Labels       map[string]string
 		}
 		RootFS struct {
 			DiffIDs []string `json:"diff_ids"`
@@ -83,6 +85,21 @@ func TestImageTarball(t *testing.T) {
 	}
 	if cfg.Architecture != "amd64" || cfg.OS != "linux" || strings.Join(cfg.Config.Entrypoint, " ") != "/ko-app/xgr" || cfg.Config.User != "65532" {
 		t.Errorf("config: %+v", cfg)
+	}
+	if _, ok := cfg.Config.ExposedPorts["9464/tcp"]; !ok || len(cfg.Config.ExposedPorts) != 1 {
+		t.Errorf("exposed ports %v: want 9464/tcp (--listen)", cfg.Config.ExposedPorts)
+	}
+	head, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	for k, want := range map[string]string{"title": "xgr", "source": "https://github.com/xgr-sidecar/xgr", "licenses": "Apache-2.0",
+		"revision": strings.TrimSpace(string(head))} {
+		if got := cfg.Config.Labels["org.opencontainers.image."+k]; got != want {
+			t.Errorf("label org.opencontainers.image.%s %q, want %q", k, got, want)
+		}
+	}
+	for _, k := range []string{"version", "created", "description"} {
+		if cfg.Config.Labels["org.opencontainers.image."+k] == "" {
+			t.Errorf("no label org.opencontainers.image.%s in %v", k, cfg.Config.Labels)
+		}
 	}
 	if !strings.Contains(strings.Join(cfg.Config.Env, " "), "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt") {
 		t.Errorf("env %v lacks SSL_CERT_FILE", cfg.Config.Env)
@@ -135,6 +152,12 @@ func TestImageTarball(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "xgr")
 	if err := os.WriteFile(bin, binary, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// The compose healthcheck's command is in the image's binary: with
+	// nothing listening it fails with the reason (exit 1), not as unknown.
+	hc := exec.Command(bin, "health", "--listen", "127.0.0.1:1", "--timeout", "1s")
+	if out, err := hc.CombinedOutput(); hc.ProcessState == nil || hc.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "health: http://127.0.0.1:1/healthz: ") {
+		t.Errorf("xgr health in the image: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin, "version", "--json").Output()
 	if err != nil {
