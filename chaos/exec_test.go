@@ -5,6 +5,7 @@ package chaos
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"math/rand"
@@ -451,7 +452,18 @@ func auditChain(t *testing.T, rn *run, anvil *testenv.Anvil, target testenv.Exec
 		}
 	}
 	if ca.txpool > 0 {
-		t.Errorf("%s: %d executor transactions in the node's txpool after settling", rn.name, ca.txpool)
+		var nonces []string
+		for _, m := range []map[string]map[string]any{pool.Pending, pool.Queued} {
+			for addr, txs := range m {
+				if common.HexToAddress(addr) == executor {
+					for n, tx := range txs {
+						b, _ := json.Marshal(tx)
+						nonces = append(nonces, n+": "+string(b))
+					}
+				}
+			}
+		}
+		t.Errorf("%s: %d executor transactions in the node's txpool after settling:\n%s\n%s", rn.name, ca.txpool, strings.Join(nonces, "\n"), txmState(rn.rdb, txm))
 	}
 	ca.txmPending, _ = rn.rdb.ZCard(ctx, txm+"pending").Result()
 	ca.txmIncluded, _ = rn.rdb.ZCard(ctx, txm+"included").Result()
