@@ -124,6 +124,9 @@ func (s *Store) SetMeterHook(f func(SessionUsage)) {
 // this call metered it (ZINCRBY of the owners' index is the caller's, with
 // the gas, in the pipeline that takes the session out of the root index).
 func (s *Store) meterSession(ctx context.Context, root Root, now time.Time) (SessionUsage, bool) {
+	if s.cfg.Unmetered {
+		return SessionUsage{}, false
+	}
 	u, err := s.sessionUsage(ctx, root, now)
 	if err == errNotFinished {
 		return u, false
@@ -421,6 +424,9 @@ type ExecUsage struct {
 // polls the final outcome, before the step commits: a replica that stops
 // in between polls again after the adoption, and meters then.
 func (s *Store) MeterExecution(ctx context.Context, e ExecUsage, now time.Time) (bool, error) {
+	if s.cfg.Unmetered {
+		return false, nil
+	}
 	if err := CheckOwner(e.Root.Owner); err != nil {
 		return false, err
 	}

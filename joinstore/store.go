@@ -65,6 +65,10 @@ type Config struct {
 	// SlotChunk is how many process slots a session is granted from its
 	// owner's live process quota at a time (default DefaultSlotChunk).
 	SlotChunk int
+	// Unmetered: this store's sessions are no owner's billable usage (xgr
+	// simulate on a shared Redis): their ends are not metered and leave
+	// no meter keys.
+	Unmetered bool
 	// Log receives what the store finds wrong with Redis's data (lost
 	// acknowledged writes); nil: slog's default logger.
 	Log *slog.Logger

@@ -70,7 +70,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// Not a replica's store (replica.OpenStore): the caller's clock, virtual
 	// when deterministic, judges leases and due times.
-	store := joinstore.New(cfg.Redis, joinstore.Config{})
+	store := joinstore.New(cfg.Redis, joinstore.Config{Unmetered: true}) // a simulation is no owner's usage
 	clock := time.Now().Truncate(time.Millisecond)
 	now := time.Now
 	var advance func(time.Time)

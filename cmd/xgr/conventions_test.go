@@ -36,6 +36,7 @@ var notResults = map[string]string{
 	"run":        "a service: it logs (--log-format json)",
 	"dev":        "a demo: it prints a live timeline and logs",
 	"ostc graph": "prints a drawing; --format chooses dot or mermaid",
+	"health":     "a probe for container healthchecks: its exit status is the answer",
 }
 
 // Every command that prints a result takes --json.
@@ -64,7 +65,7 @@ func TestUsageMistakesExit2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"nope"}, `unknown command "nope" for "xgr"; commands: ostc, registry, rule, keys, simulate, session, owner, meter, run, index, dev, scenario, rpc, grants, executions, bench, version`},
+		{[]string{"nope"}, `unknown command "nope" for "xgr"; commands: ostc, registry, rule, keys, simulate, session, owner, meter, run, index, dev, scenario, rpc, grants, executions, bench, health, version`},
 		{[]string{"help", "nope"}, `unknown command "nope" for "xgr"`},
 		{[]string{"session", "nope"}, `unknown command "nope" for "xgr session"; commands: start, list, show, kill, pause, resume, wake, log`},
 		{[]string{"help", "session", "nope"}, `unknown command "nope" for "xgr session"`},
