@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"net"
 	"os"
 	"os/exec"
@@ -68,31 +67,10 @@ func checkArgs(t *testing.T, where string, args []string) {
 // The systemd unit runs xgr run with flags and variables xgr knows, stops
 // it with SIGTERM and waits longer than a drain may take (--proc-lease +
 // --root-lease), keeps the Redis password in a credential file, and passes
-// systemd-analyze verify where systemd is installed.
+// systemd-analyze verify.
 func TestSystemdUnit(t *testing.T) {
 	const path = "../../deploy/systemd/xgr.service"
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	unit := map[string][]string{}
-	section := ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "" || strings.HasPrefix(line, "#"):
-		case strings.HasPrefix(line, "["):
-			section = strings.Trim(line, "[]")
-		default:
-			k, v, ok := strings.Cut(line, "=")
-			if !ok {
-				t.Fatalf("%s: %q is not key=value", path, line)
-			}
-			unit[section+"."+k] = append(unit[section+"."+k], v)
-		}
-	}
+	unit := parseUnit(t, path)
 	one := func(k string) string {
 		if len(unit[k]) != 1 {
 			t.Fatalf("%s: %s set %d times", path, k, len(unit[k]))
